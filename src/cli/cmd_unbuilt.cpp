@@ -1,0 +1,35 @@
+#include "cli/commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace rightsize::cli {
+
+void register_unbuilt(CLI::App& app, Context& ctx, const std::string& name, const std::string& help) {
+  auto* sub = app.add_subcommand(name, help + " (not built yet)");
+  sub->add_option("args", ctx.unbuilt_args, "Arguments")->allow_extra_args();
+  sub->allow_extras();
+  sub->callback([&ctx, name]() {
+    ctx.action = [name]() -> ExitCode {
+      throw InputError("rightsize " + name,
+                       "this subcommand is not built yet in rightsize " RIGHTSIZE_VERSION);
+    };
+  });
+}
+
+void register_plan(CLI::App& app, Context& ctx) {
+  register_unbuilt(app, ctx, "plan", "Rank GPU configurations for a workload");
+}
+void register_estimate(CLI::App& app, Context& ctx) {
+  register_unbuilt(app, ctx, "estimate", "Evaluate one fixed GPU configuration");
+}
+void register_check(CLI::App& app, Context& ctx) {
+  register_unbuilt(app, ctx, "check", "Compare a plan with its lock file (for CI)");
+}
+void register_catalog(CLI::App& app, Context& ctx) {
+  register_unbuilt(app, ctx, "catalog", "List, show and validate the GPU catalog");
+}
+void register_validate(CLI::App& app, Context& ctx) {
+  register_unbuilt(app, ctx, "validate", "Check a workload spec without planning");
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,51 @@
+#include "cli/common_options.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+namespace rightsize::cli {
+
+namespace fs = std::filesystem;
+
+void add_catalog_option(CLI::App& sub, CommonOptions& options) {
+  sub.add_option("--catalog",
+                 options.catalog,
+                 "GPU catalog file: overrides or extends the bundled catalog "
+                 "(default: $RIGHTSIZE_CATALOG)")
+      ->type_name("FILE")
+      ->group("Global options");
+}
+
+void add_format_option(CLI::App& sub,
+                       CommonOptions& options,
+                       const std::vector<std::string>& choices) {
+  options.format = choices.front();
+  sub.add_option("--format", options.format, "Output format")
+      ->check(CLI::IsMember(choices, CLI::ignore_case))
+      ->default_str(choices.front())
+      ->group("Global options");
+}
+
+std::string bundled_data_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / RIGHTSIZE_INSTALL_DATA_SUBDIR;
+    if (fs::exists(installed / "gpus.json", ec)) {
+      return installed.string();
+    }
+  }
+  return RIGHTSIZE_SOURCE_DATA_DIR;
+}
+
+std::string user_catalog_path(const CommonOptions& options) {
+  if (!options.catalog.empty()) {
+    return options.catalog;
+  }
+  const char* env = std::getenv("RIGHTSIZE_CATALOG");
+  return env != nullptr ? std::string(env) : std::string();
+}
+
+} // namespace rightsize::cli

@@ -1,0 +1,28 @@
+#pragma once
+
+// State shared by the subcommands of one cli::run call.
+
+#include <rightsize/error.hpp>
+
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <spdlog/logger.h>
+#include <string>
+#include <vector>
+
+namespace rightsize::cli {
+
+struct Context {
+  std::ostream& out;
+  std::ostream& err;
+  std::shared_ptr<spdlog::logger> log;
+  int verbosity = 0;  // -v count
+  bool quiet = false; // -q
+  // Set by the chosen subcommand's CLI11 callback; run() calls it after parsing, inside the one
+  // catch site, and returns its exit code.
+  std::function<ExitCode()> action;
+  std::vector<std::string> unbuilt_args; // swallowed by subcommands that are not built yet
+};
+
+} // namespace rightsize::cli

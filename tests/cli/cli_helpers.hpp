@@ -1,0 +1,65 @@
+#pragma once
+
+// Running rightsize in-process (cli::run) and through the real binary.
+
+#include "cli/app.hpp"
+
+#include <array>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdlib>
+#include <vector>
+
+namespace rightsize::test {
+
+struct CliResult {
+  int exit_code = 0;
+  std::string out;
+  std::string err;
+};
+
+inline CliResult run_in_process(const std::vector<std::string>& args) {
+  std::ostringstream out;
+  std::ostringstream err;
+  CliResult r;
+  r.exit_code = rightsize::cli::run(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Runs the real binary through the shell; stderr is captured into a temporary file.
+inline CliResult run_binary(const std::string& args) {
+  std::string err_file = "/tmp/rightsize-test-stderr-XXXXXX";
+  const int fd = ::mkstemp(err_file.data());
+  if (fd >= 0) {
+    ::close(fd);
+  }
+  const std::string command = std::string(RIGHTSIZE_BINARY) + " " + args + " 2>" + err_file;
+  CliResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    r.exit_code = -1;
+    return r;
+  }
+  std::array<char, 4096> buffer{};
+  std::size_t n = 0;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
+    r.out.append(buffer.data(), n);
+  }
+  const int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) {
+      r.err.append(buffer.data(), n);
+    }
+    std::fclose(f);
+  }
+  std::remove(err_file.c_str());
+  return r;
+}
+
+} // namespace rightsize::test

@@ -1,0 +1,57 @@
+#include "cli_helpers.hpp"
+
+#include <catch2/catch.hpp>
+
+using rightsize::test::run_binary;
+using rightsize::test::run_in_process;
+
+TEST_CASE("cli: --version prints the version", "[cli]") {
+  const auto r = run_in_process({"--version"});
+  CHECK(r.exit_code == 0);
+  CHECK(r.out == "rightsize " RIGHTSIZE_VERSION "\n");
+  CHECK(r.err.empty());
+  const auto b = run_binary("--version");
+  CHECK(b.exit_code == 0);
+  CHECK(b.out == r.out);
+}
+
+TEST_CASE("cli: --help on every level", "[cli]") {
+  const auto top = run_in_process({"--help"});
+  CHECK(top.exit_code == 0);
+  CHECK_THAT(top.out, Catch::Contains("Subcommands:"));
+  for (const std::string sub : {"plan", "estimate", "check", "catalog", "validate"}) {
+    CAPTURE(sub);
+    CHECK_THAT(top.out, Catch::Contains(sub));
+    const auto r = run_in_process({sub, "--help"});
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("Usage:"));
+    CHECK(r.err.empty());
+  }
+  CHECK(run_binary("--help").exit_code == 0);
+}
+
+TEST_CASE("cli: an unknown subcommand is exit 2 with a suggestion", "[cli]") {
+  const auto r = run_in_process({"plna", "model.json"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "rightsize: error: unknown command \"plna\" (did you mean \"plan\"?); see 'rightsize --help'\n");
+  const auto b = run_binary("plna model.json");
+  CHECK(b.exit_code == 2);
+  CHECK(b.err == r.err);
+}
+
+TEST_CASE("cli: a bad flag is exit 2 with one line on stderr", "[cli]") {
+  const auto r = run_in_process({"--no-such-flag"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::StartsWith("rightsize: error: "));
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(run_binary("--no-such-flag").exit_code == 2);
+}
+
+TEST_CASE("cli: no subcommand is a usage error", "[cli]") {
+  const auto r = run_in_process({});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("rightsize: error: "));
+}
