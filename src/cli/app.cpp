@@ -72,6 +72,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   register_check(app, ctx);
   register_catalog(app, ctx);
   register_validate(app, ctx);
+  register_model(app, ctx);
 
   try {
     try {

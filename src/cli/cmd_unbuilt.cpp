@@ -28,8 +28,5 @@ void register_check(CLI::App& app, Context& ctx) {
 void register_catalog(CLI::App& app, Context& ctx) {
   register_unbuilt(app, ctx, "catalog", "List, show and validate the GPU catalog");
 }
-void register_validate(CLI::App& app, Context& ctx) {
-  register_unbuilt(app, ctx, "validate", "Check a workload spec without planning");
-}
 
 } // namespace rightsize::cli

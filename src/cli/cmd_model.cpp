@@ -1,0 +1,72 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+
+#include <rightsize/render_model.hpp>
+#include <rightsize/spec.hpp>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+namespace rightsize::cli {
+
+namespace {
+
+struct SpecOptions {
+  std::string spec;
+  CommonOptions common;
+};
+
+void log_warnings(const Context& ctx, const Spec& spec) {
+  for (const auto& w : spec.warnings) {
+    ctx.log->warn("{}: {}", spec.file, w);
+  }
+  for (const auto& d : spec.defaults) {
+    ctx.log->info("{}: default: {}", spec.file, d);
+  }
+}
+
+} // namespace
+
+void register_model(CLI::App& app, Context& ctx) {
+  auto options = std::make_shared<SpecOptions>();
+  auto* sub = app.add_subcommand("model", "Print the normalized model: architecture, parameters, "
+                                          "weight bytes, and where each number came from");
+  sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json")
+      ->required();
+  add_format_option(*sub, options->common, {"table", "json"});
+  sub->callback([&ctx, options]() {
+    ctx.action = [&ctx, options]() {
+      const Spec spec = load_spec(options->spec);
+      log_warnings(ctx, spec);
+      if (options->common.format == "json") {
+        render_model_json(spec, ctx.out);
+      } else {
+        render_model_table(spec, ctx.out);
+      }
+      return ExitCode::ok;
+    };
+  });
+}
+
+void register_validate(CLI::App& app, Context& ctx) {
+  auto options = std::make_shared<SpecOptions>();
+  auto* sub = app.add_subcommand("validate", "Check a workload spec (and the model it points at) "
+                                             "without planning; exit 0 when valid, 2 when not");
+  sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json")
+      ->required();
+  add_format_option(*sub, options->common, {"text", "json"});
+  sub->callback([&ctx, options]() {
+    ctx.action = [&ctx, options]() {
+      const Spec spec = load_spec(options->spec);
+      log_warnings(ctx, spec);
+      if (options->common.format == "json") {
+        ctx.out << validation_to_json(spec).dump(2) << '\n';
+      } else {
+        render_validation_text(spec, ctx.out);
+      }
+      return ExitCode::ok;
+    };
+  });
+}
+
+} // namespace rightsize::cli
