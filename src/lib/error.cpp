@@ -49,7 +49,13 @@ std::vector<std::string> closest_matches(std::string_view given,
   const std::size_t limit = std::max<std::size_t>(2, given.size() / 3);
   std::vector<std::pair<std::size_t, std::string>> scored;
   for (const auto& c : candidates) {
-    const std::size_t d = edit_distance(given, c);
+    std::size_t d = edit_distance(given, c);
+    // A misspelt abbreviation ("hiden" for "hidden_size") matches a prefix of the candidate.
+    if (c.size() > given.size() + 1 && given.size() >= 3) {
+      for (const std::size_t len : {given.size(), given.size() + 1}) {
+        d = std::min(d, edit_distance(given, std::string_view(c).substr(0, len)) + 1);
+      }
+    }
     if (d <= limit) {
       scored.emplace_back(d, c);
     }
@@ -59,7 +65,8 @@ std::vector<std::string> closest_matches(std::string_view given,
   });
   std::vector<std::string> out;
   for (const auto& s : scored) {
-    if (out.size() == 3) {
+    // Only the closest matches: "q_projj" suggests "q_proj", not also "k_proj".
+    if (out.size() == 3 || s.first > scored.front().first) {
       break;
     }
     if (std::find(out.begin(), out.end(), s.second) == out.end()) {

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 #include <fmt/format.h>
 #include <map>
 
@@ -84,7 +85,7 @@ public:
     for (const char* name : names) {
       if (m_r.has(name)) {
         const long long v = m_r.integer(name, range);
-        m_model.provenance.emplace_back(label, m_r.where(name));
+        record(label, m_r.where(name));
         return v;
       }
     }
@@ -103,8 +104,14 @@ public:
     return m_r.has(name) ? m_r.boolean(name) : fallback;
   }
 
-  void derived(const char* label, const std::string& how) {
-    m_model.provenance.emplace_back(label, "derived: " + how);
+  void derived(const char* label, const std::string& how) { record(label, "derived: " + how); }
+
+  // The last source recorded for a field wins.
+  void record(const std::string& label, const std::string& where) {
+    auto& p = m_model.provenance;
+    p.erase(std::remove_if(p.begin(), p.end(), [&](const auto& e) { return e.first == label; }),
+            p.end());
+    p.emplace_back(label, where);
   }
 
 private:
@@ -246,6 +253,7 @@ void read_mla(ConfigFields& f, ModelArch& m) {
       f.require({"qk_nope_head_dim"}, Range::positive(k_max_width), "qk_nope_head_dim");
   m.v_head_dim = f.require({"v_head_dim"}, Range::positive(k_max_width), "v_head_dim");
   m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  f.derived("head_dim", "qk_nope_head_dim + qk_rope_head_dim");
 }
 
 } // namespace
@@ -423,7 +431,10 @@ ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
   read_sliding_window(f, m);
 
   if (m.name.empty()) {
-    m.name = m.family;
+    // Without _name_or_path, the directory a config.json sits in usually names the model.
+    const std::filesystem::path p(file);
+    const auto dir = p.parent_path().filename().string();
+    m.name = (p.filename() == "config.json" && !dir.empty() && pointer.empty()) ? dir : m.family;
   }
   count_parameters(m);
 

@@ -383,6 +383,18 @@ void read_precision(const FieldReader& root, Spec& spec) {
   }
 }
 
+void warn_long_context(Spec& spec) {
+  const long long context = spec.workload.is_training()
+                                ? spec.workload.training.seq_len
+                                : spec.workload.inference.input_tokens +
+                                      spec.workload.inference.output_tokens;
+  if (spec.model.max_position > 0 && context > spec.model.max_position) {
+    spec.warnings.push_back(fmt::format("context of {} tokens exceeds the model's "
+                                        "max_position_embeddings ({})",
+                                        context, spec.model.max_position));
+  }
+}
+
 } // namespace
 
 Spec parse_spec(const nlohmann::json& json, const std::string& file) {
@@ -416,6 +428,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     spec.defaults.push_back("workload.engine = vllm (default)");
     read_precision(root, spec);
     spec.warnings = spec.model.warnings;
+    warn_long_context(spec);
     return spec;
   }
   if (!json.contains("model")) {
@@ -469,18 +482,8 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
   if (const auto d = root.optional_object("deployment")) {
     read_deployment(*d, spec.deployment);
   }
-  // Sequence lengths beyond what the model was trained for are allowed but flagged.
-  const long long context = spec.workload.is_training()
-                                ? spec.workload.training.seq_len
-                                : spec.workload.inference.input_tokens +
-                                      spec.workload.inference.output_tokens;
-  if (spec.model.max_position > 0 && context > spec.model.max_position) {
-    spec.warnings.push_back(fmt::format("context of {} tokens exceeds the model's "
-                                        "max_position_embeddings ({})",
-                                        context, spec.model.max_position));
-  }
-  spec.warnings.insert(spec.warnings.begin(), spec.model.warnings.begin(),
-                       spec.model.warnings.end());
+  spec.warnings = spec.model.warnings;
+  warn_long_context(spec);
   return spec;
 }
 

@@ -1,6 +1,7 @@
 #include "cli_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 using rightsize::test::run_binary;
 using rightsize::test::run_in_process;
@@ -54,4 +55,22 @@ TEST_CASE("cli: no subcommand is a usage error", "[cli]") {
   const auto r = run_in_process({});
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::StartsWith("rightsize: error: "));
+}
+
+TEST_CASE("cli: validate and model through the real binary", "[cli]") {
+  const std::string root = std::string(RIGHTSIZE_TESTS_DIR) + "/..";
+  const auto ok = run_binary("validate " + root + "/examples/llama-3.1-8b-chat.json");
+  CHECK(ok.exit_code == 0);
+  CHECK_THAT(ok.out, Catch::Contains("valid"));
+  const auto json = run_binary("model " + root + "/examples/models/llama-3.1-8b/config.json --format json");
+  CHECK(json.exit_code == 0);
+  CHECK(nlohmann::json::parse(json.out)["params_total"].get<double>() == Approx(8.03e9).epsilon(0.001));
+  const auto bad = run_binary("validate " + root + "/tests/golden/validate-kv-heads/config.json");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.out.empty());
+  CHECK_THAT(bad.err, Catch::EndsWith("/num_key_value_heads: must divide num_attention_heads (32), got 6\n"));
+  CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
+  const auto missing = run_binary("validate /no/such/spec.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "rightsize: error: /no/such/spec.json: cannot read file: no such file or directory\n");
 }
