@@ -25,8 +25,5 @@ void register_estimate(CLI::App& app, Context& ctx) {
 void register_check(CLI::App& app, Context& ctx) {
   register_unbuilt(app, ctx, "check", "Compare a plan with its lock file (for CI)");
 }
-void register_catalog(CLI::App& app, Context& ctx) {
-  register_unbuilt(app, ctx, "catalog", "List, show and validate the GPU catalog");
-}
 
 } // namespace rightsize::cli

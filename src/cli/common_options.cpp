@@ -1,7 +1,9 @@
 #include "cli/common_options.hpp"
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <system_error>
 
@@ -38,6 +40,20 @@ std::string bundled_data_dir() {
     }
   }
   return RIGHTSIZE_SOURCE_DATA_DIR;
+}
+
+std::string bundled_catalog_path() { return bundled_data_dir() + "/gpus.json"; }
+
+std::string today() {
+  if (const char* fixed = std::getenv("RIGHTSIZE_TODAY"); fixed != nullptr && *fixed != '\0') {
+    return fixed;
+  }
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::array<char, 16> buffer{};
+  std::strftime(buffer.data(), buffer.size(), "%Y-%m-%d", &utc);
+  return buffer.data();
 }
 
 std::string user_catalog_path(const CommonOptions& options) {

@@ -22,6 +22,13 @@ void add_format_option(CLI::App& sub, CommonOptions& options, const std::vector<
 // or the source tree's data/ for a binary run from its build tree.
 std::string bundled_data_dir();
 
+// The bundled catalog file, bundled_data_dir()/gpus.json.
+std::string bundled_catalog_path();
+
+// Today as YYYY-MM-DD: $RIGHTSIZE_TODAY when set (reproducible reports and tests), else the
+// system's UTC date.
+std::string today();
+
 // The catalog overlay the user asked for: --catalog, else $RIGHTSIZE_CATALOG, else "".
 std::string user_catalog_path(const CommonOptions& options);
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <fstream>
-#include <set>
+#include <algorithm>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -79,6 +79,59 @@ std::string short_parse_message(const std::string& what) {
   return msg;
 }
 
+// nlohmann's own DOM builder, plus a check for duplicate keys (nlohmann keeps the last one
+// silently, which hides typos). Faster than the callback parser. Objects are small, so a linear
+// scan of the keys seen at each depth is cheapest.
+class DuplicateCheckingSax {
+public:
+  explicit DuplicateCheckingSax(nlohmann::json& result) : m_dom(result, /*allow_exceptions=*/true) {}
+
+  bool null() { return m_dom.null(); }
+  bool boolean(bool v) { return m_dom.boolean(v); }
+  bool number_integer(nlohmann::json::number_integer_t v) { return m_dom.number_integer(v); }
+  bool number_unsigned(nlohmann::json::number_unsigned_t v) { return m_dom.number_unsigned(v); }
+  bool number_float(nlohmann::json::number_float_t v, const std::string& s) {
+    return m_dom.number_float(v, s);
+  }
+  bool string(std::string& v) { return m_dom.string(v); }
+  bool binary(nlohmann::json::binary_t& v) { return m_dom.binary(v); }
+  bool start_object(std::size_t n) {
+    if (m_keys.size() <= m_depth) {
+      m_keys.emplace_back();
+    }
+    m_keys[m_depth++].clear();
+    return m_dom.start_object(n);
+  }
+  bool key(std::string& k) {
+    auto& keys = m_keys[m_depth - 1];
+    if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
+      if (duplicate.empty()) {
+        duplicate = k;
+      }
+    } else {
+      keys.push_back(k);
+    }
+    return m_dom.key(k);
+  }
+  bool end_object() {
+    --m_depth;
+    return m_dom.end_object();
+  }
+  bool start_array(std::size_t n) { return m_dom.start_array(n); }
+  bool end_array() { return m_dom.end_array(); }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    return m_dom.parse_error(position, token, ex);
+  }
+
+  std::string duplicate;
+
+private:
+  nlohmann::detail::json_sax_dom_parser<nlohmann::json> m_dom;
+  std::vector<std::vector<std::string>> m_keys;
+  std::size_t m_depth = 0;
+};
+
 } // namespace
 
 std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t byte) {
@@ -107,31 +160,17 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source)
                      "not a JSON text file (binary or non-UTF-8 data)");
   }
   // Duplicate keys are rejected: nlohmann keeps the last one silently, which hides typos.
-  std::vector<std::set<std::string>> keys_at_depth;
-  std::string duplicate;
-  auto callback = [&](int /*depth*/, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (event == Event::object_start) {
-      keys_at_depth.emplace_back();
-    } else if (event == Event::object_end) {
-      keys_at_depth.pop_back();
-    } else if (event == Event::key && !keys_at_depth.empty()) {
-      const auto key = parsed.get<std::string>();
-      if (!keys_at_depth.back().insert(key).second && duplicate.empty()) {
-        duplicate = key;
-      }
-    }
-    return true;
-  };
   nlohmann::json value;
+  DuplicateCheckingSax sax(value);
   try {
-    value = nlohmann::json::parse(text.begin(), text.end(), callback);
+    nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is 1-based: the position of the character that could not be read.
     const auto [line, col] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
     throw InputError(fmt::format("{}:{}:{}", source, line, col),
                      "invalid JSON: " + short_parse_message(e.what()));
   }
+  const std::string& duplicate = sax.duplicate;
   if (!duplicate.empty()) {
     throw InputError(source, fmt::format("duplicate key \"{}\"", duplicate));
   }
@@ -139,6 +178,20 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source)
 }
 
 nlohmann::json load_json_file(const std::string& path) {
+  std::string text;
+  return load_json_file(path, text);
+}
+
+std::string fnv1a_hex(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+nlohmann::json load_json_file(const std::string& path, std::string& text) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     throw InputError(path, "cannot read file: no such file or directory");
@@ -158,7 +211,8 @@ nlohmann::json load_json_file(const std::string& path) {
   }
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return parse_json_text(buffer.str(), path);
+  text = buffer.str();
+  return parse_json_text(text, path);
 }
 
 bool Range::contains(double v) const {
@@ -205,7 +259,11 @@ std::string FieldReader::where(std::string_view key) const {
 }
 
 bool FieldReader::has(std::string_view key) const {
-  return m_value->is_object() && m_value->contains(key) && !(*m_value)[std::string(key)].is_null();
+  if (!m_value->is_object()) {
+    return false;
+  }
+  const auto it = m_value->find(key);
+  return it != m_value->end() && !it->is_null();
 }
 
 const nlohmann::json& FieldReader::require(std::string_view key) const {
@@ -340,6 +398,17 @@ std::optional<bool> FieldReader::optional_boolean(std::string_view key) const {
     return std::nullopt;
   }
   return boolean(key);
+}
+
+void FieldReader::reject_unknown(std::initializer_list<std::string_view> known) const {
+  if (!m_value->is_object()) {
+    fail("must be an object");
+  }
+  for (const auto& [key, value] : m_value->items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      reject_unknown(std::vector<std::string>(known.begin(), known.end())); // builds the message
+    }
+  }
 }
 
 void FieldReader::reject_unknown(const std::vector<std::string>& known) const {

@@ -5,6 +5,7 @@
 #include <rightsize/error.hpp>
 
 #include <nlohmann/json.hpp>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,11 @@ namespace rightsize::detail {
 // unreadable, a directory, empty, binary, too large, a syntax error (with line:column) or a
 // duplicate key.
 nlohmann::json load_json_file(const std::string& path);
+// Same, and hands back the file's bytes (for digests of what was read).
+nlohmann::json load_json_file(const std::string& path, std::string& text);
+
+// FNV-1a 64-bit hash of `text`, as 16 hex digits: a digest for lock files, not for security.
+std::string fnv1a_hex(std::string_view text);
 
 // Parses JSON text that came from `source` (a file name used in error messages).
 nlohmann::json parse_json_text(std::string_view text, const std::string& source);
@@ -98,6 +104,7 @@ public:
   }
 
   // Throws on the first member whose key is not in `known`, with a suggestion.
+  void reject_unknown(std::initializer_list<std::string_view> known) const;
   void reject_unknown(const std::vector<std::string>& known) const;
 
   // Throws an InputError at this value: "file:/ptr: what, got <value>".

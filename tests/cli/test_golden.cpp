@@ -73,6 +73,9 @@ TEST_CASE("golden: CLI output matches the expected files", "[golden][cli]") {
   const auto cases = golden_cases();
   REQUIRE(cases.size() >= 5);
   const bool update = std::getenv("RIGHTSIZE_UPDATE_GOLDEN") != nullptr;
+  // Reports mark stale prices relative to today: golden files pin the day.
+  ::setenv("RIGHTSIZE_TODAY", "2026-11-21", 1);
+  ::unsetenv("RIGHTSIZE_CATALOG");
   const fs::path root = fs::path(RIGHTSIZE_TESTS_DIR).parent_path();
   for (const auto& name : cases) {
     DYNAMIC_SECTION(name) {
@@ -82,6 +85,13 @@ TEST_CASE("golden: CLI output matches the expected files", "[golden][cli]") {
       {
         WorkingDirectory cwd(root);
         result = rightsize::test::run_in_process(args);
+      }
+      // Absolute paths of this checkout become <root>, so the files hold in any clone.
+      for (std::string* text : {&result.out, &result.err}) {
+        const std::string prefix = fs::canonical(root).string();
+        for (auto pos = text->find(prefix); pos != std::string::npos; pos = text->find(prefix)) {
+          text->replace(pos, prefix.size(), "<root>");
+        }
       }
       if (update) {
         std::ofstream(dir / "stdout.txt", std::ios::binary) << result.out;

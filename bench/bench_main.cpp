@@ -1,0 +1,50 @@
+// Timing benchmarks (Google Benchmark). Run: build/bench/rightsize_bench
+// Results are reported in docs/; unit tests never assert wall-clock time.
+
+#include <rightsize/catalog.hpp>
+#include <rightsize/spec.hpp>
+
+#include <benchmark/benchmark.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace {
+
+const std::string k_catalog = std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json";
+const std::string k_example = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-3.1-8b-chat.json";
+
+// Reading, validating and converting the whole bundled catalog (23 SKUs, every field sourced).
+void bm_load_catalog(benchmark::State& state) {
+  for (auto _ : state) {
+    auto c = rightsize::load_catalog(k_catalog);
+    benchmark::DoNotOptimize(c.gpus.data());
+  }
+}
+BENCHMARK(bm_load_catalog)->Unit(benchmark::kMicrosecond);
+
+// Only the JSON parse of the catalog file (nlohmann), to see what validation adds on top.
+void bm_parse_catalog_json(benchmark::State& state) {
+  std::ifstream in(k_catalog);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  for (auto _ : state) {
+    auto j = nlohmann::json::parse(s);
+    benchmark::DoNotOptimize(j.size());
+  }
+}
+BENCHMARK(bm_parse_catalog_json)->Unit(benchmark::kMicrosecond);
+
+// Reading a spec and the config.json it points at.
+void bm_load_spec(benchmark::State& state) {
+  for (auto _ : state) {
+    auto s = rightsize::load_spec(k_example);
+    benchmark::DoNotOptimize(s.model.params_total);
+  }
+}
+BENCHMARK(bm_load_spec)->Unit(benchmark::kMicrosecond);
+
+} // namespace
+
+BENCHMARK_MAIN();

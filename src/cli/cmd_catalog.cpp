@@ -1,0 +1,94 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+
+#include <rightsize/catalog.hpp>
+#include <rightsize/render_catalog.hpp>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+namespace rightsize::cli {
+
+namespace {
+
+struct CatalogOptions {
+  CommonOptions common;
+  std::string name; // show
+  std::string file; // validate
+  long stale_days = 180;
+};
+
+void add_stale_option(CLI::App& sub, CatalogOptions& o) {
+  sub.add_option("--stale-days", o.stale_days, "Flag prices older than this many days")
+      ->check(CLI::Range(1L, 36500L))
+      ->default_str("180");
+}
+
+} // namespace
+
+void register_catalog(CLI::App& app, Context& ctx) {
+  auto* catalog = app.add_subcommand("catalog", "List, show and validate the GPU catalog");
+  catalog->require_subcommand(1);
+
+  auto list = std::make_shared<CatalogOptions>();
+  auto* list_cmd = catalog->add_subcommand("list", "One row per GPU with its headline numbers and "
+                                                   "cheapest price");
+  add_catalog_option(*list_cmd, list->common);
+  add_format_option(*list_cmd, list->common, {"table", "json", "csv"});
+  add_stale_option(*list_cmd, *list);
+  list_cmd->callback([&ctx, list]() {
+    ctx.action = [&ctx, list]() {
+      const Catalog c = load_catalog(bundled_catalog_path(), user_catalog_path(list->common));
+      const CatalogView view{c, today(), list->stale_days};
+      if (list->common.format == "json") {
+        render_catalog_list_json(view, ctx.out);
+      } else if (list->common.format == "csv") {
+        render_catalog_list_csv(view, ctx.out);
+      } else {
+        render_catalog_list_table(view, ctx.out);
+      }
+      return ExitCode::ok;
+    };
+  });
+
+  auto show = std::make_shared<CatalogOptions>();
+  auto* show_cmd = catalog->add_subcommand("show", "Every field of one GPU with its source");
+  show_cmd->add_option("NAME", show->name, "GPU name or alias (H100, A100-40GB, L40S, ...)")
+      ->required();
+  add_catalog_option(*show_cmd, show->common);
+  add_format_option(*show_cmd, show->common, {"table", "json"});
+  add_stale_option(*show_cmd, *show);
+  show_cmd->callback([&ctx, show]() {
+    ctx.action = [&ctx, show]() {
+      const Catalog c = load_catalog(bundled_catalog_path(), user_catalog_path(show->common));
+      const Gpu& g = c.resolve(show->name, "NAME");
+      const CatalogView view{c, today(), show->stale_days};
+      if (show->common.format == "json") {
+        ctx.out << gpu_to_json(g, view).dump(2) << '\n';
+      } else {
+        render_gpu_table(g, view, ctx.out);
+      }
+      return ExitCode::ok;
+    };
+  });
+
+  auto validate = std::make_shared<CatalogOptions>();
+  auto* validate_cmd = catalog->add_subcommand(
+      "validate", "Check a catalog file (default: the bundled one and --catalog) and report every "
+                  "problem at once; exit 2 if any");
+  validate_cmd->add_option("FILE", validate->file, "Catalog or overlay file to check");
+  add_catalog_option(*validate_cmd, validate->common);
+  add_stale_option(*validate_cmd, *validate);
+  validate_cmd->callback([&ctx, validate]() {
+    ctx.action = [&ctx, validate]() {
+      const std::string overlay =
+          validate->file.empty() ? user_catalog_path(validate->common) : validate->file;
+      const Catalog c = load_catalog(bundled_catalog_path(), overlay);
+      const CatalogView view{c, today(), validate->stale_days};
+      render_catalog_summary(view, ctx.out);
+      return ExitCode::ok;
+    };
+  });
+}
+
+} // namespace rightsize::cli
