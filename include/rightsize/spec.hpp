@@ -27,12 +27,28 @@ enum class Engine { vllm, sglang, tensorrt_llm, transformers };
 enum class Optimizer { adamw, adam, sgd, adafactor, adam_8bit };
 enum class Recompute { none, selective, full };
 enum class FinetuneMethod { full, lora, qlora };
+enum class Framework { megatron, deepspeed, transformers };
 
 std::string_view to_string(WorkloadType t);
 std::string_view to_string(Engine e);
 std::string_view to_string(Optimizer o);
 std::string_view to_string(Recompute r);
 std::string_view to_string(FinetuneMethod m);
+std::string_view to_string(Framework f);
+
+// Bytes per trained parameter, term by term. Published anchors disagree (8, 16, 18, 20 bytes per
+// parameter for "bf16 + Adam") because they assume different recipes; rightsize makes it explicit.
+struct TrainingPrecision {
+  std::string name = "mixed";         // preset name, or "custom"
+  DType weights = DType::bf16;        // the working copy used in forward/backward
+  DType gradients = DType::fp32;      // accumulated gradients
+  std::optional<DType> master_weights = DType::fp32; // none: the optimizer updates `weights` in place
+  DType optimizer_states = DType::fp32; // Adam m and v (SGD momentum)
+};
+// Presets: mixed (bf16 weights, fp32 grads, fp32 master, fp32 states: 18 B/param with Adam),
+// mixed-bf16-grads (16), pure-bf16 (8), fp32 (16), amp (fp32 weights and states, bf16 compute: 16).
+std::optional<TrainingPrecision> training_precision_preset(std::string_view name);
+std::vector<std::string> training_precision_presets();
 
 // Service-level targets. Absent targets are not invented.
 struct InferenceTargets {
@@ -62,6 +78,9 @@ struct TrainingWorkload {
   bool sequence_parallel = true;
   int pipeline_interleave = 1;
   bool flash_attention = true;
+  bool dropout = false;             // attention/hidden dropout masks saved for backward
+  Framework framework = Framework::megatron;
+  TrainingPrecision precision;
   std::optional<double> tokens;     // tokens to train on
   std::optional<Seconds> deadline;  // wall-clock budget for `tokens`
   // Fine-tuning.

@@ -4,8 +4,11 @@
 
 #include "cli/context.hpp"
 
+#include <rightsize/estimate.hpp>
+
 #include <CLI/App.hpp>
 #include <string>
+#include <vector>
 
 namespace rightsize::cli {
 
@@ -15,6 +18,9 @@ void register_check(CLI::App& app, Context& ctx);
 void register_catalog(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_model(CLI::App& app, Context& ctx);
+
+// data/memory.json with --assume NAME=VALUE overrides applied.
+Constants load_constants(const std::vector<std::string>& assume);
 
 // A subcommand that exists in the interface but is not built yet: it says so and exits 2.
 void register_unbuilt(CLI::App& app, Context& ctx, const std::string& name, const std::string& help);

@@ -80,6 +80,48 @@ std::string_view to_string(FinetuneMethod m) {
   return "full";
 }
 
+std::string_view to_string(Framework f) {
+  switch (f) {
+  case Framework::megatron:
+    return "megatron";
+  case Framework::deepspeed:
+    return "deepspeed";
+  case Framework::transformers:
+    return "transformers";
+  }
+  return "megatron";
+}
+
+std::optional<TrainingPrecision> training_precision_preset(std::string_view name) {
+  TrainingPrecision p;
+  p.name = std::string(name);
+  if (name == "mixed") {
+    return p; // bf16 weights, fp32 gradients, fp32 master weights, fp32 states (Megatron-LM)
+  }
+  if (name == "mixed-bf16-grads") {
+    p.gradients = DType::bf16; // ZeRO paper's 2 + 2 + 12 bytes
+    return p;
+  }
+  if (name == "pure-bf16") {
+    p.gradients = DType::bf16; // bf16 parameters updated in place, torch optimizer states in bf16
+    p.master_weights = std::nullopt;
+    p.optimizer_states = DType::bf16;
+    return p;
+  }
+  if (name == "fp32" || name == "amp") {
+    p.weights = DType::fp32; // amp: fp32 parameters, bf16 autocast compute
+    p.gradients = DType::fp32;
+    p.master_weights = std::nullopt;
+    p.optimizer_states = DType::fp32;
+    return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> training_precision_presets() {
+  return {"mixed", "mixed-bf16-grads", "pure-bf16", "fp32", "amp"};
+}
+
 std::string_view to_string(DeploymentMode m) {
   return m == DeploymentMode::cloud ? "cloud" : "onprem";
 }
@@ -185,7 +227,8 @@ void read_training(const FieldReader& r, WorkloadType type, TrainingWorkload& w,
   std::vector<std::string> known{"type",          "seq_len",          "global_batch",
                                  "micro_batch",   "optimizer",        "zero_stage",
                                  "recompute",     "sequence_parallel", "pipeline_interleave",
-                                 "flash_attention", "tokens",         "deadline_hours"};
+                                 "flash_attention", "tokens",         "deadline_hours",
+                                 "framework",     "training_precision", "dropout"};
   if (type == WorkloadType::finetune) {
     known.insert(known.end(), {"method", "lora_rank", "lora_targets"});
   }
@@ -224,6 +267,54 @@ void read_training(const FieldReader& r, WorkloadType type, TrainingWorkload& w,
   w.pipeline_interleave = static_cast<int>(
       r.optional_integer("pipeline_interleave", Range::between(1, 64)).value_or(1));
   w.flash_attention = r.optional_boolean("flash_attention").value_or(true);
+  w.dropout = r.optional_boolean("dropout").value_or(false);
+  w.framework = type == WorkloadType::finetune ? Framework::transformers : Framework::megatron;
+  if (r.has("framework")) {
+    w.framework = r.choice<Framework>("framework", {{"megatron", Framework::megatron},
+                                                    {"deepspeed", Framework::deepspeed},
+                                                    {"transformers", Framework::transformers}});
+  }
+  if (r.has("training_precision")) {
+    const auto field = r.member("training_precision");
+    if (field.json().is_string()) {
+      const auto name = field.as_string();
+      const auto preset = training_precision_preset(name);
+      if (!preset) {
+        field.fail("unknown training precision preset (expected one of " +
+                   FieldReader::join(training_precision_presets()) + ")" +
+                   did_you_mean(name, training_precision_presets()));
+      }
+      w.precision = *preset;
+    } else {
+      const auto o = r.object("training_precision");
+      o.reject_unknown({"weights", "gradients", "master_weights", "optimizer_states"});
+      const auto dtype_of = [&](const char* key, DType fallback) {
+        if (!o.has(key)) {
+          return fallback;
+        }
+        const auto name = o.string(key);
+        const auto d = parse_dtype(name);
+        if (!d || element_bits(*d) < 8) {
+          o.member(key).fail("must be fp32, bf16, fp16 or fp8" + did_you_mean(name, dtype_names()));
+        }
+        return *d;
+      };
+      TrainingPrecision p;
+      p.name = "custom";
+      p.weights = dtype_of("weights", p.weights);
+      p.gradients = dtype_of("gradients", p.gradients);
+      p.optimizer_states = dtype_of("optimizer_states", p.optimizer_states);
+      if (o.has("master_weights") && o.member("master_weights").json() == "none") {
+        p.master_weights = std::nullopt;
+      } else {
+        p.master_weights = dtype_of("master_weights", DType::fp32);
+      }
+      w.precision = p;
+    }
+  } else {
+    defaults.push_back("workload.training_precision = mixed: bf16 weights, fp32 gradients, fp32 "
+                       "master weights, fp32 optimizer states (default)");
+  }
   w.tokens = r.optional_number("tokens", Range::positive(limits::k_max_train_tokens));
   if (auto h = r.optional_number("deadline_hours", Range::positive(1e6))) {
     w.deadline = hours(*h);

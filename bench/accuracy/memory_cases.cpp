@@ -1,0 +1,182 @@
+#include "memory_cases.hpp"
+
+#include <rightsize/error.hpp>
+#include <rightsize/spec.hpp>
+
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace rightsize::accuracy {
+
+namespace {
+
+// A GPU that is not in the catalog (RTX 3090 in the FastChat measurements): only its capacity
+// matters for a memory estimate.
+Gpu consumer_gpu(const std::string& name, Bytes capacity) {
+  Gpu g;
+  g.name = name;
+  g.memory = capacity;
+  return g;
+}
+
+Spec spec_from(const nlohmann::json& body, const std::string& configs_dir, const char* name) {
+  nlohmann::json j = body;
+  if (j["model"].is_string()) {
+    j["model"] = configs_dir + "/" + j["model"].get<std::string>() + "/config.json";
+  }
+  return parse_spec(j, std::string("accuracy:") + name);
+}
+
+Bytes reserved_peak(const MemoryEstimate& e) { return e.per_gpu.total(); }
+
+} // namespace
+
+MemoryResults run_memory_cases(const std::string& validation_dir, const std::string& configs_dir,
+                               const Catalog& catalog, const Constants& constants) {
+  std::map<std::string, nlohmann::json> lines;
+  std::ifstream in(validation_dir + "/measurements.jsonl");
+  if (!in) {
+    throw InputError(validation_dir + "/measurements.jsonl", "cannot read the validation data");
+  }
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) {
+      continue;
+    }
+    auto j = nlohmann::json::parse(line);
+    if (j.value("kind", "") == "memory") {
+      lines[j["id"].get<std::string>()] = j;
+    }
+  }
+  MemoryResults out;
+  const auto measured_gib = [&](const std::string& id) {
+    return gib(lines.at(id)["value"].get<double>()).si();
+  };
+  const auto measured_mib = [&](const std::string& id) {
+    return mib(lines.at(id)["value"].get<double>()).si();
+  };
+  const Gpu& l40s = catalog.resolve("L40S", "accuracy");
+  const Gpu& a100 = catalog.resolve("A100-80GB", "accuracy");
+  const Gpu rtx3090 = consumer_gpu("RTX-3090-24GB", gib(24));
+  const Parallelism single;
+
+  // PEFT MetaMathQA: Llama-3.2-3B, batch 4, max length 768, AdamW, no gradient checkpointing,
+  // model loaded in bf16 without AMP (so parameters, gradients and AdamW states are bf16),
+  // transformers with SDPA attention. Measured: peak reserved memory (torch).
+  const auto peft = [&](const std::string& id, const nlohmann::json& method, const char* what,
+                        bool held_out) {
+    nlohmann::json w{{"type", "finetune"},     {"seq_len", 768},          {"micro_batch", 4},
+                     {"optimizer", "adamw"},   {"recompute", "none"},     {"framework", "transformers"},
+                     {"training_precision", "pure-bf16"}};
+    w.update(method);
+    const Spec s = spec_from({{"model", "llama-3.2-3b"}, {"precision", "bf16"}, {"workload", w}},
+                             configs_dir, id.c_str());
+    const auto e = estimate_memory(s, l40s, single, constants);
+    out.cases.push_back({id, what, "total per GPU vs peak reserved", measured_gib(id),
+                         reserved_peak(e).si(), false, held_out});
+  };
+  peft("peft-metamathqa-full-finetuning--llama-3.2-3B-lr_0.00001", {{"method", "full"}},
+       "Llama-3.2-3B full fine-tune, L40S", true);
+  peft("peft-metamathqa-lora--llama-3.2-3B-rank32",
+       {{"method", "lora"}, {"lora_rank", 32}, {"lora_targets", {"q_proj", "v_proj"}}},
+       "Llama-3.2-3B LoRA r32, L40S", true);
+  peft("peft-metamathqa-lora--llama-3.2-3B-rank64",
+       {{"method", "lora"}, {"lora_rank", 64}, {"lora_targets", {"q_proj", "v_proj"}}},
+       "Llama-3.2-3B LoRA r64, L40S", true);
+
+  // FastChat serving Llama-2-7B with transformers on an RTX 3090: nvidia-smi process memory
+  // (CUDA context included) for a short chat.
+  const auto fastchat = [&](const std::string& id, const char* precision, const char* what,
+                            bool held_out) {
+    const Spec s = spec_from({{"model", "llama-2-7b"},
+                              {"precision", precision},
+                              {"workload",
+                               {{"type", "inference"},
+                                {"engine", "transformers"},
+                                {"input_tokens", 512},
+                                {"output_tokens", 256},
+                                {"concurrency", 1}}}},
+                             configs_dir, id.c_str());
+    const auto e = estimate_memory(s, rtx3090, single, constants);
+    out.cases.push_back({id, what, "total per GPU vs nvidia-smi process memory", measured_mib(id),
+                         e.per_gpu.total().si(), false, held_out});
+  };
+  fastchat("fastchat-llama2-7b-3090-fp16", "fp16", "Llama-2-7B fp16 chat, transformers, RTX 3090",
+           false);
+  fastchat("fastchat-llama2-7b-3090-int8", "int8", "Llama-2-7B int8 chat, transformers, RTX 3090",
+           true);
+
+  // accelerate's model-size estimator page: bert-base-cased loaded in fp32 takes 413.68 MB
+  // (MiB, from torch.cuda.memory_allocated): the weights term alone.
+  {
+    const std::string id = "accelerate-bert-base-cased-load";
+    const Spec s = spec_from({{"model",
+                               {{"name", "bert-base-cased"},
+                                {"layers", 12},
+                                {"hidden_size", 768},
+                                {"heads", 12},
+                                {"vocab_size", 28996},
+                                {"intermediate_size", 3072},
+                                {"gated_mlp", false},
+                                {"tied_embeddings", true},
+                                {"dtype", "fp32"}}},
+                              {"precision", "fp32"},
+                              {"workload", {{"type", "inference"}, {"engine", "transformers"}}}},
+                             configs_dir, id.c_str());
+    out.cases.push_back({id, "bert-base-cased fp32 load", "weights per GPU vs allocated after load",
+                         measured_mib(id), weights_per_gpu(s.model, s.weights, single).total().si(),
+                         false, true});
+  }
+
+  // PEFT README: bloomz-7b1 full fine-tuning runs out of memory on an A100 80GB (recipe and
+  // batch not stated: the default mixed recipe at micro-batch 1).
+  {
+    const std::string id = "peft-readme-bloomz-7b1-full-oom";
+    const Spec s = spec_from(
+        {{"model",
+          {{"name", "bloomz-7b1"},
+           {"params", 7.069e9},
+           {"layers", 30},
+           {"hidden_size", 4096},
+           {"heads", 32},
+           {"vocab_size", 250880},
+           {"gated_mlp", false},
+           {"tied_embeddings", true}}},
+         {"workload",
+          {{"type", "finetune"}, {"method", "full"}, {"seq_len", 512}, {"micro_batch", 1}}}},
+        configs_dir, id.c_str());
+    const auto e = estimate_memory(s, a100, single, constants);
+    out.cases.push_back({id, "bloomz-7b1 full fine-tune, A100 80GB", "fits on one GPU (outcome)",
+                         0.0, e.fits ? 1.0 : 0.0, true, true});
+  }
+
+  const std::map<std::string, std::string> reasons{
+      {"peft-metamathqa-lora--llama-3.2-3B-rank32-dora",
+       "DoRA adds a magnitude vector and a weight-norm pass that rightsize does not model"},
+      {"peft-metamathqa-ia3--llama-3.2-3B-default", "IA3 is not a modeled fine-tuning method"},
+      {"peft-metamathqa-prompt_tuning--llama-3.2-3B-default",
+       "prompt tuning is not a modeled fine-tuning method"},
+      {"peft-readme-T0_3B-full", "T5 encoder-decoder; batch and sequence length not stated"},
+      {"peft-readme-T0_3B-PEFT-LoRA", "T5 encoder-decoder; batch and sequence length not stated"},
+      {"peft-readme-T0_3B-PEFT-LoRA-ds", "T5 encoder-decoder with CPU offload"},
+      {"peft-readme-mt0-xxl-PEFT-LoRA", "T5 encoder-decoder; batch and sequence length not stated"},
+      {"peft-readme-mt0-xxl-PEFT-LoRA-ds", "T5 encoder-decoder with CPU offload"},
+      {"peft-readme-bloomz-7b1-PEFT-LoRA", "batch and sequence length not stated"},
+      {"peft-readme-bloomz-7b1-PEFT-LoRA-ds", "DeepSpeed CPU offload is not modeled"},
+      {"peft-readme-mt0-xxl-full-oom", "T5 encoder-decoder"},
+      {"peft-readme-sd14-full", "a diffusion model, not a transformer language model"},
+      {"peft-readme-sd14-PEFT-LoRA", "a diffusion model, not a transformer language model"},
+      {"peft-readme-sd14-PEFT-LoRA-gc", "a diffusion model, not a transformer language model"},
+  };
+  for (const auto& [id, line] : lines) {
+    const bool evaluated = std::any_of(out.cases.begin(), out.cases.end(),
+                                       [&](const MemoryCase& c) { return c.id == id; });
+    if (!evaluated) {
+      const auto r = reasons.find(id);
+      out.skipped.push_back({id, r == reasons.end() ? "not expressible" : r->second});
+    }
+  }
+  return out;
+}
+
+} // namespace rightsize::accuracy

@@ -1,0 +1,25 @@
+#pragma once
+
+// Rendering one evaluated configuration (`rightsize estimate`). Computing stays in estimate.
+
+#include <rightsize/catalog.hpp>
+#include <rightsize/estimate.hpp>
+#include <rightsize/spec.hpp>
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+namespace rightsize {
+
+struct EstimateReport {
+  const Spec& spec;
+  const Gpu& gpu;
+  Parallelism parallelism;
+  MemoryEstimate memory;
+};
+
+nlohmann::json estimate_to_json(const EstimateReport& r);
+void render_estimate_json(const EstimateReport& r, std::ostream& out);
+void render_estimate_table(const EstimateReport& r, std::ostream& out);
+
+} // namespace rightsize

@@ -1,0 +1,155 @@
+#include <rightsize/render_estimate.hpp>
+#include <rightsize/units_format.hpp>
+
+#include <fmt/format.h>
+
+namespace rightsize {
+
+namespace {
+
+nlohmann::json assumptions_json(const std::vector<Assumption>& list) {
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<std::string> seen;
+  for (const auto& a : list) {
+    if (std::find(seen.begin(), seen.end(), a.name) != seen.end()) {
+      continue;
+    }
+    seen.push_back(a.name);
+    out.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+  }
+  return out;
+}
+
+std::string gib_text(Bytes b) { return fmt::format("{:.1f} GiB", to_gib(b)); }
+
+// A bar of `width` cells: filled for `part` of `whole`.
+std::string bar(Bytes part, Bytes whole, int width) {
+  const double share = whole.si() > 0 ? std::clamp(part / whole, 0.0, 1.0) : 0.0;
+  const int filled = static_cast<int>(std::lround(share * width));
+  return std::string(static_cast<std::size_t>(filled), '#') +
+         std::string(static_cast<std::size_t>(width - filled), '.');
+}
+
+} // namespace
+
+nlohmann::json estimate_to_json(const EstimateReport& r) {
+  const auto& m = r.memory;
+  const auto& p = r.parallelism;
+  nlohmann::json j{
+      {"schema_version", 1},
+      {"spec", r.spec.name},
+      {"gpu", r.gpu.name},
+      {"gpus", p.gpus()},
+      {"parallelism", {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp}, {"ep", p.ep}}},
+      {"fits", m.fits},
+      {"memory",
+       {{"capacity_bytes", m.capacity.si()},
+        {"budget_bytes", m.budget.si()},
+        {"per_gpu",
+         {{"weights_bytes", m.per_gpu.weights.si()},
+          {"kv_cache_bytes", m.per_gpu.kv_cache.si()},
+          {"activations_bytes", m.per_gpu.activations.si()},
+          {"gradients_bytes", m.per_gpu.gradients.si()},
+          {"optimizer_bytes", m.per_gpu.optimizer.si()},
+          {"overhead_bytes", m.per_gpu.overhead.si()},
+          {"total_bytes", m.per_gpu.total().si()}}},
+        {"headroom_bytes", (m.budget - m.per_gpu.total()).si()}}},
+      {"assumptions", assumptions_json(m.assumptions)},
+      {"notes", m.notes},
+  };
+  if (r.spec.workload.is_training()) {
+    const auto& w = r.spec.workload.training;
+    j["training"] = {{"micro_batch", m.batch},
+                     {"global_batch", w.global_batch},
+                     {"seq_len", w.seq_len},
+                     {"trainable_params", m.trainable_params},
+                     {"precision_recipe", m.precision_recipe},
+                     {"bytes_per_trainable_param", m.bytes_per_param},
+                     {"zero_stage", w.zero_stage},
+                     {"recompute", std::string(to_string(w.recompute))}};
+  } else {
+    j["inference"] = {{"batch", m.batch},
+                      {"max_batch", m.max_batch},
+                      {"max_context_tokens", m.max_context},
+                      {"kv_cache_per_token_bytes", m.kv_per_token.si()},
+                      {"kv_cache_per_sequence_bytes", m.kv_per_sequence.si()},
+                      {"kv_cache_pool_bytes", m.kv_pool.si()},
+                      {"engine", std::string(to_string(r.spec.workload.inference.engine))}};
+  }
+  return j;
+}
+
+void render_estimate_json(const EstimateReport& r, std::ostream& out) {
+  out << estimate_to_json(r).dump(2) << '\n';
+}
+
+void render_estimate_table(const EstimateReport& r, std::ostream& out) {
+  const auto& m = r.memory;
+  const auto& p = r.parallelism;
+  const auto& s = r.spec;
+  std::string what;
+  if (s.workload.is_training()) {
+    const auto& w = s.workload.training;
+    const std::string kind = s.workload.type == WorkloadType::finetune
+                                 ? fmt::format("{} fine-tuning", to_string(w.method))
+                                 : std::string("training");
+    what = fmt::format("{} on {}, seq {} x micro-batch {}, {} recipe ({:.1f} B per trainable "
+                       "parameter), ZeRO {}, recompute {}",
+                       kind, to_string(w.framework), w.seq_len, m.batch, m.precision_recipe,
+                       m.bytes_per_param, w.zero_stage, to_string(w.recompute));
+  } else {
+    const auto& i = s.workload.inference;
+    what = fmt::format("inference on {}, {} in + {} out tokens, weights {}, KV cache {}",
+                       to_string(i.engine), i.input_tokens, i.output_tokens,
+                       s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
+                       to_string(s.precision.kv_cache));
+  }
+  out << fmt::format("{}: {} on {} x {} (tp {}, pp {}, dp {}, ep {})\n", s.name, s.model.name,
+                     p.gpus(), r.gpu.name, p.tp, p.pp, p.dp, p.ep);
+  out << "  " << what << "\n\n";
+  out << fmt::format("memory per GPU: {} of {} usable ({} capacity)\n", gib_text(m.per_gpu.total()),
+                     gib_text(m.budget), gib_text(m.capacity));
+  const auto row = [&](const char* name, Bytes b) {
+    if (b.si() <= 0) {
+      return;
+    }
+    out << fmt::format("  {:<12} {:>10}  {}\n", name, gib_text(b), bar(b, m.capacity, 40));
+  };
+  row("weights", m.per_gpu.weights);
+  row("kv cache", m.per_gpu.kv_cache);
+  row("activations", m.per_gpu.activations);
+  row("gradients", m.per_gpu.gradients);
+  row("optimizer", m.per_gpu.optimizer);
+  row("overhead", m.per_gpu.overhead);
+  out << fmt::format("  {:<12} {:>10}  {}  {:.0f}% of capacity\n", "total", gib_text(m.per_gpu.total()),
+                     bar(m.per_gpu.total(), m.capacity, 40),
+                     100.0 * (m.per_gpu.total() / m.capacity));
+  out << '\n';
+  if (s.workload.is_training()) {
+    out << fmt::format("fits: {} ({} headroom)\n", m.fits ? "yes" : "NO",
+                       gib_text(m.budget - m.per_gpu.total()));
+  } else {
+    out << fmt::format("fits: {}: {} concurrent sequences; at most {} fit ({} of KV cache each, "
+                       "{} per token)\n",
+                       m.fits ? "yes" : "NO", m.batch, m.max_batch, format_bytes(m.kv_per_sequence),
+                       format_bytes(m.kv_per_token));
+    out << fmt::format("longest single sequence that fits: {} tokens\n", m.max_context);
+  }
+  for (const auto& n : m.notes) {
+    out << "note: " << n << '\n';
+  }
+  out << "\nassumptions:\n";
+  std::vector<std::string> seen;
+  for (const auto& a : m.assumptions) {
+    if (std::find(seen.begin(), seen.end(), a.name) != seen.end()) {
+      continue;
+    }
+    seen.push_back(a.name);
+    out << fmt::format("  {} = {:g}  ({})\n", a.name, a.value, a.source);
+  }
+  for (const auto& d : s.defaults) {
+    out << "  " << d << '\n';
+  }
+}
+
+} // namespace rightsize
