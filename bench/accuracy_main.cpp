@@ -3,6 +3,9 @@
 // Usage: rightsize_accuracy [VALIDATION_DIR]
 
 #include "accuracy/memory_cases.hpp"
+#include "accuracy/perf_cases.hpp"
+
+#include <map>
 
 #include <rightsize/catalog.hpp>
 #include <rightsize/error.hpp>
@@ -49,6 +52,36 @@ int main(int argc, char** argv) {
                outcomes_right, outcomes);
     fmt::print("\nnot expressible:\n");
     for (const auto& s : r.skipped) {
+      fmt::print("  {}: {}\n", s.id, s.reason);
+    }
+
+    // Performance: fit and held-out parts reported separately.
+    const auto eff = rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+    const auto perf = rightsize::accuracy::build_perf_cases(validation, RIGHTSIZE_CONFIGS_DIR, catalog,
+                                                            constants);
+    fmt::print("\nperformance: {} aggregated serving rows -> {} configurations; {} predictions\n",
+               perf.serving_rows_read, perf.serving_configurations, perf.cases.size());
+    std::map<std::string, std::vector<const rightsize::accuracy::PerfCase*>> groups;
+    for (const auto& c : perf.cases) {
+      groups[c.group + " " + c.metric + (c.held_out ? " held-out" : " fit")].push_back(&c);
+      groups[c.group + " " + c.metric + " " + c.family + "/" + c.engine + (c.held_out ? " held-out" : " fit")]
+          .push_back(&c);
+    }
+    fmt::print("{:<52} {:>6} {:>9} {:>9}\n", "group", "lines", "median", "worst");
+    for (const auto& [name, group] : groups) {
+      const auto s = rightsize::accuracy::summarize(group, eff);
+      fmt::print("{:<52} {:>6} {:>8.1f}% {:>8.1f}%\n", name, s.count, 100.0 * s.median,
+                 100.0 * s.worst);
+    }
+    if (argc > 2 && std::string(argv[2]) == "--lines") {
+      for (const auto& c : perf.cases) {
+        const double p = c.predict(eff);
+        fmt::print("{} {} measured {:.4g} predicted {:.4g} error {:+.0f}%\n", c.id, c.metric,
+                   c.measured, p, 100.0 * (p - c.measured) / c.measured);
+      }
+    }
+    fmt::print("\nperformance lines not expressible:\n");
+    for (const auto& s : perf.skipped) {
       fmt::print("  {}: {}\n", s.id, s.reason);
     }
   } catch (const std::exception& e) {

@@ -2,6 +2,8 @@
 // Results are reported in docs/; unit tests never assert wall-clock time.
 
 #include <rightsize/catalog.hpp>
+#include <rightsize/estimate.hpp>
+#include <rightsize/performance.hpp>
 #include <rightsize/spec.hpp>
 
 #include <benchmark/benchmark.h>
@@ -44,6 +46,22 @@ void bm_load_spec(benchmark::State& state) {
   }
 }
 BENCHMARK(bm_load_spec)->Unit(benchmark::kMicrosecond);
+
+// Evaluating one configuration: memory and performance, the unit of work of `plan`.
+void bm_evaluate_configuration(benchmark::State& state) {
+  const auto spec = rightsize::load_spec(k_example);
+  const auto catalog = rightsize::load_catalog(k_catalog);
+  const auto constants = rightsize::Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff = rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  const auto& gpu = catalog.resolve("H100", "bench");
+  rightsize::Parallelism p;
+  for (auto _ : state) {
+    const auto m = rightsize::estimate_memory(spec, gpu, p, constants);
+    const auto r = rightsize::estimate_inference(spec, gpu, p, m, eff, constants);
+    benchmark::DoNotOptimize(r.tpot);
+  }
+}
+BENCHMARK(bm_evaluate_configuration)->Unit(benchmark::kMicrosecond);
 
 } // namespace
 

@@ -4,9 +4,11 @@
 
 #include <rightsize/catalog.hpp>
 #include <rightsize/estimate.hpp>
+#include <rightsize/performance.hpp>
 #include <rightsize/spec.hpp>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 namespace rightsize {
@@ -16,6 +18,8 @@ struct EstimateReport {
   const Gpu& gpu;
   Parallelism parallelism;
   MemoryEstimate memory;
+  std::optional<InferencePerformance> inference;
+  std::optional<TrainingPerformance> training;
 };
 
 nlohmann::json estimate_to_json(const EstimateReport& r);

@@ -3,6 +3,7 @@
 
 #include <rightsize/catalog.hpp>
 #include <rightsize/estimate.hpp>
+#include <rightsize/performance.hpp>
 #include <rightsize/render_estimate.hpp>
 #include <rightsize/spec.hpp>
 
@@ -116,7 +117,13 @@ void register_estimate(CLI::App& app, Context& ctx) {
       const Parallelism p = layout(*o, spec);
       const std::optional<long long> batch =
           o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
-      const EstimateReport report{spec, gpu, p, estimate_memory(spec, gpu, p, constants, batch)};
+      EstimateReport report{spec, gpu, p, estimate_memory(spec, gpu, p, constants, batch), {}, {}};
+      const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
+      if (spec.workload.is_training()) {
+        report.training = estimate_training(spec, gpu, p, report.memory, efficiency);
+      } else {
+        report.inference = estimate_inference(spec, gpu, p, report.memory, efficiency, constants);
+      }
       if (o->common.format == "json") {
         render_estimate_json(report, ctx.out);
       } else {

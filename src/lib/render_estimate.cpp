@@ -60,6 +60,22 @@ nlohmann::json estimate_to_json(const EstimateReport& r) {
   if (r.spec.workload.is_training()) {
     const auto& w = r.spec.workload.training;
     j["training"] = {{"micro_batch", m.batch},
+                     {"step_time_s", r.training ? r.training->step.si() : 0.0},
+                     {"tokens_per_s", r.training ? r.training->tokens_per_s : 0.0},
+                     {"mfu", r.training ? r.training->mfu : 0.0},
+                     {"time_to_train_hours",
+                      r.training && r.training->time_to_train
+                          ? nlohmann::json(to_hours(*r.training->time_to_train))
+                          : nlohmann::json(nullptr)},
+                     {"meets_deadline", r.training && r.training->meets_deadline
+                                            ? nlohmann::json(*r.training->meets_deadline)
+                                            : nlohmann::json(nullptr)},
+                     {"breakdown_s",
+                      r.training ? nlohmann::json{{"compute", r.training->compute.si()},
+                                                  {"pipeline_bubble", r.training->pipeline_bubble.si()},
+                                                  {"tensor_parallel", r.training->tensor_parallel_communication.si()},
+                                                  {"data_parallel_exposed", r.training->data_parallel_exposed.si()}}
+                                 : nlohmann::json(nullptr)},
                      {"global_batch", w.global_batch},
                      {"seq_len", w.seq_len},
                      {"trainable_params", m.trainable_params},
@@ -68,13 +84,29 @@ nlohmann::json estimate_to_json(const EstimateReport& r) {
                      {"zero_stage", w.zero_stage},
                      {"recompute", std::string(to_string(w.recompute))}};
   } else {
+    const auto& perf = r.inference;
     j["inference"] = {{"batch", m.batch},
+                      {"ttft_ms", perf ? to_ms(perf->ttft) : 0.0},
+                      {"tpot_ms", perf ? to_ms(perf->tpot) : 0.0},
+                      {"output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0},
+                      {"requests_per_s", perf ? perf->requests_per_s : 0.0},
+                      {"prefill_tokens_per_s", perf ? perf->prefill_tokens_per_s : 0.0},
+                      {"prefill_ms", perf ? to_ms(perf->prefill) : 0.0},
+                      {"decode_step_ms", perf ? to_ms(perf->decode_step) : 0.0},
+                      {"compute_precision", perf ? std::string(to_string(perf->compute_precision)) : ""},
                       {"max_batch", m.max_batch},
                       {"max_context_tokens", m.max_context},
                       {"kv_cache_per_token_bytes", m.kv_per_token.si()},
                       {"kv_cache_per_sequence_bytes", m.kv_per_sequence.si()},
                       {"kv_cache_pool_bytes", m.kv_pool.si()},
                       {"engine", std::string(to_string(r.spec.workload.inference.engine))}};
+  }
+  if (r.inference) {
+    j["bottleneck"] = r.inference->bottleneck;
+    j["explanation"] = r.inference->explanation;
+  } else if (r.training) {
+    j["bottleneck"] = r.training->bottleneck;
+    j["explanation"] = r.training->explanation;
   }
   return j;
 }
@@ -128,12 +160,43 @@ void render_estimate_table(const EstimateReport& r, std::ostream& out) {
   if (s.workload.is_training()) {
     out << fmt::format("fits: {} ({} headroom)\n", m.fits ? "yes" : "NO",
                        gib_text(m.budget - m.per_gpu.total()));
+    if (r.training) {
+      const auto& t = *r.training;
+      out << fmt::format("\nspeed: step {} (compute {}, pipeline bubble {}, tensor-parallel {}, "
+                         "exposed data-parallel {})\n",
+                         format_seconds(t.step), format_seconds(t.compute),
+                         format_seconds(t.pipeline_bubble),
+                         format_seconds(t.tensor_parallel_communication),
+                         format_seconds(t.data_parallel_exposed));
+      out << fmt::format("  {:.0f} tokens/s, MFU {:.1f}%", t.tokens_per_s, 100.0 * t.mfu);
+      if (t.time_to_train) {
+        out << fmt::format(", {} to train", format_seconds(*t.time_to_train));
+        if (t.meets_deadline) {
+          out << (*t.meets_deadline ? " (meets the deadline)" : " (MISSES the deadline)");
+        }
+      }
+      out << "\n  " << t.explanation << '\n';
+    }
   } else {
     out << fmt::format("fits: {}: {} concurrent sequences; at most {} fit ({} of KV cache each, "
                        "{} per token)\n",
                        m.fits ? "yes" : "NO", m.batch, m.max_batch, format_bytes(m.kv_per_sequence),
                        format_bytes(m.kv_per_token));
     out << fmt::format("longest single sequence that fits: {} tokens\n", m.max_context);
+    if (r.inference && r.inference->concurrency > 0) {
+      const auto& i = *r.inference;
+      out << fmt::format("\nspeed ({} math): TTFT {}, TPOT {}, {:.0f} output tokens/s, {:.2f} "
+                         "requests/s\n",
+                         to_string(i.compute_precision), format_seconds(i.ttft),
+                         format_seconds(i.tpot), i.output_tokens_per_s, i.requests_per_s);
+      out << fmt::format("  one prefill {} alone; one decode step {} (memory {}, compute {}, "
+                         "all-reduce {}, fixed {}); prefills take {:.0f}% of the time\n",
+                         format_seconds(i.prefill), format_seconds(i.decode_step),
+                         format_seconds(i.decode_memory), format_seconds(i.decode_compute),
+                         format_seconds(i.decode_communication), format_seconds(i.decode_fixed),
+                         100.0 * i.prefill_share);
+      out << "  " << i.explanation << '\n';
+    }
   }
   for (const auto& n : m.notes) {
     out << "note: " << n << '\n';

@@ -1,0 +1,47 @@
+#pragma once
+
+// Measured speed in ../shared/validation turned into predictions: serving TTFT/TPOT
+// (serving_measured.csv, aggregated rows, de-duplicated), TensorRT-LLM tables, Megatron MFU.
+// Each case keeps a predictor so that the fitter can re-evaluate it under other efficiencies.
+
+#include "memory_cases.hpp"
+
+#include <rightsize/performance.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace rightsize::accuracy {
+
+struct PerfCase {
+  std::string id;
+  std::string metric; // ttft, tpot, throughput, first_token, achieved_tflops, mfu
+  std::string group;  // serving, trtllm-table, megatron
+  std::string family; // GPU family
+  std::string engine;
+  double measured = 0;
+  bool held_out = false;
+  std::function<double(const Efficiency&)> predict;
+};
+
+struct PerfCases {
+  std::vector<PerfCase> cases;
+  std::vector<Skipped> skipped;   // grouped reasons with counts
+  int serving_rows_read = 0;      // aggregated rows before de-duplication
+  int serving_configurations = 0; // after
+};
+
+PerfCases build_perf_cases(const std::string& validation_dir, const std::string& configs_dir,
+                           const Catalog& catalog, const Constants& constants);
+
+// Median and worst absolute relative error of `cases` with `metric` under `eff`.
+struct ErrorSummary {
+  int count = 0;
+  double median = 0;
+  double worst = 0;
+  double mean_absolute_log = 0; // the fit's objective: robust to the few queueing outliers
+};
+ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficiency& eff);
+
+} // namespace rightsize::accuracy
