@@ -107,6 +107,9 @@ int main(int argc, char** argv) {
           engine + ".ttft_overhead",
           [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_request; }, 2.0));
     }
+    params.push_back({"training.size_exponent",
+                      [](const Efficiency& e) { return e.training_size_exponent; },
+                      [](Efficiency& e, double v) { e.training_size_exponent = v; }, 0.0, 1.0});
     params.push_back(seconds_parameter(
         "allreduce_latency", [](Efficiency& e) -> Seconds& { return e.allreduce_latency; }, 1e-3));
 
@@ -120,7 +123,7 @@ int main(int argc, char** argv) {
         for (const double factor : {1.0 + step, 1.0 / (1.0 + step)}) {
           Efficiency trial = eff;
           const double before = prm.get(trial);
-          const double v = std::clamp(before == 0.0 ? prm.hi * 0.01 : before * factor, prm.lo, prm.hi);
+          const double v = std::clamp(before == 0.0 ? prm.hi * 0.05 : before * factor, prm.lo, prm.hi);
           if (v == before) {
             continue;
           }

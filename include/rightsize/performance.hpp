@@ -48,6 +48,8 @@ public:
   Seconds pcie_allreduce_latency; // per ring step over PCIe
   Seconds network_latency;
   double dp_overlap = 0.8;        // share of the backward pass the gradient all-reduce hides behind
+  double training_size_exponent = 0;       // training efficiency x (hidden / reference)^exponent
+  double training_reference_hidden = 8192;
   nlohmann::json fitted_on;       // what the values were fitted on
 };
 

@@ -19,7 +19,7 @@ using detail::Range;
 Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& file) {
   const FieldReader root(j, file);
   root.reject_unknown({"schema_version", "description", "families", "engines", "interconnect",
-                       "fitted_on"});
+                       "training", "fitted_on"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
   }
@@ -52,6 +52,12 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
   const auto ic = root.object("interconnect");
   ic.reject_unknown({"allreduce_latency_us", "pcie_allreduce_latency_us", "network_latency_us",
                      "dp_overlap"});
+  if (root.has("training")) {
+    const auto t = root.object("training");
+    t.reject_unknown({"size_exponent", "reference_hidden"});
+    e.training_size_exponent = t.number("size_exponent", Range::between(0.0, 1.0));
+    e.training_reference_hidden = t.number("reference_hidden", Range::positive(1e6));
+  }
   e.allreduce_latency = microseconds(ic.number("allreduce_latency_us", Range::non_negative(1e6)));
   e.pcie_allreduce_latency =
       microseconds(ic.number("pcie_allreduce_latency_us", Range::non_negative(1e6)));
@@ -90,6 +96,9 @@ nlohmann::json Efficiency::to_json() const {
             {"pcie_allreduce_latency_us", pcie_allreduce_latency.si() * 1e6},
             {"network_latency_us", network_latency.si() * 1e6},
             {"dp_overlap", dp_overlap}}},
+          {"training",
+           {{"size_exponent", training_size_exponent},
+            {"reference_hidden", training_reference_hidden}}},
           {"fitted_on", fitted_on}};
 }
 
@@ -404,7 +413,12 @@ TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Pa
                       static_cast<double>(mm.layers) / 2.0);
   }
   const auto& fam = eff.family(gpu);
-  r.compute = hardware / gpus / (peak * fam.training_compute);
+  // Larger models keep the tensor cores busier (bigger GEMMs, fewer small kernels per FLOP):
+  // efficiency grows as (hidden / reference)^gamma, fitted on the Megatron 2021 table.
+  const double kernel_efficiency = std::min(
+      0.95, fam.training_compute * std::pow(static_cast<double>(m.hidden) / eff.training_reference_hidden,
+                                            eff.training_size_exponent));
+  r.compute = hardware / gpus / (peak * kernel_efficiency);
   // Pipeline bubble (p - 1) / (v m) of the compute (Narayanan et al. 2021, section 2.2).
   const double microbatches = static_cast<double>(w.global_batch) / (micro * p.dp);
   if (p.pp > 1) {
@@ -460,7 +474,7 @@ TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Pa
     r.bottleneck = "compute";
     r.explanation = fmt::format("training is compute bound: {} of math per step at {:.0f}% of "
                                 "the {} dense peak; MFU {:.0f}%",
-                                format_flops(hardware / gpus), 100.0 * fam.training_compute,
+                                format_flops(hardware / gpus), 100.0 * kernel_efficiency,
                                 to_string(r.compute_precision), 100.0 * r.mfu);
   }
   return r;
