@@ -16,9 +16,6 @@ void register_unbuilt(CLI::App& app, Context& ctx, const std::string& name, cons
   });
 }
 
-void register_plan(CLI::App& app, Context& ctx) {
-  register_unbuilt(app, ctx, "plan", "Rank GPU configurations for a workload");
-}
 void register_check(CLI::App& app, Context& ctx) {
   register_unbuilt(app, ctx, "check", "Compare a plan with its lock file (for CI)");
 }

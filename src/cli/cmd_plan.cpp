@@ -1,0 +1,156 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+
+#include <rightsize/catalog.hpp>
+#include <rightsize/plan.hpp>
+#include <rightsize/render_plan.hpp>
+#include <rightsize/spec.hpp>
+
+#include <CLI/CLI.hpp>
+#include <fstream>
+#include <map>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+namespace rightsize::cli {
+
+namespace {
+
+struct PlanCliOptions {
+  CommonOptions common;
+  std::string spec;
+  std::string output;
+  std::string objective = "tco";
+  std::string color = "auto";
+  int top = 0;
+  std::vector<std::string> assume;
+  // Deployment overrides.
+  std::string mode;
+  long long horizon_months = 0;
+  double growth = -1;
+  double hours_per_month = 0;
+  std::string provider;
+  std::string price_kind;
+  double pue = 0;
+  double electricity = -1;
+  double amortization_years = 0;
+  double utilization = 0;
+};
+
+void apply_overrides(const PlanCliOptions& o, Spec& spec) {
+  auto& d = spec.deployment;
+  if (!o.mode.empty()) {
+    d.mode = o.mode == "cloud" ? DeploymentMode::cloud : DeploymentMode::onprem;
+  }
+  if (o.horizon_months > 0) {
+    d.horizon_months = o.horizon_months;
+  }
+  if (o.growth >= -0.5) {
+    d.growth_per_month = o.growth;
+  }
+  if (o.hours_per_month > 0) {
+    d.hours_per_month = o.hours_per_month;
+  }
+  if (!o.provider.empty()) {
+    d.provider = o.provider;
+  }
+  if (!o.price_kind.empty()) {
+    d.price_kind = o.price_kind;
+  }
+  if (o.pue > 0) {
+    d.pue = o.pue;
+  }
+  if (o.electricity >= 0) {
+    d.electricity_usd_per_kwh = o.electricity;
+  }
+  if (o.amortization_years > 0) {
+    d.amortization_years = o.amortization_years;
+  }
+  if (o.utilization > 0) {
+    d.utilization = o.utilization;
+  }
+}
+
+} // namespace
+
+void register_plan(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<PlanCliOptions>();
+  auto* sub = app.add_subcommand("plan", "Rank GPU configurations for a workload: which GPUs, how "
+                                         "many, in what layout, at what cost, and why not the others");
+  sub->add_option("SPEC", o->spec, "A rightsize spec or a Hugging Face config.json")->required();
+  add_format_option(*sub, o->common, {"table", "json", "markdown", "csv"});
+  add_catalog_option(*sub, o->common);
+  sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
+  sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
+      ->type_name("FILE");
+  sub->add_option("--objective", o->objective, "Rank by tco, cost_per_token, latency, gpus or power")
+      ->check(CLI::IsMember({"tco", "cost_per_token", "latency", "gpus", "power"}))
+      ->default_str("tco");
+  sub->add_option("--color", o->color, "Colour in the table: auto, always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto");
+  sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)")
+      ->type_name("NAME=VALUE");
+  auto* dep = "Deployment (override the spec's deployment)";
+  sub->add_option("--mode", o->mode, "cloud or onprem")->check(CLI::IsMember({"cloud", "onprem"}))->group(dep);
+  sub->add_option("--horizon-months", o->horizon_months, "TCO horizon")->check(CLI::Range(1LL, 240LL))->group(dep);
+  sub->add_option("--growth", o->growth, "Demand growth per month (0.05 = 5%)")->check(CLI::Range(-0.5, 10.0))->group(dep);
+  sub->add_option("--hours-per-month", o->hours_per_month, "Billed hours per month (730)")->check(CLI::Range(1.0, 744.0))->group(dep);
+  sub->add_option("--provider", o->provider, "Use this provider's prices")->group(dep);
+  sub->add_option("--price-kind", o->price_kind, "on_demand, spot or committed")
+      ->check(CLI::IsMember({"on_demand", "spot", "committed"}))->group(dep);
+  sub->add_option("--pue", o->pue, "Power usage effectiveness (1.3)")->check(CLI::Range(1.0, 5.0))->group(dep);
+  sub->add_option("--electricity", o->electricity, "USD per kWh (0.12)")->check(CLI::Range(0.0, 10.0))->group(dep);
+  sub->add_option("--amortization-years", o->amortization_years, "On-prem amortization (4)")
+      ->check(CLI::Range(0.1, 20.0))->group(dep);
+  sub->add_option("--utilization", o->utilization, "Average power draw as a share of TDP (0.7)")
+      ->check(CLI::Range(0.01, 1.0))->group(dep);
+  sub->callback([&ctx, o]() {
+    ctx.action = [&ctx, o]() {
+      Spec spec = load_spec(o->spec);
+      for (const auto& w : spec.warnings) {
+        ctx.log->warn("{}: {}", spec.file, w);
+      }
+      apply_overrides(*o, spec);
+      const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
+      const Constants constants = load_constants(o->assume);
+      const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
+      PlanOptions options;
+      options.today = today();
+      options.stale_days = spec.deployment.stale_price_days;
+      const std::map<std::string, Objective> objectives{
+          {"tco", Objective::tco}, {"cost_per_token", Objective::cost_per_token},
+          {"latency", Objective::latency}, {"gpus", Objective::gpus}, {"power", Objective::power}};
+      options.objective = objectives.at(o->objective);
+      const Plan plan = make_plan(spec, catalog, constants, efficiency, options);
+      RenderOptions render;
+      render.top = o->top;
+      const bool to_terminal = o->output.empty() && ::isatty(STDOUT_FILENO) != 0 && &ctx.out == &std::cout;
+      render.color = o->color == "always" || (o->color == "auto" && to_terminal);
+      std::ofstream file;
+      if (!o->output.empty()) {
+        file.open(o->output);
+        if (!file) {
+          throw InputError(o->output, "cannot write the report file");
+        }
+      }
+      std::ostream& out = o->output.empty() ? ctx.out : file;
+      if (o->common.format == "json") {
+        render_plan_json(plan, render, out);
+      } else if (o->common.format == "markdown") {
+        render_plan_markdown(plan, render, out);
+      } else if (o->common.format == "csv") {
+        render_plan_csv(plan, render, out);
+      } else {
+        render_plan_table(plan, render, out);
+      }
+      if (!plan.feasible()) {
+        ctx.log->error("nothing feasible: no GPU configuration satisfies {}", spec.file);
+        return ExitCode::infeasible;
+      }
+      return ExitCode::ok;
+    };
+  });
+}
+
+} // namespace rightsize::cli
