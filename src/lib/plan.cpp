@@ -648,6 +648,9 @@ Plan make_plan(const Spec& spec, const Catalog& catalog, const Constants& consta
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     plan.candidates[i].rank = static_cast<int>(i + 1);
   }
+  // Real misses first (they are what a person can act on), exclusions by constraint last.
+  std::stable_partition(plan.rejected.begin(), plan.rejected.end(),
+                        [](const Rejection& r) { return r.code != "constraint"; });
   // Over-provisioned means a cheaper configuration meets the same targets: the best-ranked one
   // cannot be, whatever its headroom.
   if (!plan.candidates.empty() && plan.candidates.front().verdict == "over-provisioned") {
