@@ -4,6 +4,7 @@
 #include <rightsize/catalog.hpp>
 #include <rightsize/estimate.hpp>
 #include <rightsize/performance.hpp>
+#include <rightsize/plan.hpp>
 #include <rightsize/spec.hpp>
 
 #include <benchmark/benchmark.h>
@@ -62,6 +63,25 @@ void bm_evaluate_configuration(benchmark::State& state) {
   }
 }
 BENCHMARK(bm_evaluate_configuration)->Unit(benchmark::kMicrosecond);
+
+// A whole plan over the catalog, in-process: the spec, catalog and constants already loaded.
+void bm_plan(benchmark::State& state, const char* example) {
+  const auto spec = rightsize::load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/" + example);
+  const auto catalog = rightsize::load_catalog(k_catalog);
+  const auto constants = rightsize::Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff = rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  rightsize::PlanOptions options;
+  options.today = "2026-11-21";
+  for (auto _ : state) {
+    auto plan = rightsize::make_plan(spec, catalog, constants, eff, options);
+    benchmark::DoNotOptimize(plan.candidates.data());
+  }
+}
+BENCHMARK_CAPTURE(bm_plan, chat_8b, "llama-3.1-8b-chat.json")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_plan, sla_70b, "llama-3.1-70b-sla.json")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_plan, mixtral, "mixtral-8x7b.json")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_plan, lora_7b, "llama-2-7b-lora.json")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_plan, pretrain_70b, "llama-3.1-70b-pretrain.json")->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -258,10 +258,14 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   };
   const long long max_gpus = S.spec.constraints.max_gpus.value_or(1'000'000);
   for (const Spec& spec : precision_variants(S.spec)) {
-    for (const int tp : tp_options(spec, g)) {
+    const std::vector<int> tps = tp_options(spec, g);
+    bool widest_fits = false;
+    for (const int tp : tps) {
       for (const int pp : {1, 2, 4}) {
-        if (pp > 1 && tp < static_cast<int>(tp_options(spec, g).back())) {
-          continue; // pipeline only once tensor parallelism is at its widest
+        // Pipeline stages only when the widest tensor-parallel layout does not fit: they add GPUs
+        // and latency, never speed, to a replica.
+        if (pp > 1 && (tp < tps.back() || widest_fits)) {
+          continue;
         }
         std::vector<int> eps{1};
         if (spec.model.is_moe() && tp > 1 && spec.model.experts % tp == 0) {
@@ -277,6 +281,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
             continue;
           }
           const Evaluated probe = evaluate(S, spec, g, p, 1, 1);
+          if (tp == tps.back() && pp == 1 && probe.memory.max_batch >= 1) {
+            widest_fits = true;
+          }
           if (probe.memory.max_batch < 1) {
             const Bytes need = probe.memory.per_gpu.total() - probe.memory.per_gpu.kv_cache;
             consider_miss("memory_capacity",
@@ -299,7 +306,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
             } else {
               long long lo = 1;
               long long hi = probe.memory.max_batch;
-              if (latency_ratio(t, evaluate(S, spec, g, p, hi, r).perf) > 1.0) {
+              if ((t.ttft || t.tpot) && latency_ratio(t, evaluate(S, spec, g, p, hi, r).perf) > 1.0) {
                 while (hi - lo > 1) {
                   const long long mid = lo + (hi - lo) / 2;
                   (latency_ratio(t, evaluate(S, spec, g, p, mid, r).perf) <= 1.0 ? lo : hi) = mid;
@@ -336,19 +343,31 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
           std::string code;
           double dist = 0;
           bool ok = false;
-          while (hi <= max_replicas) {
-            Evaluated e;
-            if (try_replicas(hi, e, code, dist)) {
-              ok = true;
-              best = e;
-              break;
+          if (!inf.concurrency) {
+            // Offline: each replica runs its own largest batch that meets the latency targets,
+            // independent of how many replicas there are; throughput adds up.
+            ok = try_replicas(1, best, code, dist);
+            if (!ok && code == "throughput_target") {
+              hi = static_cast<int>(std::ceil(dist - 1e-9));
+              if (hi <= max_replicas) {
+                best.perf.requests_per_s *= hi;
+                best.perf.output_tokens_per_s *= hi;
+                best.perf.prefill_tokens_per_s *= hi;
+                ok = true;
+              }
             }
-            // More replicas only help throughput, or latency through lower per-replica load.
-            if (code == "latency_target" && !inf.concurrency) {
-              break;
+            lo = hi - 1;
+          } else {
+            while (hi <= max_replicas) {
+              Evaluated e;
+              if (try_replicas(hi, e, code, dist)) {
+                ok = true;
+                best = e;
+                break;
+              }
+              lo = hi;
+              hi = hi * 2;
             }
-            lo = hi;
-            hi = hi * 2;
           }
           if (!ok) {
             const int tried = std::min(hi, max_replicas);
