@@ -7,6 +7,7 @@
 #include <rightsize/spec.hpp>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <spdlog/spdlog.h>
@@ -24,6 +25,8 @@ struct PlanCliOptions {
   std::string color = "auto";
   int top = 0;
   std::vector<std::string> assume;
+  std::string lock;
+  bool lock_given = false;
   // Deployment overrides.
   std::string mode;
   long long horizon_months = 0;
@@ -91,6 +94,12 @@ void register_plan(CLI::App& app, Context& ctx) {
       ->default_str("auto");
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
+  CLI::Option* lock_option =
+      sub->add_option("--lock", o->lock,
+                      "Also write a lock file for rightsize check (default: rightsize.lock.json "
+                      "beside the spec)")
+          ->expected(0, 1)
+          ->type_name("[FILE]");
   auto* dep = "Deployment (override the spec's deployment)";
   sub->add_option("--mode", o->mode, "cloud or onprem")->check(CLI::IsMember({"cloud", "onprem"}))->group(dep);
   sub->add_option("--horizon-months", o->horizon_months, "TCO horizon")->check(CLI::Range(1LL, 240LL))->group(dep);
@@ -105,7 +114,8 @@ void register_plan(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(0.1, 20.0))->group(dep);
   sub->add_option("--utilization", o->utilization, "Average power draw as a share of TDP (0.7)")
       ->check(CLI::Range(0.01, 1.0))->group(dep);
-  sub->callback([&ctx, o]() {
+  sub->callback([&ctx, o, lock_option]() {
+    o->lock_given = lock_option->count() > 0;
     ctx.action = [&ctx, o]() {
       Spec spec = load_spec(o->spec);
       for (const auto& w : spec.warnings) {
@@ -143,6 +153,13 @@ void register_plan(CLI::App& app, Context& ctx) {
         render_plan_csv(plan, render, out);
       } else {
         render_plan_table(plan, render, out);
+      }
+      if (o->lock_given) {
+        const std::string path = o->lock.empty()
+                                     ? (std::filesystem::path(o->spec).parent_path() / "rightsize.lock.json").string()
+                                     : o->lock;
+        write_lock_entry(plan, o->spec, path);
+        ctx.log->info("wrote lock {}", path);
       }
       if (!plan.feasible()) {
         ctx.log->error("nothing feasible: no GPU configuration satisfies {}", spec.file);

@@ -16,8 +16,5 @@ void register_unbuilt(CLI::App& app, Context& ctx, const std::string& name, cons
   });
 }
 
-void register_check(CLI::App& app, Context& ctx) {
-  register_unbuilt(app, ctx, "check", "Compare a plan with its lock file (for CI)");
-}
 
 } // namespace rightsize::cli

@@ -5,6 +5,7 @@
 #include "cli/context.hpp"
 
 #include <rightsize/estimate.hpp>
+#include <rightsize/plan.hpp>
 
 #include <CLI/App.hpp>
 #include <string>
@@ -21,6 +22,9 @@ void register_model(CLI::App& app, Context& ctx);
 
 // data/memory.json with --assume NAME=VALUE overrides applied.
 Constants load_constants(const std::vector<std::string>& assume);
+
+// Writes (or replaces) the lock entry of a plan's spec in `lock_path` (plan --lock, check --update).
+void write_lock_entry(const Plan& plan, const std::string& spec_file, const std::string& lock_path);
 
 // A subcommand that exists in the interface but is not built yet: it says so and exits 2.
 void register_unbuilt(CLI::App& app, Context& ctx, const std::string& name, const std::string& help);
