@@ -57,7 +57,7 @@ void print_error(std::ostream& err, const std::string& message) {
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Context ctx{out, err, nullptr, 0, false, {}, {}};
+  Context ctx{out, err, nullptr, 0, false, {}};
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model and its workload and says "
                "which GPUs, how many, in what layout, at what cost, and why.",
                "rightsize"};

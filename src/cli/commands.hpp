@@ -26,7 +26,5 @@ Constants load_constants(const std::vector<std::string>& assume);
 // Writes (or replaces) the lock entry of a plan's spec in `lock_path` (plan --lock, check --update).
 void write_lock_entry(const Plan& plan, const std::string& spec_file, const std::string& lock_path);
 
-// A subcommand that exists in the interface but is not built yet: it says so and exits 2.
-void register_unbuilt(CLI::App& app, Context& ctx, const std::string& name, const std::string& help);
 
 } // namespace rightsize::cli

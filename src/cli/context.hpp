@@ -22,7 +22,6 @@ struct Context {
   // Set by the chosen subcommand's CLI11 callback; run() calls it after parsing, inside the one
   // catch site, and returns its exit code.
   std::function<ExitCode()> action;
-  std::vector<std::string> unbuilt_args; // swallowed by subcommands that are not built yet
 };
 
 } // namespace rightsize::cli
