@@ -322,8 +322,13 @@ MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Paralleli
   const ModelArch& m = spec.model;
   MemoryEstimate e;
   e.capacity = gpu.plannable_memory();
+  // Each constant read is listed once as an assumption of the estimate.
   const auto use = [&](const char* name) {
-    e.assumptions.push_back(c.assumption(name));
+    const bool listed = std::any_of(e.assumptions.begin(), e.assumptions.end(),
+                                    [&](const Assumption& a) { return a.name == name; });
+    if (!listed) {
+      e.assumptions.push_back(c.assumption(name));
+    }
     return c.get(name);
   };
   const Bytes context = mib(use("cuda_context_mib")) + mib(use("cublas_workspace_mib"));

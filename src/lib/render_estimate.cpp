@@ -9,12 +9,7 @@ namespace {
 
 nlohmann::json assumptions_json(const std::vector<Assumption>& list) {
   nlohmann::json out = nlohmann::json::array();
-  std::vector<std::string> seen;
   for (const auto& a : list) {
-    if (std::find(seen.begin(), seen.end(), a.name) != seen.end()) {
-      continue;
-    }
-    seen.push_back(a.name);
     out.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
   }
   return out;
@@ -202,12 +197,7 @@ void render_estimate_table(const EstimateReport& r, std::ostream& out) {
     out << "note: " << n << '\n';
   }
   out << "\nassumptions:\n";
-  std::vector<std::string> seen;
   for (const auto& a : m.assumptions) {
-    if (std::find(seen.begin(), seen.end(), a.name) != seen.end()) {
-      continue;
-    }
-    seen.push_back(a.name);
     out << fmt::format("  {} = {:g}  ({})\n", a.name, a.value, a.source);
   }
   for (const auto& d : s.defaults) {

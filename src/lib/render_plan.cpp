@@ -184,12 +184,8 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
     rejected.push_back({{"gpu", r.gpu}, {"code", r.code}, {"reason", r.reason}, {"nearest_fix", r.nearest_fix}});
   }
   nlohmann::json assumptions = nlohmann::json::array();
-  std::vector<std::string> seen;
   for (const auto& a : plan.assumptions) {
-    if (std::find(seen.begin(), seen.end(), a.name) == seen.end()) {
-      seen.push_back(a.name);
-      assumptions.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
-    }
+    assumptions.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
   }
   const auto& d = plan.spec.deployment;
   for (const auto& [name, value, source] : std::vector<std::tuple<std::string, double, std::string>>{

@@ -1,3 +1,4 @@
+#include "fixtures.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/catalog.hpp>
@@ -9,18 +10,13 @@
 
 using namespace rightsize;
 using rightsize::test::config_path;
+namespace {
+const auto& catalog = rightsize::test::bundled_catalog;
+const auto& constants = rightsize::test::bundled_constants;
+const auto& efficiency = rightsize::test::bundled_efficiency;
+} // namespace
 
 namespace {
-
-const Constants& constants() {
-  static const Constants c = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  return c;
-}
-
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  return c;
-}
 
 Spec spec_of(nlohmann::json body) {
   if (body["model"].is_string()) {

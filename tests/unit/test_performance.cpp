@@ -1,3 +1,4 @@
+#include "fixtures.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/catalog.hpp>
@@ -9,21 +10,13 @@
 
 using namespace rightsize;
 using rightsize::test::config_path;
+namespace {
+const auto& catalog = rightsize::test::bundled_catalog;
+const auto& constants = rightsize::test::bundled_constants;
+const auto& efficiency = rightsize::test::bundled_efficiency;
+} // namespace
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  return c;
-}
-const Constants& constants() {
-  static const Constants c = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  return c;
-}
-const Efficiency& efficiency() {
-  static const Efficiency e = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
-  return e;
-}
 
 Spec serving(const char* model, nlohmann::json precision, long long concurrency) {
   return parse_spec({{"model", config_path(model)},

@@ -1,3 +1,4 @@
+#include "fixtures.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/catalog.hpp>
@@ -9,23 +10,21 @@
 
 using namespace rightsize;
 using rightsize::test::config_path;
+namespace {
+const auto& catalog = rightsize::test::bundled_catalog;
+const auto& constants = rightsize::test::bundled_constants;
+const auto& efficiency = rightsize::test::bundled_efficiency;
+} // namespace
 
 namespace {
-
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  return c;
-}
 
 Plan plan_for(nlohmann::json body, Objective objective = Objective::tco) {
   body["model"] = config_path(body["model"].get<std::string>());
   const Spec spec = parse_spec(body, "plan.json");
-  static const Constants constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  static const Efficiency eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   PlanOptions o;
   o.today = "2026-11-21";
   o.objective = objective;
-  return make_plan(spec, catalog(), constants, eff, o);
+  return make_plan(spec, catalog(), constants(), efficiency(), o);
 }
 
 const Candidate* find(const Plan& p, const std::string& gpu) {

@@ -1,0 +1,28 @@
+#pragma once
+
+// The bundled data, loaded once per test binary.
+
+#include <rightsize/catalog.hpp>
+#include <rightsize/estimate.hpp>
+#include <rightsize/performance.hpp>
+
+#include <string>
+
+namespace rightsize::test {
+
+inline const Catalog& bundled_catalog() {
+  static const Catalog c = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
+  return c;
+}
+
+inline const Constants& bundled_constants() {
+  static const Constants c = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  return c;
+}
+
+inline const Efficiency& bundled_efficiency() {
+  static const Efficiency e = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  return e;
+}
+
+} // namespace rightsize::test
