@@ -7,9 +7,10 @@
 #include <rightsize/plan.hpp>
 #include <rightsize/spec.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <benchmark/benchmark.h>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace {
@@ -52,8 +53,10 @@ BENCHMARK(bm_load_spec)->Unit(benchmark::kMicrosecond);
 void bm_evaluate_configuration(benchmark::State& state) {
   const auto spec = rightsize::load_spec(k_example);
   const auto catalog = rightsize::load_catalog(k_catalog);
-  const auto constants = rightsize::Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  const auto eff = rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  const auto constants =
+      rightsize::Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff =
+      rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   const auto& gpu = catalog.resolve("H100", "bench");
   rightsize::Parallelism p;
   for (auto _ : state) {
@@ -68,8 +71,10 @@ BENCHMARK(bm_evaluate_configuration)->Unit(benchmark::kMicrosecond);
 void bm_plan(benchmark::State& state, const char* example) {
   const auto spec = rightsize::load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/" + example);
   const auto catalog = rightsize::load_catalog(k_catalog);
-  const auto constants = rightsize::Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  const auto eff = rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  const auto constants =
+      rightsize::Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff =
+      rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   rightsize::PlanOptions options;
   options.today = "2026-11-21";
   for (auto _ : state) {
@@ -81,7 +86,8 @@ BENCHMARK_CAPTURE(bm_plan, chat_8b, "llama-3.1-8b-chat.json")->Unit(benchmark::k
 BENCHMARK_CAPTURE(bm_plan, sla_70b, "llama-3.1-70b-sla.json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_plan, mixtral, "mixtral-8x7b.json")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(bm_plan, lora_7b, "llama-2-7b-lora.json")->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(bm_plan, pretrain_70b, "llama-3.1-70b-pretrain.json")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(bm_plan, pretrain_70b, "llama-3.1-70b-pretrain.json")
+    ->Unit(benchmark::kMillisecond);
 
 } // namespace
 

@@ -3,9 +3,10 @@
 #include <rightsize/error.hpp>
 #include <rightsize/spec.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <map>
-#include <nlohmann/json.hpp>
 
 namespace rightsize::accuracy {
 
@@ -28,12 +29,16 @@ Spec spec_from(const nlohmann::json& body, const std::string& configs_dir, const
   return parse_spec(j, std::string("accuracy:") + name);
 }
 
-Bytes reserved_peak(const MemoryEstimate& e) { return e.per_gpu.total(); }
+Bytes reserved_peak(const MemoryEstimate& e) {
+  return e.per_gpu.total();
+}
 
 } // namespace
 
-MemoryResults run_memory_cases(const std::string& validation_dir, const std::string& configs_dir,
-                               const Catalog& catalog, const Constants& constants) {
+MemoryResults run_memory_cases(const std::string& validation_dir,
+                               const std::string& configs_dir,
+                               const Catalog& catalog,
+                               const Constants& constants) {
   std::map<std::string, nlohmann::json> lines;
   std::ifstream in(validation_dir + "/measurements.jsonl");
   if (!in) {
@@ -63,48 +68,71 @@ MemoryResults run_memory_cases(const std::string& validation_dir, const std::str
   // PEFT MetaMathQA: Llama-3.2-3B, batch 4, max length 768, AdamW, no gradient checkpointing,
   // model loaded in bf16 without AMP (so parameters, gradients and AdamW states are bf16),
   // transformers with SDPA attention. Measured: peak reserved memory (torch).
-  const auto peft = [&](const std::string& id, const nlohmann::json& method, const char* what,
-                        bool held_out) {
-    nlohmann::json w{{"type", "finetune"},     {"seq_len", 768},          {"micro_batch", 4},
-                     {"optimizer", "adamw"},   {"recompute", "none"},     {"framework", "transformers"},
-                     {"training_precision", "pure-bf16"}};
-    w.update(method);
-    const Spec s = spec_from({{"model", "llama-3.2-3b"}, {"precision", "bf16"}, {"workload", w}},
-                             configs_dir, id.c_str());
-    const auto e = estimate_memory(s, l40s, single, constants);
-    out.cases.push_back({id, what, "total per GPU vs peak reserved", measured_gib(id),
-                         reserved_peak(e).si(), false, held_out});
-  };
-  peft("peft-metamathqa-full-finetuning--llama-3.2-3B-lr_0.00001", {{"method", "full"}},
-       "Llama-3.2-3B full fine-tune, L40S", true);
+  const auto peft =
+      [&](const std::string& id, const nlohmann::json& method, const char* what, bool held_out) {
+        nlohmann::json w{{"type", "finetune"},
+                         {"seq_len", 768},
+                         {"micro_batch", 4},
+                         {"optimizer", "adamw"},
+                         {"recompute", "none"},
+                         {"framework", "transformers"},
+                         {"training_precision", "pure-bf16"}};
+        w.update(method);
+        const Spec s =
+            spec_from({{"model", "llama-3.2-3b"}, {"precision", "bf16"}, {"workload", w}},
+                      configs_dir,
+                      id.c_str());
+        const auto e = estimate_memory(s, l40s, single, constants);
+        out.cases.push_back({id,
+                             what,
+                             "total per GPU vs peak reserved",
+                             measured_gib(id),
+                             reserved_peak(e).si(),
+                             false,
+                             held_out});
+      };
+  peft("peft-metamathqa-full-finetuning--llama-3.2-3B-lr_0.00001",
+       {{"method", "full"}},
+       "Llama-3.2-3B full fine-tune, L40S",
+       true);
   peft("peft-metamathqa-lora--llama-3.2-3B-rank32",
        {{"method", "lora"}, {"lora_rank", 32}, {"lora_targets", {"q_proj", "v_proj"}}},
-       "Llama-3.2-3B LoRA r32, L40S", true);
+       "Llama-3.2-3B LoRA r32, L40S",
+       true);
   peft("peft-metamathqa-lora--llama-3.2-3B-rank64",
        {{"method", "lora"}, {"lora_rank", 64}, {"lora_targets", {"q_proj", "v_proj"}}},
-       "Llama-3.2-3B LoRA r64, L40S", true);
+       "Llama-3.2-3B LoRA r64, L40S",
+       true);
 
   // FastChat serving Llama-2-7B with transformers on an RTX 3090: nvidia-smi process memory
   // (CUDA context included) for a short chat.
-  const auto fastchat = [&](const std::string& id, const char* precision, const char* what,
-                            bool held_out) {
-    const Spec s = spec_from({{"model", "llama-2-7b"},
-                              {"precision", precision},
-                              {"workload",
-                               {{"type", "inference"},
-                                {"engine", "transformers"},
-                                {"input_tokens", 512},
-                                {"output_tokens", 256},
-                                {"concurrency", 1}}}},
-                             configs_dir, id.c_str());
-    const auto e = estimate_memory(s, rtx3090, single, constants);
-    out.cases.push_back({id, what, "total per GPU vs nvidia-smi process memory", measured_mib(id),
-                         e.per_gpu.total().si(), false, held_out});
-  };
-  fastchat("fastchat-llama2-7b-3090-fp16", "fp16", "Llama-2-7B fp16 chat, transformers, RTX 3090",
+  const auto fastchat =
+      [&](const std::string& id, const char* precision, const char* what, bool held_out) {
+        const Spec s = spec_from({{"model", "llama-2-7b"},
+                                  {"precision", precision},
+                                  {"workload",
+                                   {{"type", "inference"},
+                                    {"engine", "transformers"},
+                                    {"input_tokens", 512},
+                                    {"output_tokens", 256},
+                                    {"concurrency", 1}}}},
+                                 configs_dir,
+                                 id.c_str());
+        const auto e = estimate_memory(s, rtx3090, single, constants);
+        out.cases.push_back({id,
+                             what,
+                             "total per GPU vs nvidia-smi process memory",
+                             measured_mib(id),
+                             e.per_gpu.total().si(),
+                             false,
+                             held_out});
+      };
+  fastchat("fastchat-llama2-7b-3090-fp16",
+           "fp16",
+           "Llama-2-7B fp16 chat, transformers, RTX 3090",
            false);
-  fastchat("fastchat-llama2-7b-3090-int8", "int8", "Llama-2-7B int8 chat, transformers, RTX 3090",
-           true);
+  fastchat(
+      "fastchat-llama2-7b-3090-int8", "int8", "Llama-2-7B int8 chat, transformers, RTX 3090", true);
 
   // accelerate's model-size estimator page: bert-base-cased loaded in fp32 takes 413.68 MB
   // (MiB, from torch.cuda.memory_allocated): the weights term alone.
@@ -122,10 +150,15 @@ MemoryResults run_memory_cases(const std::string& validation_dir, const std::str
                                 {"dtype", "fp32"}}},
                               {"precision", "fp32"},
                               {"workload", {{"type", "inference"}, {"engine", "transformers"}}}},
-                             configs_dir, id.c_str());
-    out.cases.push_back({id, "bert-base-cased fp32 load", "weights per GPU vs allocated after load",
-                         measured_mib(id), weights_per_gpu(s.model, s.weights, single).total().si(),
-                         false, true});
+                             configs_dir,
+                             id.c_str());
+    out.cases.push_back({id,
+                         "bert-base-cased fp32 load",
+                         "weights per GPU vs allocated after load",
+                         measured_mib(id),
+                         weights_per_gpu(s.model, s.weights, single).total().si(),
+                         false,
+                         true});
   }
 
   // PEFT README: bloomz-7b1 full fine-tuning runs out of memory on an A100 80GB (recipe and
@@ -144,10 +177,16 @@ MemoryResults run_memory_cases(const std::string& validation_dir, const std::str
            {"tied_embeddings", true}}},
          {"workload",
           {{"type", "finetune"}, {"method", "full"}, {"seq_len", 512}, {"micro_batch", 1}}}},
-        configs_dir, id.c_str());
+        configs_dir,
+        id.c_str());
     const auto e = estimate_memory(s, a100, single, constants);
-    out.cases.push_back({id, "bloomz-7b1 full fine-tune, A100 80GB", "fits on one GPU (outcome)",
-                         0.0, e.fits ? 1.0 : 0.0, true, true});
+    out.cases.push_back({id,
+                         "bloomz-7b1 full fine-tune, A100 80GB",
+                         "fits on one GPU (outcome)",
+                         0.0,
+                         e.fits ? 1.0 : 0.0,
+                         true,
+                         true});
   }
 
   const std::map<std::string, std::string> reasons{
@@ -169,8 +208,8 @@ MemoryResults run_memory_cases(const std::string& validation_dir, const std::str
       {"peft-readme-sd14-PEFT-LoRA-gc", "a diffusion model, not a transformer language model"},
   };
   for (const auto& [id, line] : lines) {
-    const bool evaluated = std::any_of(out.cases.begin(), out.cases.end(),
-                                       [&](const MemoryCase& c) { return c.id == id; });
+    const bool evaluated = std::any_of(
+        out.cases.begin(), out.cases.end(), [&](const MemoryCase& c) { return c.id == id; });
     if (!evaluated) {
       const auto r = reasons.find(id);
       out.skipped.push_back({id, r == reasons.end() ? "not expressible" : r->second});

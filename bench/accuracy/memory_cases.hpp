@@ -14,12 +14,12 @@ namespace rightsize::accuracy {
 
 struct MemoryCase {
   std::string id;
-  std::string what;       // the workload in a few words
-  std::string compared;   // which predicted quantity is compared with the measurement
-  double measured = 0;    // bytes, or for outcome lines 1 = fits, 0 = out of memory
+  std::string what;     // the workload in a few words
+  std::string compared; // which predicted quantity is compared with the measurement
+  double measured = 0;  // bytes, or for outcome lines 1 = fits, 0 = out of memory
   double predicted = 0;
-  bool outcome = false;   // a fits / OOM line rather than a number
-  bool held_out = false;  // not used to choose any constant
+  bool outcome = false;  // a fits / OOM line rather than a number
+  bool held_out = false; // not used to choose any constant
   [[nodiscard]] double error() const { return (predicted - measured) / measured; }
 };
 
@@ -35,7 +35,9 @@ struct MemoryResults {
 
 // `validation_dir` holds measurements.jsonl; `configs_dir` the config.json files of
 // tests/data/configs.
-MemoryResults run_memory_cases(const std::string& validation_dir, const std::string& configs_dir,
-                               const Catalog& catalog, const Constants& constants);
+MemoryResults run_memory_cases(const std::string& validation_dir,
+                               const std::string& configs_dir,
+                               const Catalog& catalog,
+                               const Constants& constants);
 
 } // namespace rightsize::accuracy

@@ -3,13 +3,14 @@
 #include <rightsize/error.hpp>
 #include <rightsize/spec.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <fmt/format.h>
-#include <fstream>
-#include <array>
-#include <map>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <map>
 #include <sstream>
 
 namespace rightsize::accuracy {
@@ -39,7 +40,9 @@ std::uint64_t fnv(const std::string& s) {
 }
 
 // One in four configurations is held out of every fit, chosen by a hash of its key.
-bool held_out_key(const std::string& key) { return fnv(key) % 4 == 0; }
+bool held_out_key(const std::string& key) {
+  return fnv(key) % 4 == 0;
+}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -75,8 +78,10 @@ ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficien
   return s;
 }
 
-PerfCases build_perf_cases(const std::string& validation_dir, const std::string& configs_dir,
-                           const Catalog& catalog, const Constants& constants) {
+PerfCases build_perf_cases(const std::string& validation_dir,
+                           const std::string& configs_dir,
+                           const Catalog& catalog,
+                           const Constants& constants) {
   PerfCases out;
   std::map<std::string, int> skip_counts;
   const auto skip = [&](const std::string& reason) { ++skip_counts[reason]; };
@@ -92,9 +97,12 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
       {"deepseek-ai/DeepSeek-R1", "deepseek-v3"},
       {"nvidia/DeepSeek-R1-NVFP4", "deepseek-v3"},
       {"Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b"}};
-  const std::map<std::string, std::string> systems{
-      {"h100_sxm", "H100"}, {"h200_sxm", "H200"}, {"b200_sxm", "B200"},
-      {"b300_sxm", "B300"}, {"gb200", "GB200"},   {"gb300", "GB300"}};
+  const std::map<std::string, std::string> systems{{"h100_sxm", "H100"},
+                                                   {"h200_sxm", "H200"},
+                                                   {"b200_sxm", "B200"},
+                                                   {"b300_sxm", "B300"},
+                                                   {"gb200", "GB200"},
+                                                   {"gb300", "GB300"}};
   const std::map<std::string, std::string> engines{
       {"trtllm", "tensorrt-llm"}, {"vllm", "vllm"}, {"sglang", "sglang"}};
 
@@ -140,15 +148,31 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
       skip("serving: data-parallel attention is not modeled");
       continue;
     }
-    const std::string key =
-        fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", get("model_path"), get("system"),
-                    get("backend"), get("backend_version"), get("precision"), get("gemm_quant_mode"),
-                    get("isl"), get("osl"), get("batch_size"), get("tp_size"), get("moe_ep_size"));
+    const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+                                        get("model_path"),
+                                        get("system"),
+                                        get("backend"),
+                                        get("backend_version"),
+                                        get("precision"),
+                                        get("gemm_quant_mode"),
+                                        get("isl"),
+                                        get("osl"),
+                                        get("batch_size"),
+                                        get("tp_size"),
+                                        get("moe_ep_size"));
     auto& g = groups[key];
     g.ttft.push_back(std::stod(get("silicon_ttft_ms")));
     g.tpot.push_back(std::stod(get("silicon_tpot_ms")));
-    for (const char* name : {"model_path", "system", "backend", "precision", "gemm_quant_mode",
-                             "isl", "osl", "batch_size", "tp_size", "moe_ep_size"}) {
+    for (const char* name : {"model_path",
+                             "system",
+                             "backend",
+                             "precision",
+                             "gemm_quant_mode",
+                             "isl",
+                             "osl",
+                             "batch_size",
+                             "tp_size",
+                             "moe_ep_size"}) {
       g.row[name] = get(name);
     }
   }
@@ -202,15 +226,27 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
     const std::string family = Efficiency::family_name(gpu);
     const auto predictor = [prepared, &constants](bool want_ttft) {
       return [prepared, &constants, want_ttft](const Efficiency& eff) {
-        const auto r = estimate_inference(prepared->spec, prepared->gpu, prepared->p,
-                                          prepared->memory, eff, constants);
+        const auto r = estimate_inference(
+            prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants);
         return want_ttft ? to_ms(r.ttft) : to_ms(r.tpot);
       };
     };
-    out.cases.push_back({"serving:" + key, "ttft", "serving", family, engines.at(row.at("backend")),
-                         median_of(g.ttft), held, predictor(true)});
-    out.cases.push_back({"serving:" + key, "tpot", "serving", family, engines.at(row.at("backend")),
-                         median_of(g.tpot), held, predictor(false)});
+    out.cases.push_back({"serving:" + key,
+                         "ttft",
+                         "serving",
+                         family,
+                         engines.at(row.at("backend")),
+                         median_of(g.ttft),
+                         held,
+                         predictor(true)});
+    out.cases.push_back({"serving:" + key,
+                         "tpot",
+                         "serving",
+                         family,
+                         engines.at(row.at("backend")),
+                         median_of(g.tpot),
+                         held,
+                         predictor(false)});
   }
 
   // --- TensorRT-LLM tables (measurements.jsonl): first-token latency at batch 1, and offline
@@ -250,16 +286,17 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
       const long long batch = w.value("batch", 1);
       const long long isl = w.value("input_len", 128);
       const long long osl = w.value("output_len", 1);
-      Spec spec = parse_spec({{"model", configs_dir + "/" + table_models.at(model_name) + "/config.json"},
-                              {"precision", fp8 ? nlohmann::json{{"weights", "fp8"}, {"kv_cache", "fp8"}}
-                                                : nlohmann::json("fp16")},
-                              {"workload",
-                               {{"type", "inference"},
-                                {"engine", "tensorrt-llm"},
-                                {"input_tokens", isl},
-                                {"output_tokens", std::max<long long>(osl, 1)},
-                                {"concurrency", batch}}}},
-                             "table:" + j["id"].get<std::string>());
+      Spec spec = parse_spec(
+          {{"model", configs_dir + "/" + table_models.at(model_name) + "/config.json"},
+           {"precision",
+            fp8 ? nlohmann::json{{"weights", "fp8"}, {"kv_cache", "fp8"}} : nlohmann::json("fp16")},
+           {"workload",
+            {{"type", "inference"},
+             {"engine", "tensorrt-llm"},
+             {"input_tokens", isl},
+             {"output_tokens", std::max<long long>(osl, 1)},
+             {"concurrency", batch}}}},
+          "table:" + j["id"].get<std::string>());
       Parallelism p;
       p.tp = w.value("tp", 1);
       const MemoryEstimate memory = estimate_memory(spec, *gpu, p, constants);
@@ -267,24 +304,34 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
       const std::string id = j["id"].get<std::string>();
       const bool held = held_out_key(id);
       if (kind == "latency") {
-        out.cases.push_back({id, "first_token", "trtllm-table", Efficiency::family_name(*gpu),
-                             "tensorrt-llm", j["value"].get<double>(), held,
+        out.cases.push_back({id,
+                             "first_token",
+                             "trtllm-table",
+                             Efficiency::family_name(*gpu),
+                             "tensorrt-llm",
+                             j["value"].get<double>(),
+                             held,
                              [prepared, &constants](const Efficiency& eff) {
                                MemoryEstimate m = prepared->memory;
                                m.batch = 1;
                                m.max_batch = std::max<long long>(1, m.max_batch);
-                               const auto r = estimate_inference(prepared->spec, prepared->gpu,
-                                                                 prepared->p, m, eff, constants);
+                               const auto r = estimate_inference(
+                                   prepared->spec, prepared->gpu, prepared->p, m, eff, constants);
                                return to_ms(r.prefill);
                              }});
       } else {
         // Static batch: all prompts prefilled together, then all outputs decoded together.
-        const bool per_gpu = j["unit"].get<std::string>().find("per-GPU column header") !=
-                                 std::string::npos ||
-                             j["unit"].get<std::string>().find("tok/s/GPU") != std::string::npos;
+        const bool per_gpu =
+            j["unit"].get<std::string>().find("per-GPU column header") != std::string::npos ||
+            j["unit"].get<std::string>().find("tok/s/GPU") != std::string::npos;
         out.cases.push_back(
-            {id, "throughput", "trtllm-table", Efficiency::family_name(*gpu), "tensorrt-llm",
-             j["value"].get<double>(), held,
+            {id,
+             "throughput",
+             "trtllm-table",
+             Efficiency::family_name(*gpu),
+             "tensorrt-llm",
+             j["value"].get<double>(),
+             held,
              [prepared, &constants, batch, isl, osl, per_gpu](const Efficiency& eff) {
                Spec one = prepared->spec;
                MemoryEstimate m = prepared->memory;
@@ -297,7 +344,8 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
                full.batch = batch;
                full.max_batch = std::max(full.max_batch, batch);
                const auto decode =
-                   estimate_inference(prepared->spec, prepared->gpu, prepared->p, full, eff, constants)
+                   estimate_inference(
+                       prepared->spec, prepared->gpu, prepared->p, full, eff, constants)
                        .decode_step;
                const double total = static_cast<double>(batch * osl) /
                                     (prefill_all + decode * static_cast<double>(osl)).si();
@@ -316,11 +364,18 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
         int heads;
         int layers;
       };
-      static const std::vector<Gpt> gpts{
-          {"1.7B", 2304, 24, 24},   {"3.6B", 3072, 32, 30},   {"7.5B", 4096, 32, 36},
-          {"18B", 6144, 48, 40},    {"39B", 8192, 64, 48},    {"76B", 10240, 80, 60},
-          {"145B", 12288, 96, 80},  {"310B", 16384, 128, 96}, {"530B", 20480, 128, 105},
-          {"1T", 25600, 160, 128},  {"22B", 6144, 64, 48},    {"175B", 12288, 96, 96}};
+      static const std::vector<Gpt> gpts{{"1.7B", 2304, 24, 24},
+                                         {"3.6B", 3072, 32, 30},
+                                         {"7.5B", 4096, 32, 36},
+                                         {"18B", 6144, 48, 40},
+                                         {"39B", 8192, 64, 48},
+                                         {"76B", 10240, 80, 60},
+                                         {"145B", 12288, 96, 80},
+                                         {"310B", 16384, 128, 96},
+                                         {"530B", 20480, 128, 105},
+                                         {"1T", 25600, 160, 128},
+                                         {"22B", 6144, 64, 48},
+                                         {"175B", 12288, 96, 96}};
       const std::string id = j["id"].get<std::string>();
       const bool is2022 = id.rfind("megatron22", 0) == 0;
       const std::string tag = id.substr(id.rfind('-') + 1);
@@ -351,24 +406,23 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
         global = w.value("global_batch", 512);
       }
       const std::string name = std::string("gpt-") + gpt->tag;
-      Spec spec = parse_spec(
-          {{"model",
-            {{"name", name},
-             {"layers", gpt->layers},
-             {"hidden_size", gpt->hidden},
-             {"heads", gpt->heads},
-             {"vocab_size", 51200},
-             {"gated_mlp", false},
-             {"intermediate_size", 4 * gpt->hidden},
-             {"tied_embeddings", true}}},
-           {"workload",
-            {{"type", "training"},
-             {"seq_len", 2048},
-             {"global_batch", global},
-             {"micro_batch", 1},
-             {"recompute", is2022 ? "selective" : "full"},
-             {"sequence_parallel", is2022}}}},
-          "megatron:" + id);
+      Spec spec = parse_spec({{"model",
+                               {{"name", name},
+                                {"layers", gpt->layers},
+                                {"hidden_size", gpt->hidden},
+                                {"heads", gpt->heads},
+                                {"vocab_size", 51200},
+                                {"gated_mlp", false},
+                                {"intermediate_size", 4 * gpt->hidden},
+                                {"tied_embeddings", true}}},
+                              {"workload",
+                               {{"type", "training"},
+                                {"seq_len", 2048},
+                                {"global_batch", global},
+                                {"micro_batch", 1},
+                                {"recompute", is2022 ? "selective" : "full"},
+                                {"sequence_parallel", is2022}}}},
+                             "megatron:" + id);
       Parallelism p;
       p.tp = tp;
       p.pp = pp;
@@ -377,13 +431,20 @@ PerfCases build_perf_cases(const std::string& validation_dir, const std::string&
       const MemoryEstimate memory = estimate_memory(spec, a100, p, constants);
       auto prepared = std::make_shared<Prepared>(Prepared{spec, a100, p, memory});
       const double measured = is2022 ? j["value"].get<double>() / 100.0 : j["value"].get<double>();
-      out.cases.push_back({id, is2022 ? "mfu" : "achieved_tflops", "megatron", "ampere", "megatron",
-                           measured, is2022, [prepared, is2022](const Efficiency& eff) {
-                             const auto r = estimate_training(prepared->spec, prepared->gpu,
-                                                              prepared->p, prepared->memory, eff);
+      out.cases.push_back({id,
+                           is2022 ? "mfu" : "achieved_tflops",
+                           "megatron",
+                           "ampere",
+                           "megatron",
+                           measured,
+                           is2022,
+                           [prepared, is2022](const Efficiency& eff) {
+                             const auto r = estimate_training(
+                                 prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff);
                              return is2022 ? r.mfu
                                            : r.hardware_flops_utilization *
-                                                 to_tflop_per_s(*prepared->gpu.rate(TensorPrecision::bf16));
+                                                 to_tflop_per_s(
+                                                     *prepared->gpu.rate(TensorPrecision::bf16));
                            }});
     }
   }

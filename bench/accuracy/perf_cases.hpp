@@ -32,8 +32,10 @@ struct PerfCases {
   int serving_configurations = 0; // after
 };
 
-PerfCases build_perf_cases(const std::string& validation_dir, const std::string& configs_dir,
-                           const Catalog& catalog, const Constants& constants);
+PerfCases build_perf_cases(const std::string& validation_dir,
+                           const std::string& configs_dir,
+                           const Catalog& catalog,
+                           const Constants& constants);
 
 // Median and worst absolute relative error of `cases` with `metric` under `eff`.
 struct ErrorSummary {

@@ -6,8 +6,9 @@
 
 #include <rightsize/units.hpp>
 
-#include <map>
 #include <nlohmann/json.hpp>
+
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -90,7 +91,7 @@ struct CatalogSource {
 struct Catalog {
   int schema_version = 1;
   std::string version;
-  std::string digest; // FNV-1a of the merged catalog JSON, for lock files
+  std::string digest;             // FNV-1a of the merged catalog JSON, for lock files
   std::vector<std::string> files; // what was read, in order
   std::map<std::string, CatalogSource> sources;
   std::vector<Gpu> gpus;

@@ -15,7 +15,7 @@ enum class DType {
   fp32,
   bf16,
   fp16,
-  fp8,   // E4M3/E5M2, one byte
+  fp8, // E4M3/E5M2, one byte
   int8,
   int4,
   nf4,   // bitsandbytes NormalFloat4

@@ -15,14 +15,16 @@ namespace rightsize {
 
 // The process exit codes, documented in docs/cli.md.
 enum class ExitCode : int {
-  ok = 0,          // success
-  regression = 1,  // `check` found a regression beyond its thresholds
-  input = 2,       // usage or input error (bad flags, bad spec, bad catalog, unreadable file)
-  infeasible = 3,  // no GPU configuration satisfies the spec
-  internal = 4,    // a bug in rightsize
+  ok = 0,         // success
+  regression = 1, // `check` found a regression beyond its thresholds
+  input = 2,      // usage or input error (bad flags, bad spec, bad catalog, unreadable file)
+  infeasible = 3, // no GPU configuration satisfies the spec
+  internal = 4,   // a bug in rightsize
 };
 
-constexpr int to_int(ExitCode code) { return static_cast<int>(code); }
+constexpr int to_int(ExitCode code) {
+  return static_cast<int>(code);
+}
 
 // A problem with something the user gave us. what() is the full one-line message
 // "<where>: <detail>"; where is "file:/json/pointer" or "file" or "--flag".

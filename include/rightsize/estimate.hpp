@@ -69,21 +69,21 @@ struct KvCacheGeometry {
 };
 
 struct MemoryEstimate {
-  Bytes capacity;         // plannable capacity of one GPU
-  Bytes budget;           // what the runtime lets itself use (engine fraction applied)
+  Bytes capacity; // plannable capacity of one GPU
+  Bytes budget;   // what the runtime lets itself use (engine fraction applied)
   MemoryBreakdown per_gpu;
   bool fits = false;
   // Inference.
-  long long batch = 0;         // concurrent sequences evaluated
-  long long max_batch = 0;     // the most sequences of the spec's length that fit
-  long long max_context = 0;   // the longest single sequence that fits (also capped by the model)
-  Bytes kv_per_token;          // both kinds of layers, one token, one GPU
-  Bytes kv_per_sequence;       // at the spec's input + output length
-  Bytes kv_pool;               // what the engine reserves for KV cache (budget left after the rest)
+  long long batch = 0;       // concurrent sequences evaluated
+  long long max_batch = 0;   // the most sequences of the spec's length that fit
+  long long max_context = 0; // the longest single sequence that fits (also capped by the model)
+  Bytes kv_per_token;        // both kinds of layers, one token, one GPU
+  Bytes kv_per_sequence;     // at the spec's input + output length
+  Bytes kv_pool;             // what the engine reserves for KV cache (budget left after the rest)
   // Training.
   double trainable_params = 0;
   std::string precision_recipe;
-  double bytes_per_param = 0;  // weights + gradients + optimizer per trainable parameter
+  double bytes_per_param = 0; // weights + gradients + optimizer per trainable parameter
   std::vector<Assumption> assumptions;
   std::vector<std::string> notes;
 };
@@ -99,15 +99,18 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
 // Korthikanti et al. 2022 activation bytes per layer per micro-batch for training, with the
 // coefficient derived from the architecture; exposed for tests.
 struct TrainingActivationTerms {
-  double per_layer_sbh;   // coefficient of s*b*h (the "34")
-  double per_layer_s2;    // coefficient of a*s^2*b (the "5")
-  Bytes per_layer;        // bytes for one layer at the spec's s and b, after parallelism
+  double per_layer_sbh; // coefficient of s*b*h (the "34")
+  double per_layer_s2;  // coefficient of a*s^2*b (the "5")
+  Bytes per_layer;      // bytes for one layer at the spec's s and b, after parallelism
 };
 TrainingActivationTerms training_activations_per_layer(const Spec& spec, const Parallelism& p);
 
 // The whole memory estimate for one configuration. `batch` overrides the spec's concurrency
 // (inference) or micro_batch (training).
-MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Parallelism& p,
-                               const Constants& c, std::optional<long long> batch = std::nullopt);
+MemoryEstimate estimate_memory(const Spec& spec,
+                               const Gpu& gpu,
+                               const Parallelism& p,
+                               const Constants& c,
+                               std::optional<long long> batch = std::nullopt);
 
 } // namespace rightsize

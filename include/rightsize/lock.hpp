@@ -6,6 +6,7 @@
 #include <rightsize/plan.hpp>
 
 #include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +19,7 @@ struct LockedConfiguration {
   int gpus = 0;
   int replicas = 1;
   Parallelism layout;
-  std::string weights;  // dtype names
+  std::string weights; // dtype names
   std::string kv_cache;
   double memory_per_gpu_bytes = 0;
   double memory_budget_bytes = 0;
@@ -33,7 +34,7 @@ struct LockedConfiguration {
 };
 
 struct LockEntry {
-  std::string spec_digest;    // of the normalized model and workload (digest_spec)
+  std::string spec_digest; // of the normalized model and workload (digest_spec)
   std::string catalog_version;
   std::string catalog_digest;
   std::string objective;
@@ -49,9 +50,11 @@ std::string digest_spec(const Spec& spec);
 LockEntry make_lock_entry(const Plan& plan);
 nlohmann::json lock_entry_to_json(const LockEntry& e);
 // Reads one entry; `where` names the file and pointer in errors.
-LockEntry parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::string& pointer);
+LockEntry
+parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::string& pointer);
 
-// A lock file: {"schema_version": 1, "rightsize_version": ..., "locks": {"<spec file name>": entry}}.
+// A lock file: {"schema_version": 1, "rightsize_version": ..., "locks": {"<spec file name>":
+// entry}}.
 struct LockFile {
   std::string path;
   std::map<std::string, LockEntry> entries;
@@ -68,7 +71,7 @@ struct CheckThresholds {
 };
 
 struct Change {
-  std::string figure;  // "TCO", "$/hour", "TTFT", "memory per GPU", "GPU", ...
+  std::string figure; // "TCO", "$/hour", "TTFT", "memory per GPU", "GPU", ...
   std::string before;
   std::string after;
   std::optional<double> relative; // after / before - 1
@@ -77,17 +80,18 @@ struct Change {
 struct CheckResult {
   std::string spec_file;
   std::string lock_file;
-  std::string status;                  // ok, warning, regression, infeasible
-  std::vector<std::string> crossed;    // thresholds crossed: "cost: TCO +34% > 10%"
-  std::vector<std::string> warnings;   // changes under their threshold
-  std::string cause;                   // "spec changed", "catalog changed (prices moved)", both, none
+  std::string status;                // ok, warning, regression, infeasible
+  std::vector<std::string> crossed;  // thresholds crossed: "cost: TCO +34% > 10%"
+  std::vector<std::string> warnings; // changes under their threshold
+  std::string cause;                 // "spec changed", "catalog changed (prices moved)", both, none
   std::vector<Change> changes;
   int exit_code = 0;
 };
 
 // Compares a fresh plan with its lock entry. `locked_config_now` is the locked configuration
 // re-evaluated on the current spec (nullopt when the locked GPU is gone from the catalog).
-CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
+CheckResult compare_with_lock(const Plan& plan,
+                              const LockEntry& lock,
                               const std::optional<MemoryEstimate>& locked_config_now,
                               const CheckThresholds& t);
 

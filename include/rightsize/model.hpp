@@ -8,6 +8,7 @@
 #include <rightsize/units.hpp>
 
 #include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,10 +21,10 @@ std::string_view to_string(AttentionKind k);
 // Parameter counts by where they sit, because each part is placed, sharded and quantized
 // differently by real engines.
 struct ParamBreakdown {
-  double embedding = 0;      // token (and learned position) embeddings
-  double lm_head = 0;        // output projection; 0 when tied to the embedding
-  double attention = 0;      // all layers: q/k/v/o projections (MLA: its low-rank projections), biases
-  double dense_mlp = 0;      // all dense (non-MoE) MLP layers
+  double embedding = 0; // token (and learned position) embeddings
+  double lm_head = 0;   // output projection; 0 when tied to the embedding
+  double attention = 0; // all layers: q/k/v/o projections (MLA: its low-rank projections), biases
+  double dense_mlp = 0; // all dense (non-MoE) MLP layers
   double routed_experts = 0; // all layers, all routed experts
   double shared_experts = 0; // all layers, always-active shared experts
   double router = 0;         // MoE gating
@@ -35,9 +36,9 @@ struct ParamBreakdown {
 // How the weights are stored: which layers are quantized, and to how many bits each weight costs
 // with its block scales and zero points.
 struct Quantization {
-  std::string method;            // "none", "awq", "gptq", "bitsandbytes", "fp8", "mxfp4", "nvfp4", ...
-  DType dtype = DType::bf16;     // storage format of quantized weights
-  double bits_per_weight = 16;   // including scales and zero points
+  std::string method;        // "none", "awq", "gptq", "bitsandbytes", "fp8", "mxfp4", "nvfp4", ...
+  DType dtype = DType::bf16; // storage format of quantized weights
+  double bits_per_weight = 16;        // including scales and zero points
   DType high_precision = DType::bf16; // dtype of the layers that are not quantized
   bool attention_quantized = true;    // linear layers of attention
   bool mlp_quantized = true;          // dense MLP and expert linear layers
@@ -50,8 +51,8 @@ struct Quantization {
 
 // The architecture, normalized across model families. Sizes are counts, not bytes.
 struct ModelArch {
-  std::string name;        // spec name or the config's _name_or_path / file name
-  std::string family;      // the config's model_type ("llama", "mixtral", ...) or "generic"
+  std::string name;   // spec name or the config's _name_or_path / file name
+  std::string family; // the config's model_type ("llama", "mixtral", ...) or "generic"
   bool known_family = true;
   long long layers = 0;
   long long hidden = 0;
@@ -62,16 +63,16 @@ struct ModelArch {
   long long vocab = 0;
   long long intermediate = 0; // dense MLP width
   long long max_position = 0;
-  bool gated_mlp = true;      // SwiGLU/GeGLU (3 matrices) vs plain (2 matrices)
+  bool gated_mlp = true; // SwiGLU/GeGLU (3 matrices) vs plain (2 matrices)
   bool tied_embeddings = false;
   bool parallel_attention = false; // attention and MLP read the same input (GPT-J, Falcon)
   AttentionKind attention = AttentionKind::mha;
 
   // Small terms that decide whether a count matches the published total to 0.1%.
-  bool qkv_bias = false;        // biases on q, k, v projections
-  bool o_bias = false;          // bias on the attention output projection
-  bool mlp_bias = false;        // biases on MLP (and expert) projections
-  bool router_bias = false;     // bias (or score-correction vector) on the MoE router
+  bool qkv_bias = false;    // biases on q, k, v projections
+  bool o_bias = false;      // bias on the attention output projection
+  bool mlp_bias = false;    // biases on MLP (and expert) projections
+  bool router_bias = false; // bias (or score-correction vector) on the MoE router
   bool lm_head_bias = false;
   bool attention_sinks = false; // one learned sink logit per head per layer (gpt-oss)
   bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, Gemma 3)
@@ -97,13 +98,13 @@ struct ModelArch {
   long long sliding_window = 0; // 0: none
   long long local_layers = 0;   // how many of the layers use the window
 
-  ParamBreakdown params;       // derived from the architecture
-  double params_total = 0;     // what the rest of rightsize uses: safetensors when read, else params
-  double params_active = 0;    // per token (MoE: active experts only); embeddings included
+  ParamBreakdown params;    // derived from the architecture
+  double params_total = 0;  // what the rest of rightsize uses: safetensors when read, else params
+  double params_active = 0; // per token (MoE: active experts only); embeddings included
   std::string param_source = "config"; // "config", "safetensors" or "spec"
 
-  DType torch_dtype = DType::bf16; // the checkpoint's declared dtype
-  Quantization quantization;       // method "none" when the checkpoint is not quantized
+  DType torch_dtype = DType::bf16;        // the checkpoint's declared dtype
+  Quantization quantization;              // method "none" when the checkpoint is not quantized
   std::optional<Bytes> safetensors_bytes; // exact bytes of all tensors, when read from headers
   std::vector<std::pair<std::string, double>> safetensors_params_by_dtype; // stored elements
 
@@ -118,12 +119,14 @@ struct ModelArch {
 
 // Reads a Hugging Face config.json object. `where` names it in errors ("model/config.json" or
 // "spec.json:/model"). Throws InputError for configs that cannot be understood.
-ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
+ModelArch parse_hf_config(const nlohmann::json& config,
+                          const std::string& file,
                           const std::string& pointer = "");
 
 // Reads rightsize's generic description (params, layers, hidden_size, heads, kv_heads, vocab_size,
 // intermediate_size, ...).
-ModelArch parse_generic_model(const nlohmann::json& description, const std::string& file,
+ModelArch parse_generic_model(const nlohmann::json& description,
+                              const std::string& file,
                               const std::string& pointer);
 
 // Derives params, params_total and params_active from the architecture fields.
@@ -132,12 +135,12 @@ void count_parameters(ModelArch& model);
 // Bytes of the weights as stored, given how each component is quantized. `weights` overrides the
 // checkpoint's own dtype for unquantized layers when set (e.g. a spec that serves in fp8).
 struct WeightBytes {
-  Bytes embedding;      // embeddings + lm_head
+  Bytes embedding; // embeddings + lm_head
   Bytes attention;
   Bytes dense_mlp;
   Bytes routed_experts;
   Bytes shared_experts;
-  Bytes other;          // router, norms
+  Bytes other; // router, norms
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);
@@ -148,10 +151,12 @@ WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantizatio
 Quantization quantization_for(DType dtype, DType high_precision);
 
 // Reads quantization_config (from config.json) or hf_quant_config.json (ModelOpt).
-Quantization parse_quantization_config(const nlohmann::json& q, const std::string& file,
-                                       const std::string& pointer, DType high_precision);
-Quantization parse_hf_quant_config(const nlohmann::json& q, const std::string& file,
-                                   DType high_precision);
+Quantization parse_quantization_config(const nlohmann::json& q,
+                                       const std::string& file,
+                                       const std::string& pointer,
+                                       DType high_precision);
+Quantization
+parse_hf_quant_config(const nlohmann::json& q, const std::string& file, DType high_precision);
 
 // Exact tensor bytes and element counts per dtype from safetensors headers in `directory`
 // (model.safetensors, or model.safetensors.index.json and the shards it names). Only the JSON

@@ -10,8 +10,9 @@
 #include <rightsize/spec.hpp>
 #include <rightsize/units.hpp>
 
-#include <map>
 #include <nlohmann/json.hpp>
+
+#include <map>
 #include <optional>
 #include <string>
 
@@ -24,9 +25,9 @@ struct FamilyEfficiency {
 };
 
 struct EngineOverhead {
-  Seconds per_layer;  // fixed cost per layer per decode step (launches, norms, small kernels)
-  Seconds per_step;   // per decode step (scheduling, sampling)
-  Seconds per_request; // before a request's prefill (tokenize, schedule, first step)
+  Seconds per_layer;      // fixed cost per layer per decode step (launches, norms, small kernels)
+  Seconds per_step;       // per decode step (scheduling, sampling)
+  Seconds per_request;    // before a request's prefill (tokenize, schedule, first step)
   double wave_factor = 0; // share of the wave of concurrent arrivals a request waits behind
   double prefill_interference = 1; // share of a prefill's time that stalls the decode batch
 };
@@ -47,21 +48,21 @@ public:
   Seconds allreduce_latency;      // per ring step over NVLink / Infinity Fabric
   Seconds pcie_allreduce_latency; // per ring step over PCIe
   Seconds network_latency;
-  double dp_overlap = 0.8;        // share of the backward pass the gradient all-reduce hides behind
-  double training_size_exponent = 0;       // training efficiency x (hidden / reference)^exponent
+  double dp_overlap = 0.8; // share of the backward pass the gradient all-reduce hides behind
+  double training_size_exponent = 0; // training efficiency x (hidden / reference)^exponent
   double training_reference_hidden = 8192;
-  nlohmann::json fitted_on;       // what the values were fitted on
+  nlohmann::json fitted_on; // what the values were fitted on
 };
 
 struct InferencePerformance {
-  long long concurrency = 0;       // sequences being decoded together per replica
-  Seconds prefill;                 // one request's prefill, alone
-  Seconds decode_step;             // one decode step of the whole batch, alone
-  Seconds decode_memory;           // its memory-read part
-  Seconds decode_compute;          // its compute part
-  Seconds decode_communication;    // its tensor-parallel all-reduces
-  Seconds decode_fixed;            // its fixed per-layer and per-step costs
-  Bytes decode_bytes;              // bytes read per step per GPU
+  long long concurrency = 0;    // sequences being decoded together per replica
+  Seconds prefill;              // one request's prefill, alone
+  Seconds decode_step;          // one decode step of the whole batch, alone
+  Seconds decode_memory;        // its memory-read part
+  Seconds decode_compute;       // its compute part
+  Seconds decode_communication; // its tensor-parallel all-reduces
+  Seconds decode_fixed;         // its fixed per-layer and per-step costs
+  Bytes decode_bytes;           // bytes read per step per GPU
   Seconds ttft;
   Seconds tpot;
   double prefill_share = 0;        // share of engine time spent on prefills
@@ -81,12 +82,12 @@ struct TrainingPerformance {
   Seconds tensor_parallel_communication;
   Seconds data_parallel_exposed;
   double tokens_per_s = 0;
-  double mfu = 0;                 // model FLOPs / (time x GPUs x dense peak)
+  double mfu = 0;                        // model FLOPs / (time x GPUs x dense peak)
   double hardware_flops_utilization = 0; // including recomputation
   std::optional<Seconds> time_to_train;
   std::optional<bool> meets_deadline;
-  BytesPerSecond host_input;      // what data loading needs per GPU over the host link
-  std::string bottleneck;         // compute, interconnect, host_io
+  BytesPerSecond host_input; // what data loading needs per GPU over the host link
+  std::string bottleneck;    // compute, interconnect, host_io
   std::string explanation;
   TensorPrecision compute_precision = TensorPrecision::bf16;
 };
@@ -100,10 +101,17 @@ Flops forward_flops(const ModelArch& m, double tokens, double context);
 
 // `replicas` copies of the layout serve the load (inference) or the layout is the whole job
 // (training: replicas = 1, dp inside the layout).
-InferencePerformance estimate_inference(const Spec& spec, const Gpu& gpu, const Parallelism& p,
-                                        const MemoryEstimate& memory, const Efficiency& eff,
-                                        const Constants& constants, int replicas = 1);
-TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Parallelism& p,
-                                      const MemoryEstimate& memory, const Efficiency& eff);
+InferencePerformance estimate_inference(const Spec& spec,
+                                        const Gpu& gpu,
+                                        const Parallelism& p,
+                                        const MemoryEstimate& memory,
+                                        const Efficiency& eff,
+                                        const Constants& constants,
+                                        int replicas = 1);
+TrainingPerformance estimate_training(const Spec& spec,
+                                      const Gpu& gpu,
+                                      const Parallelism& p,
+                                      const MemoryEstimate& memory,
+                                      const Efficiency& eff);
 
 } // namespace rightsize

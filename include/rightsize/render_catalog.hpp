@@ -5,6 +5,7 @@
 #include <rightsize/catalog.hpp>
 
 #include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <string>
 
@@ -12,7 +13,7 @@ namespace rightsize {
 
 struct CatalogView {
   const Catalog& catalog;
-  std::string today;        // YYYY-MM-DD, for stale-price flags
+  std::string today; // YYYY-MM-DD, for stale-price flags
   long stale_days = 180;
 };
 

@@ -8,6 +8,7 @@
 #include <rightsize/spec.hpp>
 
 #include <nlohmann/json.hpp>
+
 #include <optional>
 #include <ostream>
 

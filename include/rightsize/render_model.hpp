@@ -6,6 +6,7 @@
 #include <rightsize/spec.hpp>
 
 #include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace rightsize {

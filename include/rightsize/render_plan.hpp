@@ -6,6 +6,7 @@
 #include <rightsize/plan.hpp>
 
 #include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace rightsize {

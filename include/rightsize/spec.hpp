@@ -9,6 +9,7 @@
 #include <rightsize/units.hpp>
 
 #include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,10 +40,11 @@ std::string_view to_string(Framework f);
 // Bytes per trained parameter, term by term. Published anchors disagree (8, 16, 18, 20 bytes per
 // parameter for "bf16 + Adam") because they assume different recipes; rightsize makes it explicit.
 struct TrainingPrecision {
-  std::string name = "mixed";         // preset name, or "custom"
-  DType weights = DType::bf16;        // the working copy used in forward/backward
-  DType gradients = DType::fp32;      // accumulated gradients
-  std::optional<DType> master_weights = DType::fp32; // none: the optimizer updates `weights` in place
+  std::string name = "mixed";    // preset name, or "custom"
+  DType weights = DType::bf16;   // the working copy used in forward/backward
+  DType gradients = DType::fp32; // accumulated gradients
+  std::optional<DType> master_weights =
+      DType::fp32;                      // none: the optimizer updates `weights` in place
   DType optimizer_states = DType::fp32; // Adam m and v (SGD momentum)
 };
 // Presets: mixed (bf16 weights, fp32 grads, fp32 master, fp32 states: 18 B/param with Adam),
@@ -63,7 +65,7 @@ struct InferenceWorkload {
   long long output_tokens = 1024;
   std::optional<long long> concurrency; // absent: offline, the largest batch that fits
   Engine engine = Engine::vllm;
-  std::optional<double> gpu_memory_utilization; // engine's memory fraction override
+  std::optional<double> gpu_memory_utilization;    // engine's memory fraction override
   std::optional<long long> max_num_batched_tokens; // prefill chunk override
   InferenceTargets targets;
 };
@@ -78,11 +80,11 @@ struct TrainingWorkload {
   bool sequence_parallel = true;
   int pipeline_interleave = 1;
   bool flash_attention = true;
-  bool dropout = false;             // attention/hidden dropout masks saved for backward
+  bool dropout = false; // attention/hidden dropout masks saved for backward
   Framework framework = Framework::megatron;
   TrainingPrecision precision;
-  std::optional<double> tokens;     // tokens to train on
-  std::optional<Seconds> deadline;  // wall-clock budget for `tokens`
+  std::optional<double> tokens;    // tokens to train on
+  std::optional<Seconds> deadline; // wall-clock budget for `tokens`
   // Fine-tuning.
   FinetuneMethod method = FinetuneMethod::full;
   long long lora_rank = 16;
@@ -113,7 +115,7 @@ struct Deployment {
   long long horizon_months = 12;
   double growth_per_month = 0.0;
   double hours_per_month = 730.0;
-  std::optional<std::string> provider; // prefer this provider's price
+  std::optional<std::string> provider;  // prefer this provider's price
   std::string price_kind = "on_demand"; // on_demand, spot, committed
   double utilization = 0.7;             // average GPU power draw as a fraction of TDP
   double pue = 1.3;
@@ -124,7 +126,7 @@ struct Deployment {
 };
 
 struct Spec {
-  std::string file;  // where it was read from
+  std::string file; // where it was read from
   std::string name;
   bool bare_hf_config = false; // the input was a config.json, the workload took defaults
   ModelArch model;
@@ -147,7 +149,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file);
 
 // Upper bounds that catch absurd input (1e30 tokens) before it reaches a formula.
 namespace limits {
-inline constexpr double k_max_tokens = 1e7;           // per request
+inline constexpr double k_max_tokens = 1e7; // per request
 inline constexpr double k_max_concurrency = 1e6;
 inline constexpr double k_max_train_tokens = 1e15;
 inline constexpr double k_max_batch = 1e8;

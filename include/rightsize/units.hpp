@@ -95,74 +95,172 @@ inline constexpr double k_seconds_per_hour = 3600.0;
 inline constexpr double k_bits_per_byte = 8.0;
 } // namespace units
 
-constexpr Bytes bytes(double n) { return Bytes(n); }
-constexpr Bytes bits(double n) { return Bytes(n / units::k_bits_per_byte); }
-constexpr Bytes kib(double n) { return Bytes(n * units::k_kibi); }
-constexpr Bytes mib(double n) { return Bytes(n * units::k_mebi); }
-constexpr Bytes gib(double n) { return Bytes(n * units::k_gibi); }
-constexpr Bytes tib(double n) { return Bytes(n * units::k_tebi); }
-constexpr Bytes kb(double n) { return Bytes(n * units::k_kilo); }
-constexpr Bytes mb(double n) { return Bytes(n * units::k_mega); }
-constexpr Bytes gb(double n) { return Bytes(n * units::k_giga); }
-constexpr Bytes tb(double n) { return Bytes(n * units::k_tera); }
+constexpr Bytes bytes(double n) {
+  return Bytes(n);
+}
+constexpr Bytes bits(double n) {
+  return Bytes(n / units::k_bits_per_byte);
+}
+constexpr Bytes kib(double n) {
+  return Bytes(n * units::k_kibi);
+}
+constexpr Bytes mib(double n) {
+  return Bytes(n * units::k_mebi);
+}
+constexpr Bytes gib(double n) {
+  return Bytes(n * units::k_gibi);
+}
+constexpr Bytes tib(double n) {
+  return Bytes(n * units::k_tebi);
+}
+constexpr Bytes kb(double n) {
+  return Bytes(n * units::k_kilo);
+}
+constexpr Bytes mb(double n) {
+  return Bytes(n * units::k_mega);
+}
+constexpr Bytes gb(double n) {
+  return Bytes(n * units::k_giga);
+}
+constexpr Bytes tb(double n) {
+  return Bytes(n * units::k_tera);
+}
 
-constexpr BytesPerSecond bytes_per_s(double n) { return BytesPerSecond(n); }
-constexpr BytesPerSecond gb_per_s(double n) { return BytesPerSecond(n * units::k_giga); }
-constexpr BytesPerSecond tb_per_s(double n) { return BytesPerSecond(n * units::k_tera); }
+constexpr BytesPerSecond bytes_per_s(double n) {
+  return BytesPerSecond(n);
+}
+constexpr BytesPerSecond gb_per_s(double n) {
+  return BytesPerSecond(n * units::k_giga);
+}
+constexpr BytesPerSecond tb_per_s(double n) {
+  return BytesPerSecond(n * units::k_tera);
+}
 constexpr BytesPerSecond gbit_per_s(double n) {
   return BytesPerSecond(n * units::k_giga / units::k_bits_per_byte);
 }
 
-constexpr Flops flops(double n) { return Flops(n); }
-constexpr Flops gflop(double n) { return Flops(n * units::k_giga); }
-constexpr Flops tflop(double n) { return Flops(n * units::k_tera); }
-constexpr FlopsPerSecond flop_per_s(double n) { return FlopsPerSecond(n); }
-constexpr FlopsPerSecond tflop_per_s(double n) { return FlopsPerSecond(n * units::k_tera); }
-constexpr FlopsPerSecond pflop_per_s(double n) { return FlopsPerSecond(n * units::k_peta); }
+constexpr Flops flops(double n) {
+  return Flops(n);
+}
+constexpr Flops gflop(double n) {
+  return Flops(n * units::k_giga);
+}
+constexpr Flops tflop(double n) {
+  return Flops(n * units::k_tera);
+}
+constexpr FlopsPerSecond flop_per_s(double n) {
+  return FlopsPerSecond(n);
+}
+constexpr FlopsPerSecond tflop_per_s(double n) {
+  return FlopsPerSecond(n * units::k_tera);
+}
+constexpr FlopsPerSecond pflop_per_s(double n) {
+  return FlopsPerSecond(n * units::k_peta);
+}
 
-constexpr Seconds seconds(double n) { return Seconds(n); }
-constexpr Seconds milliseconds(double n) { return Seconds(n / units::k_kilo); }
-constexpr Seconds microseconds(double n) { return Seconds(n / units::k_mega); }
-constexpr Seconds hours(double n) { return Seconds(n * units::k_seconds_per_hour); }
-constexpr Seconds days(double n) { return Seconds(n * 24.0 * units::k_seconds_per_hour); }
+constexpr Seconds seconds(double n) {
+  return Seconds(n);
+}
+constexpr Seconds milliseconds(double n) {
+  return Seconds(n / units::k_kilo);
+}
+constexpr Seconds microseconds(double n) {
+  return Seconds(n / units::k_mega);
+}
+constexpr Seconds hours(double n) {
+  return Seconds(n * units::k_seconds_per_hour);
+}
+constexpr Seconds days(double n) {
+  return Seconds(n * 24.0 * units::k_seconds_per_hour);
+}
 
-constexpr Usd usd(double n) { return Usd(n); }
-constexpr UsdPerHour usd_per_hour(double n) { return UsdPerHour(n); }
-constexpr Watts watts(double n) { return Watts(n); }
-constexpr Joules joules(double n) { return Joules(n); }
+constexpr Usd usd(double n) {
+  return Usd(n);
+}
+constexpr UsdPerHour usd_per_hour(double n) {
+  return UsdPerHour(n);
+}
+constexpr Watts watts(double n) {
+  return Watts(n);
+}
+constexpr Joules joules(double n) {
+  return Joules(n);
+}
 
 // --- Conversions out, for display and JSON keys that name their unit. ---
-constexpr double to_gib(Bytes b) { return b.si() / units::k_gibi; }
-constexpr double to_gb(Bytes b) { return b.si() / units::k_giga; }
-constexpr double to_gb_per_s(BytesPerSecond r) { return r.si() / units::k_giga; }
-constexpr double to_tflop_per_s(FlopsPerSecond r) { return r.si() / units::k_tera; }
-constexpr double to_ms(Seconds s) { return s.si() * units::k_kilo; }
-constexpr double to_hours(Seconds s) { return s.si() / units::k_seconds_per_hour; }
-constexpr double to_kwh(Joules j) { return j.si() / (units::k_kilo * units::k_seconds_per_hour); }
+constexpr double to_gib(Bytes b) {
+  return b.si() / units::k_gibi;
+}
+constexpr double to_gb(Bytes b) {
+  return b.si() / units::k_giga;
+}
+constexpr double to_gb_per_s(BytesPerSecond r) {
+  return r.si() / units::k_giga;
+}
+constexpr double to_tflop_per_s(FlopsPerSecond r) {
+  return r.si() / units::k_tera;
+}
+constexpr double to_ms(Seconds s) {
+  return s.si() * units::k_kilo;
+}
+constexpr double to_hours(Seconds s) {
+  return s.si() / units::k_seconds_per_hour;
+}
+constexpr double to_kwh(Joules j) {
+  return j.si() / (units::k_kilo * units::k_seconds_per_hour);
+}
 
 // --- Cross-dimension laws, one operator each. ---
-constexpr Seconds operator/(Bytes b, BytesPerSecond r) { return Seconds(b.si() / r.si()); }
-constexpr Seconds operator/(Flops f, FlopsPerSecond r) { return Seconds(f.si() / r.si()); }
-constexpr BytesPerSecond operator/(Bytes b, Seconds t) { return BytesPerSecond(b.si() / t.si()); }
-constexpr FlopsPerSecond operator/(Flops f, Seconds t) { return FlopsPerSecond(f.si() / t.si()); }
-constexpr Bytes operator*(BytesPerSecond r, Seconds t) { return Bytes(r.si() * t.si()); }
-constexpr Bytes operator*(Seconds t, BytesPerSecond r) { return r * t; }
-constexpr Flops operator*(FlopsPerSecond r, Seconds t) { return Flops(r.si() * t.si()); }
-constexpr Flops operator*(Seconds t, FlopsPerSecond r) { return r * t; }
+constexpr Seconds operator/(Bytes b, BytesPerSecond r) {
+  return Seconds(b.si() / r.si());
+}
+constexpr Seconds operator/(Flops f, FlopsPerSecond r) {
+  return Seconds(f.si() / r.si());
+}
+constexpr BytesPerSecond operator/(Bytes b, Seconds t) {
+  return BytesPerSecond(b.si() / t.si());
+}
+constexpr FlopsPerSecond operator/(Flops f, Seconds t) {
+  return FlopsPerSecond(f.si() / t.si());
+}
+constexpr Bytes operator*(BytesPerSecond r, Seconds t) {
+  return Bytes(r.si() * t.si());
+}
+constexpr Bytes operator*(Seconds t, BytesPerSecond r) {
+  return r * t;
+}
+constexpr Flops operator*(FlopsPerSecond r, Seconds t) {
+  return Flops(r.si() * t.si());
+}
+constexpr Flops operator*(Seconds t, FlopsPerSecond r) {
+  return r * t;
+}
 constexpr Usd operator*(UsdPerHour p, Seconds t) {
   return Usd(p.si() * t.si() / units::k_seconds_per_hour);
 }
-constexpr Usd operator*(Seconds t, UsdPerHour p) { return p * t; }
+constexpr Usd operator*(Seconds t, UsdPerHour p) {
+  return p * t;
+}
 constexpr UsdPerHour operator/(Usd c, Seconds t) {
   return UsdPerHour(c.si() / t.si() * units::k_seconds_per_hour);
 }
-constexpr Joules operator*(Watts p, Seconds t) { return Joules(p.si() * t.si()); }
-constexpr Joules operator*(Seconds t, Watts p) { return p * t; }
+constexpr Joules operator*(Watts p, Seconds t) {
+  return Joules(p.si() * t.si());
+}
+constexpr Joules operator*(Seconds t, Watts p) {
+  return p * t;
+}
 
 // Arithmetic intensity (FLOP per byte) is a plain number.
-constexpr double operator/(Flops f, Bytes b) { return f.si() / b.si(); }
+constexpr double operator/(Flops f, Bytes b) {
+  return f.si() / b.si();
+}
 
-template <class Tag> Quantity<Tag> max(Quantity<Tag> a, Quantity<Tag> b) { return a < b ? b : a; }
-template <class Tag> Quantity<Tag> min(Quantity<Tag> a, Quantity<Tag> b) { return b < a ? b : a; }
+template <class Tag> Quantity<Tag> max(Quantity<Tag> a, Quantity<Tag> b) {
+  return a < b ? b : a;
+}
+template <class Tag> Quantity<Tag> min(Quantity<Tag> a, Quantity<Tag> b) {
+  return b < a ? b : a;
+}
 
 } // namespace rightsize

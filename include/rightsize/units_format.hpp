@@ -6,18 +6,19 @@
 #include <rightsize/units.hpp>
 
 #include <fmt/format.h>
+
 #include <string>
 
 namespace rightsize {
 
-std::string format_bytes(Bytes b);                   // "13.5 GiB", "512 B"
-std::string format_bytes_per_s(BytesPerSecond r);    // "3.35 TB/s", "864 GB/s"
-std::string format_flops(Flops f);                   // "1.23 TFLOP"
-std::string format_flops_per_s(FlopsPerSecond r);    // "989 TFLOP/s"
-std::string format_seconds(Seconds s);               // "12.3 ms", "4.5 s", "3.2 h", "12.0 days"
-std::string format_usd(Usd c);                       // "$1,234", "$0.42"
-std::string format_usd_per_hour(UsdPerHour p);       // "$2.49/h"
-std::string format_watts(Watts p);                   // "700 W"
+std::string format_bytes(Bytes b);                // "13.5 GiB", "512 B"
+std::string format_bytes_per_s(BytesPerSecond r); // "3.35 TB/s", "864 GB/s"
+std::string format_flops(Flops f);                // "1.23 TFLOP"
+std::string format_flops_per_s(FlopsPerSecond r); // "989 TFLOP/s"
+std::string format_seconds(Seconds s);            // "12.3 ms", "4.5 s", "3.2 h", "12.0 days"
+std::string format_usd(Usd c);                    // "$1,234", "$0.42"
+std::string format_usd_per_hour(UsdPerHour p);    // "$2.49/h"
+std::string format_watts(Watts p);                // "700 W"
 
 } // namespace rightsize
 

@@ -6,9 +6,10 @@
 #include <rightsize/error.hpp>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
 
 namespace rightsize::cli {
 
@@ -33,9 +34,8 @@ std::shared_ptr<spdlog::logger> make_logger(std::ostream& err, int verbosity, bo
 // The first argument that is not an option names the subcommand: top-level options take no
 // values, so this is exact. Unknown names get a suggestion instead of CLI11's generic message.
 void check_subcommand_name(const CLI::App& app, const std::vector<std::string>& args) {
-  const auto it = std::find_if(args.begin(), args.end(), [](const std::string& a) {
-    return a.empty() || a[0] != '-';
-  });
+  const auto it = std::find_if(
+      args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
   if (it == args.end()) {
     return;
   }

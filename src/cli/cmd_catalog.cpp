@@ -31,8 +31,9 @@ void register_catalog(CLI::App& app, Context& ctx) {
   catalog->require_subcommand(1);
 
   auto list = std::make_shared<CatalogOptions>();
-  auto* list_cmd = catalog->add_subcommand("list", "One row per GPU with its headline numbers and "
-                                                   "cheapest price");
+  auto* list_cmd = catalog->add_subcommand("list",
+                                           "One row per GPU with its headline numbers and "
+                                           "cheapest price");
   add_catalog_option(*list_cmd, list->common);
   add_format_option(*list_cmd, list->common, {"table", "json", "csv"});
   add_stale_option(*list_cmd, *list);
@@ -74,8 +75,9 @@ void register_catalog(CLI::App& app, Context& ctx) {
 
   auto validate = std::make_shared<CatalogOptions>();
   auto* validate_cmd = catalog->add_subcommand(
-      "validate", "Check a catalog file (default: the bundled one and --catalog) and report every "
-                  "problem at once; exit 2 if any");
+      "validate",
+      "Check a catalog file (default: the bundled one and --catalog) and report every "
+      "problem at once; exit 2 if any");
   validate_cmd->add_option("FILE", validate->file, "Catalog or overlay file to check");
   add_catalog_option(*validate_cmd, validate->common);
   add_stale_option(*validate_cmd, *validate);

@@ -7,10 +7,11 @@
 #include <rightsize/spec.hpp>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
 #include <cmath>
 #include <filesystem>
 #include <sstream>
-#include <spdlog/spdlog.h>
 
 namespace rightsize::cli {
 
@@ -43,7 +44,9 @@ double parse_percent(const std::string& text, const char* flag) {
     }
     return pct ? v / 100.0 : v;
   } catch (const std::exception&) {
-    throw InputError(flag, "expected a percentage such as 10% (or a fraction such as 0.1), got \"" + text + "\"");
+    throw InputError(flag,
+                     "expected a percentage such as 10% (or a fraction such as 0.1), got \"" +
+                         text + "\"");
   }
 }
 
@@ -89,7 +92,9 @@ struct Planned {
   Plan plan;
 };
 
-Planned plan_spec(const std::string& file, const Catalog& catalog, const Constants& constants,
+Planned plan_spec(const std::string& file,
+                  const Catalog& catalog,
+                  const Constants& constants,
                   const Efficiency& eff) {
   Spec spec = load_spec(file);
   PlanOptions options;
@@ -101,7 +106,9 @@ Planned plan_spec(const std::string& file, const Catalog& catalog, const Constan
 } // namespace
 
 // Writes (or replaces) the lock entry of `plan`'s spec; used by plan --lock and check --update.
-void write_lock_entry(const Plan& plan, const std::string& spec_file, const std::string& lock_path) {
+void write_lock_entry(const Plan& plan,
+                      const std::string& spec_file,
+                      const std::string& lock_path) {
   LockFile lock = read_lock_file(lock_path, /*allow_missing=*/true);
   lock.entries[fs::path(spec_file).filename().string()] = make_lock_entry(plan);
   write_lock_file(lock);
@@ -109,16 +116,18 @@ void write_lock_entry(const Plan& plan, const std::string& spec_file, const std:
 
 void register_check(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<CheckOptions>();
-  auto* sub = app.add_subcommand("check", "Re-plan specs and compare with their lock files: exit 1 "
-                                          "when a threshold is crossed (for CI, docs/ci.md)");
+  auto* sub = app.add_subcommand("check",
+                                 "Re-plan specs and compare with their lock files: exit 1 "
+                                 "when a threshold is crossed (for CI, docs/ci.md)");
   sub->add_option("SPEC", o->specs, "Specs or directories of specs")->required();
   sub->add_option("--lock", o->lock, "Lock file (default: rightsize.lock.json beside each spec)")
       ->type_name("FILE");
-  sub->add_option("--max-cost-increase", o->max_cost, "Fail above this cost increase")->default_str("10%");
+  sub->add_option("--max-cost-increase", o->max_cost, "Fail above this cost increase")
+      ->default_str("10%");
   sub->add_option("--max-latency-increase", o->max_latency, "Fail above this TTFT/TPOT increase")
       ->default_str("20%");
-  sub->add_option("--fail-on", o->fail_on,
-                  "Comma-separated: infeasible, gpu-change, cost, latency, memory")
+  sub->add_option(
+         "--fail-on", o->fail_on, "Comma-separated: infeasible, gpu-change, cost, latency, memory")
       ->default_str("infeasible,memory,cost,latency");
   sub->add_flag("--update", o->update, "Rewrite the lock files from the current plans (exit 0)");
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)");
@@ -137,7 +146,8 @@ void register_check(CLI::App& app, Context& ctx) {
           continue;
         }
         if (std::find(known.begin(), known.end(), item) == known.end()) {
-          throw InputError("--fail-on", "unknown check \"" + item + "\"" + did_you_mean(item, known));
+          throw InputError("--fail-on",
+                           "unknown check \"" + item + "\"" + did_you_mean(item, known));
         }
         t.fail_on.push_back(item);
       }
@@ -148,8 +158,9 @@ void register_check(CLI::App& app, Context& ctx) {
       }
       const auto specs = expand_specs(o->specs);
       if (!o->lock.empty() && specs.size() > 1) {
-        throw InputError("--lock", "one lock file cannot be given for several specs; leave it out "
-                                   "to use rightsize.lock.json beside each spec");
+        throw InputError("--lock",
+                         "one lock file cannot be given for several specs; leave it out "
+                         "to use rightsize.lock.json beside each spec");
       }
       const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
       const Constants constants = load_constants(o->assume);
@@ -173,8 +184,9 @@ void register_check(CLI::App& app, Context& ctx) {
         const std::string key = fs::path(file).filename().string();
         const auto it = lock.entries.find(key);
         if (it == lock.entries.end()) {
-          throw InputError(lock_path, "has no lock for " + key +
-                                          "; create it with 'rightsize plan " + file + " --lock'");
+          throw InputError(lock_path,
+                           "has no lock for " + key + "; create it with 'rightsize plan " + file +
+                               " --lock'");
         }
         // The locked configuration, re-evaluated on the spec as it is now.
         std::optional<MemoryEstimate> locked_now;
@@ -184,8 +196,9 @@ void register_check(CLI::App& app, Context& ctx) {
             Parallelism layout = l;
             std::optional<long long> batch;
             if (!p.spec.workload.is_training() && p.spec.workload.inference.concurrency) {
-              batch = (*p.spec.workload.inference.concurrency + it->second.recommended->replicas - 1) /
-                      it->second.recommended->replicas;
+              batch =
+                  (*p.spec.workload.inference.concurrency + it->second.recommended->replicas - 1) /
+                  it->second.recommended->replicas;
             }
             if (p.spec.model.heads % layout.tp == 0) {
               locked_now = estimate_memory(p.spec, *g, layout, constants, batch);

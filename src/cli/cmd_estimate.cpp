@@ -35,27 +35,35 @@ Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   p.tp = o.tp > 0 ? o.tp : (o.gpus > 0 ? o.gpus / (p.pp * p.dp) : 1);
   p.ep = o.ep > 0 ? o.ep : 1;
   if (o.gpus > 0 && p.gpus() != o.gpus) {
-    throw InputError("--gpus", fmt::format("{} GPUs do not match tp {} x pp {} x dp {} = {}",
-                                           o.gpus, p.tp, p.pp, p.dp, p.gpus()));
+    throw InputError(
+        "--gpus",
+        fmt::format(
+            "{} GPUs do not match tp {} x pp {} x dp {} = {}", o.gpus, p.tp, p.pp, p.dp, p.gpus()));
   }
   if (p.tp < 1) {
-    throw InputError("--gpus", fmt::format("{} GPUs cannot be split into pp {} x dp {}", o.gpus,
-                                           p.pp, p.dp));
+    throw InputError("--gpus",
+                     fmt::format("{} GPUs cannot be split into pp {} x dp {}", o.gpus, p.pp, p.dp));
   }
   if (spec.model.heads % p.tp != 0) {
-    throw InputError("--tp", fmt::format("tensor parallelism must divide the {} attention heads, "
-                                         "got {}",
-                                         spec.model.heads, p.tp));
+    throw InputError("--tp",
+                     fmt::format("tensor parallelism must divide the {} attention heads, "
+                                 "got {}",
+                                 spec.model.heads,
+                                 p.tp));
   }
   if (p.pp > spec.model.layers) {
-    throw InputError("--pp", fmt::format("pipeline stages cannot exceed the {} layers, got {}",
-                                         spec.model.layers, p.pp));
+    throw InputError("--pp",
+                     fmt::format("pipeline stages cannot exceed the {} layers, got {}",
+                                 spec.model.layers,
+                                 p.pp));
   }
-  if (p.ep > 1 && ((p.tp * p.dp) % p.ep != 0 || !spec.model.is_moe() ||
-                   spec.model.experts % p.ep != 0)) {
-    throw InputError("--ep", fmt::format("expert parallelism needs a mixture of experts whose "
-                                         "experts it divides, and must divide tp x dp = {}, got {}",
-                                         p.tp * p.dp, p.ep));
+  if (p.ep > 1 &&
+      ((p.tp * p.dp) % p.ep != 0 || !spec.model.is_moe() || spec.model.experts % p.ep != 0)) {
+    throw InputError("--ep",
+                     fmt::format("expert parallelism needs a mixture of experts whose "
+                                 "experts it divides, and must divide tp x dp = {}, got {}",
+                                 p.tp * p.dp,
+                                 p.ep));
   }
   return p;
 }
@@ -86,9 +94,10 @@ Constants load_constants(const std::vector<std::string>& assume) {
 
 void register_estimate(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EstimateOptions>();
-  auto* sub = app.add_subcommand("estimate", "Evaluate one fixed GPU configuration: memory per "
-                                             "GPU term by term, whether it fits, the largest "
-                                             "batch and the longest context");
+  auto* sub = app.add_subcommand("estimate",
+                                 "Evaluate one fixed GPU configuration: memory per "
+                                 "GPU term by term, whether it fits, the largest "
+                                 "batch and the longest context");
   sub->add_option("SPEC", o->spec, "A rightsize spec or a Hugging Face config.json")->required();
   sub->add_option("--gpu", o->gpu, "GPU name or alias (H100, L40S, ...)")->required();
   sub->add_option("--gpus", o->gpus, "GPUs in total (default: tp x pp x dp)")
@@ -97,7 +106,8 @@ void register_estimate(CLI::App& app, Context& ctx) {
   sub->add_option("--pp", o->pp, "Pipeline-parallel stages")->check(CLI::Range(1, 1024));
   sub->add_option("--dp", o->dp, "Data-parallel replicas")->check(CLI::Range(1, 100000));
   sub->add_option("--ep", o->ep, "Expert-parallel size")->check(CLI::Range(1, 100000));
-  sub->add_option("--batch", o->batch,
+  sub->add_option("--batch",
+                  o->batch,
                   "Concurrent sequences (inference) or micro-batch (training); default: the "
                   "spec's, or for inference without concurrency the largest that fits")
       ->check(CLI::Range(1LL, 100000000LL));

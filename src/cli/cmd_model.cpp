@@ -29,8 +29,9 @@ void log_warnings(const Context& ctx, const Spec& spec) {
 
 void register_model(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<SpecOptions>();
-  auto* sub = app.add_subcommand("model", "Print the normalized model: architecture, parameters, "
-                                          "weight bytes, and where each number came from");
+  auto* sub = app.add_subcommand("model",
+                                 "Print the normalized model: architecture, parameters, "
+                                 "weight bytes, and where each number came from");
   sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json")
       ->required();
   add_format_option(*sub, options->common, {"table", "json"});
@@ -50,8 +51,9 @@ void register_model(CLI::App& app, Context& ctx) {
 
 void register_validate(CLI::App& app, Context& ctx) {
   auto options = std::make_shared<SpecOptions>();
-  auto* sub = app.add_subcommand("validate", "Check a workload spec (and the model it points at) "
-                                             "without planning; exit 0 when valid, 2 when not");
+  auto* sub = app.add_subcommand("validate",
+                                 "Check a workload spec (and the model it points at) "
+                                 "without planning; exit 0 when valid, 2 when not");
   sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json")
       ->required();
   add_format_option(*sub, options->common, {"text", "json"});

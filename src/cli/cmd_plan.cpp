@@ -7,10 +7,11 @@
 #include <rightsize/spec.hpp>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 namespace rightsize::cli {
@@ -78,15 +79,17 @@ void apply_overrides(const PlanCliOptions& o, Spec& spec) {
 
 void register_plan(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<PlanCliOptions>();
-  auto* sub = app.add_subcommand("plan", "Rank GPU configurations for a workload: which GPUs, how "
-                                         "many, in what layout, at what cost, and why not the others");
+  auto* sub = app.add_subcommand("plan",
+                                 "Rank GPU configurations for a workload: which GPUs, how "
+                                 "many, in what layout, at what cost, and why not the others");
   sub->add_option("SPEC", o->spec, "A rightsize spec or a Hugging Face config.json")->required();
   add_format_option(*sub, o->common, {"table", "json", "markdown", "csv"});
   add_catalog_option(*sub, o->common);
   sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
-  sub->add_option("--objective", o->objective, "Rank by tco, cost_per_token, latency, gpus or power")
+  sub->add_option(
+         "--objective", o->objective, "Rank by tco, cost_per_token, latency, gpus or power")
       ->check(CLI::IsMember({"tco", "cost_per_token", "latency", "gpus", "power"}))
       ->default_str("tco");
   sub->add_option("--color", o->color, "Colour in the table: auto, always, never")
@@ -95,25 +98,41 @@ void register_plan(CLI::App& app, Context& ctx) {
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
   CLI::Option* lock_option =
-      sub->add_option("--lock", o->lock,
+      sub->add_option("--lock",
+                      o->lock,
                       "Also write a lock file for rightsize check (default: rightsize.lock.json "
                       "beside the spec)")
           ->expected(0, 1)
           ->type_name("[FILE]");
   auto* dep = "Deployment (override the spec's deployment)";
-  sub->add_option("--mode", o->mode, "cloud or onprem")->check(CLI::IsMember({"cloud", "onprem"}))->group(dep);
-  sub->add_option("--horizon-months", o->horizon_months, "TCO horizon")->check(CLI::Range(1LL, 240LL))->group(dep);
-  sub->add_option("--growth", o->growth, "Demand growth per month (0.05 = 5%)")->check(CLI::Range(-0.5, 10.0))->group(dep);
-  sub->add_option("--hours-per-month", o->hours_per_month, "Billed hours per month (730)")->check(CLI::Range(1.0, 744.0))->group(dep);
+  sub->add_option("--mode", o->mode, "cloud or onprem")
+      ->check(CLI::IsMember({"cloud", "onprem"}))
+      ->group(dep);
+  sub->add_option("--horizon-months", o->horizon_months, "TCO horizon")
+      ->check(CLI::Range(1LL, 240LL))
+      ->group(dep);
+  sub->add_option("--growth", o->growth, "Demand growth per month (0.05 = 5%)")
+      ->check(CLI::Range(-0.5, 10.0))
+      ->group(dep);
+  sub->add_option("--hours-per-month", o->hours_per_month, "Billed hours per month (730)")
+      ->check(CLI::Range(1.0, 744.0))
+      ->group(dep);
   sub->add_option("--provider", o->provider, "Use this provider's prices")->group(dep);
   sub->add_option("--price-kind", o->price_kind, "on_demand, spot or committed")
-      ->check(CLI::IsMember({"on_demand", "spot", "committed"}))->group(dep);
-  sub->add_option("--pue", o->pue, "Power usage effectiveness (1.3)")->check(CLI::Range(1.0, 5.0))->group(dep);
-  sub->add_option("--electricity", o->electricity, "USD per kWh (0.12)")->check(CLI::Range(0.0, 10.0))->group(dep);
+      ->check(CLI::IsMember({"on_demand", "spot", "committed"}))
+      ->group(dep);
+  sub->add_option("--pue", o->pue, "Power usage effectiveness (1.3)")
+      ->check(CLI::Range(1.0, 5.0))
+      ->group(dep);
+  sub->add_option("--electricity", o->electricity, "USD per kWh (0.12)")
+      ->check(CLI::Range(0.0, 10.0))
+      ->group(dep);
   sub->add_option("--amortization-years", o->amortization_years, "On-prem amortization (4)")
-      ->check(CLI::Range(0.1, 20.0))->group(dep);
+      ->check(CLI::Range(0.1, 20.0))
+      ->group(dep);
   sub->add_option("--utilization", o->utilization, "Average power draw as a share of TDP (0.7)")
-      ->check(CLI::Range(0.01, 1.0))->group(dep);
+      ->check(CLI::Range(0.01, 1.0))
+      ->group(dep);
   sub->callback([&ctx, o, lock_option]() {
     o->lock_given = lock_option->count() > 0;
     ctx.action = [&ctx, o]() {
@@ -129,13 +148,17 @@ void register_plan(CLI::App& app, Context& ctx) {
       options.today = today();
       options.stale_days = spec.deployment.stale_price_days;
       const std::map<std::string, Objective> objectives{
-          {"tco", Objective::tco}, {"cost_per_token", Objective::cost_per_token},
-          {"latency", Objective::latency}, {"gpus", Objective::gpus}, {"power", Objective::power}};
+          {"tco", Objective::tco},
+          {"cost_per_token", Objective::cost_per_token},
+          {"latency", Objective::latency},
+          {"gpus", Objective::gpus},
+          {"power", Objective::power}};
       options.objective = objectives.at(o->objective);
       const Plan plan = make_plan(spec, catalog, constants, efficiency, options);
       RenderOptions render;
       render.top = o->top;
-      const bool to_terminal = o->output.empty() && ::isatty(STDOUT_FILENO) != 0 && &ctx.out == &std::cout;
+      const bool to_terminal =
+          o->output.empty() && ::isatty(STDOUT_FILENO) != 0 && &ctx.out == &std::cout;
       render.color = o->color == "always" || (o->color == "auto" && to_terminal);
       std::ofstream file;
       if (!o->output.empty()) {
@@ -155,9 +178,10 @@ void register_plan(CLI::App& app, Context& ctx) {
         render_plan_table(plan, render, out);
       }
       if (o->lock_given) {
-        const std::string path = o->lock.empty()
-                                     ? (std::filesystem::path(o->spec).parent_path() / "rightsize.lock.json").string()
-                                     : o->lock;
+        const std::string path =
+            o->lock.empty()
+                ? (std::filesystem::path(o->spec).parent_path() / "rightsize.lock.json").string()
+                : o->lock;
         write_lock_entry(plan, o->spec, path);
         ctx.log->info("wrote lock {}", path);
       }

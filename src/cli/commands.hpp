@@ -8,6 +8,7 @@
 #include <rightsize/plan.hpp>
 
 #include <CLI/App.hpp>
+
 #include <string>
 #include <vector>
 
@@ -23,8 +24,8 @@ void register_model(CLI::App& app, Context& ctx);
 // data/memory.json with --assume NAME=VALUE overrides applied.
 Constants load_constants(const std::vector<std::string>& assume);
 
-// Writes (or replaces) the lock entry of a plan's spec in `lock_path` (plan --lock, check --update).
+// Writes (or replaces) the lock entry of a plan's spec in `lock_path` (plan --lock, check
+// --update).
 void write_lock_entry(const Plan& plan, const std::string& spec_file, const std::string& lock_path);
-
 
 } // namespace rightsize::cli

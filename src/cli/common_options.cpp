@@ -1,6 +1,7 @@
 #include "cli/common_options.hpp"
 
 #include <CLI/CLI.hpp>
+
 #include <array>
 #include <cstdlib>
 #include <ctime>
@@ -42,7 +43,9 @@ std::string bundled_data_dir() {
   return RIGHTSIZE_SOURCE_DATA_DIR;
 }
 
-std::string bundled_catalog_path() { return bundled_data_dir() + "/gpus.json"; }
+std::string bundled_catalog_path() {
+  return bundled_data_dir() + "/gpus.json";
+}
 
 std::string today() {
   if (const char* fixed = std::getenv("RIGHTSIZE_TODAY"); fixed != nullptr && *fixed != '\0') {

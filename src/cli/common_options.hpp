@@ -3,6 +3,7 @@
 // Options shared by several subcommands, and where the bundled data lives.
 
 #include <CLI/App.hpp>
+
 #include <string>
 #include <vector>
 
@@ -16,7 +17,9 @@ struct CommonOptions {
 // Adds --catalog to `sub`, in the "Global options" group.
 void add_catalog_option(CLI::App& sub, CommonOptions& options);
 // Adds --format with the given choices (the first is the default).
-void add_format_option(CLI::App& sub, CommonOptions& options, const std::vector<std::string>& choices);
+void add_format_option(CLI::App& sub,
+                       CommonOptions& options,
+                       const std::vector<std::string>& choices);
 
 // The directory holding the bundled data: <prefix>/share/rightsize next to an installed binary,
 // or the source tree's data/ for a binary run from its build tree.

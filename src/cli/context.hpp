@@ -4,10 +4,11 @@
 
 #include <rightsize/error.hpp>
 
+#include <spdlog/logger.h>
+
 #include <functional>
 #include <memory>
 #include <ostream>
-#include <spdlog/logger.h>
 #include <string>
 #include <vector>
 

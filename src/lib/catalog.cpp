@@ -5,12 +5,13 @@
 #include <rightsize/catalog.hpp>
 #include <rightsize/error.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 #include <functional>
-#include <array>
 #include <set>
 
 namespace rightsize {
@@ -48,9 +49,12 @@ private:
 
 const std::vector<std::pair<std::string, TensorPrecision>>& precision_names() {
   static const std::vector<std::pair<std::string, TensorPrecision>> names{
-      {"fp32", TensorPrecision::fp32}, {"tf32", TensorPrecision::tf32},
-      {"bf16", TensorPrecision::bf16}, {"fp16", TensorPrecision::fp16},
-      {"fp8", TensorPrecision::fp8},   {"int8", TensorPrecision::int8},
+      {"fp32", TensorPrecision::fp32},
+      {"tf32", TensorPrecision::tf32},
+      {"bf16", TensorPrecision::bf16},
+      {"fp16", TensorPrecision::fp16},
+      {"fp8", TensorPrecision::fp8},
+      {"int8", TensorPrecision::int8},
       {"fp4", TensorPrecision::fp4}};
   return names;
 }
@@ -68,18 +72,35 @@ std::string squash(const std::string& s) {
 
 class GpuReader {
 public:
-  GpuReader(const FieldReader& r, const std::map<std::string, CatalogSource>& sources,
+  GpuReader(const FieldReader& r,
+            const std::map<std::string, CatalogSource>& sources,
             Problems& problems)
       : m_r(r), m_sources(sources), m_problems(problems) {}
 
   Gpu read() {
     Gpu g;
     m_problems.guard([&] {
-      m_r.reject_unknown({"name", "aliases", "vendor", "architecture", "generation",
-                          "release_year", "form_factor", "memory_gib", "usable_memory_mib",
-                          "memory_bandwidth_gb_per_s", "dense_tflop_per_s", "sparse_tflop_per_s",
-                          "tdp_watts", "host_link", "gpu_link", "nvlink_domain",
-                          "network_gbit_per_s", "mig", "prices", "purchase", "notes"});
+      m_r.reject_unknown({"name",
+                          "aliases",
+                          "vendor",
+                          "architecture",
+                          "generation",
+                          "release_year",
+                          "form_factor",
+                          "memory_gib",
+                          "usable_memory_mib",
+                          "memory_bandwidth_gb_per_s",
+                          "dense_tflop_per_s",
+                          "sparse_tflop_per_s",
+                          "tdp_watts",
+                          "host_link",
+                          "gpu_link",
+                          "nvlink_domain",
+                          "network_gbit_per_s",
+                          "mig",
+                          "prices",
+                          "purchase",
+                          "notes"});
     });
     m_problems.guard([&] { g.name = m_r.string("name"); });
     m_problems.guard([&] {
@@ -105,8 +126,8 @@ public:
       }
     });
     m_problems.guard([&] {
-      g.memory_bandwidth = gb_per_s(
-          sourced(m_r, "memory_bandwidth_gb_per_s", Range::positive(1e5), g.provenance));
+      g.memory_bandwidth =
+          gb_per_s(sourced(m_r, "memory_bandwidth_gb_per_s", Range::positive(1e5), g.provenance));
     });
     m_problems.guard([&] { read_dense(g); });
     m_problems.guard(
@@ -117,21 +138,22 @@ public:
       g.nvlink_domain =
           static_cast<int>(sourced(m_r, "nvlink_domain", Range::between(1, 576), g.provenance));
       const auto f = m_r.object("nvlink_domain");
-      if (std::floor(f.number("value", Range::positive())) != f.number("value", Range::positive())) {
+      if (std::floor(f.number("value", Range::positive())) !=
+          f.number("value", Range::positive())) {
         f.member("value").fail("must be an integer");
       }
     });
     m_problems.guard([&] {
-      g.network = gbit_per_s(
-          sourced(m_r, "network_gbit_per_s", Range::positive(1e4), g.provenance));
+      g.network =
+          gbit_per_s(sourced(m_r, "network_gbit_per_s", Range::positive(1e4), g.provenance));
     });
     m_problems.guard([&] { read_mig(g); });
     m_problems.guard([&] { read_prices(g); });
     m_problems.guard([&] { read_purchase(g); });
     if (g.gpu_link_kind == "none" && g.nvlink_domain != 1 && !g.name.empty()) {
-      m_problems.add(m_r.where("nvlink_domain"),
-                     fmt::format("must be 1 for a GPU without a GPU-to-GPU link, got {}",
-                                 g.nvlink_domain));
+      m_problems.add(
+          m_r.where("nvlink_domain"),
+          fmt::format("must be 1 for a GPU without a GPU-to-GPU link, got {}", g.nvlink_domain));
     }
     return g;
   }
@@ -154,8 +176,11 @@ private:
   }
 
   // {"value": ..., "source": ..., "note": ..., "confidence": ...}
-  double sourced(const FieldReader& parent, const std::string& key, Range range,
-                 std::map<std::string, Provenance>& provenance, const std::string& label = "") {
+  double sourced(const FieldReader& parent,
+                 const std::string& key,
+                 Range range,
+                 std::map<std::string, Provenance>& provenance,
+                 const std::string& label = "") {
     const auto f = parent.object(key);
     f.reject_unknown({"value", "source", "note", "confidence"});
     const double value = f.number("value", range);
@@ -175,8 +200,8 @@ private:
     for (const auto& [name, p] : precision_names()) {
       if (dense.has(name)) {
         m_problems.guard([&, p = p, name = name] {
-          g.dense[p] = tflop_per_s(sourced(dense, name, Range::positive(1e5), g.provenance,
-                                           "dense_tflop_per_s." + name));
+          g.dense[p] = tflop_per_s(sourced(
+              dense, name, Range::positive(1e5), g.provenance, "dense_tflop_per_s." + name));
         });
       }
     }
@@ -185,8 +210,11 @@ private:
     }
     // A sparse figure listed as dense is the most common catalog mistake: rates must keep the
     // ratios of the hardware (fp8 = 2 x bf16, bf16 = 2 x tf32, fp16 = bf16).
-    const auto ratio_check = [&](TensorPrecision hi, TensorPrecision lo, double lo_bound,
-                                 double hi_bound, const char* expected) {
+    const auto ratio_check = [&](TensorPrecision hi,
+                                 TensorPrecision lo,
+                                 double lo_bound,
+                                 double hi_bound,
+                                 const char* expected) {
       const auto a = g.rate(hi);
       const auto b = g.rate(lo);
       if (a && b) {
@@ -195,7 +223,9 @@ private:
           m_problems.add(dense.where(std::string(to_string(hi))),
                          fmt::format("is {:.2f}x the {} rate, expected {}: one of them may be a "
                                      "sparse figure listed as dense",
-                                     ratio, to_string(lo), expected));
+                                     ratio,
+                                     to_string(lo),
+                                     expected));
         }
       }
     };
@@ -219,7 +249,8 @@ private:
             m_problems.add(dense.where(name),
                            fmt::format("dense {} TFLOP/s is more than half the sparse {} "
                                        "TFLOP/s: the sparse figure is listed as dense",
-                                       to_tflop_per_s(*d), s));
+                                       to_tflop_per_s(*d),
+                                       s));
           }
         });
       }
@@ -228,8 +259,8 @@ private:
 
   void read_host_link(Gpu& g) {
     const auto f = m_r.object("host_link");
-    f.reject_unknown({"pcie_generation", "lanes", "nvlink_c2c", "gb_per_s", "source", "note",
-                      "confidence"});
+    f.reject_unknown(
+        {"pcie_generation", "lanes", "nvlink_c2c", "gb_per_s", "source", "note", "confidence"});
     Provenance p;
     check_source(f, p);
     g.provenance["host_link"] = p;
@@ -244,21 +275,25 @@ private:
     const double expected =
         16.0 * std::pow(2.0, g.pcie_generation - 3) * static_cast<double>(lanes) / 16.0;
     if (std::fabs(rate - expected) > 0.1 * expected) {
-      f.member("gb_per_s").fail(fmt::format("does not match PCIe Gen{} x{} ({:g} GB/s per "
-                                            "direction)",
-                                            g.pcie_generation, lanes, expected));
+      f.member("gb_per_s")
+          .fail(fmt::format("does not match PCIe Gen{} x{} ({:g} GB/s per "
+                            "direction)",
+                            g.pcie_generation,
+                            lanes,
+                            expected));
     }
   }
 
   void read_gpu_link(Gpu& g) {
     const auto f = m_r.object("gpu_link");
     f.reject_unknown({"kind", "gb_per_s", "source", "note", "confidence"});
-    g.gpu_link_kind = f.choice<std::string>("kind", {{"nvlink3", "nvlink3"},
-                                                     {"nvlink4", "nvlink4"},
-                                                     {"nvlink4-bridge", "nvlink4-bridge"},
-                                                     {"nvlink5", "nvlink5"},
-                                                     {"infinity-fabric", "infinity-fabric"},
-                                                     {"none", "none"}});
+    g.gpu_link_kind = f.choice<std::string>("kind",
+                                            {{"nvlink3", "nvlink3"},
+                                             {"nvlink4", "nvlink4"},
+                                             {"nvlink4-bridge", "nvlink4-bridge"},
+                                             {"nvlink5", "nvlink5"},
+                                             {"infinity-fabric", "infinity-fabric"},
+                                             {"none", "none"}});
     g.gpu_link = gb_per_s(f.number("gb_per_s", Range::positive(10000)));
     Provenance p;
     check_source(f, p);
@@ -302,15 +337,23 @@ private:
         });
       };
       field([&] {
-        e.reject_unknown({"provider", "kind", "usd_per_gpu_hour", "as_of", "as_of_kind",
-                          "source", "note", "confidence"});
+        e.reject_unknown({"provider",
+                          "kind",
+                          "usd_per_gpu_hour",
+                          "as_of",
+                          "as_of_kind",
+                          "source",
+                          "note",
+                          "confidence"});
       });
       field([&] { price.provider = e.string("provider"); });
       field([&] {
         price.kind = e.choice<std::string>(
             "kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
       });
-      field([&] { price.per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000))); });
+      field([&] {
+        price.per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000)));
+      });
       field([&] { read_date(e, "as_of", price.as_of); });
       field([&] {
         if (e.has("as_of_kind")) {
@@ -330,12 +373,12 @@ private:
       return;
     }
     const auto f = m_r.object("purchase");
-    f.reject_unknown({"usd_per_gpu", "server_share_usd_per_gpu", "as_of", "source", "note",
-                      "confidence"});
+    f.reject_unknown(
+        {"usd_per_gpu", "server_share_usd_per_gpu", "as_of", "source", "note", "confidence"});
     Purchase p;
     p.gpu = usd(f.number("usd_per_gpu", Range::positive(1e7)));
-    p.server_share = usd(f.optional_number("server_share_usd_per_gpu", Range::non_negative(1e7))
-                             .value_or(0.0));
+    p.server_share =
+        usd(f.optional_number("server_share_usd_per_gpu", Range::non_negative(1e7)).value_or(0.0));
     read_date(f, "as_of", p.as_of);
     check_source(f, p.provenance);
     g.purchase = p;
@@ -355,8 +398,8 @@ std::map<std::string, CatalogSource> read_sources(const FieldReader& root, Probl
       problems.guard([&, key = key] {
         const auto f = s.object(key);
         f.reject_unknown({"name", "location", "kind"});
-        sources[key] = CatalogSource{f.string("name"), f.string("location"),
-                                     f.optional_string("kind").value_or("")};
+        sources[key] = CatalogSource{
+            f.string("name"), f.string("location"), f.optional_string("kind").value_or("")};
       });
     }
   });
@@ -369,8 +412,10 @@ struct Origin {
   std::string pointer;
 };
 
-Catalog parse_entries(nlohmann::json doc, const std::vector<Origin>& origins,
-                      const std::string& top_file, std::string digest) {
+Catalog parse_entries(nlohmann::json doc,
+                      const std::vector<Origin>& origins,
+                      const std::string& top_file,
+                      std::string digest) {
   Problems problems;
   const FieldReader root(doc, top_file);
   if (!doc.is_object()) {
@@ -378,14 +423,15 @@ Catalog parse_entries(nlohmann::json doc, const std::vector<Origin>& origins,
   }
   Catalog c;
   problems.guard([&] {
-    root.reject_unknown({"schema_version", "catalog_version", "description", "sources", "gpus",
-                         "extends"});
+    root.reject_unknown(
+        {"schema_version", "catalog_version", "description", "sources", "gpus", "extends"});
   });
   problems.guard([&] {
     const auto v = root.integer("schema_version", Range::positive(1e6));
     if (v != 1) {
-      root.member("schema_version").fail("unsupported catalog schema version (this rightsize "
-                                         "reads 1)");
+      root.member("schema_version")
+          .fail("unsupported catalog schema version (this rightsize "
+                "reads 1)");
     }
   });
   problems.guard([&] { c.version = root.string("catalog_version"); });
@@ -458,9 +504,13 @@ std::string_view to_string(TensorPrecision p) {
 }
 
 const std::vector<TensorPrecision>& all_tensor_precisions() {
-  static const std::vector<TensorPrecision> all{
-      TensorPrecision::fp32, TensorPrecision::tf32, TensorPrecision::bf16, TensorPrecision::fp16,
-      TensorPrecision::fp8,  TensorPrecision::int8, TensorPrecision::fp4};
+  static const std::vector<TensorPrecision> all{TensorPrecision::fp32,
+                                                TensorPrecision::tf32,
+                                                TensorPrecision::bf16,
+                                                TensorPrecision::fp16,
+                                                TensorPrecision::fp8,
+                                                TensorPrecision::int8,
+                                                TensorPrecision::fp4};
   return all;
 }
 
@@ -507,11 +557,15 @@ const Gpu& Catalog::resolve(const std::string& name, const std::string& where) c
     for (const auto* g : prefixed) {
       options.push_back(g->name);
     }
-    throw InputError(where, fmt::format("GPU name \"{}\" is ambiguous: it could be {}", name,
-                                        FieldReader::join(options)));
+    throw InputError(where,
+                     fmt::format("GPU name \"{}\" is ambiguous: it could be {}",
+                                 name,
+                                 FieldReader::join(options)));
   }
-  throw InputError(where, fmt::format("unknown GPU \"{}\"{}; see 'rightsize catalog list'", name,
-                                      did_you_mean(name, names())));
+  throw InputError(where,
+                   fmt::format("unknown GPU \"{}\"{}; see 'rightsize catalog list'",
+                               name,
+                               did_you_mean(name, names())));
 }
 
 std::vector<std::string> Catalog::names() const {
@@ -567,8 +621,8 @@ Catalog load_catalog(const std::string& bundled_path, const std::string& overlay
   if (over.string("extends") != "bundled") {
     over.member("extends").fail("must be \"bundled\" (or absent for a complete catalog)");
   }
-  over.reject_unknown({"schema_version", "extends", "sources", "gpus", "catalog_version",
-                       "description"});
+  over.reject_unknown(
+      {"schema_version", "extends", "sources", "gpus", "catalog_version", "description"});
   std::string base_text;
   const auto base_doc = detail::load_json_file(bundled_path, base_text);
   // The bundled catalog must itself be sound before anything is merged into it.
@@ -606,8 +660,8 @@ Catalog load_catalog(const std::string& bundled_path, const std::string& overlay
       origins[index] = {overlay_path, pointer};
     }
   }
-  auto c = parse_entries(std::move(merged), origins, overlay_path,
-                         detail::fnv1a_hex(base_text + overlay_text));
+  auto c = parse_entries(
+      std::move(merged), origins, overlay_path, detail::fnv1a_hex(base_text + overlay_text));
   c.files = {bundled_path, overlay_path};
   return c;
 }

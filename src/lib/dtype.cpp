@@ -33,9 +33,15 @@ const DTypeInfo& info(DType t) {
 }
 } // namespace
 
-double element_bits(DType t) { return info(t).bits; }
-Bytes element_bytes(DType t) { return bits(info(t).bits); }
-std::string_view to_string(DType t) { return info(t).name; }
+double element_bits(DType t) {
+  return info(t).bits;
+}
+Bytes element_bytes(DType t) {
+  return bits(info(t).bits);
+}
+std::string_view to_string(DType t) {
+  return info(t).name;
+}
 
 std::optional<DType> parse_dtype(std::string_view name) {
   std::string lower;
@@ -77,6 +83,8 @@ std::vector<std::string> dtype_names() {
   return out;
 }
 
-bool is_quantized_4bit(DType t) { return element_bits(t) <= 4.0; }
+bool is_quantized_4bit(DType t) {
+  return element_bits(t) <= 4.0;
+}
 
 } // namespace rightsize

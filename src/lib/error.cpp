@@ -7,8 +7,7 @@
 namespace rightsize {
 
 InputError::InputError(std::string where, std::string detail)
-    : std::runtime_error(where.empty() ? detail : where + ": " + detail),
-      m_where(std::move(where)),
+    : std::runtime_error(where.empty() ? detail : where + ": " + detail), m_where(std::move(where)),
       m_detail(std::move(detail)) {}
 
 namespace {
@@ -60,9 +59,8 @@ std::vector<std::string> closest_matches(std::string_view given,
       scored.emplace_back(d, c);
     }
   }
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) {
-    return x.first < y.first;
-  });
+  std::stable_sort(
+      scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
   for (const auto& s : scored) {
     // Only the closest matches: "q_projj" suggests "q_proj", not also "k_proj".

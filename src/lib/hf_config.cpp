@@ -6,11 +6,12 @@
 
 #include <rightsize/model.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <filesystem>
-#include <fmt/format.h>
 #include <map>
 
 namespace rightsize {
@@ -30,10 +31,9 @@ constexpr double k_max_positions = 1e9;
 // with a warning.
 const std::vector<std::string>& known_families() {
   static const std::vector<std::string> families{
-      "llama",    "mistral",   "mixtral",     "qwen2",       "qwen2_moe",   "qwen3",
-      "qwen3_moe", "gemma",    "gemma2",      "gemma3",      "gemma3_text", "phi3",
-      "gpt2",     "gptj",      "gpt_neox",    "falcon",      "gpt_bigcode", "deepseek_v2",
-      "deepseek_v3", "gpt_oss"};
+      "llama",    "mistral", "mixtral",     "qwen2",       "qwen2_moe",   "qwen3",  "qwen3_moe",
+      "gemma",    "gemma2",  "gemma3",      "gemma3_text", "phi3",        "gpt2",   "gptj",
+      "gpt_neox", "falcon",  "gpt_bigcode", "deepseek_v2", "deepseek_v3", "gpt_oss"};
   return families;
 }
 
@@ -80,8 +80,8 @@ public:
 
   [[nodiscard]] const FieldReader& reader() const { return m_r; }
 
-  std::optional<long long> find(std::initializer_list<const char*> names, Range range,
-                                const char* label) {
+  std::optional<long long>
+  find(std::initializer_list<const char*> names, Range range, const char* label) {
     for (const char* name : names) {
       if (m_r.has(name)) {
         const long long v = m_r.integer(name, range);
@@ -143,18 +143,20 @@ DType read_torch_dtype(const FieldReader& r, ModelArch& m) {
 // How many layers use sliding-window attention, from layer_types or the family's pattern.
 void read_sliding_window(ConfigFields& f, ModelArch& m) {
   const FieldReader& r = f.reader();
-  const auto window = f.find({"sliding_window"}, Range::positive(k_max_positions), "sliding_window");
+  const auto window =
+      f.find({"sliding_window"}, Range::positive(k_max_positions), "sliding_window");
   if (r.has("layer_types")) {
     const auto types = r.string_array("layer_types");
     if (static_cast<long long>(types.size()) != m.layers) {
       r.member("layer_types")
-          .fail_plain(fmt::format("has {} entries but the model has {} layers", types.size(),
-                                  m.layers));
+          .fail_plain(
+              fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
     }
     m.local_layers = std::count(types.begin(), types.end(), "sliding_attention");
     if (m.local_layers > 0 && !window) {
-      r.member("layer_types").fail_plain("names sliding_attention layers but sliding_window is "
-                                         "missing");
+      r.member("layer_types")
+          .fail_plain("names sliding_attention layers but sliding_window is "
+                      "missing");
     }
     m.sliding_window = m.local_layers > 0 ? *window : 0;
     return;
@@ -167,8 +169,8 @@ void read_sliding_window(ConfigFields& f, ModelArch& m) {
     if (!f.flag("use_sliding_window", false)) {
       return;
     }
-    const auto full = f.find({"max_window_layers"}, Range::non_negative(k_max_layers),
-                             "max_window_layers");
+    const auto full =
+        f.find({"max_window_layers"}, Range::non_negative(k_max_layers), "max_window_layers");
     m.sliding_window = *window;
     m.local_layers = std::max(0LL, m.layers - full.value_or(0));
     return;
@@ -177,26 +179,29 @@ void read_sliding_window(ConfigFields& f, ModelArch& m) {
   if (m.family == "gemma2") {
     m.local_layers = (m.layers + 1) / 2; // even layers are local
   } else if (family_is(m.family, {"gemma3", "gemma3_text"})) {
-    const auto pattern = f.find({"sliding_window_pattern"}, Range::positive(k_max_layers),
-                                "sliding_window_pattern")
-                             .value_or(6);
+    const auto pattern =
+        f.find({"sliding_window_pattern"}, Range::positive(k_max_layers), "sliding_window_pattern")
+            .value_or(6);
     m.local_layers = m.layers - m.layers / pattern; // every pattern-th layer is global
   } else {
     m.local_layers = m.layers;
   }
-  f.derived("local_layers", fmt::format("{} of {} layers use the window", m.local_layers, m.layers));
+  f.derived("local_layers",
+            fmt::format("{} of {} layers use the window", m.local_layers, m.layers));
 }
 
 void read_moe(ConfigFields& f, ModelArch& m) {
   const FieldReader& r = f.reader();
   const auto experts = f.find({"num_local_experts", "num_experts", "n_routed_experts"},
-                              Range::non_negative(k_max_experts), "experts");
+                              Range::non_negative(k_max_experts),
+                              "experts");
   if (!experts || *experts == 0) {
     return;
   }
   m.experts = *experts;
   m.experts_active = f.require({"num_experts_per_tok", "experts_per_token", "moe_topk"},
-                               Range::positive(k_max_experts), "experts_active");
+                               Range::positive(k_max_experts),
+                               "experts_active");
   if (m.experts_active > m.experts) {
     r.member(r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token")
         .fail(fmt::format("must not exceed the {} experts", m.experts));
@@ -206,7 +211,8 @@ void read_moe(ConfigFields& f, ModelArch& m) {
           .value_or(m.intermediate);
   m.moe_layers = m.layers;
   if (family_is(m.family, {"deepseek_v2", "deepseek_v3"})) {
-    const auto first_dense = f.find({"first_k_dense_replace"}, Range::non_negative(k_max_layers),
+    const auto first_dense = f.find({"first_k_dense_replace"},
+                                    Range::non_negative(k_max_layers),
                                     "first_k_dense_replace")
                                  .value_or(0);
     const auto freq =
@@ -235,7 +241,8 @@ void read_moe(ConfigFields& f, ModelArch& m) {
       m.moe_layers += (!dense && (i + 1) % step == 0) ? 1 : 0;
     }
     if (const auto shared = f.find({"shared_expert_intermediate_size"},
-                                   Range::non_negative(k_max_width), "shared_expert_intermediate");
+                                   Range::non_negative(k_max_width),
+                                   "shared_expert_intermediate");
         shared && *shared > 0) {
       m.shared_experts = 1;
       m.shared_expert_intermediate = *shared;
@@ -272,8 +279,8 @@ std::string_view to_string(AttentionKind k) {
   return "mha";
 }
 
-ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
-                          const std::string& pointer) {
+ModelArch
+parse_hf_config(const nlohmann::json& config, const std::string& file, const std::string& pointer) {
   FieldReader top(config, file, pointer);
   if (!config.is_object()) {
     top.fail("a Hugging Face config must be a JSON object");
@@ -302,7 +309,8 @@ ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
   if (!m.known_family) {
     m.warnings.push_back(fmt::format("model_type \"{}\" is not one rightsize knows{}; reading its "
                                      "standard fields as a Llama-like decoder",
-                                     m.family, did_you_mean(m.family, known_families())));
+                                     m.family,
+                                     did_you_mean(m.family, known_families())));
   }
   if (top.has("_name_or_path") && top.member("_name_or_path").json().is_string()) {
     m.name = top.string("_name_or_path");
@@ -317,13 +325,15 @@ ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
   const FieldReader& r = text ? *text : top;
   ConfigFields f(r, m);
 
-  m.hidden = f.require({"hidden_size", "n_embd", "d_model"}, Range::positive(k_max_width), "hidden");
-  m.layers = f.require({"num_hidden_layers", "n_layer", "num_layers"},
-                       Range::positive(k_max_layers), "layers");
+  m.hidden =
+      f.require({"hidden_size", "n_embd", "d_model"}, Range::positive(k_max_width), "hidden");
+  m.layers = f.require(
+      {"num_hidden_layers", "n_layer", "num_layers"}, Range::positive(k_max_layers), "layers");
   m.heads = f.require({"num_attention_heads", "n_head"}, Range::positive(k_max_width), "heads");
   m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
   m.max_position = f.find({"max_position_embeddings", "n_positions", "max_seq_len", "n_ctx"},
-                          Range::positive(k_max_positions), "max_position")
+                          Range::positive(k_max_positions),
+                          "max_position")
                        .value_or(0);
 
   // Key/value heads: explicit, or multi-query flags, or one per query head.
@@ -363,10 +373,12 @@ ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
   m.v_head_dim = m.head_dim;
 
   // MLP width and shape.
-  const bool plain_mlp_family = family_is(m.family, {"gpt2", "gptj", "gpt_neox", "falcon", "gpt_bigcode"});
+  const bool plain_mlp_family =
+      family_is(m.family, {"gpt2", "gptj", "gpt_neox", "falcon", "gpt_bigcode"});
   m.gated_mlp = !plain_mlp_family;
   if (auto inter = f.find({"intermediate_size", "n_inner", "ffn_hidden_size"},
-                          Range::positive(k_max_width), "intermediate")) {
+                          Range::positive(k_max_width),
+                          "intermediate")) {
     m.intermediate = *inter;
   } else if (plain_mlp_family) {
     m.intermediate = 4 * m.hidden;
@@ -376,9 +388,10 @@ ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
   }
 
   // Embedding tying: the config's flag, else the family's default in transformers.
-  const bool tie_default = family_is(m.family, {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2",
-                                                "falcon", "gpt_bigcode"}) ||
-                           (!m.known_family);
+  const bool tie_default =
+      family_is(m.family,
+                {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "falcon", "gpt_bigcode"}) ||
+      (!m.known_family);
   m.tied_embeddings = top.has("tie_word_embeddings") ? top.boolean("tie_word_embeddings")
                                                      : f.flag("tie_word_embeddings", tie_default);
 
@@ -440,21 +453,37 @@ ModelArch parse_hf_config(const nlohmann::json& config, const std::string& file,
 
   // Quantized checkpoints.
   if (top.has("quantization_config")) {
-    m.quantization = parse_quantization_config(top.object("quantization_config").json(), file,
-                                               pointer + "/quantization_config", m.torch_dtype);
+    m.quantization = parse_quantization_config(top.object("quantization_config").json(),
+                                               file,
+                                               pointer + "/quantization_config",
+                                               m.torch_dtype);
   } else {
     m.quantization = quantization_for(m.torch_dtype, m.torch_dtype);
   }
   return m;
 }
 
-ModelArch parse_generic_model(const nlohmann::json& description, const std::string& file,
+ModelArch parse_generic_model(const nlohmann::json& description,
+                              const std::string& file,
                               const std::string& pointer) {
   const FieldReader r(description, file, pointer);
-  r.reject_unknown({"params", "layers", "hidden_size", "heads", "kv_heads", "head_dim",
-                    "vocab_size", "intermediate_size", "gated_mlp", "tied_embeddings", "experts",
-                    "experts_active", "moe_intermediate_size", "sliding_window",
-                    "max_position_embeddings", "dtype", "name"});
+  r.reject_unknown({"params",
+                    "layers",
+                    "hidden_size",
+                    "heads",
+                    "kv_heads",
+                    "head_dim",
+                    "vocab_size",
+                    "intermediate_size",
+                    "gated_mlp",
+                    "tied_embeddings",
+                    "experts",
+                    "experts_active",
+                    "moe_intermediate_size",
+                    "sliding_window",
+                    "max_position_embeddings",
+                    "dtype",
+                    "name"});
   ModelArch m;
   m.family = "generic";
   m.name = r.optional_string("name").value_or("generic");
@@ -511,9 +540,14 @@ ModelArch parse_generic_model(const nlohmann::json& description, const std::stri
     // The user's count wins; scale the breakdown so every component keeps its share.
     const double scale = *p / m.params.total();
     const double active_share = m.params_active / m.params_total;
-    for (double* part : {&m.params.embedding, &m.params.lm_head, &m.params.attention,
-                         &m.params.dense_mlp, &m.params.routed_experts, &m.params.shared_experts,
-                         &m.params.router, &m.params.norms}) {
+    for (double* part : {&m.params.embedding,
+                         &m.params.lm_head,
+                         &m.params.attention,
+                         &m.params.dense_mlp,
+                         &m.params.routed_experts,
+                         &m.params.shared_experts,
+                         &m.params.router,
+                         &m.params.norms}) {
       *part *= scale;
     }
     m.params_total = *p;

@@ -1,10 +1,11 @@
 #include "json_reader.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fmt/format.h>
 #include <fstream>
-#include <algorithm>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -84,7 +85,8 @@ std::string short_parse_message(const std::string& what) {
 // scan of the keys seen at each depth is cheapest.
 class DuplicateCheckingSax {
 public:
-  explicit DuplicateCheckingSax(nlohmann::json& result) : m_dom(result, /*allow_exceptions=*/true) {}
+  explicit DuplicateCheckingSax(nlohmann::json& result)
+      : m_dom(result, /*allow_exceptions=*/true) {}
 
   bool null() { return m_dom.null(); }
   bool boolean(bool v) { return m_dom.boolean(v); }
@@ -281,7 +283,9 @@ FieldReader FieldReader::child(std::string_view key) const {
   return FieldReader(require(key), m_file, m_pointer + "/" + escape_pointer_token(key));
 }
 
-FieldReader FieldReader::member(std::string_view key) const { return child(key); }
+FieldReader FieldReader::member(std::string_view key) const {
+  return child(key);
+}
 
 FieldReader FieldReader::object(std::string_view key) const {
   auto c = child(key);
@@ -346,7 +350,9 @@ long long FieldReader::as_integer(Range range) const {
   return m_value->is_number_float() ? static_cast<long long>(v) : m_value->get<long long>();
 }
 
-std::string FieldReader::string(std::string_view key) const { return child(key).as_string(); }
+std::string FieldReader::string(std::string_view key) const {
+  return child(key).as_string();
+}
 
 std::optional<std::string> FieldReader::optional_string(std::string_view key) const {
   if (!has(key)) {
@@ -430,7 +436,9 @@ void FieldReader::fail(const std::string& what) const {
   throw InputError(where(), what + ", got " + shown);
 }
 
-void FieldReader::fail_plain(const std::string& what) const { throw InputError(where(), what); }
+void FieldReader::fail_plain(const std::string& what) const {
+  throw InputError(where(), what);
+}
 
 bool FieldReader::iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) {

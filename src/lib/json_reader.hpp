@@ -5,6 +5,7 @@
 #include <rightsize/error.hpp>
 
 #include <nlohmann/json.hpp>
+
 #include <initializer_list>
 #include <optional>
 #include <string>

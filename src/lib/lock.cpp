@@ -6,9 +6,10 @@
 #include <rightsize/render_model.hpp>
 #include <rightsize/units_format.hpp>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 
 namespace rightsize {
@@ -33,7 +34,8 @@ std::string digest_spec(const Spec& spec) {
        {{"gpus", spec.constraints.gpus},
         {"vendors", spec.constraints.vendors},
         {"max_gpus", spec.constraints.max_gpus ? *spec.constraints.max_gpus : -1},
-        {"max_gpus_per_node", spec.constraints.max_gpus_per_node ? *spec.constraints.max_gpus_per_node : -1},
+        {"max_gpus_per_node",
+         spec.constraints.max_gpus_per_node ? *spec.constraints.max_gpus_per_node : -1},
         {"allow_cross_node_tp", spec.constraints.allow_cross_node_tp}}},
       {"deployment",
        {{"mode", std::string(to_string(d.mode))},
@@ -94,7 +96,8 @@ nlohmann::json configuration_json(const LockedConfiguration& l) {
   return {{"gpu", l.gpu},
           {"gpus", l.gpus},
           {"replicas", l.replicas},
-          {"parallelism", {{"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}}},
+          {"parallelism",
+           {{"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}}},
           {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
           {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
           {"memory_budget_bytes", l.memory_budget_bytes},
@@ -113,10 +116,21 @@ std::optional<double> optional_number(const FieldReader& r, const char* key) {
 }
 
 LockedConfiguration parse_configuration(const FieldReader& r) {
-  r.reject_unknown({"gpu", "gpus", "replicas", "parallelism", "precision", "memory_per_gpu_bytes",
-                    "memory_budget_bytes", "ttft_ms", "tpot_ms", "output_tokens_per_s",
-                    "step_time_s", "time_to_train_hours", "usd_per_hour",
-                    "usd_per_million_output_tokens", "tco_usd"});
+  r.reject_unknown({"gpu",
+                    "gpus",
+                    "replicas",
+                    "parallelism",
+                    "precision",
+                    "memory_per_gpu_bytes",
+                    "memory_budget_bytes",
+                    "ttft_ms",
+                    "tpot_ms",
+                    "output_tokens_per_s",
+                    "step_time_s",
+                    "time_to_train_hours",
+                    "usd_per_hour",
+                    "usd_per_million_output_tokens",
+                    "tco_usd"});
   LockedConfiguration l;
   l.gpu = r.string("gpu");
   l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));
@@ -142,7 +156,9 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
   return l;
 }
 
-std::string percent(double relative) { return fmt::format("{:+.1f}%", 100.0 * relative); }
+std::string percent(double relative) {
+  return fmt::format("{:+.1f}%", 100.0 * relative);
+}
 
 } // namespace
 
@@ -168,17 +184,20 @@ nlohmann::json lock_entry_to_json(const LockEntry& e) {
   for (const auto& a : e.alternatives) {
     alternatives.push_back(configuration_json(a));
   }
-  return {{"spec_digest", e.spec_digest},
-          {"catalog", {{"version", e.catalog_version}, {"digest", e.catalog_digest}}},
-          {"objective", e.objective},
-          {"feasible", e.feasible},
-          {"recommended", e.recommended ? configuration_json(*e.recommended) : nlohmann::json(nullptr)},
-          {"alternatives", alternatives}};
+  return {
+      {"spec_digest", e.spec_digest},
+      {"catalog", {{"version", e.catalog_version}, {"digest", e.catalog_digest}}},
+      {"objective", e.objective},
+      {"feasible", e.feasible},
+      {"recommended", e.recommended ? configuration_json(*e.recommended) : nlohmann::json(nullptr)},
+      {"alternatives", alternatives}};
 }
 
-LockEntry parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
+LockEntry
+parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
   const FieldReader r(j, file, pointer);
-  r.reject_unknown({"spec_digest", "catalog", "objective", "feasible", "recommended", "alternatives"});
+  r.reject_unknown(
+      {"spec_digest", "catalog", "objective", "feasible", "recommended", "alternatives"});
   LockEntry e;
   e.spec_digest = r.string("spec_digest");
   const auto c = r.object("catalog");
@@ -218,7 +237,8 @@ LockFile read_lock_file(const std::string& path, bool allow_missing) {
   }
   const auto locks = r.object("locks");
   for (const auto& [name, value] : locks.json().items()) {
-    lock.entries[name] = parse_lock_entry(value, path, "/locks/" + detail::escape_pointer_token(name));
+    lock.entries[name] =
+        parse_lock_entry(value, path, "/locks/" + detail::escape_pointer_token(name));
   }
   return lock;
 }
@@ -232,12 +252,15 @@ void write_lock_file(const LockFile& lock) {
   if (!out) {
     throw InputError(lock.path, "cannot write the lock file");
   }
-  out << nlohmann::json{{"schema_version", 1}, {"rightsize_version", RIGHTSIZE_VERSION}, {"locks", locks}}
+  out << nlohmann::json{{"schema_version", 1},
+                        {"rightsize_version", RIGHTSIZE_VERSION},
+                        {"locks", locks}}
              .dump(2)
       << '\n';
 }
 
-CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
+CheckResult compare_with_lock(const Plan& plan,
+                              const LockEntry& lock,
                               const std::optional<MemoryEstimate>& locked_config_now,
                               const CheckThresholds& t) {
   CheckResult r;
@@ -245,9 +268,12 @@ CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
   const bool catalog_changed = plan.catalog_digest != lock.catalog_digest;
   r.cause = spec_changed && catalog_changed ? "spec changed and catalog changed"
             : spec_changed                  ? "spec changed"
-            : catalog_changed               ? "catalog changed (prices or GPU data moved), spec unchanged"
-                                            : "nothing changed";
-  const auto add_change = [&](std::string figure, double before, double after, const std::string& b,
+            : catalog_changed ? "catalog changed (prices or GPU data moved), spec unchanged"
+                              : "nothing changed";
+  const auto add_change = [&](std::string figure,
+                              double before,
+                              double after,
+                              const std::string& b,
                               const std::string& a) {
     std::optional<double> rel;
     if (before > 0) {
@@ -262,7 +288,8 @@ CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
   if (lock.recommended && locked_config_now && !locked_config_now->fits) {
     r.crossed.push_back(fmt::format("memory: the locked configuration ({} x {}) no longer fits: "
                                     "needs {} per GPU, has {}",
-                                    lock.recommended->gpus, lock.recommended->gpu,
+                                    lock.recommended->gpus,
+                                    lock.recommended->gpu,
                                     format_bytes(locked_config_now->per_gpu.total()),
                                     format_bytes(locked_config_now->budget)));
   }
@@ -289,34 +316,46 @@ CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
     const std::string msg = fmt::format("gpu-change: {} -> {}", before_config, after_config);
     (t.fails_on("gpu-change") ? r.crossed : r.warnings).push_back(msg);
   }
-  const double mem = add_change("memory per GPU", was.memory_per_gpu_bytes, now.memory.per_gpu.total().si(),
+  const double mem = add_change("memory per GPU",
+                                was.memory_per_gpu_bytes,
+                                now.memory.per_gpu.total().si(),
                                 format_bytes(Bytes(was.memory_per_gpu_bytes)),
                                 format_bytes(now.memory.per_gpu.total()));
   (void)mem;
-  const double per_hour = add_change("$/hour", was.usd_per_hour, now.cost.per_hour.si(),
+  const double per_hour = add_change("$/hour",
+                                     was.usd_per_hour,
+                                     now.cost.per_hour.si(),
                                      format_usd_per_hour(usd_per_hour(was.usd_per_hour)),
                                      format_usd_per_hour(now.cost.per_hour));
-  const double tco = add_change("TCO", was.tco_usd, now.cost.tco.si(), format_usd(usd(was.tco_usd)),
+  const double tco = add_change("TCO",
+                                was.tco_usd,
+                                now.cost.tco.si(),
+                                format_usd(usd(was.tco_usd)),
                                 format_usd(now.cost.tco));
   if (was.usd_per_million_tokens && now.cost.usd_per_million_output_tokens) {
-    add_change("$/M tokens", *was.usd_per_million_tokens, *now.cost.usd_per_million_output_tokens,
+    add_change("$/M tokens",
+               *was.usd_per_million_tokens,
+               *now.cost.usd_per_million_output_tokens,
                fmt::format("${:.3f}", *was.usd_per_million_tokens),
                fmt::format("${:.3f}", *now.cost.usd_per_million_output_tokens));
   }
   const double cost_increase = std::max(per_hour, tco);
   if (cost_increase > t.max_cost_increase && t.fails_on("cost")) {
     r.crossed.push_back(fmt::format("cost: {} {} exceeds the {:.0f}% threshold",
-                                    per_hour >= tco ? "$/hour" : "TCO", percent(cost_increase),
+                                    per_hour >= tco ? "$/hour" : "TCO",
+                                    percent(cost_increase),
                                     100.0 * t.max_cost_increase));
   } else if (cost_increase > 0.0005) {
-    r.warnings.push_back(fmt::format("cost rose {} (threshold {:.0f}%)", percent(cost_increase),
-                                     100.0 * t.max_cost_increase));
+    r.warnings.push_back(fmt::format(
+        "cost rose {} (threshold {:.0f}%)", percent(cost_increase), 100.0 * t.max_cost_increase));
   }
   double latency_increase = 0;
   std::string latency_figure;
   if (now.inference) {
     if (was.ttft_ms) {
-      const double rel = add_change("TTFT", *was.ttft_ms, to_ms(now.inference->ttft),
+      const double rel = add_change("TTFT",
+                                    *was.ttft_ms,
+                                    to_ms(now.inference->ttft),
                                     format_seconds(milliseconds(*was.ttft_ms)),
                                     format_seconds(now.inference->ttft));
       if (rel > latency_increase) {
@@ -325,7 +364,9 @@ CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
       }
     }
     if (was.tpot_ms) {
-      const double rel = add_change("TPOT", *was.tpot_ms, to_ms(now.inference->tpot),
+      const double rel = add_change("TPOT",
+                                    *was.tpot_ms,
+                                    to_ms(now.inference->tpot),
                                     format_seconds(milliseconds(*was.tpot_ms)),
                                     format_seconds(now.inference->tpot));
       if (rel > latency_increase) {
@@ -334,13 +375,16 @@ CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
       }
     }
     if (was.output_tokens_per_s) {
-      add_change("tokens/s", *was.output_tokens_per_s, now.inference->output_tokens_per_s,
+      add_change("tokens/s",
+                 *was.output_tokens_per_s,
+                 now.inference->output_tokens_per_s,
                  fmt::format("{:.0f}", *was.output_tokens_per_s),
                  fmt::format("{:.0f}", now.inference->output_tokens_per_s));
     }
   }
   if (now.training && was.time_to_train_hours && now.training->time_to_train) {
-    const double rel = add_change("time to train", *was.time_to_train_hours,
+    const double rel = add_change("time to train",
+                                  *was.time_to_train_hours,
                                   to_hours(*now.training->time_to_train),
                                   format_seconds(hours(*was.time_to_train_hours)),
                                   format_seconds(*now.training->time_to_train));
@@ -350,15 +394,20 @@ CheckResult compare_with_lock(const Plan& plan, const LockEntry& lock,
     }
   }
   if (latency_increase > t.max_latency_increase && t.fails_on("latency")) {
-    r.crossed.push_back(fmt::format("latency: {} {} exceeds the {:.0f}% threshold", latency_figure,
-                                    percent(latency_increase), 100.0 * t.max_latency_increase));
+    r.crossed.push_back(fmt::format("latency: {} {} exceeds the {:.0f}% threshold",
+                                    latency_figure,
+                                    percent(latency_increase),
+                                    100.0 * t.max_latency_increase));
   } else if (latency_increase > 0.0005) {
-    r.warnings.push_back(fmt::format("{} rose {} (threshold {:.0f}%)", latency_figure,
-                                     percent(latency_increase), 100.0 * t.max_latency_increase));
+    r.warnings.push_back(fmt::format("{} rose {} (threshold {:.0f}%)",
+                                     latency_figure,
+                                     percent(latency_increase),
+                                     100.0 * t.max_latency_increase));
   }
-  const bool memory_failed = std::any_of(r.crossed.begin(), r.crossed.end(), [](const std::string& c) {
-    return c.rfind("memory", 0) == 0;
-  });
+  const bool memory_failed =
+      std::any_of(r.crossed.begin(), r.crossed.end(), [](const std::string& c) {
+        return c.rfind("memory", 0) == 0;
+      });
   if (memory_failed && !t.fails_on("memory")) {
     // Still reported; a configuration that fitted and now does not always fails (docs/ci.md).
   }

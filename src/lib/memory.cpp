@@ -4,9 +4,10 @@
 
 #include <rightsize/estimate.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace rightsize {
 
@@ -29,8 +30,8 @@ Constants Constants::load(const std::string& path) {
     try {
       const auto f = constants.object(name);
       f.reject_unknown({"value", "source"});
-      c.m_values[name] = Assumption{name, f.number("value", Range::non_negative(1e12)),
-                                    f.string("source")};
+      c.m_values[name] =
+          Assumption{name, f.number("value", Range::non_negative(1e12)), f.string("source")};
     } catch (const InputError& e) {
       errors.push_back(e);
     }
@@ -44,18 +45,20 @@ Constants Constants::load(const std::string& path) {
 void Constants::set(const std::string& name, double value, const std::string& where) {
   const auto it = m_values.find(name);
   if (it == m_values.end()) {
-    throw InputError(where, fmt::format("unknown constant \"{}\"{}", name,
-                                        did_you_mean(name, names())));
+    throw InputError(where,
+                     fmt::format("unknown constant \"{}\"{}", name, did_you_mean(name, names())));
   }
   if (!std::isfinite(value) || value < 0) {
-    throw InputError(where, fmt::format("constant {} must be a finite number >= 0, got {}", name,
-                                        value));
+    throw InputError(where,
+                     fmt::format("constant {} must be a finite number >= 0, got {}", name, value));
   }
   it->second.value = value;
   it->second.source = "overridden on the command line (" + where + ")";
 }
 
-double Constants::get(const std::string& name) const { return assumption(name).value; }
+double Constants::get(const std::string& name) const {
+  return assumption(name).value;
+}
 
 const Assumption& Constants::assumption(const std::string& name) const {
   const auto it = m_values.find(name);
@@ -87,7 +90,9 @@ Bytes KvCacheGeometry::per_sequence(long long tokens) const {
 
 namespace {
 
-double ceil_div(double a, double b) { return std::ceil(a / b); }
+double ceil_div(double a, double b) {
+  return std::ceil(a / b);
+}
 
 // Share of the layers the worst pipeline stage holds.
 double stage_layer_share(const ModelArch& m, const Parallelism& p) {
@@ -117,7 +122,9 @@ double attention_tp_share(const ModelArch& m, int tp) {
   return (qo / t + kv * kv_heads_per_rank / k) / (qo + kv);
 }
 
-Bytes engine_activation_peak(const Spec& spec, const Parallelism& p, const Constants& c,
+Bytes engine_activation_peak(const Spec& spec,
+                             const Parallelism& p,
+                             const Constants& c,
                              long long batch) {
   const ModelArch& m = spec.model;
   const auto& inf = spec.workload.inference;
@@ -218,7 +225,8 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
   WeightBytes w;
   w.attention = whole.attention * attention_tp_share(m, p.tp) * layer_share;
   w.dense_mlp = whole.dense_mlp / t * layer_share;
-  w.routed_experts = whole.routed_experts / (p.ep > 1 ? static_cast<double>(p.ep) : t) * layer_share;
+  w.routed_experts =
+      whole.routed_experts / (p.ep > 1 ? static_cast<double>(p.ep) : t) * layer_share;
   w.shared_experts = whole.shared_experts / t * layer_share;
   w.other = whole.other * layer_share;
   // Embedding and lm_head are vocab-parallel over tp; with pipelining the first stage holds the
@@ -258,7 +266,7 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     g.block = static_cast<long long>(c.get("trtllm_tokens_per_block"));
     break;
   case Engine::transformers:
-    g.block = 1; // DynamicCache grows by concatenation, token by token
+    g.block = 1;                 // DynamicCache grows by concatenation, token by token
     g.window = m.sliding_window; // transformers' sliding-window caches also cap
     break;
   }
@@ -271,7 +279,7 @@ TrainingActivationTerms training_activations_per_layer(const Spec& spec, const P
   const auto& w = spec.workload.training;
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
-  const double q_width = static_cast<double>(m.heads * m.head_dim) / h;  // a*d / h
+  const double q_width = static_cast<double>(m.heads * m.head_dim) / h; // a*d / h
   const double kv_width = static_cast<double>(m.kv_heads * m.head_dim) / h;
   const double t = p.tp;
   const bool sp = w.sequence_parallel && p.tp > 1;
@@ -287,8 +295,9 @@ TrainingActivationTerms training_activations_per_layer(const Spec& spec, const P
   double mlp = 0;
   if (m.is_moe()) {
     // Each token's activations go through experts_active experts (and the shared ones).
-    mlp = 8.0 * static_cast<double>(m.experts_active * m.moe_intermediate +
-                                    m.shared_experts * m.shared_expert_intermediate) /
+    mlp = 8.0 *
+          static_cast<double>(m.experts_active * m.moe_intermediate +
+                              m.shared_experts * m.shared_expert_intermediate) /
           h;
   } else {
     mlp = (m.gated_mlp ? 8.0 : 4.0) * static_cast<double>(m.intermediate) / h;
@@ -305,8 +314,8 @@ TrainingActivationTerms training_activations_per_layer(const Spec& spec, const P
   TrainingActivationTerms terms;
   terms.per_layer_sbh = replicated + split;
   terms.per_layer_s2 = s2;
-  double bytes_per_layer = s * b * h * ((sp ? replicated / t : replicated) + split / t) +
-                           s2 * a * s * s * b / t;
+  double bytes_per_layer =
+      s * b * h * ((sp ? replicated / t : replicated) + split / t) + s2 * a * s * s * b / t;
   if (w.flash_attention && w.recompute != Recompute::full) {
     bytes_per_layer += 4.0 * a * s * b / t; // fp32 log-sum-exp per row
   }
@@ -317,14 +326,18 @@ TrainingActivationTerms training_activations_per_layer(const Spec& spec, const P
   return terms;
 }
 
-MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Parallelism& p,
-                               const Constants& c, std::optional<long long> batch) {
+MemoryEstimate estimate_memory(const Spec& spec,
+                               const Gpu& gpu,
+                               const Parallelism& p,
+                               const Constants& c,
+                               std::optional<long long> batch) {
   const ModelArch& m = spec.model;
   MemoryEstimate e;
   e.capacity = gpu.plannable_memory();
   // Each constant read is listed once as an assumption of the estimate.
   const auto use = [&](const char* name) {
-    const bool listed = std::any_of(e.assumptions.begin(), e.assumptions.end(),
+    const bool listed = std::any_of(e.assumptions.begin(),
+                                    e.assumptions.end(),
                                     [&](const Assumption& a) { return a.name == name; });
     if (!listed) {
       e.assumptions.push_back(c.assumption(name));
@@ -404,7 +417,8 @@ MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Paralleli
       e.max_batch = lo;
     } else {
       const Bytes pool = budget_for(rest1) - rest1;
-      e.max_batch = pool.si() > 0 ? static_cast<long long>(std::floor(pool / e.kv_per_sequence)) : 0;
+      e.max_batch =
+          pool.si() > 0 ? static_cast<long long>(std::floor(pool / e.kv_per_sequence)) : 0;
     }
     e.batch = batch.value_or(inf.concurrency.value_or(e.max_batch));
     const auto [act, over] = non_kv(std::max(1LL, e.batch));
@@ -436,9 +450,11 @@ MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Paralleli
     if (e.batch > e.max_batch) {
       e.notes.push_back(fmt::format("{} concurrent sequences of {} tokens need {} of KV cache per "
                                     "GPU; the engine has {} for it (at most {} sequences)",
-                                    e.batch, context_tokens,
+                                    e.batch,
+                                    context_tokens,
                                     fmt::format("{:.1f} GiB", to_gib(e.per_gpu.kv_cache)),
-                                    fmt::format("{:.1f} GiB", to_gib(e.kv_pool)), e.max_batch));
+                                    fmt::format("{:.1f} GiB", to_gib(e.kv_pool)),
+                                    e.max_batch));
     }
     return e;
   }
@@ -451,7 +467,8 @@ MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Paralleli
   const double dp = p.dp;
   // Parameters on this GPU (tensor, pipeline and expert parallel split), as a share of the model.
   const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
-  const double share = weights_per_gpu(m, unquantized, p).total() / weight_bytes(m, unquantized).total();
+  const double share =
+      weights_per_gpu(m, unquantized, p).total() / weight_bytes(m, unquantized).total();
   const double params_here = m.params_total * share;
   double weights_bytes = 0;
   double grad_bytes = 0;
@@ -504,8 +521,9 @@ MemoryEstimate estimate_memory(const Spec& spec, const Gpu& gpu, const Paralleli
     activations += training_activations_per_layer(no_recompute, p).per_layer;
   }
   // The loss: logits of every token (vocab-parallel over tp), on the last stage.
-  const double loss_bytes = w.framework == Framework::megatron ? use("megatron_loss_bytes_per_logit")
-                                                               : use("hf_loss_bytes_per_logit");
+  const double loss_bytes = w.framework == Framework::megatron
+                                ? use("megatron_loss_bytes_per_logit")
+                                : use("hf_loss_bytes_per_logit");
   const Bytes logits(static_cast<double>(w.seq_len * micro) * static_cast<double>(m.vocab) *
                      loss_bytes / p.tp);
   if (p.pp == 1) {

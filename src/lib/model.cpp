@@ -43,8 +43,8 @@ void count_parameters(ModelArch& m) {
     const auto kv_lora = static_cast<double>(m.kv_lora_rank);
     const auto rope = static_cast<double>(m.qk_rope_head_dim);
     const auto nope = static_cast<double>(m.qk_nope_head_dim);
-    const double q = q_lora > 0 ? h * q_lora + q_lora * heads * (nope + rope)
-                                : h * heads * (nope + rope);
+    const double q =
+        q_lora > 0 ? h * q_lora + q_lora * heads * (nope + rope) : h * heads * (nope + rope);
     attention = q + h * (kv_lora + rope) + kv_lora * heads * (nope + vhd) + heads * vhd * h;
     attention_norms = (q_lora > 0 ? q_lora : 0.0) + kv_lora;
   } else {
@@ -86,7 +86,9 @@ void count_parameters(ModelArch& m) {
 
 namespace {
 
-Bytes bytes_at(double params, double bits_per_weight) { return bits(params * bits_per_weight); }
+Bytes bytes_at(double params, double bits_per_weight) {
+  return bits(params * bits_per_weight);
+}
 
 } // namespace
 
@@ -106,8 +108,12 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
       q.bits_per_weight == m.quantization.bits_per_weight &&
       q.high_precision == m.quantization.high_precision) {
     const double scale = *m.safetensors_bytes / w.total();
-    for (Bytes* part : {&w.embedding, &w.attention, &w.dense_mlp, &w.routed_experts,
-                        &w.shared_experts, &w.other}) {
+    for (Bytes* part : {&w.embedding,
+                        &w.attention,
+                        &w.dense_mlp,
+                        &w.routed_experts,
+                        &w.shared_experts,
+                        &w.other}) {
       *part *= scale;
     }
   }
@@ -178,7 +184,9 @@ std::vector<std::string> optional_strings(const FieldReader& r, const char* key)
   return r.string_array(key);
 }
 
-void apply_modelopt_algo(Quantization& q, const FieldReader& r, const std::string& algo,
+void apply_modelopt_algo(Quantization& q,
+                         const FieldReader& r,
+                         const std::string& algo,
                          const char* algo_key) {
   const auto group = r.optional_integer("group_size", Range::positive(1e6));
   if (algo == "FP8" || algo == "FP8_PER_CHANNEL_PER_TOKEN" || algo == "FP8_BLOCKWISE") {
@@ -209,16 +217,18 @@ void apply_modelopt_algo(Quantization& q, const FieldReader& r, const std::strin
 
 } // namespace
 
-Quantization parse_quantization_config(const nlohmann::json& json, const std::string& file,
-                                       const std::string& pointer, DType high_precision) {
+Quantization parse_quantization_config(const nlohmann::json& json,
+                                       const std::string& file,
+                                       const std::string& pointer,
+                                       DType high_precision) {
   const FieldReader r(json, file, pointer);
   Quantization q;
   q.high_precision = element_bits(high_precision) <= 8 ? DType::bf16 : high_precision;
   q.source = r.where();
   const std::string method = r.string("quant_method");
   q.method = method;
-  const std::vector<std::string> supported{"awq",  "gptq",       "bitsandbytes",      "fp8",
-                                           "mxfp4", "compressed-tensors", "modelopt"};
+  const std::vector<std::string> supported{
+      "awq", "gptq", "bitsandbytes", "fp8", "mxfp4", "compressed-tensors", "modelopt"};
   if (method == "awq") {
     const auto bits = r.has("bits") ? r.integer("bits", Range::between(2, 8))
                                     : r.optional_integer("w_bit", Range::between(2, 8)).value_or(4);
@@ -227,9 +237,9 @@ Quantization parse_quantization_config(const nlohmann::json& json, const std::st
                            : r.optional_integer("q_group_size", Range::positive(1e6)).value_or(128);
     const bool zero_point = r.optional_boolean("zero_point").value_or(true);
     q.dtype = bits <= 4 ? DType::int4 : DType::int8;
-    q.bits_per_weight = static_cast<double>(bits) +
-                        (16.0 + (zero_point ? static_cast<double>(bits) : 0.0)) /
-                            static_cast<double>(group);
+    q.bits_per_weight =
+        static_cast<double>(bits) +
+        (16.0 + (zero_point ? static_cast<double>(bits) : 0.0)) / static_cast<double>(group);
     apply_exclusions(q, optional_strings(r, "modules_to_not_convert"));
   } else if (method == "gptq") {
     const auto bits = r.integer("bits", Range::between(2, 8));
@@ -285,9 +295,10 @@ Quantization parse_quantization_config(const nlohmann::json& json, const std::st
     const auto bits = weights.integer("num_bits", Range::between(2, 16));
     const std::string type = weights.optional_string("type").value_or("int");
     const std::string strategy = weights.optional_string("strategy").value_or("tensor");
-    const double group = strategy == "group" || strategy == "tensor_group"
-                             ? static_cast<double>(weights.integer("group_size", Range::positive(1e6)))
-                             : 0.0;
+    const double group =
+        strategy == "group" || strategy == "tensor_group"
+            ? static_cast<double>(weights.integer("group_size", Range::positive(1e6)))
+            : 0.0;
     const bool symmetric = weights.optional_boolean("symmetric").value_or(true);
     if (type == "float" && bits == 4) {
       q.dtype = DType::fp4;
@@ -298,9 +309,9 @@ Quantization parse_quantization_config(const nlohmann::json& json, const std::st
       q.bits_per_weight = 8.0;
     } else {
       q.dtype = bits <= 4 ? DType::int4 : DType::int8;
-      q.bits_per_weight = static_cast<double>(bits) +
-                          (group > 0 ? (16.0 + (symmetric ? 0.0 : static_cast<double>(bits))) / group
-                                     : 0.0);
+      q.bits_per_weight =
+          static_cast<double>(bits) +
+          (group > 0 ? (16.0 + (symmetric ? 0.0 : static_cast<double>(bits))) / group : 0.0);
     }
     apply_exclusions(q, optional_strings(r, "ignore"));
   } else if (method == "modelopt") {
@@ -315,8 +326,8 @@ Quantization parse_quantization_config(const nlohmann::json& json, const std::st
   return q;
 }
 
-Quantization parse_hf_quant_config(const nlohmann::json& json, const std::string& file,
-                                   DType high_precision) {
+Quantization
+parse_hf_quant_config(const nlohmann::json& json, const std::string& file, DType high_precision) {
   const FieldReader top(json, file);
   const auto r = top.object("quantization");
   Quantization q;

@@ -5,9 +5,10 @@
 #include <rightsize/performance.hpp>
 #include <rightsize/units_format.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 
 namespace rightsize {
 
@@ -18,8 +19,13 @@ using detail::Range;
 
 Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& file) {
   const FieldReader root(j, file);
-  root.reject_unknown({"schema_version", "description", "families", "engines", "interconnect",
-                       "training", "fitted_on"});
+  root.reject_unknown({"schema_version",
+                       "description",
+                       "families",
+                       "engines",
+                       "interconnect",
+                       "training",
+                       "fitted_on"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
   }
@@ -35,8 +41,11 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
   const auto engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
     const auto f = engines.object(name);
-    f.reject_unknown({"layer_overhead_us", "step_overhead_ms", "ttft_overhead_ms",
-                      "ttft_wave_factor", "prefill_interference"});
+    f.reject_unknown({"layer_overhead_us",
+                      "step_overhead_ms",
+                      "ttft_overhead_ms",
+                      "ttft_wave_factor",
+                      "prefill_interference"});
     e.engines[name] =
         EngineOverhead{microseconds(f.number("layer_overhead_us", Range::non_negative(1e6))),
                        milliseconds(f.number("step_overhead_ms", Range::non_negative(1e6))),
@@ -50,8 +59,8 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
     }
   }
   const auto ic = root.object("interconnect");
-  ic.reject_unknown({"allreduce_latency_us", "pcie_allreduce_latency_us", "network_latency_us",
-                     "dp_overlap"});
+  ic.reject_unknown(
+      {"allreduce_latency_us", "pcie_allreduce_latency_us", "network_latency_us", "dp_overlap"});
   if (root.has("training")) {
     const auto t = root.object("training");
     t.reject_unknown({"size_exponent", "reference_hidden"});
@@ -74,7 +83,8 @@ Efficiency Efficiency::load(const std::string& path) {
 nlohmann::json Efficiency::to_json() const {
   nlohmann::json fam = nlohmann::json::object();
   for (const auto& [name, f] : families) {
-    fam[name] = {{"compute", f.compute}, {"memory", f.memory}, {"training_compute", f.training_compute}};
+    fam[name] = {
+        {"compute", f.compute}, {"memory", f.memory}, {"training_compute", f.training_compute}};
   }
   nlohmann::json eng = nlohmann::json::object();
   for (const auto& [name, o] : engines) {
@@ -138,7 +148,8 @@ const EngineOverhead& Efficiency::engine(Engine e) const {
 // --- Model -------------------------------------------------------------------------------------
 
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
-  const auto sixteen = gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
+  const auto sixteen =
+      gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
   if (spec.workload.is_training()) {
     return sixteen;
   }
@@ -216,8 +227,13 @@ FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficienc
   return *gpu.rate(p) * efficiency;
 }
 
-Step decode_step(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Efficiency& eff,
-                 const Constants& constants, double batch, double context) {
+Step decode_step(const Spec& spec,
+                 const Gpu& gpu,
+                 const Parallelism& p,
+                 const Efficiency& eff,
+                 const Constants& constants,
+                 double batch,
+                 double context) {
   const ModelArch& m = spec.model;
   const auto& fam = eff.family(gpu);
   const auto& engine = eff.engine(spec.workload.inference.engine);
@@ -251,8 +267,12 @@ Step decode_step(const Spec& spec, const Gpu& gpu, const Parallelism& p, const E
   return s;
 }
 
-Step prefill_step(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Efficiency& eff,
-                  double tokens, double prompt) {
+Step prefill_step(const Spec& spec,
+                  const Gpu& gpu,
+                  const Parallelism& p,
+                  const Efficiency& eff,
+                  double tokens,
+                  double prompt) {
   const ModelArch& m = spec.model;
   const auto& fam = eff.family(gpu);
   const auto& engine = eff.engine(spec.workload.inference.engine);
@@ -263,7 +283,8 @@ Step prefill_step(const Spec& spec, const Gpu& gpu, const Parallelism& p, const 
   s.compute = forward_flops(m, tokens, prompt / 2.0) / static_cast<double>(p.tp) /
               effective_rate(spec, gpu, fam.compute);
   const double act = element_bytes(spec.precision.activations).si();
-  s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act), p.tp,
+  s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
+                              p.tp,
                               tp_link(gpu, p.tp, eff)) *
                     (2.0 * static_cast<double>(m.layers));
   s.fixed = engine.per_layer * static_cast<double>(m.layers);
@@ -273,17 +294,21 @@ Step prefill_step(const Spec& spec, const Gpu& gpu, const Parallelism& p, const 
 std::string decode_explanation(const Step& s, const std::string& bottleneck) {
   if (bottleneck == "memory_bandwidth") {
     return fmt::format("decode is memory-bandwidth bound: each step reads {} per GPU in {}",
-                       format_bytes(s.bytes), format_seconds(s.memory));
+                       format_bytes(s.bytes),
+                       format_seconds(s.memory));
   }
   if (bottleneck == "compute") {
     return fmt::format("decode is compute bound: each step's matrix work takes {}, more than "
                        "reading {} ({})",
-                       format_seconds(s.compute), format_bytes(s.bytes), format_seconds(s.memory));
+                       format_seconds(s.compute),
+                       format_bytes(s.bytes),
+                       format_seconds(s.memory));
   }
   if (bottleneck == "interconnect") {
     return fmt::format("decode is interconnect bound: tensor-parallel all-reduces take {} per "
                        "step, more than compute ({}) or memory ({})",
-                       format_seconds(s.communication), format_seconds(s.compute),
+                       format_seconds(s.communication),
+                       format_seconds(s.compute),
                        format_seconds(s.memory));
   }
   return fmt::format("decode is dominated by fixed per-step costs ({}): small batches and many "
@@ -293,16 +318,20 @@ std::string decode_explanation(const Step& s, const std::string& bottleneck) {
 
 } // namespace
 
-InferencePerformance estimate_inference(const Spec& spec, const Gpu& gpu, const Parallelism& p,
-                                        const MemoryEstimate& memory, const Efficiency& eff,
-                                        const Constants& constants, int replicas) {
+InferencePerformance estimate_inference(const Spec& spec,
+                                        const Gpu& gpu,
+                                        const Parallelism& p,
+                                        const MemoryEstimate& memory,
+                                        const Efficiency& eff,
+                                        const Constants& constants,
+                                        int replicas) {
   const auto& inf = spec.workload.inference;
   InferencePerformance r;
   r.compute_precision = compute_precision(spec, gpu);
   const long long wanted = memory.batch;
   // The scheduler's own limit on sequences in flight (vLLM --max-num-seqs) caps it too.
-  const long long c = std::min({wanted, memory.max_batch,
-                                static_cast<long long>(constants.get("max_num_seqs"))});
+  const long long c =
+      std::min({wanted, memory.max_batch, static_cast<long long>(constants.get("max_num_seqs"))});
   r.concurrency = c;
   if (c < 1) {
     r.bottleneck = "memory_capacity";
@@ -312,7 +341,8 @@ InferencePerformance estimate_inference(const Spec& spec, const Gpu& gpu, const 
   const auto isl = static_cast<double>(inf.input_tokens);
   const auto osl = static_cast<double>(inf.output_tokens);
   const Step pf = prefill_step(spec, gpu, p, eff, isl, isl);
-  const Step dec = decode_step(spec, gpu, p, eff, constants, static_cast<double>(c), isl + osl / 2.0);
+  const Step dec =
+      decode_step(spec, gpu, p, eff, constants, static_cast<double>(c), isl + osl / 2.0);
   r.prefill = pf.total();
   r.decode_step = dec.total();
   r.decode_memory = dec.memory;
@@ -333,8 +363,8 @@ InferencePerformance estimate_inference(const Spec& spec, const Gpu& gpu, const 
     const Seconds wait = r.prefill * (share / (2.0 * (1.0 - share)));
     // Requests that arrive together (benchmarks start them in waves) wait on average for half of
     // the others' prefills.
-    const Seconds wave = r.prefill * (eff.engine(inf.engine).wave_factor *
-                                      (static_cast<double>(c) - 1.0) / 2.0);
+    const Seconds wave =
+        r.prefill * (eff.engine(inf.engine).wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
     ttft_out = t0 + r.prefill + r.decode_step * 0.5 + max(wait, wave);
     return share;
   };
@@ -367,7 +397,8 @@ InferencePerformance estimate_inference(const Spec& spec, const Gpu& gpu, const 
     r.bottleneck = "memory_capacity";
     r.explanation = fmt::format("only {} of {} concurrent sequences fit in the KV cache; the rest "
                                 "queue, which adds to time to first token",
-                                c, wanted);
+                                c,
+                                wanted);
   } else if (dec.communication > max(dec.memory, dec.compute)) {
     r.bottleneck = "interconnect";
   } else if (dec.compute > dec.memory) {
@@ -384,8 +415,11 @@ InferencePerformance estimate_inference(const Spec& spec, const Gpu& gpu, const 
   return r;
 }
 
-TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Parallelism& p,
-                                      const MemoryEstimate& memory, const Efficiency& eff) {
+TrainingPerformance estimate_training(const Spec& spec,
+                                      const Gpu& gpu,
+                                      const Parallelism& p,
+                                      const MemoryEstimate& memory,
+                                      const Efficiency& eff) {
   const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
   TrainingPerformance r;
@@ -416,8 +450,9 @@ TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Pa
   // Larger models keep the tensor cores busier (bigger GEMMs, fewer small kernels per FLOP):
   // efficiency grows as (hidden / reference)^gamma, fitted on the Megatron 2021 table.
   const double kernel_efficiency = std::min(
-      0.95, fam.training_compute * std::pow(static_cast<double>(m.hidden) / eff.training_reference_hidden,
-                                            eff.training_size_exponent));
+      0.95,
+      fam.training_compute * std::pow(static_cast<double>(m.hidden) / eff.training_reference_hidden,
+                                      eff.training_size_exponent));
   r.compute = hardware / gpus / (peak * kernel_efficiency);
   // Pipeline bubble (p - 1) / (v m) of the compute (Narayanan et al. 2021, section 2.2).
   const double microbatches = static_cast<double>(w.global_batch) / (micro * p.dp);
@@ -431,8 +466,8 @@ TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Pa
   const double per_layer = w.recompute == Recompute::full ? 6.0 : 4.0;
   const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
   r.tensor_parallel_communication =
-      allreduce(Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp,
-                tp_link(gpu, p.tp, eff)) *
+      allreduce(
+          Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp, tp_link(gpu, p.tp, eff)) *
       (per_layer * layers_here * microbatches);
   // Data parallel: gradients all-reduced once per step, hidden behind the backward pass up to
   // the overlap share. Across nodes when the replicas do not fit in one NVLink domain.
@@ -446,7 +481,8 @@ TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Pa
     const Seconds backward = r.compute * (2.0 / 3.0);
     r.data_parallel_exposed = max(seconds(0), dp_time - backward * eff.dp_overlap);
   }
-  r.step = r.compute + r.pipeline_bubble + r.tensor_parallel_communication + r.data_parallel_exposed;
+  r.step =
+      r.compute + r.pipeline_bubble + r.tensor_parallel_communication + r.data_parallel_exposed;
   r.tokens_per_s = tokens_per_step / r.step.si();
   r.mfu = (model / r.step).si() / (gpus * peak.si());
   r.hardware_flops_utilization = (hardware / r.step).si() / (gpus * peak.si());
@@ -462,20 +498,24 @@ TrainingPerformance estimate_training(const Spec& spec, const Gpu& gpu, const Pa
   if (r.host_input > gpu.host_link * 0.5) {
     r.bottleneck = "host_io";
     r.explanation = fmt::format("data loading needs {} per GPU over a {} host link",
-                                format_bytes_per_s(r.host_input), format_bytes_per_s(gpu.host_link));
+                                format_bytes_per_s(r.host_input),
+                                format_bytes_per_s(gpu.host_link));
   } else if (comm > r.compute * 0.5) {
     r.bottleneck = "interconnect";
     r.explanation = fmt::format("communication takes {} of a {} step (tensor parallel {}, exposed "
                                 "data parallel {}): the interconnect, not the GPU, limits it",
-                                format_seconds(comm), format_seconds(r.step),
+                                format_seconds(comm),
+                                format_seconds(r.step),
                                 format_seconds(r.tensor_parallel_communication),
                                 format_seconds(r.data_parallel_exposed));
   } else {
     r.bottleneck = "compute";
     r.explanation = fmt::format("training is compute bound: {} of math per step at {:.0f}% of "
                                 "the {} dense peak; MFU {:.0f}%",
-                                format_flops(hardware / gpus), 100.0 * kernel_efficiency,
-                                to_string(r.compute_precision), 100.0 * r.mfu);
+                                format_flops(hardware / gpus),
+                                100.0 * kernel_efficiency,
+                                to_string(r.compute_precision),
+                                100.0 * r.mfu);
   }
   return r;
 }

@@ -4,9 +4,10 @@
 #include <rightsize/render_catalog.hpp>
 #include <rightsize/units_format.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-#include <fmt/format.h>
 #include <functional>
 
 namespace rightsize {
@@ -30,8 +31,8 @@ std::string_view to_string(Objective o) {
 namespace {
 
 constexpr int k_max_replicas = 4096;
-constexpr double k_tight_headroom = 0.10;     // under 10% memory or latency headroom: tight
-constexpr double k_overprovisioned_use = 0.40; // under 40% of memory used...
+constexpr double k_tight_headroom = 0.10;        // under 10% memory or latency headroom: tight
+constexpr double k_overprovisioned_use = 0.40;   // under 40% of memory used...
 constexpr double k_overprovisioned_margin = 2.0; // ...and every latency target met twice over
 
 // A failed attempt, kept to explain the rejection: the smaller `distance`, the closer it came.
@@ -132,8 +133,9 @@ std::vector<Spec> precision_variants(const Spec& s) {
 }
 
 std::string precision_label(const Spec& s) {
-  return fmt::format("{} weights, {} KV cache", s.weights.quantized() ? s.weights.method
-                                                                      : std::string(to_string(s.precision.weights)),
+  return fmt::format("{} weights, {} KV cache",
+                     s.weights.quantized() ? s.weights.method
+                                           : std::string(to_string(s.precision.weights)),
                      to_string(s.precision.kv_cache));
 }
 
@@ -152,25 +154,33 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
   if (d.mode == DeploymentMode::cloud) {
     const Price* p = pick_price(g, d);
     if (p == nullptr) {
-      why = fmt::format("no {} price{} in the catalog", d.price_kind,
+      why = fmt::format("no {} price{} in the catalog",
+                        d.price_kind,
                         d.provider ? " from " + *d.provider : std::string());
       return false;
     }
-    k.price_label = fmt::format("{} {} {} ({} {})", format_usd_per_hour(p->per_gpu), p->provider,
-                                p->kind, p->as_of_stated ? "as of" : "retrieved", p->as_of);
+    k.price_label = fmt::format("{} {} {} ({} {})",
+                                format_usd_per_hour(p->per_gpu),
+                                p->provider,
+                                p->kind,
+                                p->as_of_stated ? "as of" : "retrieved",
+                                p->as_of);
     k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
     k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
     // Cloud adds replicas month by month as demand grows.
     for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-      const int replicas =
-          std::max(c.replicas, static_cast<int>(std::ceil(c.replicas * demand(d, m) / headroom - 1e-9)));
+      const int replicas = std::max(
+          c.replicas, static_cast<int>(std::ceil(c.replicas * demand(d, m) / headroom - 1e-9)));
       const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
       k.months.push_back({m, replicas, cost});
       k.tco += cost;
     }
     k.basis = fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added as demand grows "
                           "{:.0f}%/month",
-                          c.total_gpus(), c.total_gpus() == 1 ? "" : "s", format_usd_per_hour(p->per_gpu), d.hours_per_month,
+                          c.total_gpus(),
+                          c.total_gpus() == 1 ? "" : "s",
+                          format_usd_per_hour(p->per_gpu),
+                          d.hours_per_month,
                           100.0 * d.growth_per_month);
   } else {
     if (!g.purchase) {
@@ -178,8 +188,10 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
       return false;
     }
     // On-prem buys ahead for the horizon's peak.
-    const int peak = std::max(c.replicas, static_cast<int>(std::ceil(
-                                              c.replicas * demand(d, static_cast<int>(d.horizon_months)) / headroom - 1e-9)));
+    const int peak = std::max(
+        c.replicas,
+        static_cast<int>(std::ceil(
+            c.replicas * demand(d, static_cast<int>(d.horizon_months)) / headroom - 1e-9)));
     const double gpus = static_cast<double>(peak * per_replica);
     k.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
     const Usd capex_month = k.purchase / (d.amortization_years * 12.0);
@@ -193,16 +205,24 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
       k.tco += cost;
     }
     k.price_label = fmt::format("{} per GPU + {} server share ({} {}, confidence {})",
-                                format_usd(g.purchase->gpu), format_usd(g.purchase->server_share),
-                                g.purchase->provenance.source, g.purchase->as_of,
+                                format_usd(g.purchase->gpu),
+                                format_usd(g.purchase->server_share),
+                                g.purchase->provenance.source,
+                                g.purchase->as_of,
                                 g.purchase->provenance.confidence);
     k.price_stale = is_stale(g.purchase->as_of, S.options.today, d.stale_price_days);
-    k.basis = fmt::format("{:.0f} GPUs bought for month {}'s peak, amortized over {:g} years, "
-                          "{:.0f}% operations per year, {:.1f} kW at {:.0f}% utilization x PUE {:g} "
-                          "x ${:g}/kWh",
-                          gpus, d.horizon_months, d.amortization_years,
-                          100.0 * d.operations_share, kw, 100.0 * d.utilization, d.pue,
-                          d.electricity_usd_per_kwh);
+    k.basis =
+        fmt::format("{:.0f} GPUs bought for month {}'s peak, amortized over {:g} years, "
+                    "{:.0f}% operations per year, {:.1f} kW at {:.0f}% utilization x PUE {:g} "
+                    "x ${:g}/kWh",
+                    gpus,
+                    d.horizon_months,
+                    d.amortization_years,
+                    100.0 * d.operations_share,
+                    kw,
+                    100.0 * d.utilization,
+                    d.pue,
+                    d.electricity_usd_per_kwh);
   }
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
     if (demand(d, m) > headroom + 1e-9) {
@@ -239,8 +259,12 @@ struct Evaluated {
   InferencePerformance perf;
 };
 
-Evaluated evaluate(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p,
-                   std::optional<long long> batch, int replicas) {
+Evaluated evaluate(const Search& S,
+                   const Spec& spec,
+                   const Gpu& g,
+                   const Parallelism& p,
+                   std::optional<long long> batch,
+                   int replicas) {
   Evaluated e{estimate_memory(spec, g, p, S.constants, batch), {}};
   e.perf = estimate_inference(spec, g, p, e.memory, S.eff, S.constants, replicas);
   return e;
@@ -248,14 +272,16 @@ Evaluated evaluate(const Search& S, const Spec& spec, const Gpu& g, const Parall
 
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const auto& inf = S.spec.workload.inference;
-  Targets t{inf.targets.ttft, inf.targets.tpot, inf.targets.requests_per_s,
+  Targets t{inf.targets.ttft,
+            inf.targets.tpot,
+            inf.targets.requests_per_s,
             inf.targets.output_tokens_per_s};
-  const auto consider_miss = [&](const char* code, std::string reason, std::string fix,
-                                 double distance) {
-    if (distance < miss.distance) {
-      miss = {code, std::move(reason), std::move(fix), distance};
-    }
-  };
+  const auto consider_miss =
+      [&](const char* code, std::string reason, std::string fix, double distance) {
+        if (distance < miss.distance) {
+          miss = {code, std::move(reason), std::move(fix), distance};
+        }
+      };
   const long long max_gpus = S.spec.constraints.max_gpus.value_or(1'000'000);
   for (const Spec& spec : precision_variants(S.spec)) {
     const std::vector<int> tps = tp_options(spec, g);
@@ -288,10 +314,14 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
             const Bytes need = probe.memory.per_gpu.total() - probe.memory.per_gpu.kv_cache;
             consider_miss("memory_capacity",
                           fmt::format("needs {} per GPU at {} GPU{} (TP={}{}), has {}",
-                                      format_bytes(need), per_replica, per_replica > 1 ? "s" : "",
-                                      tp, pp > 1 ? fmt::format(", PP={}", pp) : "",
+                                      format_bytes(need),
+                                      per_replica,
+                                      per_replica > 1 ? "s" : "",
+                                      tp,
+                                      pp > 1 ? fmt::format(", PP={}", pp) : "",
                                       format_bytes(probe.memory.budget)),
-                          "", need / probe.memory.budget);
+                          "",
+                          need / probe.memory.budget);
             continue;
           }
           // Replicas: the fewest that meet every target. Per replica the concurrency is the
@@ -306,7 +336,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
             } else {
               long long lo = 1;
               long long hi = probe.memory.max_batch;
-              if ((t.ttft || t.tpot) && latency_ratio(t, evaluate(S, spec, g, p, hi, r).perf) > 1.0) {
+              if ((t.ttft || t.tpot) &&
+                  latency_ratio(t, evaluate(S, spec, g, p, hi, r).perf) > 1.0) {
                 while (hi - lo > 1) {
                   const long long mid = lo + (hi - lo) / 2;
                   (latency_ratio(t, evaluate(S, spec, g, p, mid, r).perf) <= 1.0 ? lo : hi) = mid;
@@ -374,10 +405,13 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
             consider_miss(code.c_str(),
                           code == "latency_target"
                               ? fmt::format("misses the latency target by {:.0f}% even at TP={}",
-                                            100.0 * (dist - 1.0), tp)
+                                            100.0 * (dist - 1.0),
+                                            tp)
                               : fmt::format("reaches {:.0f}% of the throughput target with {} GPUs",
-                                            100.0 / dist, tried * per_replica),
-                          "", dist);
+                                            100.0 / dist,
+                                            tried * per_replica),
+                          "",
+                          dist);
             continue;
           }
           while (hi - lo > 1) {
@@ -406,8 +440,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
             headroom = std::min(headroom, best.perf.output_tokens_per_s / *t.tokens);
           }
           if (inf.concurrency) {
-            headroom = std::min(headroom, static_cast<double>(best.memory.max_batch * hi) /
-                                              static_cast<double>(*inf.concurrency));
+            headroom = std::min(headroom,
+                                static_cast<double>(best.memory.max_batch * hi) /
+                                    static_cast<double>(*inf.concurrency));
           }
           if (headroom > 1e8) {
             headroom = 1.0;
@@ -441,13 +476,17 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   const Deployment& d = S.spec.deployment;
   const Price* price = pick_price(g, d);
   if (d.mode == DeploymentMode::cloud && price == nullptr) {
-    miss = {"no_price", fmt::format("no {} price in the catalog", d.price_kind),
-            "add a price with --catalog (docs/catalog.md)", 0};
+    miss = {"no_price",
+            fmt::format("no {} price in the catalog", d.price_kind),
+            "add a price with --catalog (docs/catalog.md)",
+            0};
     return;
   }
   if (d.mode == DeploymentMode::onprem && !g.purchase) {
-    miss = {"no_price", "no purchase price in the catalog",
-            "add a purchase price with --catalog (docs/catalog.md)", 0};
+    miss = {"no_price",
+            "no purchase price in the catalog",
+            "add a purchase price with --catalog (docs/catalog.md)",
+            0};
     return;
   }
   for (const Spec& spec : precision_variants(S.spec)) {
@@ -467,9 +506,13 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
             if (dist < miss.distance && (miss.code.empty() || miss.code == "memory_capacity")) {
               miss = {"memory_capacity",
                       fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
-                                  format_bytes(m.per_gpu.total()), tp, pp, dp,
+                                  format_bytes(m.per_gpu.total()),
+                                  tp,
+                                  pp,
+                                  dp,
                                   format_bytes(m.capacity)),
-                      "", dist};
+                      "",
+                      dist};
             }
             continue;
           }
@@ -478,9 +521,12 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
             const double dist = *t.time_to_train / *w.deadline;
             if (miss.code != "deadline" || dist < miss.distance) {
               miss = {"deadline",
-                      fmt::format("needs {} with {} GPUs, deadline {}", format_seconds(*t.time_to_train),
-                                  p.gpus(), format_seconds(*w.deadline)),
-                      "", dist};
+                      fmt::format("needs {} with {} GPUs, deadline {}",
+                                  format_seconds(*t.time_to_train),
+                                  p.gpus(),
+                                  format_seconds(*w.deadline)),
+                      "",
+                      dist};
             }
             continue;
           }
@@ -495,12 +541,18 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
           if (d.mode == DeploymentMode::cloud) {
             c.cost.per_hour = price->per_gpu * gpus;
             c.cost.tco = c.cost.per_hour * run;
-            c.cost.price_label = fmt::format("{} {} {} ({} {})", format_usd_per_hour(price->per_gpu),
-                                             price->provider, price->kind,
-                                             price->as_of_stated ? "as of" : "retrieved", price->as_of);
+            c.cost.price_label = fmt::format("{} {} {} ({} {})",
+                                             format_usd_per_hour(price->per_gpu),
+                                             price->provider,
+                                             price->kind,
+                                             price->as_of_stated ? "as of" : "retrieved",
+                                             price->as_of);
             c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
-            c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}", gpus, gpus == 1.0 ? "" : "s",
-                                       format_usd_per_hour(price->per_gpu), format_seconds(run),
+            c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
+                                       gpus,
+                                       gpus == 1.0 ? "" : "s",
+                                       format_usd_per_hour(price->per_gpu),
+                                       format_seconds(run),
                                        t.time_to_train ? "" : " (a month: no tokens given)");
           } else {
             c.cost.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
@@ -514,8 +566,10 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
                                              format_usd(g.purchase->gpu),
                                              format_usd(g.purchase->server_share),
                                              g.purchase->provenance.confidence);
-            c.cost.basis = fmt::format("{:.0f} GPUs amortized over {:g} years for {}", gpus,
-                                       d.amortization_years, format_seconds(run));
+            c.cost.basis = fmt::format("{:.0f} GPUs amortized over {:g} years for {}",
+                                       gpus,
+                                       d.amortization_years,
+                                       format_seconds(run));
           }
           if (t.tokens_per_s > 0) {
             c.cost.usd_per_million_output_tokens =
@@ -578,7 +632,8 @@ void set_verdict(Candidate& c, const Spec& spec) {
     c.verdict = "over-provisioned";
     c.verdict_reason = fmt::format("uses {:.0f}% of the memory and beats every latency target "
                                    "{:.1f}x over",
-                                   100.0 * used, std::min(latency_margin, 99.0));
+                                   100.0 * used,
+                                   std::min(latency_margin, 99.0));
   } else {
     c.verdict = "right-sized";
     c.verdict_reason = fmt::format("{:.0f}% of the memory used", 100.0 * used);
@@ -587,8 +642,11 @@ void set_verdict(Candidate& c, const Spec& spec) {
 
 } // namespace
 
-Plan make_plan(const Spec& spec, const Catalog& catalog, const Constants& constants,
-               const Efficiency& efficiency, const PlanOptions& options) {
+Plan make_plan(const Spec& spec,
+               const Catalog& catalog,
+               const Constants& constants,
+               const Efficiency& efficiency,
+               const PlanOptions& options) {
   Plan plan;
   plan.spec = spec;
   plan.objective = options.objective;
@@ -600,10 +658,12 @@ Plan make_plan(const Spec& spec, const Catalog& catalog, const Constants& consta
   plan.requirements.weights = weight_bytes(spec.model, spec.weights).total();
   if (!spec.workload.is_training()) {
     const auto& inf = spec.workload.inference;
-    plan.requirements.kv_per_request =
-        kv_cache_geometry(spec, Parallelism{}, constants).per_sequence(inf.input_tokens + inf.output_tokens);
+    plan.requirements.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
+                                           .per_sequence(inf.input_tokens + inf.output_tokens);
     plan.requirements.flops_per_token = forward_flops(
-        spec.model, 1, static_cast<double>(inf.input_tokens) + static_cast<double>(inf.output_tokens) / 2.0);
+        spec.model,
+        1,
+        static_cast<double>(inf.input_tokens) + static_cast<double>(inf.output_tokens) / 2.0);
   } else {
     plan.requirements.flops_per_token =
         forward_flops(spec.model, 1, static_cast<double>(spec.workload.training.seq_len)) * 3.0;
@@ -626,8 +686,10 @@ Plan make_plan(const Spec& spec, const Catalog& catalog, const Constants& consta
       search_inference(S, g, found, miss);
     }
     if (found.empty()) {
-      Rejection r{g.name, miss.code.empty() ? "constraint" : miss.code,
-                  miss.reason.empty() ? "no layout within the constraints" : miss.reason, miss.fix};
+      Rejection r{g.name,
+                  miss.code.empty() ? "constraint" : miss.code,
+                  miss.reason.empty() ? "no layout within the constraints" : miss.reason,
+                  miss.fix};
       if (r.code == "memory_capacity" && r.nearest_fix.empty()) {
         // What would fit: a wider layout across nodes, or a smaller format.
         const DType smaller = g.rate(TensorPrecision::fp8) ? DType::fp8 : DType::int4;
@@ -636,7 +698,8 @@ Plan make_plan(const Spec& spec, const Catalog& catalog, const Constants& consta
                                     "(precision.allow)",
                                     to_string(smaller));
       } else if (r.code == "latency_target" && r.nearest_fix.empty()) {
-        r.nearest_fix = "a GPU with more memory bandwidth, or fewer concurrent requests per replica";
+        r.nearest_fix =
+            "a GPU with more memory bandwidth, or fewer concurrent requests per replica";
       } else if (r.code == "throughput_target" && r.nearest_fix.empty()) {
         r.nearest_fix = "raise constraints.max_gpus";
       } else if (r.code == "deadline" && r.nearest_fix.empty()) {
@@ -648,34 +711,38 @@ Plan make_plan(const Spec& spec, const Catalog& catalog, const Constants& consta
     for (auto& c : found) {
       c.score = score(c, options.objective, spec);
     }
-    auto best = std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
-      return a.score < b.score;
-    });
+    auto best =
+        std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+          return a.score < b.score;
+        });
     // Say when an allowed precision changed the answer for this GPU.
     if (best->spec.precision.weights != spec.precision.weights ||
         best->spec.precision.kv_cache != spec.precision.kv_cache) {
       best->precision_note = fmt::format("uses {} (allowed by precision.allow) instead of {}",
-                                         precision_label(best->spec), precision_label(spec));
+                                         precision_label(best->spec),
+                                         precision_label(spec));
     }
     set_verdict(*best, spec);
     plan.candidates.push_back(std::move(*best));
   }
-  std::stable_sort(plan.candidates.begin(), plan.candidates.end(),
-                   [](const Candidate& a, const Candidate& b) {
-                     return a.score != b.score ? a.score < b.score : a.gpu->name < b.gpu->name;
-                   });
+  std::stable_sort(
+      plan.candidates.begin(), plan.candidates.end(), [](const Candidate& a, const Candidate& b) {
+        return a.score != b.score ? a.score < b.score : a.gpu->name < b.gpu->name;
+      });
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     plan.candidates[i].rank = static_cast<int>(i + 1);
   }
   // Real misses first (they are what a person can act on), exclusions by constraint last.
-  std::stable_partition(plan.rejected.begin(), plan.rejected.end(),
-                        [](const Rejection& r) { return r.code != "constraint"; });
+  std::stable_partition(plan.rejected.begin(), plan.rejected.end(), [](const Rejection& r) {
+    return r.code != "constraint";
+  });
   // Over-provisioned means a cheaper configuration meets the same targets: the best-ranked one
   // cannot be, whatever its headroom.
   if (!plan.candidates.empty() && plan.candidates.front().verdict == "over-provisioned") {
     auto& best = plan.candidates.front();
     best.verdict = "right-sized";
-    best.verdict_reason = "the cheapest configuration that meets every target; " + best.verdict_reason;
+    best.verdict_reason =
+        "the cheapest configuration that meets every target; " + best.verdict_reason;
   }
   if (!plan.candidates.empty()) {
     for (const auto& a : plan.candidates.front().memory.assumptions) {

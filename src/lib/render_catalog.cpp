@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <set>
 
 namespace rightsize {
@@ -56,7 +57,8 @@ std::string link_label(const Gpu& g) {
 
 // The 16-bit tensor rate: bf16, or fp16 on GPUs without bf16 (T4).
 std::string sixteen_bit(const Gpu& g) {
-  const auto r = g.rate(TensorPrecision::bf16) ? g.rate(TensorPrecision::bf16) : g.rate(TensorPrecision::fp16);
+  const auto r =
+      g.rate(TensorPrecision::bf16) ? g.rate(TensorPrecision::bf16) : g.rate(TensorPrecision::fp16);
   return r ? fmt::format("{:.0f}", to_tflop_per_s(*r)) : "-";
 }
 
@@ -112,7 +114,8 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
       {"release_year", g.release_year},
       {"form_factor", g.form_factor},
       {"memory_bytes", g.memory.si()},
-      {"usable_memory_bytes", g.usable_memory ? nlohmann::json(g.usable_memory->si()) : nlohmann::json(nullptr)},
+      {"usable_memory_bytes",
+       g.usable_memory ? nlohmann::json(g.usable_memory->si()) : nlohmann::json(nullptr)},
       {"memory_bandwidth_bytes_per_s", g.memory_bandwidth.si()},
       {"dense_flops_per_s", dense},
       {"tdp_watts", g.tdp.si()},
@@ -122,8 +125,10 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
       {"gpu_link_bytes_per_s", g.gpu_link.si()},
       {"nvlink_domain", g.nvlink_domain},
       {"network_bytes_per_s", g.network.si()},
-      {"mig", g.mig ? nlohmann::json{{"max_instances", g.mig->max_instances}, {"profiles", g.mig->profiles}}
-                    : nlohmann::json(nullptr)},
+      {"mig",
+       g.mig
+           ? nlohmann::json{{"max_instances", g.mig->max_instances}, {"profiles", g.mig->profiles}}
+           : nlohmann::json(nullptr)},
       {"prices", prices},
       {"sources", sources},
   };
@@ -141,27 +146,45 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
 }
 
 void render_catalog_list_table(const CatalogView& view, std::ostream& out) {
-  out << fmt::format("{:<18} {:>7} {:>5} {:>5} {:>5} {:>5} {:>5} {:<11} {:>3}  {}\n", "GPU", "MEMORY",
-                     "TB/s", "16BIT", "FP8", "FP4", "TDP W", "GPU LINK", "DOM", "CHEAPEST $/GPU-h");
+  out << fmt::format("{:<18} {:>7} {:>5} {:>5} {:>5} {:>5} {:>5} {:<11} {:>3}  {}\n",
+                     "GPU",
+                     "MEMORY",
+                     "TB/s",
+                     "16BIT",
+                     "FP8",
+                     "FP4",
+                     "TDP W",
+                     "GPU LINK",
+                     "DOM",
+                     "CHEAPEST $/GPU-h");
   for (const auto& g : view.catalog.gpus) {
     const Price* p = cheapest_on_demand(g);
     std::string price = "-";
     if (p != nullptr) {
-      price = fmt::format("{} {}{}", format_usd_per_hour(p->per_gpu), p->provider,
+      price = fmt::format("{} {}{}",
+                          format_usd_per_hour(p->per_gpu),
+                          p->provider,
                           is_stale(p->as_of, view.today, view.stale_days) ? " (stale)" : "");
     } else if (g.purchase) {
       price = "on-prem only";
     }
-    out << fmt::format("{:<18} {:>7} {:>5.2f} {:>5} {:>5} {:>5} {:>5.0f} {:<11} {:>3}  {}\n", g.name,
+    out << fmt::format("{:<18} {:>7} {:>5.2f} {:>5} {:>5} {:>5} {:>5.0f} {:<11} {:>3}  {}\n",
+                       g.name,
                        fmt::format("{:.0f} GiB", to_gib(g.memory)),
-                       to_gb_per_s(g.memory_bandwidth) / 1000.0, sixteen_bit(g),
-                       tflops_or_dash(g, TensorPrecision::fp8), tflops_or_dash(g, TensorPrecision::fp4),
-                       g.tdp.si(), link_label(g), g.nvlink_domain, price);
+                       to_gb_per_s(g.memory_bandwidth) / 1000.0,
+                       sixteen_bit(g),
+                       tflops_or_dash(g, TensorPrecision::fp8),
+                       tflops_or_dash(g, TensorPrecision::fp4),
+                       g.tdp.si(),
+                       link_label(g),
+                       g.nvlink_domain,
+                       price);
   }
   out << fmt::format("\n{} GPUs, catalog {}. Dense tensor TFLOP/s; DOM: GPUs per NVLink domain; "
                      "on-demand prices.\n'rightsize catalog show NAME' gives every field with its "
                      "source.\n",
-                     view.catalog.gpus.size(), view.catalog.version);
+                     view.catalog.gpus.size(),
+                     view.catalog.version);
 }
 
 void render_catalog_list_json(const CatalogView& view, std::ostream& out) {
@@ -188,12 +211,21 @@ void render_catalog_list_csv(const CatalogView& view, std::ostream& out) {
     };
     const Price* p = cheapest_on_demand(g);
     out << fmt::format("{},{},{},{:.0f},{:.0f},{},{},{},{:.0f},{},{:.0f},{},{},{},{}\n",
-                       csv_escape(g.name), g.vendor, csv_escape(g.architecture), g.memory.si(),
-                       g.memory_bandwidth.si(), rate(TensorPrecision::bf16),
-                       rate(TensorPrecision::fp8), rate(TensorPrecision::fp4), g.tdp.si(),
-                       g.gpu_link_kind, g.gpu_link.si(), g.nvlink_domain,
+                       csv_escape(g.name),
+                       g.vendor,
+                       csv_escape(g.architecture),
+                       g.memory.si(),
+                       g.memory_bandwidth.si(),
+                       rate(TensorPrecision::bf16),
+                       rate(TensorPrecision::fp8),
+                       rate(TensorPrecision::fp4),
+                       g.tdp.si(),
+                       g.gpu_link_kind,
+                       g.gpu_link.si(),
+                       g.nvlink_domain,
                        p ? fmt::format("{:.4g}", p->per_gpu.si()) : "",
-                       p ? csv_escape(p->provider) : "", p ? p->as_of : "");
+                       p ? csv_escape(p->provider) : "",
+                       p ? p->as_of : "");
   }
 }
 
@@ -215,8 +247,12 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
   const auto row = [&](const std::string& k, const std::string& v, const std::string& field) {
     out << fmt::format("  {:<22} {:<16} {}\n", k, v, source(field));
   };
-  out << fmt::format("{} ({} {}, {}, {})\n", g.name, g.vendor == "nvidia" ? "NVIDIA" : "AMD",
-                     g.architecture, g.form_factor, g.release_year);
+  out << fmt::format("{} ({} {}, {}, {})\n",
+                     g.name,
+                     g.vendor == "nvidia" ? "NVIDIA" : "AMD",
+                     g.architecture,
+                     g.form_factor,
+                     g.release_year);
   if (!g.aliases.empty()) {
     out << "  aliases: " << fmt::format("{}", fmt::join(g.aliases, ", ")) << '\n';
   }
@@ -226,19 +262,25 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
   }
   row("memory bandwidth", format_bytes_per_s(g.memory_bandwidth), "memory_bandwidth_gb_per_s");
   for (const auto& [p, rate] : g.dense) {
-    row(fmt::format("dense {}", to_string(p)), format_flops_per_s(rate),
+    row(fmt::format("dense {}", to_string(p)),
+        format_flops_per_s(rate),
         "dense_tflop_per_s." + std::string(to_string(p)));
   }
   row("TDP", format_watts(g.tdp), "tdp_watts");
   row("host link",
-      g.pcie_generation > 0 ? fmt::format("PCIe Gen{} {}", g.pcie_generation, format_bytes_per_s(g.host_link))
-                            : fmt::format("C2C {}", format_bytes_per_s(g.host_link)),
+      g.pcie_generation > 0
+          ? fmt::format("PCIe Gen{} {}", g.pcie_generation, format_bytes_per_s(g.host_link))
+          : fmt::format("C2C {}", format_bytes_per_s(g.host_link)),
       "host_link");
-  row("GPU link", fmt::format("{} {}", g.gpu_link_kind, format_bytes_per_s(g.gpu_link)), "gpu_link");
+  row("GPU link",
+      fmt::format("{} {}", g.gpu_link_kind, format_bytes_per_s(g.gpu_link)),
+      "gpu_link");
   row("NVLink domain", std::to_string(g.nvlink_domain), "nvlink_domain");
   row("network per GPU", format_bytes_per_s(g.network), "network_gbit_per_s");
   if (g.mig) {
-    row("MIG", fmt::format("{} instances: {}", g.mig->max_instances, fmt::join(g.mig->profiles, " ")), "mig");
+    row("MIG",
+        fmt::format("{} instances: {}", g.mig->max_instances, fmt::join(g.mig->profiles, " ")),
+        "mig");
   } else {
     out << fmt::format("  {:<22} {}\n", "MIG", "no");
   }
@@ -247,15 +289,20 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
     out << "    none in the catalog: add yours with --catalog (docs/catalog.md)\n";
   }
   for (const auto& p : g.prices) {
-    out << fmt::format("    {:<52} [{}]{}\n", price_label(p, view), p.provenance.source,
+    out << fmt::format("    {:<52} [{}]{}\n",
+                       price_label(p, view),
+                       p.provenance.source,
                        p.provenance.note.empty() ? "" : ": " + p.provenance.note);
   }
   if (g.purchase) {
     out << fmt::format("  purchase (on-prem)     {} per GPU + {} server share, as of {} [{}] "
                        "confidence {}: {}\n",
-                       format_usd(g.purchase->gpu), format_usd(g.purchase->server_share),
-                       g.purchase->as_of, g.purchase->provenance.source,
-                       g.purchase->provenance.confidence, g.purchase->provenance.note);
+                       format_usd(g.purchase->gpu),
+                       format_usd(g.purchase->server_share),
+                       g.purchase->as_of,
+                       g.purchase->provenance.source,
+                       g.purchase->provenance.confidence,
+                       g.purchase->provenance.note);
   }
   out << "  sources\n";
   std::set<std::string> used;
@@ -284,8 +331,13 @@ void render_catalog_summary(const CatalogView& view, std::ostream& out) {
   }
   out << fmt::format("{}: ok: {} GPUs, {} prices ({} older than {} days), {} sources; catalog {}, "
                      "digest {}\n",
-                     fmt::join(view.catalog.files, " + "), view.catalog.gpus.size(), prices, stale,
-                     view.stale_days, view.catalog.sources.size(), view.catalog.version,
+                     fmt::join(view.catalog.files, " + "),
+                     view.catalog.gpus.size(),
+                     prices,
+                     stale,
+                     view.stale_days,
+                     view.catalog.sources.size(),
+                     view.catalog.version,
                      view.catalog.digest);
 }
 

@@ -20,17 +20,22 @@ std::string verdict_line(const std::vector<CheckResult>& results) {
     warnings += r.status == "warning" ? 1 : 0;
   }
   if (infeasible > 0) {
-    return fmt::format("{} of {} spec{} no longer feasible", infeasible, results.size(),
+    return fmt::format("{} of {} spec{} no longer feasible",
+                       infeasible,
+                       results.size(),
                        results.size() == 1 ? " is" : "s are");
   }
   if (regressions > 0) {
-    return fmt::format("sizing regression in {} of {} spec{}", regressions, results.size(),
+    return fmt::format("sizing regression in {} of {} spec{}",
+                       regressions,
+                       results.size(),
                        results.size() == 1 ? "" : "s");
   }
   if (warnings > 0) {
     return fmt::format("within thresholds; {} spec{} changed", warnings, warnings == 1 ? "" : "s");
   }
-  return fmt::format("no sizing change in {} spec{}", results.size(), results.size() == 1 ? "" : "s");
+  return fmt::format(
+      "no sizing change in {} spec{}", results.size(), results.size() == 1 ? "" : "s");
 }
 
 } // namespace
@@ -48,8 +53,8 @@ void render_check_table(const std::vector<CheckResult>& results, std::ostream& o
     if (!r.changes.empty()) {
       out << fmt::format("  {:<16} {:>26} {:>26} {:>9}\n", "figure", "locked", "now", "change");
       for (const auto& c : r.changes) {
-        out << fmt::format("  {:<16} {:>26} {:>26} {:>9}\n", c.figure, c.before, c.after,
-                           relative_text(c));
+        out << fmt::format(
+            "  {:<16} {:>26} {:>26} {:>9}\n", c.figure, c.before, c.after, relative_text(c));
       }
     }
   }
@@ -60,10 +65,11 @@ void render_check_json(const std::vector<CheckResult>& results, int exit_code, s
   for (const auto& r : results) {
     nlohmann::json changes = nlohmann::json::array();
     for (const auto& c : r.changes) {
-      changes.push_back({{"figure", c.figure},
-                         {"before", c.before},
-                         {"after", c.after},
-                         {"relative", c.relative ? nlohmann::json(*c.relative) : nlohmann::json(nullptr)}});
+      changes.push_back(
+          {{"figure", c.figure},
+           {"before", c.before},
+           {"after", c.after},
+           {"relative", c.relative ? nlohmann::json(*c.relative) : nlohmann::json(nullptr)}});
     }
     list.push_back({{"spec", r.spec_file},
                     {"lock", r.lock_file},
@@ -103,12 +109,14 @@ void render_check_markdown(const std::vector<CheckResult>& results, std::ostream
     if (!r.changes.empty()) {
       out << "| Figure | Locked | Now | Change |\n|---|---|---|---|\n";
       for (const auto& c : r.changes) {
-        out << fmt::format("| {} | {} | {} | {} |\n", c.figure, c.before, c.after, relative_text(c));
+        out << fmt::format(
+            "| {} | {} | {} | {} |\n", c.figure, c.before, c.after, relative_text(c));
       }
       out << '\n';
     }
   }
-  out << "<sub>Update the lock after an intended change: `rightsize check --update SPEC...`</sub>\n";
+  out << "<sub>Update the lock after an intended change: `rightsize check --update "
+         "SPEC...`</sub>\n";
 }
 
 } // namespace rightsize

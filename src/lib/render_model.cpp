@@ -7,7 +7,9 @@ namespace rightsize {
 
 namespace {
 
-std::string billions(double params) { return fmt::format("{:.3f}B", params / 1e9); }
+std::string billions(double params) {
+  return fmt::format("{:.3f}B", params / 1e9);
+}
 
 nlohmann::json optional_seconds_ms(const std::optional<Seconds>& s) {
   return s ? nlohmann::json(to_ms(*s)) : nlohmann::json(nullptr);
@@ -47,7 +49,8 @@ nlohmann::json workload_to_json(const Spec& spec) {
     j["sequence_parallel"] = t.sequence_parallel;
     j["pipeline_interleave"] = t.pipeline_interleave;
     j["tokens"] = t.tokens ? nlohmann::json(*t.tokens) : nlohmann::json(nullptr);
-    j["deadline_hours"] = t.deadline ? nlohmann::json(to_hours(*t.deadline)) : nlohmann::json(nullptr);
+    j["deadline_hours"] =
+        t.deadline ? nlohmann::json(to_hours(*t.deadline)) : nlohmann::json(nullptr);
     if (w.type == WorkloadType::finetune) {
       j["method"] = std::string(to_string(t.method));
       if (t.method != FinetuneMethod::full) {
@@ -140,13 +143,21 @@ void render_model_table(const Spec& spec, std::ostream& out) {
     out << fmt::format("  {:<22} {}\n", k, v);
   };
   out << fmt::format("{} ({}{})\n", m.name, m.family, m.known_family ? "" : ", unknown family");
-  row("parameters", fmt::format("{} total, {} active per token ({})", billions(m.params_total),
-                                billions(m.params_active), m.param_source));
+  row("parameters",
+      fmt::format("{} total, {} active per token ({})",
+                  billions(m.params_total),
+                  billions(m.params_active),
+                  m.param_source));
   row("layers", std::to_string(m.layers));
   row("hidden size", std::to_string(m.hidden));
-  row("MLP", fmt::format("{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
+  row("MLP",
+      fmt::format(
+          "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
   std::string attention = fmt::format("{}: {} heads, {} KV heads, head_dim {}",
-                                      to_string(m.attention), m.heads, m.kv_heads, m.head_dim);
+                                      to_string(m.attention),
+                                      m.heads,
+                                      m.kv_heads,
+                                      m.head_dim);
   if (m.attention == AttentionKind::mla) {
     attention += fmt::format(", kv_lora_rank {}, rope dim {}", m.kv_lora_rank, m.qk_rope_head_dim);
   }
@@ -156,23 +167,29 @@ void render_model_table(const Spec& spec, std::ostream& out) {
         fmt::format("{} tokens on {} of {} layers", m.sliding_window, m.local_layers, m.layers));
   }
   if (m.is_moe()) {
-    std::string moe = fmt::format("{} experts, {} active, width {}, on {} layers", m.experts,
-                                  m.experts_active, m.moe_intermediate, m.moe_layers);
+    std::string moe = fmt::format("{} experts, {} active, width {}, on {} layers",
+                                  m.experts,
+                                  m.experts_active,
+                                  m.moe_intermediate,
+                                  m.moe_layers);
     if (m.shared_experts > 0) {
       moe += fmt::format(", {} shared", m.shared_experts);
     }
     row("experts", moe);
   }
   row("vocabulary", fmt::format("{}{}", m.vocab, m.tied_embeddings ? " (tied embeddings)" : ""));
-  row("weights", fmt::format("{} as {} ({:.2f} bits/weight{})", format_bytes(w.total()),
-                             spec.weights.quantized() ? spec.weights.method
-                                                      : std::string(to_string(spec.precision.weights)),
-                             8.0 * w.total().si() / m.params_total,
-                             m.safetensors_bytes ? ", from safetensors headers" : ""));
+  row("weights",
+      fmt::format("{} as {} ({:.2f} bits/weight{})",
+                  format_bytes(w.total()),
+                  spec.weights.quantized() ? spec.weights.method
+                                           : std::string(to_string(spec.precision.weights)),
+                  8.0 * w.total().si() / m.params_total,
+                  m.safetensors_bytes ? ", from safetensors headers" : ""));
   out << "  breakdown (parameters)\n";
   const auto part = [&](const char* name, double n) {
     if (n > 0) {
-      out << fmt::format("    {:<20} {:>10}  {:5.1f}%\n", name, billions(n), 100.0 * n / m.params.total());
+      out << fmt::format(
+          "    {:<20} {:>10}  {:5.1f}%\n", name, billions(n), 100.0 * n / m.params.total());
     }
   };
   part("embedding", m.params.embedding);
@@ -207,9 +224,13 @@ nlohmann::json validation_to_json(const Spec& spec) {
 }
 
 void render_validation_text(const Spec& spec, std::ostream& out) {
-  out << fmt::format("{}: valid ({}{}, {} {} parameters, {} workload)\n", spec.file, spec.name,
-                     spec.bare_hf_config ? ", bare config.json" : "", billions(spec.model.params_total),
-                     spec.model.family, to_string(spec.workload.type));
+  out << fmt::format("{}: valid ({}{}, {} {} parameters, {} workload)\n",
+                     spec.file,
+                     spec.name,
+                     spec.bare_hf_config ? ", bare config.json" : "",
+                     billions(spec.model.params_total),
+                     spec.model.family,
+                     to_string(spec.workload.type));
   for (const auto& d : spec.defaults) {
     out << "  default: " << d << '\n';
   }

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
 #include <tuple>
 
 namespace rightsize {
@@ -58,8 +59,12 @@ std::string workload_line(const Spec& s) {
     std::string what = s.workload.type == WorkloadType::finetune
                            ? fmt::format("{} fine-tuning", to_string(w.method))
                            : std::string("training");
-    std::string line = fmt::format("{}, seq {} x global batch {}, {}, {} recipe", what, w.seq_len,
-                                   w.global_batch, to_string(w.optimizer), w.precision.name);
+    std::string line = fmt::format("{}, seq {} x global batch {}, {}, {} recipe",
+                                   what,
+                                   w.seq_len,
+                                   w.global_batch,
+                                   to_string(w.optimizer),
+                                   w.precision.name);
     if (w.tokens) {
       line += fmt::format(", {:.3g} tokens", *w.tokens);
     }
@@ -69,8 +74,10 @@ std::string workload_line(const Spec& s) {
     return line;
   }
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} in + {} out tokens, {}", to_string(i.engine),
-                     i.input_tokens, i.output_tokens,
+  return fmt::format("inference on {}, {} in + {} out tokens, {}",
+                     to_string(i.engine),
+                     i.input_tokens,
+                     i.output_tokens,
                      i.concurrency ? fmt::format("{} concurrent requests", *i.concurrency)
                                    : std::string("offline (largest batch)"));
 }
@@ -96,19 +103,23 @@ std::string targets_line(const Spec& s) {
       t.push_back(fmt::format(">= {:g} requests/s", *x.requests_per_s));
     }
   }
-  return t.empty() ? "none (cheapest configuration that fits)" : fmt::format("{}", fmt::join(t, ", "));
+  return t.empty() ? "none (cheapest configuration that fits)"
+                   : fmt::format("{}", fmt::join(t, ", "));
 }
 
 std::string requirements_line(const Plan& p) {
   const auto& r = p.requirements;
-  std::string line = fmt::format("weights {} ({}), {:.2f}B parameters ({:.2f}B active)",
-                                 format_bytes(r.weights),
-                                 p.spec.weights.quantized() ? p.spec.weights.method
-                                                            : std::string(to_string(p.spec.precision.weights)),
-                                 r.params_total / 1e9, r.params_active / 1e9);
+  std::string line =
+      fmt::format("weights {} ({}), {:.2f}B parameters ({:.2f}B active)",
+                  format_bytes(r.weights),
+                  p.spec.weights.quantized() ? p.spec.weights.method
+                                             : std::string(to_string(p.spec.precision.weights)),
+                  r.params_total / 1e9,
+                  r.params_active / 1e9);
   if (!p.spec.workload.is_training()) {
     line += fmt::format(", KV cache {} per request ({}), {} per output token",
-                        format_bytes(r.kv_per_request), to_string(p.spec.precision.kv_cache),
+                        format_bytes(r.kv_per_request),
+                        to_string(p.spec.precision.kv_cache),
                         format_flops(r.flops_per_token));
   } else {
     line += fmt::format(", {} per trained token", format_flops(r.flops_per_token));
@@ -143,8 +154,9 @@ nlohmann::json candidate_json(const Candidate& c) {
       {"cost",
        {{"usd_per_hour", c.cost.per_hour.si()},
         {"usd_per_million_output_tokens",
-         c.cost.usd_per_million_output_tokens ? nlohmann::json(*c.cost.usd_per_million_output_tokens)
-                                              : nlohmann::json(nullptr)},
+         c.cost.usd_per_million_output_tokens
+             ? nlohmann::json(*c.cost.usd_per_million_output_tokens)
+             : nlohmann::json(nullptr)},
         {"usd_per_million_output_tokens_full_load",
          c.cost.usd_per_million_at_full_load ? nlohmann::json(*c.cost.usd_per_million_at_full_load)
                                              : nlohmann::json(nullptr)},
@@ -181,20 +193,24 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& r : plan.rejected) {
-    rejected.push_back({{"gpu", r.gpu}, {"code", r.code}, {"reason", r.reason}, {"nearest_fix", r.nearest_fix}});
+    rejected.push_back(
+        {{"gpu", r.gpu}, {"code", r.code}, {"reason", r.reason}, {"nearest_fix", r.nearest_fix}});
   }
   nlohmann::json assumptions = nlohmann::json::array();
   for (const auto& a : plan.assumptions) {
     assumptions.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
   }
   const auto& d = plan.spec.deployment;
-  for (const auto& [name, value, source] : std::vector<std::tuple<std::string, double, std::string>>{
+  for (const auto& [name, value, source] :
+       std::vector<std::tuple<std::string, double, std::string>>{
            {"hours_per_month", d.hours_per_month, "deployment.hours_per_month"},
            {"horizon_months", static_cast<double>(d.horizon_months), "deployment.horizon_months"},
            {"growth_per_month", d.growth_per_month, "deployment.growth_per_month"},
            {"utilization", d.utilization, "deployment.utilization"},
            {"pue", d.pue, "deployment.pue"},
-           {"electricity_usd_per_kwh", d.electricity_usd_per_kwh, "deployment.electricity_usd_per_kwh"},
+           {"electricity_usd_per_kwh",
+            d.electricity_usd_per_kwh,
+            "deployment.electricity_usd_per_kwh"},
            {"amortization_years", d.amortization_years, "deployment.amortization_years"},
            {"operations_share", d.operations_share, "deployment.operations_share"}}) {
     assumptions.push_back({{"name", name}, {"value", value}, {"source", source}});
@@ -240,56 +256,94 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
   out << "  targets:      " << targets_line(s) << '\n';
   out << "  deployment:   "
       << (s.deployment.mode == DeploymentMode::cloud
-              ? fmt::format("cloud, {} prices, {} months, demand +{:.0f}%/month", s.deployment.price_kind,
-                            s.deployment.horizon_months, 100.0 * s.deployment.growth_per_month)
-              : fmt::format("on-prem, {} months, demand +{:.0f}%/month", s.deployment.horizon_months,
+              ? fmt::format("cloud, {} prices, {} months, demand +{:.0f}%/month",
+                            s.deployment.price_kind,
+                            s.deployment.horizon_months,
+                            100.0 * s.deployment.growth_per_month)
+              : fmt::format("on-prem, {} months, demand +{:.0f}%/month",
+                            s.deployment.horizon_months,
                             100.0 * s.deployment.growth_per_month))
       << ", ranked by " << to_string(plan.objective) << "\n\n";
   if (!plan.feasible()) {
     out << bold("nothing feasible") << ": no GPU configuration meets the spec; closest misses:\n";
   } else if (s.workload.is_training()) {
-    out << fmt::format("{:>2} {:<18} {:<14} {:>12} {:>8} {:>5} {:>9} {:>9} {:>9} {}\n", "#", "GPU",
-                       "GPUS LAYOUT", "MEM/GPU", "STEP", "MFU", "TIME", "$/HOUR", "TCO", "VERDICT");
+    out << fmt::format("{:>2} {:<18} {:<14} {:>12} {:>8} {:>5} {:>9} {:>9} {:>9} {}\n",
+                       "#",
+                       "GPU",
+                       "GPUS LAYOUT",
+                       "MEM/GPU",
+                       "STEP",
+                       "MFU",
+                       "TIME",
+                       "$/HOUR",
+                       "TCO",
+                       "VERDICT");
     for (const auto* c : shown(plan, o)) {
       const auto& t = *c->training;
-      out << fmt::format("{:>2} {:<18} {:<14} {:>12} {:>8} {:>4.0f}% {:>9} {:>9} {:>9} {}\n", c->rank,
-                         c->gpu->name, count_layout(*c),
-                         fmt::format("{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()),
+      out << fmt::format("{:>2} {:<18} {:<14} {:>12} {:>8} {:>4.0f}% {:>9} {:>9} {:>9} {}\n",
+                         c->rank,
+                         c->gpu->name,
+                         count_layout(*c),
+                         fmt::format("{:.1f}/{:.0f}G",
+                                     to_gib(c->memory.per_gpu.total()),
                                      to_gib(c->memory.capacity)),
-                         format_seconds(t.step), 100.0 * t.mfu,
+                         format_seconds(t.step),
+                         100.0 * t.mfu,
                          t.time_to_train ? format_seconds(*t.time_to_train) : "-",
-                         money(c->cost.per_hour.si()), money(c->cost.tco.si()), short_verdict(c->verdict));
+                         money(c->cost.per_hour.si()),
+                         money(c->cost.tco.si()),
+                         short_verdict(c->verdict));
     }
   } else {
-    out << fmt::format("{:>2} {:<18} {:<11} {:>11} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {}\n", "#",
-                       "GPU", "GPUS", "MEM/GPU", "TTFT", "TPOT", "TOK/S", "$/HOUR", "$/MTOK", "TCO",
+    out << fmt::format("{:>2} {:<18} {:<11} {:>11} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {}\n",
+                       "#",
+                       "GPU",
+                       "GPUS",
+                       "MEM/GPU",
+                       "TTFT",
+                       "TPOT",
+                       "TOK/S",
+                       "$/HOUR",
+                       "$/MTOK",
+                       "TCO",
                        "VERDICT");
     for (const auto* c : shown(plan, o)) {
       const auto& i = *c->inference;
       out << fmt::format(
-          "{:>2} {:<18} {:<11} {:>11} {:>7} {:>7} {:>7.0f} {:>8} {:>7} {:>8} {}\n", c->rank,
-          c->gpu->name, count_layout(*c),
-          fmt::format("{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)),
-          format_seconds(i.ttft), format_seconds(i.tpot), i.output_tokens_per_s,
+          "{:>2} {:<18} {:<11} {:>11} {:>7} {:>7} {:>7.0f} {:>8} {:>7} {:>8} {}\n",
+          c->rank,
+          c->gpu->name,
+          count_layout(*c),
+          fmt::format(
+              "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)),
+          format_seconds(i.ttft),
+          format_seconds(i.tpot),
+          i.output_tokens_per_s,
           money(c->cost.per_hour.si()),
-          c->cost.usd_per_million_output_tokens ? money(*c->cost.usd_per_million_output_tokens) : "-",
-          money(c->cost.tco.si()), short_verdict(c->verdict));
+          c->cost.usd_per_million_output_tokens ? money(*c->cost.usd_per_million_output_tokens)
+                                                : "-",
+          money(c->cost.tco.si()),
+          short_verdict(c->verdict));
     }
   }
   if (plan.feasible()) {
     out << '\n';
     const auto& best = plan.candidates.front();
-    out << bold(fmt::format("recommended: {} x {} ({}{})", best.total_gpus(), best.gpu->name,
+    out << bold(fmt::format("recommended: {} x {} ({}{})",
+                            best.total_gpus(),
+                            best.gpu->name,
                             layout_text(best),
                             best.replicas > 1 ? fmt::format(", {} replicas", best.replicas) : ""))
         << fmt::format(": {}, {}\n", best.verdict, best.verdict_reason);
-    out << "  " << (best.inference ? best.inference->explanation : best.training->explanation) << '\n';
+    out << "  " << (best.inference ? best.inference->explanation : best.training->explanation)
+        << '\n';
     out << "  price " << best.cost.price_label << (best.cost.price_stale ? " STALE" : "") << "; "
         << best.cost.basis << '\n';
     if (best.cost.stops_meeting_targets_month) {
       out << fmt::format("  with demand growing {:.0f}%/month it stops meeting targets in month {} "
                          "unless more replicas are added\n",
-                         100.0 * s.deployment.growth_per_month, *best.cost.stops_meeting_targets_month);
+                         100.0 * s.deployment.growth_per_month,
+                         *best.cost.stops_meeting_targets_month);
     }
     if (!best.precision_note.empty()) {
       out << "  precision: " << best.precision_note << '\n';
@@ -309,8 +363,10 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
       << fmt::format("{:g} h/month", s.deployment.hours_per_month);
   if (s.deployment.mode == DeploymentMode::onprem) {
     out << fmt::format(", PUE {:g}, ${:g}/kWh, {:.0f}% utilization, {:g}-year amortization",
-                       s.deployment.pue, s.deployment.electricity_usd_per_kwh,
-                       100.0 * s.deployment.utilization, s.deployment.amortization_years);
+                       s.deployment.pue,
+                       s.deployment.electricity_usd_per_kwh,
+                       100.0 * s.deployment.utilization,
+                       s.deployment.amortization_years);
   }
   out << "; memory and efficiency constants in data/ (--format json lists every one)\n";
 }
@@ -321,8 +377,12 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
   if (plan.feasible()) {
     const auto& b = plan.candidates.front();
     out << fmt::format("**Recommended: {} x {} ({})**, {}; {} per hour, TCO {} over {} months.\n\n",
-                       b.total_gpus(), b.gpu->name, layout_text(b), b.verdict,
-                       money(b.cost.per_hour.si()), money(b.cost.tco.si()),
+                       b.total_gpus(),
+                       b.gpu->name,
+                       layout_text(b),
+                       b.verdict,
+                       money(b.cost.per_hour.si()),
+                       money(b.cost.tco.si()),
                        s.workload.is_training() ? 0 : s.deployment.horizon_months);
   } else {
     out << "**Nothing feasible**: no GPU configuration meets the spec.\n\n";
@@ -331,31 +391,47 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
       << "\n- Targets: " << targets_line(s) << "\n\n";
   if (plan.feasible()) {
     if (s.workload.is_training()) {
-      out << "| # | GPU | GPUs | Layout | Memory/GPU | Step | MFU | Time | $/hour | TCO | Verdict |\n";
+      out << "| # | GPU | GPUs | Layout | Memory/GPU | Step | MFU | Time | $/hour | TCO | Verdict "
+             "|\n";
       out << "|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const auto* c : shown(plan, o)) {
         const auto& t = *c->training;
-        out << fmt::format("| {} | {} | {} | {} | {:.1f} GiB | {} | {:.0f}% | {} | {} | {} | {} |\n",
-                           c->rank, c->gpu->name, c->total_gpus(), layout_text(*c),
-                           to_gib(c->memory.per_gpu.total()), format_seconds(t.step), 100.0 * t.mfu,
-                           t.time_to_train ? format_seconds(*t.time_to_train) : "-",
-                           money(c->cost.per_hour.si()), money(c->cost.tco.si()), c->verdict);
+        out << fmt::format(
+            "| {} | {} | {} | {} | {:.1f} GiB | {} | {:.0f}% | {} | {} | {} | {} |\n",
+            c->rank,
+            c->gpu->name,
+            c->total_gpus(),
+            layout_text(*c),
+            to_gib(c->memory.per_gpu.total()),
+            format_seconds(t.step),
+            100.0 * t.mfu,
+            t.time_to_train ? format_seconds(*t.time_to_train) : "-",
+            money(c->cost.per_hour.si()),
+            money(c->cost.tco.si()),
+            c->verdict);
       }
     } else {
-      out << "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | $/hour | $/M tokens | TCO | Verdict |\n";
+      out << "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | $/hour | $/M "
+             "tokens | TCO | Verdict |\n";
       out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const auto* c : shown(plan, o)) {
         const auto& i = *c->inference;
-        out << fmt::format("| {} | {} | {} | {} | {:.1f} GiB | {} | {} | {:.0f} | {} | {} | {} | {} |\n",
-                           c->rank, c->gpu->name, c->total_gpus(),
-                           c->replicas > 1 ? fmt::format("{} x {}", c->replicas, layout_text(*c))
-                                           : layout_text(*c),
-                           to_gib(c->memory.per_gpu.total()), format_seconds(i.ttft),
-                           format_seconds(i.tpot), i.output_tokens_per_s, money(c->cost.per_hour.si()),
-                           c->cost.usd_per_million_output_tokens
-                               ? money(*c->cost.usd_per_million_output_tokens)
-                               : "-",
-                           money(c->cost.tco.si()), c->verdict);
+        out << fmt::format(
+            "| {} | {} | {} | {} | {:.1f} GiB | {} | {} | {:.0f} | {} | {} | {} | {} |\n",
+            c->rank,
+            c->gpu->name,
+            c->total_gpus(),
+            c->replicas > 1 ? fmt::format("{} x {}", c->replicas, layout_text(*c))
+                            : layout_text(*c),
+            to_gib(c->memory.per_gpu.total()),
+            format_seconds(i.ttft),
+            format_seconds(i.tpot),
+            i.output_tokens_per_s,
+            money(c->cost.per_hour.si()),
+            c->cost.usd_per_million_output_tokens ? money(*c->cost.usd_per_million_output_tokens)
+                                                  : "-",
+            money(c->cost.tco.si()),
+            c->verdict);
       }
     }
     out << '\n';
@@ -375,26 +451,37 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
 
 void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out) {
   out << "rank,gpu,gpus,replicas,tp,pp,dp,ep,weights,kv_cache,memory_per_gpu_bytes,ttft_s,tpot_s,"
-         "output_tokens_per_s,step_s,mfu,time_to_train_s,usd_per_hour,usd_per_million_tokens,tco_usd,"
+         "output_tokens_per_s,step_s,mfu,time_to_train_s,usd_per_hour,usd_per_million_tokens,tco_"
+         "usd,"
          "verdict\n";
   for (const auto* c : shown(plan, o)) {
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{}\n",
-                       c->rank, c->gpu->name, c->total_gpus(), c->replicas, c->layout.tp,
-                       c->layout.pp, c->layout.dp, c->layout.ep, to_string(c->spec.precision.weights),
-                       to_string(c->spec.precision.kv_cache), c->memory.per_gpu.total().si(),
-                       c->inference ? fmt::format("{:.4f}", c->inference->ttft.si()) : "",
-                       c->inference ? fmt::format("{:.5f}", c->inference->tpot.si()) : "",
-                       c->inference ? fmt::format("{:.1f}", c->inference->output_tokens_per_s) : "",
-                       c->training ? fmt::format("{:.3f}", c->training->step.si()) : "",
-                       c->training ? fmt::format("{:.4f}", c->training->mfu) : "",
-                       c->training && c->training->time_to_train
-                           ? fmt::format("{:.0f}", c->training->time_to_train->si())
-                           : "",
-                       c->cost.per_hour.si(),
-                       c->cost.usd_per_million_output_tokens
-                           ? fmt::format("{:.4f}", *c->cost.usd_per_million_output_tokens)
-                           : "",
-                       c->cost.tco.si(), c->verdict);
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{}\n",
+        c->rank,
+        c->gpu->name,
+        c->total_gpus(),
+        c->replicas,
+        c->layout.tp,
+        c->layout.pp,
+        c->layout.dp,
+        c->layout.ep,
+        to_string(c->spec.precision.weights),
+        to_string(c->spec.precision.kv_cache),
+        c->memory.per_gpu.total().si(),
+        c->inference ? fmt::format("{:.4f}", c->inference->ttft.si()) : "",
+        c->inference ? fmt::format("{:.5f}", c->inference->tpot.si()) : "",
+        c->inference ? fmt::format("{:.1f}", c->inference->output_tokens_per_s) : "",
+        c->training ? fmt::format("{:.3f}", c->training->step.si()) : "",
+        c->training ? fmt::format("{:.4f}", c->training->mfu) : "",
+        c->training && c->training->time_to_train
+            ? fmt::format("{:.0f}", c->training->time_to_train->si())
+            : "",
+        c->cost.per_hour.si(),
+        c->cost.usd_per_million_output_tokens
+            ? fmt::format("{:.4f}", *c->cost.usd_per_million_output_tokens)
+            : "",
+        c->cost.tco.si(),
+        c->verdict);
   }
 }
 

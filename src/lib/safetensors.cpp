@@ -6,9 +6,10 @@
 
 #include <rightsize/model.hpp>
 
+#include <fmt/format.h>
+
 #include <array>
 #include <filesystem>
-#include <fmt/format.h>
 #include <fstream>
 #include <map>
 #include <set>
@@ -26,11 +27,25 @@ constexpr std::uint64_t k_max_header_bytes = 100U * 1024U * 1024U;
 
 // Bits per element of each safetensors dtype.
 std::optional<double> dtype_bits(const std::string& dtype) {
-  static const std::map<std::string, double> bits{
-      {"F64", 64}, {"I64", 64}, {"U64", 64}, {"F32", 32}, {"I32", 32}, {"U32", 32},
-      {"F16", 16}, {"BF16", 16}, {"I16", 16}, {"U16", 16}, {"I8", 8}, {"U8", 8},
-      {"BOOL", 8}, {"F8_E4M3", 8}, {"F8_E5M2", 8}, {"F8_E8M0", 8}, {"F6_E2M3", 6},
-      {"F6_E3M2", 6}, {"F4", 4}};
+  static const std::map<std::string, double> bits{{"F64", 64},
+                                                  {"I64", 64},
+                                                  {"U64", 64},
+                                                  {"F32", 32},
+                                                  {"I32", 32},
+                                                  {"U32", 32},
+                                                  {"F16", 16},
+                                                  {"BF16", 16},
+                                                  {"I16", 16},
+                                                  {"U16", 16},
+                                                  {"I8", 8},
+                                                  {"U8", 8},
+                                                  {"BOOL", 8},
+                                                  {"F8_E4M3", 8},
+                                                  {"F8_E5M2", 8},
+                                                  {"F8_E8M0", 8},
+                                                  {"F6_E2M3", 6},
+                                                  {"F6_E3M2", 6},
+                                                  {"F4", 4}};
   const auto it = bits.find(dtype);
   if (it == bits.end()) {
     return std::nullopt;
@@ -56,18 +71,21 @@ ShardTotals read_header(const fs::path& path) {
   }
   std::array<unsigned char, 8> length_bytes{};
   if (file_size < 8 || !in.read(reinterpret_cast<char*>(length_bytes.data()), 8)) {
-    throw InputError(name, fmt::format("truncated safetensors file: {} bytes, shorter than the "
-                                       "8-byte header length",
-                                       file_size));
+    throw InputError(name,
+                     fmt::format("truncated safetensors file: {} bytes, shorter than the "
+                                 "8-byte header length",
+                                 file_size));
   }
   std::uint64_t header_length = 0;
   for (int i = 7; i >= 0; --i) {
     header_length = (header_length << 8U) | length_bytes[static_cast<std::size_t>(i)];
   }
   if (header_length == 0 || header_length > file_size - 8 || header_length > k_max_header_bytes) {
-    throw InputError(name, fmt::format("safetensors header length {} does not fit in the file "
-                                       "({} bytes): truncated or not a safetensors file",
-                                       header_length, file_size));
+    throw InputError(name,
+                     fmt::format("safetensors header length {} does not fit in the file "
+                                 "({} bytes): truncated or not a safetensors file",
+                                 header_length,
+                                 file_size));
   }
   std::string header(static_cast<std::size_t>(header_length), '\0');
   if (!in.read(header.data(), static_cast<std::streamsize>(header_length))) {
@@ -104,13 +122,15 @@ ShardTotals read_header(const fs::path& path) {
       t.member("data_offsets")
           .fail_plain(fmt::format("[{}, {}] lies outside the {} bytes of tensor data: the header "
                                   "lies about the file or the file is truncated",
-                                  begin, end, data_size));
+                                  begin,
+                                  end,
+                                  data_size));
     }
     const double expected = elements * *bits_per / 8.0;
     if (*bits_per >= 8 && end - begin != expected) {
       t.member("data_offsets")
-          .fail_plain(fmt::format("span {} bytes but shape and dtype need {}", end - begin,
-                                  expected));
+          .fail_plain(
+              fmt::format("span {} bytes but shape and dtype need {}", end - begin, expected));
     }
     totals.bytes += end - begin;
     totals.elements_by_dtype[dtype] += elements;

@@ -4,8 +4,9 @@
 
 #include <rightsize/spec.hpp>
 
-#include <filesystem>
 #include <fmt/format.h>
+
+#include <filesystem>
 
 namespace rightsize {
 
@@ -160,16 +161,16 @@ ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_di
   const std::string file = path.lexically_normal().string();
   const auto config = detail::load_json_file(file);
   if (!looks_like_hf_config(config)) {
-    throw InputError(file + ":/", "not a Hugging Face config: neither model_type nor "
-                                  "architectures is set");
+    throw InputError(file + ":/",
+                     "not a Hugging Face config: neither model_type nor "
+                     "architectures is set");
   }
   ModelArch model = parse_hf_config(config, file);
   const std::string dir = path.parent_path().string();
   const fs::path quant = path.parent_path() / "hf_quant_config.json";
   if (fs::exists(quant, ec) && !model.quantization.quantized()) {
-    model.quantization =
-        parse_hf_quant_config(detail::load_json_file(quant.string()), quant.string(),
-                              model.torch_dtype);
+    model.quantization = parse_hf_quant_config(
+        detail::load_json_file(quant.string()), quant.string(), model.torch_dtype);
   }
   read_safetensors(dir.empty() ? "." : dir, model);
   return model;
@@ -187,9 +188,17 @@ void read_targets(const FieldReader& r, InferenceTargets& t) {
   t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
 }
 
-void read_inference(const FieldReader& r, InferenceWorkload& w, std::vector<std::string>& defaults) {
-  r.reject_unknown({"type", "input_tokens", "output_tokens", "concurrency", "engine",
-                    "gpu_memory_utilization", "max_num_batched_tokens", "targets"});
+void read_inference(const FieldReader& r,
+                    InferenceWorkload& w,
+                    std::vector<std::string>& defaults) {
+  r.reject_unknown({"type",
+                    "input_tokens",
+                    "output_tokens",
+                    "concurrency",
+                    "engine",
+                    "gpu_memory_utilization",
+                    "max_num_batched_tokens",
+                    "targets"});
   if (auto in = r.optional_integer("input_tokens", Range{1, limits::k_max_tokens})) {
     w.input_tokens = *in;
   } else {
@@ -202,10 +211,11 @@ void read_inference(const FieldReader& r, InferenceWorkload& w, std::vector<std:
   }
   w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
   if (r.has("engine")) {
-    w.engine = r.choice<Engine>("engine", {{"vllm", Engine::vllm},
-                                           {"sglang", Engine::sglang},
-                                           {"tensorrt-llm", Engine::tensorrt_llm},
-                                           {"transformers", Engine::transformers}});
+    w.engine = r.choice<Engine>("engine",
+                                {{"vllm", Engine::vllm},
+                                 {"sglang", Engine::sglang},
+                                 {"tensorrt-llm", Engine::tensorrt_llm},
+                                 {"transformers", Engine::transformers}});
   }
   w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
   w.max_num_batched_tokens =
@@ -216,19 +226,30 @@ void read_inference(const FieldReader& r, InferenceWorkload& w, std::vector<std:
 }
 
 const std::vector<std::string>& lora_target_names() {
-  static const std::vector<std::string> names{"q_proj",    "k_proj",  "v_proj",
-                                              "o_proj",    "gate_proj", "up_proj",
-                                              "down_proj", "all-linear"};
+  static const std::vector<std::string> names{
+      "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "all-linear"};
   return names;
 }
 
-void read_training(const FieldReader& r, WorkloadType type, TrainingWorkload& w,
+void read_training(const FieldReader& r,
+                   WorkloadType type,
+                   TrainingWorkload& w,
                    std::vector<std::string>& defaults) {
-  std::vector<std::string> known{"type",          "seq_len",          "global_batch",
-                                 "micro_batch",   "optimizer",        "zero_stage",
-                                 "recompute",     "sequence_parallel", "pipeline_interleave",
-                                 "flash_attention", "tokens",         "deadline_hours",
-                                 "framework",     "training_precision", "dropout"};
+  std::vector<std::string> known{"type",
+                                 "seq_len",
+                                 "global_batch",
+                                 "micro_batch",
+                                 "optimizer",
+                                 "zero_stage",
+                                 "recompute",
+                                 "sequence_parallel",
+                                 "pipeline_interleave",
+                                 "flash_attention",
+                                 "tokens",
+                                 "deadline_hours",
+                                 "framework",
+                                 "training_precision",
+                                 "dropout"};
   if (type == WorkloadType::finetune) {
     known.insert(known.end(), {"method", "lora_rank", "lora_targets"});
   }
@@ -244,24 +265,26 @@ void read_training(const FieldReader& r, WorkloadType type, TrainingWorkload& w,
     throw InputError(r.where("global_batch"), "required field is missing");
   }
   if (w.global_batch % w.micro_batch != 0) {
-    r.member("global_batch").fail(fmt::format("must be a multiple of micro_batch ({})",
-                                              w.micro_batch));
+    r.member("global_batch")
+        .fail(fmt::format("must be a multiple of micro_batch ({})", w.micro_batch));
   }
   if (r.has("optimizer")) {
-    w.optimizer = r.choice<Optimizer>("optimizer", {{"adamw", Optimizer::adamw},
-                                                    {"adam", Optimizer::adam},
-                                                    {"sgd", Optimizer::sgd},
-                                                    {"adafactor", Optimizer::adafactor},
-                                                    {"adam-8bit", Optimizer::adam_8bit},
-                                                    {"8-bit adam", Optimizer::adam_8bit},
-                                                    {"adamw-8bit", Optimizer::adam_8bit}});
+    w.optimizer = r.choice<Optimizer>("optimizer",
+                                      {{"adamw", Optimizer::adamw},
+                                       {"adam", Optimizer::adam},
+                                       {"sgd", Optimizer::sgd},
+                                       {"adafactor", Optimizer::adafactor},
+                                       {"adam-8bit", Optimizer::adam_8bit},
+                                       {"8-bit adam", Optimizer::adam_8bit},
+                                       {"adamw-8bit", Optimizer::adam_8bit}});
   }
   w.zero_stage =
       static_cast<int>(r.optional_integer("zero_stage", Range::between(0, 3)).value_or(0));
   if (r.has("recompute")) {
-    w.recompute = r.choice<Recompute>("recompute", {{"none", Recompute::none},
-                                                    {"selective", Recompute::selective},
-                                                    {"full", Recompute::full}});
+    w.recompute = r.choice<Recompute>("recompute",
+                                      {{"none", Recompute::none},
+                                       {"selective", Recompute::selective},
+                                       {"full", Recompute::full}});
   }
   w.sequence_parallel = r.optional_boolean("sequence_parallel").value_or(true);
   w.pipeline_interleave = static_cast<int>(
@@ -270,9 +293,10 @@ void read_training(const FieldReader& r, WorkloadType type, TrainingWorkload& w,
   w.dropout = r.optional_boolean("dropout").value_or(false);
   w.framework = type == WorkloadType::finetune ? Framework::transformers : Framework::megatron;
   if (r.has("framework")) {
-    w.framework = r.choice<Framework>("framework", {{"megatron", Framework::megatron},
-                                                    {"deepspeed", Framework::deepspeed},
-                                                    {"transformers", Framework::transformers}});
+    w.framework = r.choice<Framework>("framework",
+                                      {{"megatron", Framework::megatron},
+                                       {"deepspeed", Framework::deepspeed},
+                                       {"transformers", Framework::transformers}});
   }
   if (r.has("training_precision")) {
     const auto field = r.member("training_precision");
@@ -320,9 +344,10 @@ void read_training(const FieldReader& r, WorkloadType type, TrainingWorkload& w,
     w.deadline = hours(*h);
   }
   if (type == WorkloadType::finetune) {
-    w.method = r.choice<FinetuneMethod>("method", {{"full", FinetuneMethod::full},
-                                                   {"lora", FinetuneMethod::lora},
-                                                   {"qlora", FinetuneMethod::qlora}});
+    w.method = r.choice<FinetuneMethod>("method",
+                                        {{"full", FinetuneMethod::full},
+                                         {"lora", FinetuneMethod::lora},
+                                         {"qlora", FinetuneMethod::qlora}});
     if (w.method != FinetuneMethod::full) {
       w.lora_rank = r.optional_integer("lora_rank", Range::between(1, 65536)).value_or(16);
       if (r.has("lora_targets")) {
@@ -366,13 +391,23 @@ void read_constraints(const FieldReader& r, Constraints& c) {
 }
 
 void read_deployment(const FieldReader& r, Deployment& d) {
-  r.reject_unknown({"mode", "horizon_months", "growth_per_month", "hours_per_month", "provider",
-                    "price_kind", "utilization", "pue", "electricity_usd_per_kwh",
-                    "amortization_years", "operations_share", "stale_price_days"});
+  r.reject_unknown({"mode",
+                    "horizon_months",
+                    "growth_per_month",
+                    "hours_per_month",
+                    "provider",
+                    "price_kind",
+                    "utilization",
+                    "pue",
+                    "electricity_usd_per_kwh",
+                    "amortization_years",
+                    "operations_share",
+                    "stale_price_days"});
   if (r.has("mode")) {
-    d.mode = r.choice<DeploymentMode>("mode", {{"cloud", DeploymentMode::cloud},
-                                               {"onprem", DeploymentMode::onprem},
-                                               {"on-prem", DeploymentMode::onprem}});
+    d.mode = r.choice<DeploymentMode>("mode",
+                                      {{"cloud", DeploymentMode::cloud},
+                                       {"onprem", DeploymentMode::onprem},
+                                       {"on-prem", DeploymentMode::onprem}});
   }
   d.horizon_months = r.optional_integer("horizon_months", Range{1, 240}).value_or(d.horizon_months);
   d.growth_per_month =
@@ -381,17 +416,16 @@ void read_deployment(const FieldReader& r, Deployment& d) {
       r.optional_number("hours_per_month", Range{0.0, 744.0, true}).value_or(d.hours_per_month);
   d.provider = r.optional_string("provider");
   if (r.has("price_kind")) {
-    d.price_kind = r.choice<std::string>("price_kind", {{"on_demand", "on_demand"},
-                                                        {"spot", "spot"},
-                                                        {"committed", "committed"}});
+    d.price_kind = r.choice<std::string>(
+        "price_kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
   }
   d.utilization = r.optional_number("utilization", Range{0.0, 1.0, true}).value_or(d.utilization);
   d.pue = r.optional_number("pue", Range{1.0, 5.0}).value_or(d.pue);
   d.electricity_usd_per_kwh =
       r.optional_number("electricity_usd_per_kwh", Range::non_negative(10.0))
           .value_or(d.electricity_usd_per_kwh);
-  d.amortization_years =
-      r.optional_number("amortization_years", Range{0.0, 20.0, true}).value_or(d.amortization_years);
+  d.amortization_years = r.optional_number("amortization_years", Range{0.0, 20.0, true})
+                             .value_or(d.amortization_years);
   d.operations_share =
       r.optional_number("operations_share", Range::non_negative(5.0)).value_or(d.operations_share);
   d.stale_price_days =
@@ -458,7 +492,8 @@ void read_precision(const FieldReader& root, Spec& spec) {
   } else {
     spec.defaults.push_back(fmt::format("precision: weights {}, kv_cache {}, activations {} (from "
                                         "the checkpoint)",
-                                        to_string(p.weights), to_string(p.kv_cache),
+                                        to_string(p.weights),
+                                        to_string(p.kv_cache),
                                         to_string(p.activations)));
   }
   if (qlora && p.weights != DType::nf4 && p.weights != DType::int4) {
@@ -475,14 +510,14 @@ void read_precision(const FieldReader& root, Spec& spec) {
 }
 
 void warn_long_context(Spec& spec) {
-  const long long context = spec.workload.is_training()
-                                ? spec.workload.training.seq_len
-                                : spec.workload.inference.input_tokens +
-                                      spec.workload.inference.output_tokens;
+  const long long context = spec.workload.is_training() ? spec.workload.training.seq_len
+                                                        : spec.workload.inference.input_tokens +
+                                                              spec.workload.inference.output_tokens;
   if (spec.model.max_position > 0 && context > spec.model.max_position) {
     spec.warnings.push_back(fmt::format("context of {} tokens exceeds the model's "
                                         "max_position_embeddings ({})",
-                                        context, spec.model.max_position));
+                                        context,
+                                        spec.model.max_position));
   }
 }
 
@@ -514,7 +549,8 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     spec.defaults.push_back(
         fmt::format("workload.input_tokens = {}, output_tokens = {} (default for a bare "
                     "config.json)",
-                    spec.workload.inference.input_tokens, spec.workload.inference.output_tokens));
+                    spec.workload.inference.input_tokens,
+                    spec.workload.inference.output_tokens));
     spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
     spec.defaults.push_back("workload.engine = vllm (default)");
     read_precision(root, spec);
@@ -527,8 +563,14 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
                     "(no \"model_type\" or \"architectures\")");
   }
 
-  root.reject_unknown({"schema_version", "name", "description", "model", "precision", "workload",
-                       "constraints", "deployment"});
+  root.reject_unknown({"schema_version",
+                       "name",
+                       "description",
+                       "model",
+                       "precision",
+                       "workload",
+                       "constraints",
+                       "deployment"});
   if (root.has("schema_version")) {
     const auto v = root.integer("schema_version", Range::positive(1e6));
     if (v != 1) {
@@ -552,9 +594,10 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
   }
 
   if (const auto w = root.optional_object("workload")) {
-    spec.workload.type = w->choice<WorkloadType>("type", {{"inference", WorkloadType::inference},
-                                                          {"training", WorkloadType::training},
-                                                          {"finetune", WorkloadType::finetune}});
+    spec.workload.type = w->choice<WorkloadType>("type",
+                                                 {{"inference", WorkloadType::inference},
+                                                  {"training", WorkloadType::training},
+                                                  {"finetune", WorkloadType::finetune}});
     if (spec.workload.type == WorkloadType::inference) {
       read_inference(*w, spec.workload.inference, spec.defaults);
     } else {
@@ -562,9 +605,9 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     }
   } else {
     spec.defaults.push_back("workload absent: inference with default lengths");
-    spec.defaults.push_back(
-        fmt::format("workload.input_tokens = {}, output_tokens = {} (default)",
-                    spec.workload.inference.input_tokens, spec.workload.inference.output_tokens));
+    spec.defaults.push_back(fmt::format("workload.input_tokens = {}, output_tokens = {} (default)",
+                                        spec.workload.inference.input_tokens,
+                                        spec.workload.inference.output_tokens));
   }
   read_precision(root, spec);
   if (const auto c = root.optional_object("constraints")) {

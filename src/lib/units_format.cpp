@@ -65,11 +65,21 @@ std::string with_thousands(double v) {
 
 } // namespace
 
-std::string format_bytes(Bytes b) { return scaled(b.si(), k_binary, "B"); }
-std::string format_bytes_per_s(BytesPerSecond r) { return scaled(r.si(), k_decimal, "B/s"); }
-std::string format_flops(Flops f) { return scaled(f.si(), k_decimal, "FLOP"); }
-std::string format_flops_per_s(FlopsPerSecond r) { return scaled(r.si(), k_decimal, "FLOP/s"); }
-std::string format_watts(Watts p) { return fmt::format("{} W", three_digits(p.si())); }
+std::string format_bytes(Bytes b) {
+  return scaled(b.si(), k_binary, "B");
+}
+std::string format_bytes_per_s(BytesPerSecond r) {
+  return scaled(r.si(), k_decimal, "B/s");
+}
+std::string format_flops(Flops f) {
+  return scaled(f.si(), k_decimal, "FLOP");
+}
+std::string format_flops_per_s(FlopsPerSecond r) {
+  return scaled(r.si(), k_decimal, "FLOP/s");
+}
+std::string format_watts(Watts p) {
+  return fmt::format("{} W", three_digits(p.si()));
+}
 
 std::string format_seconds(Seconds s) {
   const double v = s.si();

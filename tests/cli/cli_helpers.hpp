@@ -6,11 +6,11 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cstdlib>
 #include <vector>
 
 namespace rightsize::test {

@@ -4,10 +4,11 @@
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
 using rightsize::test::run_binary;
@@ -23,7 +24,8 @@ struct LockedChat {
   LockedChat() {
     const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
     fs::create_directories(fs::path(dir.path()) / "models");
-    fs::copy(examples / "models" / "llama-3.1-8b", fs::path(dir.path()) / "models" / "llama-3.1-8b");
+    fs::copy(examples / "models" / "llama-3.1-8b",
+             fs::path(dir.path()) / "models" / "llama-3.1-8b");
     spec = dir.path() + "/chat.json";
     fs::copy_file(examples / "llama-3.1-8b-chat.json", spec);
     config = dir.path() + "/models/llama-3.1-8b/config.json";
@@ -56,7 +58,9 @@ TEST_CASE("check: more layers push memory past the GPU and fail with the thresho
   c.edit_config([](nlohmann::json& j) { j["num_hidden_layers"] = 96; });
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Catch::Contains("FAIL memory: the locked configuration (1 x L40S-48GB) no longer fits"));
+  CHECK_THAT(
+      r.out,
+      Catch::Contains("FAIL memory: the locked configuration (1 x L40S-48GB) no longer fits"));
   CHECK_THAT(r.out, Catch::Contains("spec changed"));
   // JSON lists every crossed threshold.
   const auto report = nlohmann::json::parse(run_binary("check " + c.spec + " --format json").out);
@@ -80,7 +84,8 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
   CHECK_THAT(r.out, Catch::Contains("catalog changed (prices or GPU data moved), spec unchanged"));
   CHECK_THAT(r.err, Catch::Contains("rightsize: warning:") && Catch::Contains("cost rose +5.0%"));
   // Over the threshold it fails.
-  const auto strict = run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2%");
+  const auto strict =
+      run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2%");
   CHECK(strict.exit_code == 1);
   CHECK_THAT(strict.out, Catch::Contains("FAIL cost: $/hour +5.0% exceeds the 2% threshold"));
   // --update accepts the change.

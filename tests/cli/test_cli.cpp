@@ -35,8 +35,8 @@ TEST_CASE("cli: an unknown subcommand is exit 2 with a suggestion", "[cli]") {
   const auto r = run_in_process({"plna", "model.json"});
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err ==
-        "rightsize: error: unknown command \"plna\" (did you mean \"plan\"?); see 'rightsize --help'\n");
+  CHECK(r.err == "rightsize: error: unknown command \"plna\" (did you mean \"plan\"?); see "
+                 "'rightsize --help'\n");
   const auto b = run_binary("plna model.json");
   CHECK(b.exit_code == 2);
   CHECK(b.err == r.err);
@@ -62,15 +62,20 @@ TEST_CASE("cli: validate and model through the real binary", "[cli]") {
   const auto ok = run_binary("validate " + root + "/examples/llama-3.1-8b-chat.json");
   CHECK(ok.exit_code == 0);
   CHECK_THAT(ok.out, Catch::Contains("valid"));
-  const auto json = run_binary("model " + root + "/examples/models/llama-3.1-8b/config.json --format json");
+  const auto json =
+      run_binary("model " + root + "/examples/models/llama-3.1-8b/config.json --format json");
   CHECK(json.exit_code == 0);
-  CHECK(nlohmann::json::parse(json.out)["params_total"].get<double>() == Approx(8.03e9).epsilon(0.001));
+  CHECK(nlohmann::json::parse(json.out)["params_total"].get<double>() ==
+        Approx(8.03e9).epsilon(0.001));
   const auto bad = run_binary("validate " + root + "/tests/golden/validate-kv-heads/config.json");
   CHECK(bad.exit_code == 2);
   CHECK(bad.out.empty());
-  CHECK_THAT(bad.err, Catch::EndsWith("/num_key_value_heads: must divide num_attention_heads (32), got 6\n"));
+  CHECK_THAT(
+      bad.err,
+      Catch::EndsWith("/num_key_value_heads: must divide num_attention_heads (32), got 6\n"));
   CHECK(std::count(bad.err.begin(), bad.err.end(), '\n') == 1);
   const auto missing = run_binary("validate /no/such/spec.json");
   CHECK(missing.exit_code == 2);
-  CHECK(missing.err == "rightsize: error: /no/such/spec.json: cannot read file: no such file or directory\n");
+  CHECK(missing.err ==
+        "rightsize: error: /no/such/spec.json: cannot read file: no such file or directory\n");
 }

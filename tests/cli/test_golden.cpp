@@ -5,6 +5,7 @@
 #include "cli_helpers.hpp"
 
 #include <catch2/catch.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -60,7 +61,9 @@ std::vector<std::string> golden_cases() {
 }
 
 struct WorkingDirectory {
-  explicit WorkingDirectory(const fs::path& p) : previous(fs::current_path()) { fs::current_path(p); }
+  explicit WorkingDirectory(const fs::path& p) : previous(fs::current_path()) {
+    fs::current_path(p);
+  }
   ~WorkingDirectory() { fs::current_path(previous); }
   WorkingDirectory(const WorkingDirectory&) = delete;
   WorkingDirectory& operator=(const WorkingDirectory&) = delete;

@@ -6,8 +6,9 @@
 
 #include <rightsize/catalog.hpp>
 
-#include <algorithm>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -22,7 +23,8 @@ TEST_CASE("reference: memory estimates against measured memory", "[reference][me
   const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
   const auto r = accuracy::run_memory_cases(RIGHTSIZE_VALIDATION_DIR,
                                             std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
-                                            catalog, constants);
+                                            catalog,
+                                            constants);
   std::vector<double> errors;
   for (const auto& c : r.cases) {
     CAPTURE(c.id, c.measured, c.predicted);

@@ -9,6 +9,7 @@
 #include <rightsize/catalog.hpp>
 
 #include <catch2/catch.hpp>
+
 #include <filesystem>
 #include <map>
 
@@ -25,15 +26,18 @@ TEST_CASE("reference: performance against measured serving and training runs",
   const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   const auto perf = accuracy::build_perf_cases(RIGHTSIZE_VALIDATION_DIR,
                                                std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
-                                               catalog, constants);
+                                               catalog,
+                                               constants);
   std::map<std::string, std::vector<const accuracy::PerfCase*>> held_out;
   std::map<std::string, std::vector<const accuracy::PerfCase*>> fit;
   for (const auto& c : perf.cases) {
     (c.held_out ? held_out : fit)[c.group + "/" + c.metric].push_back(&c);
   }
-  const std::map<std::string, double> tolerance{
-      {"serving/tpot", 0.23}, {"serving/ttft", 0.33},     {"trtllm-table/throughput", 0.25},
-      {"trtllm-table/first_token", 0.15}, {"megatron/mfu", 0.12}};
+  const std::map<std::string, double> tolerance{{"serving/tpot", 0.23},
+                                                {"serving/ttft", 0.33},
+                                                {"trtllm-table/throughput", 0.25},
+                                                {"trtllm-table/first_token", 0.15},
+                                                {"megatron/mfu", 0.12}};
   for (const auto& [group, limit] : tolerance) {
     CAPTURE(group);
     REQUIRE(held_out.count(group) == 1);

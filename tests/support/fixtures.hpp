@@ -21,7 +21,8 @@ inline const Constants& bundled_constants() {
 }
 
 inline const Efficiency& bundled_efficiency() {
-  static const Efficiency e = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  static const Efficiency e =
+      Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   return e;
 }
 

@@ -3,9 +3,9 @@
 // Paths of test fixtures and a scratch directory that removes itself.
 
 #include <filesystem>
-#include <sstream>
 #include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 
 namespace rightsize::test {

@@ -4,8 +4,9 @@
 #include <rightsize/error.hpp>
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <nlohmann/json.hpp>
+
+#include <fstream>
 
 using namespace rightsize;
 using rightsize::test::ScratchDir;
@@ -41,19 +42,20 @@ std::vector<std::string> errors_of(const nlohmann::json& doc) {
 }
 
 bool contains(const std::vector<std::string>& errors, const std::string& text) {
-  return std::any_of(errors.begin(), errors.end(),
-                     [&](const std::string& e) { return e.find(text) != std::string::npos; });
+  return std::any_of(errors.begin(), errors.end(), [&](const std::string& e) {
+    return e.find(text) != std::string::npos;
+  });
 }
 
 } // namespace
 
 TEST_CASE("catalog: covers every SKU a buyer considers", "[catalog]") {
-  for (const char* name : {"A100-SXM-40GB", "A100-SXM-80GB", "A100-PCIE-40GB", "A100-PCIE-80GB",
-                           "H100-SXM-80GB", "H100-PCIE-80GB", "H100-NVL-94GB", "H200-SXM-141GB",
-                           "GH200-144GB", "L4-24GB", "L40S-48GB", "L40-48GB", "A10G-24GB",
-                           "A10-24GB", "T4-16GB", "A30-24GB", "RTX-PRO-6000-96GB",
-                           "B200-SXM-180GB", "B300-SXM-288GB", "GB200-186GB", "GB300-288GB",
-                           "MI300X-192GB", "MI325X-256GB"}) {
+  for (const char* name :
+       {"A100-SXM-40GB",  "A100-SXM-80GB",     "A100-PCIE-40GB", "A100-PCIE-80GB", "H100-SXM-80GB",
+        "H100-PCIE-80GB", "H100-NVL-94GB",     "H200-SXM-141GB", "GH200-144GB",    "L4-24GB",
+        "L40S-48GB",      "L40-48GB",          "A10G-24GB",      "A10-24GB",       "T4-16GB",
+        "A30-24GB",       "RTX-PRO-6000-96GB", "B200-SXM-180GB", "B300-SXM-288GB", "GB200-186GB",
+        "GB300-288GB",    "MI300X-192GB",      "MI325X-256GB"}) {
     CAPTURE(name);
     CHECK(bundled().find(name) != nullptr);
   }
@@ -63,7 +65,7 @@ TEST_CASE("catalog: values pinned to their datasheets", "[catalog]") {
   const auto& h100 = bundled().resolve("H100", "test");
   CHECK(h100.name == "H100-SXM-80GB");
   CHECK(h100.memory == gib(80));
-  CHECK(h100.memory_bandwidth.si() == Approx(3.35e12));       // not the 3.07 TB/s conflict
+  CHECK(h100.memory_bandwidth.si() == Approx(3.35e12)); // not the 3.07 TB/s conflict
   CHECK(h100.rate(TensorPrecision::bf16)->si() == Approx(989e12).epsilon(0.001)); // dense, not 1979
   CHECK(h100.tdp.si() == 700);
   CHECK(h100.rate(TensorPrecision::fp8).has_value());
@@ -99,8 +101,13 @@ TEST_CASE("catalog: values pinned to their datasheets", "[catalog]") {
 TEST_CASE("catalog: every number has a source and prices a date", "[catalog]") {
   for (const auto& g : bundled().gpus) {
     CAPTURE(g.name);
-    for (const char* field : {"memory_gib", "memory_bandwidth_gb_per_s", "tdp_watts", "host_link",
-                              "gpu_link", "nvlink_domain", "network_gbit_per_s"}) {
+    for (const char* field : {"memory_gib",
+                              "memory_bandwidth_gb_per_s",
+                              "tdp_watts",
+                              "host_link",
+                              "gpu_link",
+                              "nvlink_domain",
+                              "network_gbit_per_s"}) {
       CAPTURE(field);
       CHECK(g.provenance.count(field) == 1);
     }
@@ -150,33 +157,41 @@ TEST_CASE("catalog: dates and stale prices", "[catalog]") {
 TEST_CASE("catalog: validation reports each kind of problem, all at once", "[catalog]") {
   auto doc = bundled_json();
   auto& gpus = doc["gpus"];
-  gpus[0].erase("tdp_watts");                                       // missing field
-  gpus[1]["memory_gib"]["value"] = -80;                             // non-positive
-  gpus[2]["dense_tflop_per_s"]["fp16"]["value"] = 624;              // sparse listed as dense
+  gpus[0].erase("tdp_watts");                          // missing field
+  gpus[1]["memory_gib"]["value"] = -80;                // non-positive
+  gpus[2]["dense_tflop_per_s"]["fp16"]["value"] = 624; // sparse listed as dense
   gpus[3]["memory_bandwith_gb_per_s"] = gpus[3]["memory_bandwidth_gb_per_s"]; // unknown key
-  gpus[4]["name"] = "A100-SXM-40GB";                                // duplicate name
-  gpus[5]["prices"] = {{{"provider", "X"}, {"kind", "on_demand"}, {"usd_per_gpu_hour", 1.0},
-                        {"as_of", "2025-02-30"}, {"source", "AIC"}}}; // bad date
-  gpus[6]["tdp_watts"]["source"] = "DATASHET";                       // unknown source
-  gpus[7]["host_link"]["gb_per_s"] = 32;                             // Gen3 is 16 GB/s
+  gpus[4]["name"] = "A100-SXM-40GB";                                          // duplicate name
+  gpus[5]["prices"] = {{{"provider", "X"},
+                        {"kind", "on_demand"},
+                        {"usd_per_gpu_hour", 1.0},
+                        {"as_of", "2025-02-30"},
+                        {"source", "AIC"}}};   // bad date
+  gpus[6]["tdp_watts"]["source"] = "DATASHET"; // unknown source
+  gpus[7]["host_link"]["gb_per_s"] = 32;       // Gen3 is 16 GB/s
   gpus[11]["sparse_tflop_per_s"] = {{"bf16", {{"value", 989}, {"source", "GKW"}}}};
   const auto errors = errors_of(doc);
   CAPTURE(errors);
   CHECK(errors.size() >= 9);
   CHECK(contains(errors, "bad.json:/gpus/0/tdp_watts: required field is missing"));
   CHECK(contains(errors, "bad.json:/gpus/1/memory_gib/value: must be > 0 and <= 4096, got -80"));
-  CHECK(contains(errors, "bad.json:/gpus/2/dense_tflop_per_s/fp16: is 2.00x the bf16 rate, "
-                         "expected 1x: one of them may be a sparse figure listed as dense"));
-  CHECK(contains(errors, "bad.json:/gpus/3/memory_bandwith_gb_per_s: unknown field "
-                         "\"memory_bandwith_gb_per_s\" (did you mean \"memory_bandwidth_gb_per_s\"?)"));
+  CHECK(contains(errors,
+                 "bad.json:/gpus/2/dense_tflop_per_s/fp16: is 2.00x the bf16 rate, "
+                 "expected 1x: one of them may be a sparse figure listed as dense"));
+  CHECK(contains(errors,
+                 "bad.json:/gpus/3/memory_bandwith_gb_per_s: unknown field "
+                 "\"memory_bandwith_gb_per_s\" (did you mean \"memory_bandwidth_gb_per_s\"?)"));
   CHECK(contains(errors, "bad.json:/gpus/4/name: name or alias \"A100-SXM-40GB\" is already used"));
-  CHECK(contains(errors, "bad.json:/gpus/5/prices/0/as_of: must be a date YYYY-MM-DD, got "
-                         "\"2025-02-30\""));
+  CHECK(contains(errors,
+                 "bad.json:/gpus/5/prices/0/as_of: must be a date YYYY-MM-DD, got "
+                 "\"2025-02-30\""));
   CHECK(contains(errors, "bad.json:/gpus/6/tdp_watts/source: is not a key of /sources"));
-  CHECK(contains(errors, "bad.json:/gpus/7/host_link/gb_per_s: does not match PCIe Gen3 x16 "
-                         "(16 GB/s per direction), got 32"));
-  CHECK(contains(errors, "bad.json:/gpus/11/dense_tflop_per_s/bf16: dense 989.4 TFLOP/s is more "
-                         "than half the sparse 989 TFLOP/s: the sparse figure is listed as dense"));
+  CHECK(contains(errors,
+                 "bad.json:/gpus/7/host_link/gb_per_s: does not match PCIe Gen3 x16 "
+                 "(16 GB/s per direction), got 32"));
+  CHECK(contains(errors,
+                 "bad.json:/gpus/11/dense_tflop_per_s/bf16: dense 989.4 TFLOP/s is more "
+                 "than half the sparse 989 TFLOP/s: the sparse figure is listed as dense"));
 }
 
 TEST_CASE("catalog: an overlay overrides single fields and adds prices", "[catalog]") {
@@ -206,15 +221,16 @@ TEST_CASE("catalog: an overlay overrides single fields and adds prices", "[catal
   const Catalog replaced = load_catalog(k_bundled, replace);
   const auto& h = replaced.resolve("H100", "x");
   CHECK(h.prices.size() == bundled().resolve("H100", "x").prices.size());
-  const auto aws = std::find_if(h.prices.begin(), h.prices.end(),
-                                [](const Price& p) { return p.provider == "AWS"; });
+  const auto aws = std::find_if(
+      h.prices.begin(), h.prices.end(), [](const Price& p) { return p.provider == "AWS"; });
   CHECK(aws->per_gpu.si() == Approx(6.88));
 
   // Errors in an overlay name the overlay file and its pointer.
   const auto bad = dir.write("bad.json", R"({"schema_version": 1, "extends": "bundled",
     "gpus": [{"name": "L4", "memory_gib": {"value": 0, "source": "AIC"}}]})");
-  CHECK_THROWS_WITH(load_catalog(k_bundled, bad),
-                    Catch::EndsWith("bad.json:/gpus/0/memory_gib/value: must be > 0 and <= 4096, got 0"));
+  CHECK_THROWS_WITH(
+      load_catalog(k_bundled, bad),
+      Catch::EndsWith("bad.json:/gpus/0/memory_gib/value: must be > 0 and <= 4096, got 0"));
   // A new GPU in an overlay must be complete.
   const auto incomplete = dir.write("new.json", R"({"schema_version": 1, "extends": "bundled",
     "gpus": [{"name": "TPU-v9", "vendor": "google"}]})");

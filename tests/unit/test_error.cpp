@@ -13,8 +13,7 @@ TEST_CASE("error: edit distance and suggestions", "[error]") {
   CHECK(edit_distance("plna", "plan") == 2);
   CHECK(edit_distance("H100", "h100") == 0);
   CHECK(edit_distance("gpu_memry", "gpu_memory") == 1);
-  CHECK(did_you_mean("gpu_memry", {"gpu_memory", "workload"}) ==
-        " (did you mean \"gpu_memory\"?)");
+  CHECK(did_you_mean("gpu_memry", {"gpu_memory", "workload"}) == " (did you mean \"gpu_memory\"?)");
   CHECK(did_you_mean("xyzzy", {"plan", "check"}).empty());
   CHECK(did_you_mean("chek", {"check", "cheek", "plan"}) ==
         " (did you mean \"check\" or \"cheek\"?)");
@@ -86,5 +85,6 @@ TEST_CASE("error: absurd numbers are rejected by range", "[error][json]") {
                       "s.json:/tokens: must be an integer, got 1e+30");
   REQUIRE_THROWS_WITH(root.number("tokens", Range::positive(1e15)),
                       "s.json:/tokens: must be > 0 and <= 1e+15, got 1e+30");
-  REQUIRE_THROWS_WITH(root.number("neg", Range::non_negative()), "s.json:/neg: must be >= 0, got -5");
+  REQUIRE_THROWS_WITH(root.number("neg", Range::non_negative()),
+                      "s.json:/neg: must be >= 0, got -5");
 }

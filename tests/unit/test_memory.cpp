@@ -63,8 +63,8 @@ TEST_CASE("memory: KV cache per token", "[memory]") {
   CHECK(kv_cache_geometry(llama, tp(8), constants()).per_token_global == kib(16));
   CHECK(kv_cache_geometry(llama, tp(16), constants()).per_token_global == kib(16));
   // fp8 KV cache halves it, independent of the weights' dtype.
-  const Spec fp8 = spec_of({{"model", "llama-3.1-8b"},
-                            {"precision", {{"weights", "bf16"}, {"kv_cache", "fp8"}}}});
+  const Spec fp8 = spec_of(
+      {{"model", "llama-3.1-8b"}, {"precision", {{"weights", "bf16"}, {"kv_cache", "fp8"}}}});
   CHECK(kv_cache_geometry(fp8, tp(1), constants()).per_token_global == kib(64));
   // Paged in vLLM's 16-token blocks: 2049 tokens take 2064 slots.
   CHECK(g1.per_sequence(2049) == kib(128) * 2064.0);
@@ -108,9 +108,9 @@ TEST_CASE("memory: training state bytes per parameter and ZeRO sharding", "[memo
   const Gpu& h100 = catalog().resolve("H100", "test");
   // 70B with the default mixed recipe: 2 + 4 + 4 + 8 = 18 bytes per parameter, 1.27 TB before
   // sharding.
-  const Spec train = spec_of({{"model", "llama-3.1-70b"},
-                              {"workload",
-                               {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 64}}}});
+  const Spec train =
+      spec_of({{"model", "llama-3.1-70b"},
+               {"workload", {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 64}}}});
   const auto e = estimate_memory(train, h100, Parallelism{}, constants());
   CHECK(e.bytes_per_param == 18.0);
   const double state = (e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer).si();
@@ -165,9 +165,9 @@ TEST_CASE("memory: Korthikanti activation coefficients", "[memory]") {
         Approx(2 * sbh / 8));
   // SwiGLU changes the 34: Llama-2-7B (I = 11008) without dropout: 8 replicated + 8 for Q, K, V
   // and the attention output + 8 * 11008 / 4096 for gate, SiLU(gate), up and their product.
-  const Spec llama = spec_of({{"model", "llama-2-7b"},
-                              {"workload",
-                               {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 8}}}});
+  const Spec llama =
+      spec_of({{"model", "llama-2-7b"},
+               {"workload", {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 8}}}});
   CHECK(training_activations_per_layer(llama, tp(1)).per_layer_sbh ==
         Approx(8.0 + 8.0 + 8.0 * 11008 / 4096));
   CHECK(training_activations_per_layer(llama, tp(1)).per_layer_s2 == 0.0); // flash attention
@@ -177,7 +177,9 @@ TEST_CASE("memory: pipeline stage 1 holds one micro-batch per stage in flight", 
   const Gpu& h100 = catalog().resolve("H100", "test");
   Spec s = spec_of({{"model", "llama-3.1-70b"},
                     {"workload",
-                     {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 64},
+                     {{"type", "training"},
+                      {"seq_len", 4096},
+                      {"global_batch", 64},
                       {"recompute", "selective"}}}});
   Parallelism p4;
   p4.tp = 8;
@@ -194,9 +196,9 @@ TEST_CASE("memory: pipeline stage 1 holds one micro-batch per stage in flight", 
 
 TEST_CASE("memory: inference max batch and longest context are consistent", "[memory]") {
   const Gpu& l40s = catalog().resolve("L40S", "test");
-  const Spec s = spec_of({{"model", "llama-3.1-8b"},
-                          {"workload", {{"type", "inference"}, {"input_tokens", 2048},
-                                        {"output_tokens", 512}}}});
+  const Spec s = spec_of(
+      {{"model", "llama-3.1-8b"},
+       {"workload", {{"type", "inference"}, {"input_tokens", 2048}, {"output_tokens", 512}}}});
   const auto e = estimate_memory(s, l40s, Parallelism{}, constants());
   REQUIRE(e.max_batch > 0);
   CHECK(e.batch == e.max_batch); // no concurrency: the largest batch that fits
@@ -218,8 +220,11 @@ TEST_CASE("memory: LoRA trains adapters only, QLoRA stores the base in nf4", "[m
   const Gpu& a10g = catalog().resolve("A10G", "test");
   const Spec lora = spec_of({{"model", "llama-2-7b"},
                              {"workload",
-                              {{"type", "finetune"}, {"method", "lora"}, {"lora_rank", 16},
-                               {"lora_targets", {"q_proj", "v_proj"}}, {"seq_len", 512}}}});
+                              {{"type", "finetune"},
+                               {"method", "lora"},
+                               {"lora_rank", 16},
+                               {"lora_targets", {"q_proj", "v_proj"}},
+                               {"seq_len", 512}}}});
   const auto e = estimate_memory(lora, a10g, Parallelism{}, constants());
   // r * (in + out) for q and v in 32 layers: 16 * (4096 + 4096) * 2 * 32 = 8.4M.
   CHECK(e.trainable_params == Approx(16.0 * 8192 * 2 * 32));
@@ -227,8 +232,7 @@ TEST_CASE("memory: LoRA trains adapters only, QLoRA stores the base in nf4", "[m
   CHECK(e.per_gpu.weights.si() == Approx(13.48e9 + e.trainable_params * 4).epsilon(0.002));
   Spec qlora = lora;
   qlora = spec_of({{"model", "llama-2-7b"},
-                   {"workload",
-                    {{"type", "finetune"}, {"method", "qlora"}, {"seq_len", 512}}}});
+                   {"workload", {{"type", "finetune"}, {"method", "qlora"}, {"seq_len", 512}}}});
   const auto q = estimate_memory(qlora, a10g, Parallelism{}, constants());
   // nf4 linear layers with double-quantized constants, bf16 embeddings and norms.
   CHECK(q.per_gpu.weights.si() < 4.2e9);

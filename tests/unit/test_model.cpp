@@ -9,7 +9,9 @@ using namespace rightsize;
 using rightsize::test::config_path;
 
 namespace {
-ModelArch model_of(const std::string& name) { return load_spec(config_path(name)).model; }
+ModelArch model_of(const std::string& name) {
+  return load_spec(config_path(name)).model;
+}
 } // namespace
 
 // Published totals, each from the model's own card or paper; the config.json files under
@@ -107,7 +109,7 @@ TEST_CASE("model: architecture fields are normalized", "[model]") {
   CHECK(oss.head_dim == 64);
 
   CHECK(model_of("mistral-7b-v0.1").local_layers == 32);
-  CHECK(model_of("qwen2.5-7b").sliding_window == 0); // use_sliding_window false
+  CHECK(model_of("qwen2.5-7b").sliding_window == 0);   // use_sliding_window false
   CHECK(model_of("mixtral-8x7b").sliding_window == 0); // null
 }
 

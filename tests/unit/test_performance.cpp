@@ -60,7 +60,8 @@ TEST_CASE("performance: forward FLOPs", "[performance]") {
         Approx(2.0 * (12.88e9 - 32000.0 * 4096)).epsilon(0.01));
 }
 
-TEST_CASE("performance: the tensor-core precision follows the weights and the GPU", "[performance]") {
+TEST_CASE("performance: the tensor-core precision follows the weights and the GPU",
+          "[performance]") {
   const auto& c = catalog();
   CHECK(compute_precision(serving("llama-3.1-8b", "fp8", 1), c.resolve("H100", "t")) ==
         TensorPrecision::fp8);
@@ -91,7 +92,8 @@ TEST_CASE("performance: decode is a roofline over bytes and FLOPs", "[performanc
         Approx((max(one.decode_memory, one.decode_compute) + one.decode_fixed).si()));
   // fp8 weights halve the linear layers' bytes; embedding and lm_head (2.1 GB) stay bf16.
   const auto fp8 = run(serving("llama-3.1-8b", "fp8", 1), "H100");
-  CHECK(fp8.decode_bytes.si() == Approx(one.decode_bytes.si() - (16.06e9 - 2.1e9) / 2).epsilon(0.02));
+  CHECK(fp8.decode_bytes.si() ==
+        Approx(one.decode_bytes.si() - (16.06e9 - 2.1e9) / 2).epsilon(0.02));
   // H200 reads faster than H100: lower TPOT for the same model.
   CHECK(run(serving("llama-3.1-8b", "bf16", 1), "H200").tpot < one.tpot);
   // Tensor parallelism splits the bytes and adds all-reduces.

@@ -105,9 +105,13 @@ TEST_CASE("plan: growth adds cloud replicas and dates when targets stop being me
 
 TEST_CASE("plan: on-prem buys for the peak and pays power and operations", "[plan]") {
   nlohmann::json spec = k_chat;
-  spec["deployment"] = {{"mode", "onprem"}, {"horizon_months", 12}, {"pue", 1.5},
-                        {"electricity_usd_per_kwh", 0.10}, {"utilization", 0.5},
-                        {"amortization_years", 3}, {"operations_share", 0.1}};
+  spec["deployment"] = {{"mode", "onprem"},
+                        {"horizon_months", 12},
+                        {"pue", 1.5},
+                        {"electricity_usd_per_kwh", 0.10},
+                        {"utilization", 0.5},
+                        {"amortization_years", 3},
+                        {"operations_share", 0.1}};
   const Plan p = plan_for(spec);
   REQUIRE(p.feasible());
   const Candidate* h100 = find(p, "H100-SXM-80GB");
@@ -122,10 +126,10 @@ TEST_CASE("plan: on-prem buys for the peak and pays power and operations", "[pla
 }
 
 TEST_CASE("plan: rejections say why, in structured form", "[plan]") {
-  nlohmann::json spec{{"model", "llama-3.1-70b"},
-                      {"workload", {{"type", "inference"}, {"concurrency", 4},
-                                    {"targets", {{"tpot_ms", 100}}}}},
-                      {"constraints", {{"max_gpus", 8}}}};
+  nlohmann::json spec{
+      {"model", "llama-3.1-70b"},
+      {"workload", {{"type", "inference"}, {"concurrency", 4}, {"targets", {{"tpot_ms", 100}}}}},
+      {"constraints", {{"max_gpus", 8}}}};
   const Plan p = plan_for(spec);
   // 70B in bf16 does not fit on 8 T4s (16 would, with two pipeline stages).
   const Rejection* t4 = rejected(p, "T4-16GB");
@@ -165,8 +169,11 @@ TEST_CASE("plan: constraints and objectives", "[plan]") {
 TEST_CASE("plan: training meets the deadline with the cheapest layout", "[plan]") {
   nlohmann::json spec{{"model", "llama-2-7b"},
                       {"workload",
-                       {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 256},
-                        {"tokens", 2e10}, {"deadline_hours", 72}}},
+                       {{"type", "training"},
+                        {"seq_len", 4096},
+                        {"global_batch", 256},
+                        {"tokens", 2e10},
+                        {"deadline_hours", 72}}},
                       {"constraints", {{"max_gpus", 256}}}};
   const Plan p = plan_for(spec);
   REQUIRE(p.feasible());

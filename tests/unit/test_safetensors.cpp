@@ -16,7 +16,8 @@ constexpr const char* k_tiny_config = R"({"model_type": "llama", "hidden_size": 
     "tie_word_embeddings": false})";
 
 // A safetensors file: 8-byte little-endian header length, the JSON header, then zero bytes.
-std::string safetensors(const nlohmann::json& header, std::size_t data_bytes,
+std::string safetensors(const nlohmann::json& header,
+                        std::size_t data_bytes,
                         std::optional<std::uint64_t> claimed_length = std::nullopt) {
   const std::string text = header.dump();
   const std::uint64_t n = claimed_length.value_or(text.size());
@@ -70,7 +71,8 @@ TEST_CASE("safetensors: exact counts from headers are preferred over the config"
   const auto header = tiny_header(data, 100);
   dir.write("model.safetensors", safetensors(header, data));
   const auto s = load_spec(dir.write("config.json", k_tiny_config));
-  const double derived = 2.0 * 1000 * 64 + 2 * (64 * 64 * 2 + 32 * 64 * 2 + 3 * 64 * 128 + 128) + 64;
+  const double derived =
+      2.0 * 1000 * 64 + 2 * (64 * 64 * 2 + 32 * 64 * 2 + 3 * 64 * 128 + 128) + 64;
   CHECK(s.model.param_source == "safetensors");
   CHECK(s.model.params_total == derived + 100);
   CHECK(s.model.safetensors_bytes->si() == 2.0 * (derived + 100));
@@ -92,16 +94,20 @@ TEST_CASE("safetensors: sharded checkpoints through the index", "[safetensors]")
     }
     auto& shard = to_first ? first : second;
     auto& bytes = to_first ? first_bytes : second_bytes;
-    const std::size_t size = t["data_offsets"][1].get<std::size_t>() - t["data_offsets"][0].get<std::size_t>();
-    shard[name] = {{"dtype", t["dtype"]}, {"shape", t["shape"]}, {"data_offsets", {bytes, bytes + size}}};
+    const std::size_t size =
+        t["data_offsets"][1].get<std::size_t>() - t["data_offsets"][0].get<std::size_t>();
+    shard[name] = {
+        {"dtype", t["dtype"]}, {"shape", t["shape"]}, {"data_offsets", {bytes, bytes + size}}};
     bytes += size;
-    weight_map[name] = to_first ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+    weight_map[name] =
+        to_first ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
     to_first = !to_first;
   }
   dir.write("model-00001-of-00002.safetensors", safetensors(first, first_bytes));
   dir.write("model-00002-of-00002.safetensors", safetensors(second, second_bytes));
-  dir.write("model.safetensors.index.json",
-            nlohmann::json{{"metadata", {{"total_size", data}}}, {"weight_map", weight_map}}.dump());
+  dir.write(
+      "model.safetensors.index.json",
+      nlohmann::json{{"metadata", {{"total_size", data}}}, {"weight_map", weight_map}}.dump());
   const auto s = load_spec(dir.write("config.json", k_tiny_config));
   CHECK(s.model.param_source == "safetensors");
   CHECK(s.model.safetensors_bytes->si() == static_cast<double>(data));
@@ -118,8 +124,9 @@ TEST_CASE("safetensors: truncated or lying headers are input errors", "[safetens
                     Catch::Contains("model.safetensors: truncated safetensors file: 3 bytes"));
 
   dir.write("model.safetensors", safetensors(header, data, 1U << 30U));
-  CHECK_THROWS_WITH(load_spec(dir.path() + "/config.json"),
-                    Catch::Contains("safetensors header length 1073741824 does not fit in the file"));
+  CHECK_THROWS_WITH(
+      load_spec(dir.path() + "/config.json"),
+      Catch::Contains("safetensors header length 1073741824 does not fit in the file"));
 
   dir.write("model.safetensors", safetensors(header, data / 2)); // data cut short
   CHECK_THROWS_WITH(load_spec(dir.path() + "/config.json"),
@@ -132,9 +139,10 @@ TEST_CASE("safetensors: truncated or lying headers are input errors", "[safetens
                     Catch::Contains("/lm_head.weight/data_offsets: span 128000 bytes but shape and "
                                     "dtype need 130000"));
 
-  dir.write("model.safetensors", safetensors(nlohmann::json{{"x", {{"dtype", "Q7"}, {"shape", {1}},
-                                                                   {"data_offsets", {0, 1}}}}},
-                                             1));
+  dir.write(
+      "model.safetensors",
+      safetensors(
+          nlohmann::json{{"x", {{"dtype", "Q7"}, {"shape", {1}}, {"data_offsets", {0, 1}}}}}, 1));
   CHECK_THROWS_WITH(load_spec(dir.path() + "/config.json"),
                     Catch::Contains("/x/dtype: unknown safetensors dtype, got \"Q7\""));
 }

@@ -127,12 +127,14 @@ TEST_CASE("spec: training and fine-tuning workloads", "[spec]") {
 
 TEST_CASE("spec: bad input is one InputError naming file, field and value", "[spec]") {
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
-        "concurrency": 0}})") == "spec.json:/workload/concurrency: must be between 1 and 1e+06, got 0");
+        "concurrency": 0}})") ==
+        "spec.json:/workload/concurrency: must be between 1 and 1e+06, got 0");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inferense"}})") ==
         "spec.json:/workload/type: must be one of inference, training, finetune (did you mean "
         "\"inference\"?), got \"inferense\"");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
-        "input_tokens": 1e30}})") == "spec.json:/workload/input_tokens: must be an integer, got 1e+30");
+        "input_tokens": 1e30}})") ==
+        "spec.json:/workload/input_tokens: must be an integer, got 1e+30");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
         "input_tokens": -5}})") ==
         "spec.json:/workload/input_tokens: must be between 1 and 1e+07, got -5");
@@ -141,9 +143,10 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
         "spec.json:/workload/targets/ttft_ms: must be a number, got \"fast\"");
   CHECK(spec_error(R"({"model": "models/llama", "precison": "bf16"})") ==
         "spec.json:/precison: unknown field \"precison\" (did you mean \"precision\"?)");
-  CHECK(spec_error(R"({"model": "models/llama", "precision": "bf17"})") ==
-        "spec.json:/precision: unknown precision (expected one of fp32, bf16, fp16, fp8, int8, int4, "
-        "nf4, fp4, mxfp4) (did you mean \"bf16\"?), got \"bf17\"");
+  CHECK(
+      spec_error(R"({"model": "models/llama", "precision": "bf17"})") ==
+      "spec.json:/precision: unknown precision (expected one of fp32, bf16, fp16, fp8, int8, int4, "
+      "nf4, fp4, mxfp4) (did you mean \"bf16\"?), got \"bf17\"");
   CHECK(spec_error(R"({"name": "x"})") ==
         "spec.json:/: neither a rightsize spec (no \"model\" field) nor a Hugging Face config.json "
         "(no \"model_type\" or \"architectures\")");
@@ -152,20 +155,23 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
   CHECK(spec_error(R"({"model": 42})") ==
         "spec.json:/model: must be a path to a config.json, an inline config object or a generic "
         "model description, got 42");
-  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "training", "seq_len": 4096}})") ==
+  CHECK(spec_error(
+            R"({"model": "models/llama", "workload": {"type": "training", "seq_len": 4096}})") ==
         "spec.json:/workload/global_batch: required field is missing");
-  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "finetune", "method": "lora",
+  CHECK(
+      spec_error(R"({"model": "models/llama", "workload": {"type": "finetune", "method": "lora",
         "seq_len": 512, "lora_targets": ["q_projj"]}})") ==
-        "spec.json:/workload/lora_targets/0: unknown LoRA target module (did you mean \"q_proj\"?), "
-        "got \"q_projj\"");
+      "spec.json:/workload/lora_targets/0: unknown LoRA target module (did you mean \"q_proj\"?), "
+      "got \"q_projj\"");
   CHECK(spec_error(R"({"model": "models/llama", "schema_version": 2})") ==
         "spec.json:/schema_version: unsupported schema version (this rightsize reads 1), got 2");
   CHECK(spec_error(R"({"model": "models/llama", "deployment": {"pue": 0.5}})") ==
         "spec.json:/deployment/pue: must be between 1 and 5, got 0.5");
-  CHECK(spec_error(R"({"model": {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+  CHECK(
+      spec_error(R"({"model": {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
         "num_attention_heads": 32, "num_key_value_heads": 5, "intermediate_size": 14336,
         "vocab_size": 32000}})") ==
-        "spec.json:/model/num_key_value_heads: must divide num_attention_heads (32), got 5");
+      "spec.json:/model/num_key_value_heads: must divide num_attention_heads (32), got 5");
   CHECK(spec_error(R"({"model": {"model_type": "llama", "hidden_size": 0, "num_hidden_layers": 32,
         "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000}})") ==
         "spec.json:/model/hidden_size: must be > 0 and <= 1e+07, got 0");
@@ -173,14 +179,16 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
         "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000}})") ==
         "spec.json:/model/hidden_size: required field is missing");
   CHECK(spec_error(R"({"model": {"layers": 2, "hidden_size": 64, "heads": 4, "vocab_size": 100,
-        "hiden": 3}})") == "spec.json:/model/hiden: unknown field \"hiden\" (did you mean \"hidden_size\"?)");
+        "hiden": 3}})") ==
+        "spec.json:/model/hiden: unknown field \"hiden\" (did you mean \"hidden_size\"?)");
 }
 
 TEST_CASE("spec: unreadable and malformed files", "[spec]") {
   ScratchDir dir;
   CHECK_THROWS_WITH(load_spec(dir.write("empty.json", "")),
                     Catch::EndsWith("empty.json: file is empty, expected a JSON object"));
-  CHECK_THROWS_WITH(load_spec(dir.path()), Catch::EndsWith(": is a directory, expected a JSON file"));
+  CHECK_THROWS_WITH(load_spec(dir.path()),
+                    Catch::EndsWith(": is a directory, expected a JSON file"));
   CHECK_THROWS_WITH(load_spec(dir.write("bin.json", std::string("\x89PNG\r\n\x1a\n\0\0", 10))),
                     Catch::Contains("bin.json:1:1: not a JSON text file"));
   CHECK_THROWS_WITH(load_spec(dir.write("bad.json", "{\n  \"model\": \"x\",\n}")),
@@ -198,7 +206,8 @@ TEST_CASE("spec: unknown model_type with standard fields works with a warning", 
       "vocab_size": 32000, "torch_dtype": "bfloat16", "tie_word_embeddings": false})"));
   CHECK_FALSE(s.model.known_family);
   REQUIRE_FALSE(s.warnings.empty());
-  CHECK_THAT(s.warnings.front(), Catch::Contains("model_type \"mylama\" is not one rightsize knows"));
+  CHECK_THAT(s.warnings.front(),
+             Catch::Contains("model_type \"mylama\" is not one rightsize knows"));
   CHECK_THROWS_WITH(load_spec(dir.write("c2.json", R"({"model_type": "weird", "foo": 1})")),
                     Catch::EndsWith("c2.json:/hidden_size: required field is missing"));
 }
@@ -230,7 +239,8 @@ TEST_CASE("spec: quantization configs", "[spec]") {
   dir.write("mo/hf_quant_config.json", R"({"producer": {"name": "modelopt"}, "quantization":
       {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16,
        "exclude_modules": ["lm_head"]}})");
-  const auto mo = load_spec(dir.write("mo/config.json", R"({"model_type": "llama", "hidden_size": 4096,
+  const auto mo =
+      load_spec(dir.write("mo/config.json", R"({"model_type": "llama", "hidden_size": 4096,
         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
         "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "bfloat16"})"));
   CHECK(mo.weights.method == "nvfp4");

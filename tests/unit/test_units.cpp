@@ -2,6 +2,7 @@
 #include <rightsize/units_format.hpp>
 
 #include <catch2/catch.hpp>
+
 #include <type_traits>
 
 using namespace rightsize;
