@@ -145,6 +145,43 @@ double demand(const Deployment& d, int month) {
   return std::pow(1.0 + d.growth_per_month, month - 1);
 }
 
+std::string cloud_price_label(const Price& p) {
+  return fmt::format("{} {} {} ({} {})",
+                     format_usd_per_hour(p.per_gpu),
+                     p.provider,
+                     p.kind,
+                     p.as_of_stated ? "as of" : "retrieved",
+                     p.as_of);
+}
+
+// Owning `gpus` GPUs: the purchase (GPU + server share), the fixed cost per month (amortization
+// and operations), and power at TDP x utilization x PUE x electricity price.
+struct OnPremCost {
+  Usd purchase;
+  Usd fixed_per_month;
+  UsdPerHour power;
+  double kw = 0;
+  std::string label;
+  bool stale = false;
+};
+
+OnPremCost on_prem_cost(const Gpu& g, double gpus, const Deployment& d, const std::string& today) {
+  OnPremCost o;
+  o.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
+  o.fixed_per_month =
+      o.purchase / (d.amortization_years * 12.0) + o.purchase * (d.operations_share / 12.0);
+  o.kw = g.tdp.si() * gpus * d.utilization * d.pue / 1000.0;
+  o.power = usd_per_hour(o.kw * d.electricity_usd_per_kwh);
+  o.label = fmt::format("{} per GPU + {} server share ({} {}, confidence {})",
+                        format_usd(g.purchase->gpu),
+                        format_usd(g.purchase->server_share),
+                        g.purchase->provenance.source,
+                        g.purchase->as_of,
+                        g.purchase->provenance.confidence);
+  o.stale = is_stale(g.purchase->as_of, today, d.stale_price_days);
+  return o;
+}
+
 bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why) {
   const Deployment& d = S.spec.deployment;
   const Gpu& g = *c.gpu;
@@ -159,12 +196,7 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
                         d.provider ? " from " + *d.provider : std::string());
       return false;
     }
-    k.price_label = fmt::format("{} {} {} ({} {})",
-                                format_usd_per_hour(p->per_gpu),
-                                p->provider,
-                                p->kind,
-                                p->as_of_stated ? "as of" : "retrieved",
-                                p->as_of);
+    k.price_label = cloud_price_label(*p);
     k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
     k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
     // Cloud adds replicas month by month as demand grows.
@@ -193,24 +225,17 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
         static_cast<int>(std::ceil(
             c.replicas * demand(d, static_cast<int>(d.horizon_months)) / headroom - 1e-9)));
     const double gpus = static_cast<double>(peak * per_replica);
-    k.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
-    const Usd capex_month = k.purchase / (d.amortization_years * 12.0);
-    const Usd ops_month = k.purchase * (d.operations_share / 12.0);
-    const double kw = g.tdp.si() * gpus * d.utilization * d.pue / 1000.0;
-    k.power_per_hour = usd_per_hour(kw * d.electricity_usd_per_kwh);
-    k.per_hour = (capex_month + ops_month) / month + k.power_per_hour;
+    const OnPremCost own = on_prem_cost(g, gpus, d, S.options.today);
+    k.purchase = own.purchase;
+    k.power_per_hour = own.power;
+    k.per_hour = own.fixed_per_month / month + own.power;
     for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-      const Usd cost = capex_month + ops_month + k.power_per_hour * month;
+      const Usd cost = own.fixed_per_month + own.power * month;
       k.months.push_back({m, peak, cost});
       k.tco += cost;
     }
-    k.price_label = fmt::format("{} per GPU + {} server share ({} {}, confidence {})",
-                                format_usd(g.purchase->gpu),
-                                format_usd(g.purchase->server_share),
-                                g.purchase->provenance.source,
-                                g.purchase->as_of,
-                                g.purchase->provenance.confidence);
-    k.price_stale = is_stale(g.purchase->as_of, S.options.today, d.stale_price_days);
+    k.price_label = own.label;
+    k.price_stale = own.stale;
     k.basis =
         fmt::format("{:.0f} GPUs bought for month {}'s peak, amortized over {:g} years, "
                     "{:.0f}% operations per year, {:.1f} kW at {:.0f}% utilization x PUE {:g} "
@@ -219,7 +244,7 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
                     d.horizon_months,
                     d.amortization_years,
                     100.0 * d.operations_share,
-                    kw,
+                    own.kw,
                     100.0 * d.utilization,
                     d.pue,
                     d.electricity_usd_per_kwh);
@@ -541,12 +566,7 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
           if (d.mode == DeploymentMode::cloud) {
             c.cost.per_hour = price->per_gpu * gpus;
             c.cost.tco = c.cost.per_hour * run;
-            c.cost.price_label = fmt::format("{} {} {} ({} {})",
-                                             format_usd_per_hour(price->per_gpu),
-                                             price->provider,
-                                             price->kind,
-                                             price->as_of_stated ? "as of" : "retrieved",
-                                             price->as_of);
+            c.cost.price_label = cloud_price_label(*price);
             c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
             c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
                                        gpus,
@@ -555,17 +575,13 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
                                        format_seconds(run),
                                        t.time_to_train ? "" : " (a month: no tokens given)");
           } else {
-            c.cost.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
-            const double kw = g.tdp.si() * gpus * d.utilization * d.pue / 1000.0;
-            c.cost.power_per_hour = usd_per_hour(kw * d.electricity_usd_per_kwh);
-            const UsdPerHour capex = c.cost.purchase / hours(d.amortization_years * 365.25 * 24.0) +
-                                     c.cost.purchase * d.operations_share / hours(365.25 * 24.0);
-            c.cost.per_hour = capex + c.cost.power_per_hour;
+            const OnPremCost own = on_prem_cost(g, gpus, d, S.options.today);
+            c.cost.purchase = own.purchase;
+            c.cost.power_per_hour = own.power;
+            c.cost.per_hour = own.fixed_per_month / hours(d.hours_per_month) + own.power;
             c.cost.tco = c.cost.per_hour * run;
-            c.cost.price_label = fmt::format("{} per GPU + {} server share (EST, confidence {})",
-                                             format_usd(g.purchase->gpu),
-                                             format_usd(g.purchase->server_share),
-                                             g.purchase->provenance.confidence);
+            c.cost.price_label = own.label;
+            c.cost.price_stale = own.stale;
             c.cost.basis = fmt::format("{:.0f} GPUs amortized over {:g} years for {}",
                                        gpus,
                                        d.amortization_years,

@@ -10,17 +10,17 @@
 
 namespace rightsize::test {
 
-inline const Catalog& bundled_catalog() {
+inline const Catalog& catalog() {
   static const Catalog c = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
   return c;
 }
 
-inline const Constants& bundled_constants() {
+inline const Constants& constants() {
   static const Constants c = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
   return c;
 }
 
-inline const Efficiency& bundled_efficiency() {
+inline const Efficiency& efficiency() {
   static const Efficiency e =
       Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   return e;

@@ -9,12 +9,10 @@
 #include <nlohmann/json.hpp>
 
 using namespace rightsize;
+using rightsize::test::catalog;
 using rightsize::test::config_path;
-namespace {
-const auto& catalog = rightsize::test::bundled_catalog;
-const auto& constants = rightsize::test::bundled_constants;
-const auto& efficiency = rightsize::test::bundled_efficiency;
-} // namespace
+using rightsize::test::constants;
+using rightsize::test::efficiency;
 
 namespace {
 
