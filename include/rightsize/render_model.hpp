@@ -5,19 +5,14 @@
 
 #include <rightsize/spec.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <ostream>
 
 namespace rightsize {
 
-// The normalized model as JSON (schema documented in docs/spec.md, "rightsize model").
-nlohmann::json model_to_json(const Spec& spec);
 void render_model_json(const Spec& spec, std::ostream& out);
 void render_model_table(const Spec& spec, std::ostream& out);
 
 // One summary of a validated spec, for `rightsize validate`.
 void render_validation_text(const Spec& spec, std::ostream& out);
-nlohmann::json validation_to_json(const Spec& spec);
 
 } // namespace rightsize

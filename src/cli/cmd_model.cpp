@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/render_model.hpp>
+#include <rightsize/spec_json.hpp>
 #include <rightsize/spec.hpp>
 
 #include <CLI/CLI.hpp>

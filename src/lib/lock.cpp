@@ -3,7 +3,7 @@
 #include "json_reader.hpp"
 
 #include <rightsize/lock.hpp>
-#include <rightsize/render_model.hpp>
+#include <rightsize/spec_json.hpp>
 #include <rightsize/units_format.hpp>
 
 #include <fmt/format.h>

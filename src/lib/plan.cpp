@@ -1,7 +1,6 @@
 // rightsize plan: search, cost, verdicts and rejections. Rules: docs/plan.md.
 
 #include <rightsize/plan.hpp>
-#include <rightsize/render_catalog.hpp>
 #include <rightsize/units_format.hpp>
 
 #include <fmt/format.h>
