@@ -1,11 +1,11 @@
 // Timing benchmarks (Google Benchmark). Run: build/bench/rightsize_bench
 // Results are reported in docs/; unit tests never assert wall-clock time.
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/estimate.hpp>
-#include <rightsize/performance.hpp>
-#include <rightsize/plan.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/estimate/performance.hpp>
+#include <rightsize/plan/plan.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <nlohmann/json.hpp>
 

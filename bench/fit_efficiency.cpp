@@ -5,8 +5,8 @@
 
 #include "accuracy/perf_cases.hpp"
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/error.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/error.hpp>
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #include "memory_cases.hpp"
 
-#include <rightsize/error.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/core/error.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -4,8 +4,8 @@
 // and estimated, or set aside with the reason it cannot be expressed. Shared by the accuracy
 // benchmark (bench/) and the reference test (tests/reference/).
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/estimate.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/estimate/memory.hpp>
 
 #include <string>
 #include <vector>

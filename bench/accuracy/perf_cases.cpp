@@ -1,7 +1,7 @@
 #include "perf_cases.hpp"
 
-#include <rightsize/error.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/core/error.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 
 #include "memory_cases.hpp"
 
-#include <rightsize/performance.hpp>
+#include <rightsize/estimate/performance.hpp>
 
 #include <functional>
 #include <string>

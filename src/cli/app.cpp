@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/context.hpp"
 
-#include <rightsize/error.hpp>
+#include <rightsize/core/error.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/ostream_sink.h>

@@ -1,8 +1,8 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/render_catalog.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/render/catalog.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>

@@ -1,10 +1,10 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/lock.hpp>
-#include <rightsize/render_check.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/check/lock.hpp>
+#include <rightsize/render/check.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>

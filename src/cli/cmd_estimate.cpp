@@ -1,11 +1,11 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/estimate.hpp>
-#include <rightsize/performance.hpp>
-#include <rightsize/render_estimate.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/estimate/performance.hpp>
+#include <rightsize/render/estimate.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>

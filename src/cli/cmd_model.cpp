@@ -1,9 +1,9 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 
-#include <rightsize/render_model.hpp>
-#include <rightsize/spec_json.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/render/model.hpp>
+#include <rightsize/spec/spec.hpp>
+#include <rightsize/spec/spec_json.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>

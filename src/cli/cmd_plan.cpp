@@ -1,10 +1,10 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/plan.hpp>
-#include <rightsize/render_plan.hpp>
-#include <rightsize/spec.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/plan/plan.hpp>
+#include <rightsize/render/plan.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>

@@ -4,8 +4,8 @@
 
 #include "cli/context.hpp"
 
-#include <rightsize/estimate.hpp>
-#include <rightsize/plan.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/plan/plan.hpp>
 
 #include <CLI/App.hpp>
 

@@ -2,7 +2,7 @@
 
 // State shared by the subcommands of one cli::run call.
 
-#include <rightsize/error.hpp>
+#include <rightsize/core/error.hpp>
 
 #include <spdlog/logger.h>
 

@@ -4,7 +4,7 @@
 
 #include "accuracy/memory_cases.hpp"
 
-#include <rightsize/catalog.hpp>
+#include <rightsize/catalog/catalog.hpp>
 
 #include <catch2/catch.hpp>
 

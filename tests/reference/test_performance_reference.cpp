@@ -6,7 +6,7 @@
 
 #include "accuracy/perf_cases.hpp"
 
-#include <rightsize/catalog.hpp>
+#include <rightsize/catalog/catalog.hpp>
 
 #include <catch2/catch.hpp>
 

@@ -2,9 +2,9 @@
 
 // The bundled data, loaded once per test binary.
 
-#include <rightsize/catalog.hpp>
-#include <rightsize/estimate.hpp>
-#include <rightsize/performance.hpp>
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/estimate/performance.hpp>
 
 #include <string>
 

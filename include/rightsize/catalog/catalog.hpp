@@ -1,0 +1,120 @@
+#pragma once
+
+// The GPU catalog: every SKU a buyer considers, every number with a source. Read from
+// data/gpus.json (docs/catalog.md), optionally overlaid by a user's file that overrides or extends
+// single fields (their negotiated prices). Units are converted to SI once, here.
+
+#include <rightsize/core/units.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rightsize {
+
+// Tensor (matrix) precisions with a dense throughput in the catalog.
+enum class TensorPrecision { fp32, tf32, bf16, fp16, fp8, int8, fp4 };
+std::string_view to_string(TensorPrecision p);
+const std::vector<TensorPrecision>& all_tensor_precisions();
+
+// Where a number came from: a key into Catalog::sources, plus an optional note on conflicts.
+struct Provenance {
+  std::string source;
+  std::string note;
+  std::string confidence; // "", "low", "medium", "high"
+};
+
+struct Price {
+  std::string provider;
+  std::string kind; // on_demand, spot, committed
+  UsdPerHour per_gpu;
+  std::string as_of;        // YYYY-MM-DD
+  bool as_of_stated = true; // false: the source is undated and as_of is when it was retrieved
+  Provenance provenance;
+};
+
+struct Purchase {
+  Usd gpu;
+  Usd server_share; // the GPU's share of its server (CPU, chassis, NICs, switches)
+  std::string as_of;
+  Provenance provenance;
+};
+
+struct Mig {
+  int max_instances = 0;
+  std::vector<std::string> profiles;
+};
+
+struct Gpu {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string vendor; // nvidia, amd
+  std::string architecture;
+  std::string generation; // compute capability / ISA: sm80, sm90, gfx942
+  int release_year = 0;
+  std::string form_factor;
+
+  Bytes memory;                       // nominal capacity
+  std::optional<Bytes> usable_memory; // what the driver reports, when sourced
+  BytesPerSecond memory_bandwidth;
+  std::map<TensorPrecision, FlopsPerSecond> dense; // absent: no such tensor rate
+  Watts tdp;
+  BytesPerSecond host_link;  // per direction (PCIe x16, or NVLink-C2C)
+  int pcie_generation = 0;   // 0 when the host link is NVLink-C2C
+  std::string gpu_link_kind; // nvlink3, nvlink4, nvlink5, infinity-fabric, none
+  BytesPerSecond gpu_link;   // per GPU, per direction; PCIe rate for cards without a link
+  int nvlink_domain = 1;     // GPUs in one high-bandwidth domain
+  BytesPerSecond network;    // inter-node network per GPU
+  std::optional<Mig> mig;
+  std::vector<Price> prices;
+  std::optional<Purchase> purchase;
+
+  // Field ("memory_gib", "dense_tflop_per_s.bf16", ...) -> where it came from.
+  std::map<std::string, Provenance> provenance;
+
+  // The capacity the estimator may plan against: usable when sourced, else nominal.
+  [[nodiscard]] Bytes plannable_memory() const { return usable_memory.value_or(memory); }
+  [[nodiscard]] bool has_nvlink() const { return gpu_link_kind != "none"; }
+  // The dense rate at `p`, if the GPU has it.
+  [[nodiscard]] std::optional<FlopsPerSecond> rate(TensorPrecision p) const;
+};
+
+struct CatalogSource {
+  std::string name;
+  std::string location;
+  std::string kind;
+};
+
+struct Catalog {
+  int schema_version = 1;
+  std::string version;
+  std::string digest;             // FNV-1a of the merged catalog JSON, for lock files
+  std::vector<std::string> files; // what was read, in order
+  std::map<std::string, CatalogSource> sources;
+  std::vector<Gpu> gpus;
+  nlohmann::json merged; // the catalog JSON after overlays, for `catalog show`
+
+  // Resolves a name a person would type ("H100", "a100-40gb", "L40S") case-insensitively over
+  // names and aliases. Unknown or ambiguous names throw InputError at `where` with suggestions.
+  [[nodiscard]] const Gpu& resolve(const std::string& name, const std::string& where) const;
+  [[nodiscard]] const Gpu* find(const std::string& name) const;
+  [[nodiscard]] std::vector<std::string> names() const;
+};
+
+// Reads the bundled catalog, then the overlay (may be empty). An overlay with
+// "extends": "bundled" merges into the bundled catalog (docs/catalog.md, "Your own prices");
+// without it, it replaces the bundled catalog. Every problem of a file is reported at once
+// (InputErrors).
+Catalog load_catalog(const std::string& bundled_path, const std::string& overlay_path = "");
+// Parses one complete catalog document.
+Catalog parse_catalog(const nlohmann::json& json, const std::string& file);
+
+// Dates: "YYYY-MM-DD" -> days since 1970-01-01; nullopt when malformed or impossible.
+std::optional<long> parse_date(const std::string& text);
+// Whether a price dated `as_of` is older than `max_age_days` at `today` (both YYYY-MM-DD).
+bool is_stale(const std::string& as_of, const std::string& today, long max_age_days);
+
+} // namespace rightsize

@@ -1,0 +1,116 @@
+#pragma once
+
+// Estimating what a workload needs on one GPU configuration: memory (this file), and later
+// compute, latency and interconnect. Every term is a named formula in docs/model.md.
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/units.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rightsize {
+
+// How one replica is laid out. GPUs per replica = tp * pp; dp replicas (training) multiply it.
+// Experts are spread over ep GPUs (ep divides tp * dp).
+struct Parallelism {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int ep = 1;
+  [[nodiscard]] int gpus() const { return tp * pp * dp; }
+};
+
+// A named constant of the model, with its value and where it comes from. Shown in reports.
+struct Assumption {
+  std::string name;
+  double value = 0;
+  std::string source;
+};
+
+// Runtime constants from data/memory.json, overridable one by one.
+class Constants {
+public:
+  // Reads data/memory.json (all problems at once, like the catalog).
+  static Constants load(const std::string& path);
+  // Overrides one constant ("--assume cuda_context_mib=600"); unknown names are errors with a
+  // suggestion.
+  void set(const std::string& name, double value, const std::string& where);
+  [[nodiscard]] double get(const std::string& name) const;
+  [[nodiscard]] const Assumption& assumption(const std::string& name) const;
+  [[nodiscard]] std::vector<std::string> names() const;
+
+private:
+  std::map<std::string, Assumption> m_values;
+};
+
+// Per-GPU memory, term by term.
+struct MemoryBreakdown {
+  Bytes weights;
+  Bytes kv_cache;
+  Bytes activations;
+  Bytes gradients;
+  Bytes optimizer;
+  Bytes overhead;
+  [[nodiscard]] Bytes total() const;
+};
+
+// KV cache geometry for one GPU of the layout.
+struct KvCacheGeometry {
+  Bytes per_token_global; // all full-attention layers on this GPU, one token
+  Bytes per_token_local;  // all sliding-window layers on this GPU, one token
+  long long window = 0;   // sliding window, 0 for none
+  long long block = 1;    // paged allocation granularity in tokens
+  // KV bytes one sequence of `tokens` occupies, paged and window-capped.
+  [[nodiscard]] Bytes per_sequence(long long tokens) const;
+};
+
+struct MemoryEstimate {
+  Bytes capacity; // plannable capacity of one GPU
+  Bytes budget;   // what the runtime lets itself use (engine fraction applied)
+  MemoryBreakdown per_gpu;
+  bool fits = false;
+  // Inference.
+  long long batch = 0;       // concurrent sequences evaluated
+  long long max_batch = 0;   // the most sequences of the spec's length that fit
+  long long max_context = 0; // the longest single sequence that fits (also capped by the model)
+  Bytes kv_per_token;        // both kinds of layers, one token, one GPU
+  Bytes kv_per_sequence;     // at the spec's input + output length
+  Bytes kv_pool;             // what the engine reserves for KV cache (budget left after the rest)
+  // Training.
+  double trainable_params = 0;
+  std::string precision_recipe;
+  double bytes_per_param = 0; // weights + gradients + optimizer per trainable parameter
+  std::vector<Assumption> assumptions;
+  std::vector<std::string> notes;
+};
+
+// Parameters one GPU holds, by component, after tensor, pipeline and expert parallelism
+// (worst pipeline stage: the first, which also holds the embedding).
+WeightBytes weights_per_gpu(const ModelArch& model, const Quantization& q, const Parallelism& p);
+
+// KV cache per token and per sequence on one GPU (GQA/MQA heads replicated when kv_heads < tp,
+// MLA latent not split by tp, sliding-window layers capped, paged blocks).
+KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const Constants& c);
+
+// Korthikanti et al. 2022 activation bytes per layer per micro-batch for training, with the
+// coefficient derived from the architecture; exposed for tests.
+struct TrainingActivationTerms {
+  double per_layer_sbh; // coefficient of s*b*h (the "34")
+  double per_layer_s2;  // coefficient of a*s^2*b (the "5")
+  Bytes per_layer;      // bytes for one layer at the spec's s and b, after parallelism
+};
+TrainingActivationTerms training_activations_per_layer(const Spec& spec, const Parallelism& p);
+
+// The whole memory estimate for one configuration. `batch` overrides the spec's concurrency
+// (inference) or micro_batch (training).
+MemoryEstimate estimate_memory(const Spec& spec,
+                               const Gpu& gpu,
+                               const Parallelism& p,
+                               const Constants& c,
+                               std::optional<long long> batch = std::nullopt);
+
+} // namespace rightsize

@@ -1,0 +1,117 @@
+#pragma once
+
+// Speed: TTFT, TPOT, throughput for inference; step time, MFU and time to train for training.
+// A roofline over the catalog's peak rates with efficiency factors that are data
+// (data/efficiency.json), fitted on measured serving and training runs. Formulas: docs/model.md,
+// "Performance".
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/units.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace rightsize {
+
+struct FamilyEfficiency {
+  double compute = 0.5;          // share of the dense peak that prefill GEMMs reach
+  double memory = 0.8;           // share of peak bandwidth that decode reads reach
+  double training_compute = 0.5; // share of the dense peak that training kernels reach
+};
+
+struct EngineOverhead {
+  Seconds per_layer;      // fixed cost per layer per decode step (launches, norms, small kernels)
+  Seconds per_step;       // per decode step (scheduling, sampling)
+  Seconds per_request;    // before a request's prefill (tokenize, schedule, first step)
+  double wave_factor = 0; // share of the wave of concurrent arrivals a request waits behind
+  double prefill_interference = 1; // share of a prefill's time that stalls the decode batch
+};
+
+class Efficiency {
+public:
+  static Efficiency load(const std::string& path);
+  static Efficiency from_json(const nlohmann::json& j, const std::string& file);
+  [[nodiscard]] nlohmann::json to_json() const;
+
+  [[nodiscard]] const FamilyEfficiency& family(const Gpu& gpu) const;
+  [[nodiscard]] const EngineOverhead& engine(Engine e) const;
+  // The family name of a GPU: ampere, ada, hopper, blackwell, turing, cdna3.
+  static std::string family_name(const Gpu& gpu);
+
+  std::map<std::string, FamilyEfficiency> families;
+  std::map<std::string, EngineOverhead> engines;
+  Seconds allreduce_latency;      // per ring step over NVLink / Infinity Fabric
+  Seconds pcie_allreduce_latency; // per ring step over PCIe
+  Seconds network_latency;
+  double dp_overlap = 0.8; // share of the backward pass the gradient all-reduce hides behind
+  double training_size_exponent = 0; // training efficiency x (hidden / reference)^exponent
+  double training_reference_hidden = 8192;
+  nlohmann::json fitted_on; // what the values were fitted on
+};
+
+struct InferencePerformance {
+  long long concurrency = 0;    // sequences being decoded together per replica
+  Seconds prefill;              // one request's prefill, alone
+  Seconds decode_step;          // one decode step of the whole batch, alone
+  Seconds decode_memory;        // its memory-read part
+  Seconds decode_compute;       // its compute part
+  Seconds decode_communication; // its tensor-parallel all-reduces
+  Seconds decode_fixed;         // its fixed per-layer and per-step costs
+  Bytes decode_bytes;           // bytes read per step per GPU
+  Seconds ttft;
+  Seconds tpot;
+  double prefill_share = 0;        // share of engine time spent on prefills
+  double output_tokens_per_s = 0;  // all replicas
+  double requests_per_s = 0;       // all replicas
+  double prefill_tokens_per_s = 0; // all replicas
+  bool queueing = false;           // more concurrency than the KV cache holds
+  std::string bottleneck;          // memory_bandwidth, compute, interconnect, memory_capacity
+  std::string explanation;         // one sentence for a person
+  TensorPrecision compute_precision = TensorPrecision::bf16;
+};
+
+struct TrainingPerformance {
+  Seconds step;
+  Seconds compute;
+  Seconds pipeline_bubble;
+  Seconds tensor_parallel_communication;
+  Seconds data_parallel_exposed;
+  double tokens_per_s = 0;
+  double mfu = 0;                        // model FLOPs / (time x GPUs x dense peak)
+  double hardware_flops_utilization = 0; // including recomputation
+  std::optional<Seconds> time_to_train;
+  std::optional<bool> meets_deadline;
+  BytesPerSecond host_input; // what data loading needs per GPU over the host link
+  std::string bottleneck;    // compute, interconnect, host_io
+  std::string explanation;
+  TensorPrecision compute_precision = TensorPrecision::bf16;
+};
+
+// The precision the tensor cores compute in: fp8 or fp4 weights use that rate where the GPU has
+// it; weight-only formats and GPUs without the rate fall back to bf16 (fp16 on GPUs without bf16).
+TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu);
+
+// Forward FLOPs for `tokens` new tokens whose attention spans `context` tokens each on average.
+Flops forward_flops(const ModelArch& m, double tokens, double context);
+
+// `replicas` copies of the layout serve the load (inference) or the layout is the whole job
+// (training: replicas = 1, dp inside the layout).
+InferencePerformance estimate_inference(const Spec& spec,
+                                        const Gpu& gpu,
+                                        const Parallelism& p,
+                                        const MemoryEstimate& memory,
+                                        const Efficiency& eff,
+                                        const Constants& constants,
+                                        int replicas = 1);
+TrainingPerformance estimate_training(const Spec& spec,
+                                      const Gpu& gpu,
+                                      const Parallelism& p,
+                                      const MemoryEstimate& memory,
+                                      const Efficiency& eff);
+
+} // namespace rightsize

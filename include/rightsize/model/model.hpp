@@ -1,0 +1,166 @@
+#pragma once
+
+// The normalized description of a transformer model: its architecture as read from a Hugging Face
+// config.json (or a generic description), its exact parameter counts per component, and the bytes
+// its weights occupy as stored (quantization scales included).
+
+#include <rightsize/core/units.hpp>
+#include <rightsize/model/dtype.hpp>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rightsize {
+
+enum class AttentionKind { mha, gqa, mqa, mla };
+std::string_view to_string(AttentionKind k);
+
+// Parameter counts by where they sit, because each part is placed, sharded and quantized
+// differently by real engines.
+struct ParamBreakdown {
+  double embedding = 0; // token (and learned position) embeddings
+  double lm_head = 0;   // output projection; 0 when tied to the embedding
+  double attention = 0; // all layers: q/k/v/o projections (MLA: its low-rank projections), biases
+  double dense_mlp = 0; // all dense (non-MoE) MLP layers
+  double routed_experts = 0; // all layers, all routed experts
+  double shared_experts = 0; // all layers, always-active shared experts
+  double router = 0;         // MoE gating
+  double norms = 0;          // layer norms, attention sinks and other small vectors
+
+  [[nodiscard]] double total() const;
+};
+
+// How the weights are stored: which layers are quantized, and to how many bits each weight costs
+// with its block scales and zero points.
+struct Quantization {
+  std::string method;        // "none", "awq", "gptq", "bitsandbytes", "fp8", "mxfp4", "nvfp4", ...
+  DType dtype = DType::bf16; // storage format of quantized weights
+  double bits_per_weight = 16;        // including scales and zero points
+  DType high_precision = DType::bf16; // dtype of the layers that are not quantized
+  bool attention_quantized = true;    // linear layers of attention
+  bool mlp_quantized = true;          // dense MLP and expert linear layers
+  bool embedding_quantized = false;   // embeddings and lm_head (rarely quantized)
+  std::string source;                 // "config.json:/quantization_config", "hf_quant_config.json"
+  std::optional<DType> kv_cache;      // a KV-cache format the checkpoint was calibrated for
+
+  [[nodiscard]] bool quantized() const { return method != "none"; }
+};
+
+// The architecture, normalized across model families. Sizes are counts, not bytes.
+struct ModelArch {
+  std::string name;   // spec name or the config's _name_or_path / file name
+  std::string family; // the config's model_type ("llama", "mixtral", ...) or "generic"
+  bool known_family = true;
+  long long layers = 0;
+  long long hidden = 0;
+  long long heads = 0;
+  long long kv_heads = 0;
+  long long head_dim = 0;   // per attention head (may differ from hidden / heads)
+  long long v_head_dim = 0; // value head dim (MLA differs from head_dim)
+  long long vocab = 0;
+  long long intermediate = 0; // dense MLP width
+  long long max_position = 0;
+  bool gated_mlp = true; // SwiGLU/GeGLU (3 matrices) vs plain (2 matrices)
+  bool tied_embeddings = false;
+  bool parallel_attention = false; // attention and MLP read the same input (GPT-J, Falcon)
+  AttentionKind attention = AttentionKind::mha;
+
+  // Small terms that decide whether a count matches the published total to 0.1%.
+  bool qkv_bias = false;    // biases on q, k, v projections
+  bool o_bias = false;      // bias on the attention output projection
+  bool mlp_bias = false;    // biases on MLP (and expert) projections
+  bool router_bias = false; // bias (or score-correction vector) on the MoE router
+  bool lm_head_bias = false;
+  bool attention_sinks = false; // one learned sink logit per head per layer (gpt-oss)
+  bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, Gemma 3)
+  bool layer_norm_bias = false; // LayerNorm (weight and bias) instead of RMSNorm (weight)
+  int norms_per_layer = 2;
+  long long learned_positions = 0; // rows of a learned position embedding (GPT-2, StarCoder)
+
+  // MLA (DeepSeek-V2/V3): compressed KV of kv_lora_rank plus a shared rope key per token.
+  long long q_lora_rank = 0;
+  long long kv_lora_rank = 0;
+  long long qk_rope_head_dim = 0;
+  long long qk_nope_head_dim = 0;
+
+  // Mixture of experts; experts == 0 means dense.
+  long long experts = 0;
+  long long experts_active = 0;
+  long long shared_experts = 0;
+  long long moe_intermediate = 0;
+  long long shared_expert_intermediate = 0;
+  long long moe_layers = 0; // how many layers have MoE MLPs (the rest are dense)
+
+  // Sliding-window attention: layers that attend to at most `sliding_window` tokens.
+  long long sliding_window = 0; // 0: none
+  long long local_layers = 0;   // how many of the layers use the window
+
+  ParamBreakdown params;    // derived from the architecture
+  double params_total = 0;  // what the rest of rightsize uses: safetensors when read, else params
+  double params_active = 0; // per token (MoE: active experts only); embeddings included
+  std::string param_source = "config"; // "config", "safetensors" or "spec"
+
+  DType torch_dtype = DType::bf16;        // the checkpoint's declared dtype
+  Quantization quantization;              // method "none" when the checkpoint is not quantized
+  std::optional<Bytes> safetensors_bytes; // exact bytes of all tensors, when read from headers
+  std::vector<std::pair<std::string, double>> safetensors_params_by_dtype; // stored elements
+
+  // Where each headline number came from ("config.json:/num_hidden_layers", "derived: ...").
+  std::vector<std::pair<std::string, std::string>> provenance;
+  std::vector<std::string> warnings;
+
+  [[nodiscard]] long long kv_cache_heads() const { return kv_heads; }
+  [[nodiscard]] bool is_moe() const { return experts > 0; }
+  [[nodiscard]] long long global_layers() const { return layers - local_layers; }
+};
+
+// Reads a Hugging Face config.json object. `where` names it in errors ("model/config.json" or
+// "spec.json:/model"). Throws InputError for configs that cannot be understood.
+ModelArch parse_hf_config(const nlohmann::json& config,
+                          const std::string& file,
+                          const std::string& pointer = "");
+
+// Reads rightsize's generic description (params, layers, hidden_size, heads, kv_heads, vocab_size,
+// intermediate_size, ...).
+ModelArch parse_generic_model(const nlohmann::json& description,
+                              const std::string& file,
+                              const std::string& pointer);
+
+// Derives params, params_total and params_active from the architecture fields.
+void count_parameters(ModelArch& model);
+
+// Bytes of the weights as stored, given how each component is quantized. `weights` overrides the
+// checkpoint's own dtype for unquantized layers when set (e.g. a spec that serves in fp8).
+struct WeightBytes {
+  Bytes embedding; // embeddings + lm_head
+  Bytes attention;
+  Bytes dense_mlp;
+  Bytes routed_experts;
+  Bytes shared_experts;
+  Bytes other; // router, norms
+  [[nodiscard]] Bytes total() const;
+};
+WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);
+
+// Quantization as the weights would be stored in `dtype` with rightsize's default scheme for
+// that dtype (fp8 per-channel scales, int4 AWQ-style groups of 128, nf4 bitsandbytes, fp4 NVFP4,
+// mxfp4 OCP MX). Unquantized dtypes give method "none".
+Quantization quantization_for(DType dtype, DType high_precision);
+
+// Reads quantization_config (from config.json) or hf_quant_config.json (ModelOpt).
+Quantization parse_quantization_config(const nlohmann::json& q,
+                                       const std::string& file,
+                                       const std::string& pointer,
+                                       DType high_precision);
+Quantization
+parse_hf_quant_config(const nlohmann::json& q, const std::string& file, DType high_precision);
+
+// Exact tensor bytes and element counts per dtype from safetensors headers in `directory`
+// (model.safetensors, or model.safetensors.index.json and the shards it names). Only the JSON
+// headers are read, never the tensor data. Returns false when no safetensors file is there.
+bool read_safetensors(const std::string& directory, ModelArch& model);
+
+} // namespace rightsize

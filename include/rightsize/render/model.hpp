@@ -1,0 +1,18 @@
+#pragma once
+
+// Rendering of the normalized model (`rightsize model`) and of spec validation
+// (`rightsize validate`). Computing stays in spec/model; these only format.
+
+#include <rightsize/spec/spec.hpp>
+
+#include <ostream>
+
+namespace rightsize {
+
+void render_model_json(const Spec& spec, std::ostream& out);
+void render_model_table(const Spec& spec, std::ostream& out);
+
+// One summary of a validated spec, for `rightsize validate`.
+void render_validation_text(const Spec& spec, std::ostream& out);
+
+} // namespace rightsize

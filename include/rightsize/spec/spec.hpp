@@ -1,0 +1,158 @@
+#pragma once
+
+// The workload spec: a validated, normalized description of a model and what it must do. Read
+// from a rightsize spec (schema version 1, docs/spec.md, data/spec.schema.json) or a bare
+// Hugging Face config.json with documented defaults.
+
+#include <rightsize/core/units.hpp>
+#include <rightsize/model/dtype.hpp>
+#include <rightsize/model/model.hpp>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rightsize {
+
+struct Precision {
+  DType weights = DType::bf16;     // storage of the weights being served or trained
+  DType kv_cache = DType::bf16;    // KV cache elements
+  DType activations = DType::bf16; // compute dtype of activations
+  std::vector<DType> allow;        // cheaper weight/KV formats the planner may also consider
+};
+
+enum class WorkloadType { inference, training, finetune };
+enum class Engine { vllm, sglang, tensorrt_llm, transformers };
+enum class Optimizer { adamw, adam, sgd, adafactor, adam_8bit };
+enum class Recompute { none, selective, full };
+enum class FinetuneMethod { full, lora, qlora };
+enum class Framework { megatron, deepspeed, transformers };
+
+std::string_view to_string(WorkloadType t);
+std::string_view to_string(Engine e);
+std::string_view to_string(Optimizer o);
+std::string_view to_string(Recompute r);
+std::string_view to_string(FinetuneMethod m);
+std::string_view to_string(Framework f);
+
+// Bytes per trained parameter, term by term. Published anchors disagree (8, 16, 18, 20 bytes per
+// parameter for "bf16 + Adam") because they assume different recipes; rightsize makes it explicit.
+struct TrainingPrecision {
+  std::string name = "mixed";    // preset name, or "custom"
+  DType weights = DType::bf16;   // the working copy used in forward/backward
+  DType gradients = DType::fp32; // accumulated gradients
+  std::optional<DType> master_weights =
+      DType::fp32;                      // none: the optimizer updates `weights` in place
+  DType optimizer_states = DType::fp32; // Adam m and v (SGD momentum)
+};
+// Presets: mixed (bf16 weights, fp32 grads, fp32 master, fp32 states: 18 B/param with Adam),
+// mixed-bf16-grads (16), pure-bf16 (8), fp32 (16), amp (fp32 weights and states, bf16 compute: 16).
+std::optional<TrainingPrecision> training_precision_preset(std::string_view name);
+std::vector<std::string> training_precision_presets();
+
+// Service-level targets. Absent targets are not invented.
+struct InferenceTargets {
+  std::optional<double> output_tokens_per_s; // aggregate over the deployment
+  std::optional<Seconds> ttft;               // time to first token
+  std::optional<Seconds> tpot;               // time per output token
+  std::optional<double> requests_per_s;      // aggregate
+};
+
+struct InferenceWorkload {
+  long long input_tokens = 4096;
+  long long output_tokens = 1024;
+  std::optional<long long> concurrency; // absent: offline, the largest batch that fits
+  Engine engine = Engine::vllm;
+  std::optional<double> gpu_memory_utilization;    // engine's memory fraction override
+  std::optional<long long> max_num_batched_tokens; // prefill chunk override
+  InferenceTargets targets;
+};
+
+struct TrainingWorkload {
+  long long seq_len = 0;
+  long long global_batch = 0; // sequences per optimizer step
+  long long micro_batch = 1;  // sequences per GPU per forward/backward
+  Optimizer optimizer = Optimizer::adamw;
+  int zero_stage = 0;
+  Recompute recompute = Recompute::selective;
+  bool sequence_parallel = true;
+  int pipeline_interleave = 1;
+  bool flash_attention = true;
+  bool dropout = false; // attention/hidden dropout masks saved for backward
+  Framework framework = Framework::megatron;
+  TrainingPrecision precision;
+  std::optional<double> tokens;    // tokens to train on
+  std::optional<Seconds> deadline; // wall-clock budget for `tokens`
+  // Fine-tuning.
+  FinetuneMethod method = FinetuneMethod::full;
+  long long lora_rank = 16;
+  std::vector<std::string> lora_targets;
+};
+
+struct Workload {
+  WorkloadType type = WorkloadType::inference;
+  InferenceWorkload inference;
+  TrainingWorkload training;
+  [[nodiscard]] bool is_training() const { return type != WorkloadType::inference; }
+};
+
+struct Constraints {
+  std::vector<std::string> gpus;    // catalog names the user allows (resolved by the planner)
+  std::vector<std::string> vendors; // "nvidia", "amd"
+  std::optional<long long> max_gpus;
+  std::optional<long long> max_gpus_per_node;
+  bool allow_cross_node_tp = false;
+  std::string where; // "spec.json:/constraints", for errors raised when names are resolved
+};
+
+enum class DeploymentMode { cloud, onprem };
+std::string_view to_string(DeploymentMode m);
+
+struct Deployment {
+  DeploymentMode mode = DeploymentMode::cloud;
+  long long horizon_months = 12;
+  double growth_per_month = 0.0;
+  double hours_per_month = 730.0;
+  std::optional<std::string> provider;  // prefer this provider's price
+  std::string price_kind = "on_demand"; // on_demand, spot, committed
+  double utilization = 0.7;             // average GPU power draw as a fraction of TDP
+  double pue = 1.3;
+  double electricity_usd_per_kwh = 0.12;
+  double amortization_years = 4.0;
+  double operations_share = 0.15; // yearly operations cost as a share of the purchase
+  long long stale_price_days = 180;
+};
+
+struct Spec {
+  std::string file; // where it was read from
+  std::string name;
+  bool bare_hf_config = false; // the input was a config.json, the workload took defaults
+  ModelArch model;
+  Quantization weights; // how the weights are stored for this workload
+  Precision precision;
+  Workload workload;
+  Constraints constraints;
+  Deployment deployment;
+  // Defaults that were applied ("workload.input_tokens = 4096 (default for a bare config.json)"),
+  // shown as assumptions in reports.
+  std::vector<std::string> defaults;
+  std::vector<std::string> warnings;
+};
+
+// Reads a spec or a bare config.json from a file. Relative model paths resolve against the
+// spec's directory. Throws InputError naming the file and JSON pointer.
+Spec load_spec(const std::string& path);
+// Same, from parsed JSON; `file` names it in errors and anchors relative paths.
+Spec parse_spec(const nlohmann::json& json, const std::string& file);
+
+// Upper bounds that catch absurd input (1e30 tokens) before it reaches a formula.
+namespace limits {
+inline constexpr double k_max_tokens = 1e7; // per request
+inline constexpr double k_max_concurrency = 1e6;
+inline constexpr double k_max_train_tokens = 1e15;
+inline constexpr double k_max_batch = 1e8;
+} // namespace limits
+
+} // namespace rightsize

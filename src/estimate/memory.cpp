@@ -1,0 +1,546 @@
+// The memory estimator. Formulas and sources: docs/model.md, "Memory".
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/estimate/memory.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+// --- Constants --------------------------------------------------------------------------------
+
+Constants Constants::load(const std::string& path) {
+  const auto json = detail::load_json_file(path);
+  const FieldReader root(json, path);
+  root.reject_unknown({"schema_version", "description", "constants"});
+  if (root.integer("schema_version", Range::positive(1e6)) != 1) {
+    root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
+  }
+  Constants c;
+  std::vector<InputError> errors;
+  const auto constants = root.object("constants");
+  for (const auto& [name, value] : constants.json().items()) {
+    try {
+      const auto f = constants.object(name);
+      f.reject_unknown({"value", "source"});
+      c.m_values[name] =
+          Assumption{name, f.number("value", Range::non_negative(1e12)), f.string("source")};
+    } catch (const InputError& e) {
+      errors.push_back(e);
+    }
+  }
+  if (!errors.empty()) {
+    throw InputErrors(errors);
+  }
+  return c;
+}
+
+void Constants::set(const std::string& name, double value, const std::string& where) {
+  const auto it = m_values.find(name);
+  if (it == m_values.end()) {
+    throw InputError(where,
+                     fmt::format("unknown constant \"{}\"{}", name, did_you_mean(name, names())));
+  }
+  if (!std::isfinite(value) || value < 0) {
+    throw InputError(where,
+                     fmt::format("constant {} must be a finite number >= 0, got {}", name, value));
+  }
+  it->second.value = value;
+  it->second.source = "overridden on the command line (" + where + ")";
+}
+
+double Constants::get(const std::string& name) const {
+  return assumption(name).value;
+}
+
+const Assumption& Constants::assumption(const std::string& name) const {
+  const auto it = m_values.find(name);
+  if (it == m_values.end()) {
+    throw InternalError("memory constant missing from data/memory.json: " + name);
+  }
+  return it->second;
+}
+
+std::vector<std::string> Constants::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, a] : m_values) {
+    out.push_back(name);
+  }
+  return out;
+}
+
+Bytes MemoryBreakdown::total() const {
+  return weights + kv_cache + activations + gradients + optimizer + overhead;
+}
+
+Bytes KvCacheGeometry::per_sequence(long long tokens) const {
+  const auto paged = [this](long long n) {
+    return static_cast<double>((n + block - 1) / block * block);
+  };
+  const long long local_tokens = window > 0 ? std::min(tokens, window + block) : tokens;
+  return per_token_global * paged(tokens) + per_token_local * paged(local_tokens);
+}
+
+namespace {
+
+double ceil_div(double a, double b) {
+  return std::ceil(a / b);
+}
+
+// Share of the layers the worst pipeline stage holds.
+double stage_layer_share(const ModelArch& m, const Parallelism& p) {
+  return ceil_div(static_cast<double>(m.layers), p.pp) / static_cast<double>(m.layers);
+}
+
+// Attention weights one tensor-parallel rank holds, as a share of the whole attention block:
+// q and o are split by tp; k and v are split too, but each rank keeps at least one KV head
+// (vLLM replicates KV heads when kv_heads < tp); MLA's down-projections are replicated.
+double attention_tp_share(const ModelArch& m, int tp) {
+  const auto h = static_cast<double>(m.hidden);
+  const auto a = static_cast<double>(m.heads);
+  const auto t = static_cast<double>(tp);
+  if (m.attention == AttentionKind::mla) {
+    const auto q_lora = static_cast<double>(m.q_lora_rank);
+    const auto kv_lora = static_cast<double>(m.kv_lora_rank);
+    const auto rope = static_cast<double>(m.qk_rope_head_dim);
+    const double replicated = h * q_lora + h * (kv_lora + rope);
+    const double whole = m.params.attention / static_cast<double>(m.layers);
+    return (replicated + (whole - replicated) / t) / whole;
+  }
+  const auto k = static_cast<double>(m.kv_heads);
+  const auto d = static_cast<double>(m.head_dim);
+  const double qo = 2.0 * h * a * d;
+  const double kv = 2.0 * h * k * d;
+  const double kv_heads_per_rank = std::ceil(k / t);
+  return (qo / t + kv * kv_heads_per_rank / k) / (qo + kv);
+}
+
+Bytes engine_activation_peak(const Spec& spec,
+                             const Parallelism& p,
+                             const Constants& c,
+                             long long batch) {
+  const ModelArch& m = spec.model;
+  const auto& inf = spec.workload.inference;
+  const double t = p.tp;
+  const double bytes = element_bytes(spec.precision.activations).si();
+  // Tokens in one forward pass: the engine's prefill chunk, or (transformers) the whole batch.
+  double tokens = 0;
+  double sequences = 0;
+  if (inf.engine == Engine::transformers) {
+    tokens = static_cast<double>(batch * inf.input_tokens);
+    sequences = static_cast<double>(batch);
+  } else {
+    tokens = static_cast<double>(inf.max_num_batched_tokens.value_or(
+        static_cast<long long>(c.get("max_num_batched_tokens"))));
+    sequences = std::min(c.get("max_num_seqs"), tokens);
+  }
+  const auto h = static_cast<double>(m.hidden);
+  const auto a = static_cast<double>(m.heads);
+  const auto k = static_cast<double>(m.kv_heads);
+  const auto d = static_cast<double>(m.head_dim);
+  const double attention_width = ((a + 2.0 * k) * d + a * d) / t;
+  double mlp_width = (m.gated_mlp ? 3.0 : 2.0) * static_cast<double>(m.intermediate) / t;
+  if (m.is_moe()) {
+    const double expert_split = p.ep > 1 ? 1.0 : t;
+    mlp_width = static_cast<double>(m.experts_active) * 3.0 *
+                    static_cast<double>(m.moe_intermediate) / expert_split +
+                static_cast<double>(m.shared_experts) * 3.0 *
+                    static_cast<double>(m.shared_expert_intermediate) / t;
+  }
+  // Residual stream + normed hidden state + the widest block's intermediates.
+  const double per_token = bytes * (2.0 * h + std::max(attention_width, mlp_width));
+  // Logits of the last token of each sequence, in fp32, plus the sampler's copy.
+  const double logits = sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
+  return Bytes(tokens * per_token + logits);
+}
+
+// LoRA adapter parameters: r * (in + out) for each targeted projection of each layer.
+double lora_parameters(const Spec& spec) {
+  const ModelArch& m = spec.model;
+  const auto& w = spec.workload.training;
+  const auto h = static_cast<double>(m.hidden);
+  const double q = static_cast<double>(m.heads * m.head_dim);
+  const double kv = static_cast<double>(m.kv_heads * m.head_dim);
+  const auto inter = static_cast<double>(m.intermediate);
+  const auto r = static_cast<double>(w.lora_rank);
+  const auto has = [&](const char* name) {
+    return std::find(w.lora_targets.begin(), w.lora_targets.end(), name) != w.lora_targets.end() ||
+           std::find(w.lora_targets.begin(), w.lora_targets.end(), "all-linear") !=
+               w.lora_targets.end();
+  };
+  double per_layer = 0;
+  per_layer += has("q_proj") ? r * (h + q) : 0.0;
+  per_layer += has("k_proj") ? r * (h + kv) : 0.0;
+  per_layer += has("v_proj") ? r * (h + kv) : 0.0;
+  per_layer += has("o_proj") ? r * (q + h) : 0.0;
+  per_layer += has("gate_proj") ? r * (h + inter) : 0.0;
+  per_layer += has("up_proj") ? r * (h + inter) : 0.0;
+  per_layer += has("down_proj") ? r * (inter + h) : 0.0;
+  const double dense_layers = static_cast<double>(m.layers - m.moe_layers);
+  const double attention_only = static_cast<double>(m.moe_layers);
+  double mlp_part = 0;
+  mlp_part += has("gate_proj") ? r * (h + inter) : 0.0;
+  mlp_part += has("up_proj") ? r * (h + inter) : 0.0;
+  mlp_part += has("down_proj") ? r * (inter + h) : 0.0;
+  // MoE layers get adapters on attention only (expert MLPs are not nn.Linear in most ports).
+  return dense_layers * per_layer + attention_only * (per_layer - mlp_part);
+}
+
+double optimizer_state_count(Optimizer o) {
+  switch (o) {
+  case Optimizer::adam:
+  case Optimizer::adamw:
+    return 2.0;
+  case Optimizer::sgd:
+    return 1.0; // momentum
+  case Optimizer::adafactor:
+    return 0.0; // factored second moment: O(rows + cols), negligible; no first moment by default
+  case Optimizer::adam_8bit:
+    return 2.0;
+  }
+  return 2.0;
+}
+
+double optimizer_state_bytes(Optimizer o, DType states) {
+  if (o == Optimizer::adam_8bit) {
+    // bitsandbytes 8-bit Adam: one byte per state plus an fp32 absmax per block of 2048.
+    return 2.0 * (1.0 + 4.0 / 2048.0);
+  }
+  return optimizer_state_count(o) * element_bytes(states).si();
+}
+
+} // namespace
+
+WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Parallelism& p) {
+  const WeightBytes whole = weight_bytes(m, q);
+  const double t = p.tp;
+  const double layer_share = stage_layer_share(m, p);
+  WeightBytes w;
+  w.attention = whole.attention * attention_tp_share(m, p.tp) * layer_share;
+  w.dense_mlp = whole.dense_mlp / t * layer_share;
+  w.routed_experts =
+      whole.routed_experts / (p.ep > 1 ? static_cast<double>(p.ep) : t) * layer_share;
+  w.shared_experts = whole.shared_experts / t * layer_share;
+  w.other = whole.other * layer_share;
+  // Embedding and lm_head are vocab-parallel over tp; with pipelining the first stage holds the
+  // embedding and the last the lm_head (a tied one is copied there), the worse of the two counts.
+  const double emb = m.params.embedding;
+  const double head = m.tied_embeddings ? m.params.embedding : m.params.lm_head;
+  const double both = m.params.embedding + m.params.lm_head;
+  const double share = p.pp == 1 ? 1.0 : std::max(emb, head) / both;
+  w.embedding = whole.embedding * share / t;
+  return w;
+}
+
+KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const Constants& c) {
+  const ModelArch& m = spec.model;
+  const double bytes = element_bytes(spec.precision.kv_cache).si();
+  double per_layer = 0;
+  if (m.attention == AttentionKind::mla) {
+    // The compressed latent and the shared rope key, identical on every tensor-parallel rank.
+    per_layer = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * bytes;
+  } else {
+    const double heads_per_rank = std::ceil(static_cast<double>(m.kv_heads) / p.tp);
+    per_layer = heads_per_rank * static_cast<double>(m.head_dim + m.v_head_dim) * bytes;
+  }
+  const double share = stage_layer_share(m, p);
+  KvCacheGeometry g;
+  g.per_token_global = Bytes(per_layer * static_cast<double>(m.global_layers()) * share);
+  g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers) * share);
+  g.window = m.sliding_window;
+  switch (spec.workload.inference.engine) {
+  case Engine::vllm:
+    g.block = static_cast<long long>(c.get("vllm_block_size_tokens"));
+    break;
+  case Engine::sglang:
+    g.block = static_cast<long long>(c.get("sglang_page_size_tokens"));
+    break;
+  case Engine::tensorrt_llm:
+    g.block = static_cast<long long>(c.get("trtllm_tokens_per_block"));
+    break;
+  case Engine::transformers:
+    g.block = 1;                 // DynamicCache grows by concatenation, token by token
+    g.window = m.sliding_window; // transformers' sliding-window caches also cap
+    break;
+  }
+  g.block = std::max(1LL, g.block);
+  return g;
+}
+
+TrainingActivationTerms training_activations_per_layer(const Spec& spec, const Parallelism& p) {
+  const ModelArch& m = spec.model;
+  const auto& w = spec.workload.training;
+  const auto h = static_cast<double>(m.hidden);
+  const auto a = static_cast<double>(m.heads);
+  const double q_width = static_cast<double>(m.heads * m.head_dim) / h; // a*d / h
+  const double kv_width = static_cast<double>(m.kv_heads * m.head_dim) / h;
+  const double t = p.tp;
+  const bool sp = w.sequence_parallel && p.tp > 1;
+  const double dropout_mask = w.dropout ? 1.0 : 0.0;
+  // Korthikanti et al. 2022, section 4.1, per transformer layer in units of s*b*h bytes:
+  // replicated across tensor-parallel ranks unless sequence parallelism splits them:
+  //   attention LayerNorm input 2, QKV input 2, attention dropout mask 1,
+  //   MLP LayerNorm input 2, MLP input 2, MLP dropout mask 1          -> 10 for GPT-3
+  const double replicated = 2.0 + 2.0 + dropout_mask + 2.0 + 2.0 + dropout_mask;
+  // split by tensor parallelism: Q 2, K 2, V 2, attention output 2, and the MLP intermediates:
+  // plain GELU MLP: GELU input 2*I/h + GELU output 2*I/h (16 at I = 4h)      -> 24 for GPT-3
+  // gated SwiGLU MLP: gate, SiLU(gate), up, product: 8*I/h
+  double mlp = 0;
+  if (m.is_moe()) {
+    // Each token's activations go through experts_active experts (and the shared ones).
+    mlp = 8.0 *
+          static_cast<double>(m.experts_active * m.moe_intermediate +
+                              m.shared_experts * m.shared_expert_intermediate) /
+          h;
+  } else {
+    mlp = (m.gated_mlp ? 8.0 : 4.0) * static_cast<double>(m.intermediate) / h;
+  }
+  const double split = 2.0 * q_width + 4.0 * kv_width + 2.0 * q_width + mlp;
+  // The a*s^2*b attention terms: softmax output 2, its dropout mask 1 and dropout output 2. Flash
+  // attention and selective recompute never store them.
+  double s2 = 0;
+  if (!w.flash_attention && w.recompute == Recompute::none) {
+    s2 = 2.0 + (w.dropout ? 3.0 : 0.0);
+  }
+  const auto s = static_cast<double>(w.seq_len);
+  const auto b = static_cast<double>(w.micro_batch);
+  TrainingActivationTerms terms;
+  terms.per_layer_sbh = replicated + split;
+  terms.per_layer_s2 = s2;
+  double bytes_per_layer =
+      s * b * h * ((sp ? replicated / t : replicated) + split / t) + s2 * a * s * s * b / t;
+  if (w.flash_attention && w.recompute != Recompute::full) {
+    bytes_per_layer += 4.0 * a * s * b / t; // fp32 log-sum-exp per row
+  }
+  if (w.recompute == Recompute::full) {
+    bytes_per_layer = 2.0 * s * b * h / (sp ? t : 1.0); // only the layer input is kept
+  }
+  terms.per_layer = Bytes(bytes_per_layer);
+  return terms;
+}
+
+MemoryEstimate estimate_memory(const Spec& spec,
+                               const Gpu& gpu,
+                               const Parallelism& p,
+                               const Constants& c,
+                               std::optional<long long> batch) {
+  const ModelArch& m = spec.model;
+  MemoryEstimate e;
+  e.capacity = gpu.plannable_memory();
+  // Each constant read is listed once as an assumption of the estimate.
+  const auto use = [&](const char* name) {
+    const bool listed = std::any_of(e.assumptions.begin(),
+                                    e.assumptions.end(),
+                                    [&](const Assumption& a) { return a.name == name; });
+    if (!listed) {
+      e.assumptions.push_back(c.assumption(name));
+    }
+    return c.get(name);
+  };
+  const Bytes context = mib(use("cuda_context_mib")) + mib(use("cublas_workspace_mib"));
+  const double fragmentation = c.get("allocator_fragmentation");
+
+  if (!spec.workload.is_training()) {
+    const auto& inf = spec.workload.inference;
+    e.per_gpu.weights = weights_per_gpu(m, spec.weights, p).total();
+    const KvCacheGeometry kv = kv_cache_geometry(spec, p, c);
+    const long long context_tokens = inf.input_tokens + inf.output_tokens;
+    e.kv_per_token = kv.per_token_global + kv.per_token_local;
+    e.kv_per_sequence = kv.per_sequence(context_tokens);
+    Bytes overhead = context;
+    if (p.tp > 1 || p.pp > 1) {
+      overhead += mib(use("nccl_buffers_mib"));
+    }
+    if (inf.engine != Engine::transformers) {
+      overhead += mib(use("cuda_graphs_mib"));
+      use("max_num_batched_tokens");
+      use("max_num_seqs");
+    }
+    // The engine's own budget.
+    double fraction = 1.0;
+    switch (inf.engine) {
+    case Engine::vllm:
+      fraction = inf.gpu_memory_utilization.value_or(use("vllm_gpu_memory_utilization"));
+      break;
+    case Engine::sglang:
+      fraction = inf.gpu_memory_utilization.value_or(use("sglang_mem_fraction_static"));
+      break;
+    case Engine::tensorrt_llm:
+      fraction = inf.gpu_memory_utilization.value_or(use("trtllm_kv_cache_free_gpu_mem_fraction"));
+      break;
+    case Engine::transformers:
+      use("allocator_fragmentation");
+      break;
+    }
+    const auto non_kv = [&](long long b) {
+      Bytes act = engine_activation_peak(spec, p, c, b);
+      Bytes frag;
+      if (inf.engine == Engine::transformers) {
+        frag = act * fragmentation;
+      }
+      return std::pair<Bytes, Bytes>{act, overhead + frag};
+    };
+    const auto budget_for = [&](Bytes rest) {
+      if (inf.engine == Engine::tensorrt_llm) {
+        // KV cache gets a fraction of what is free after weights, activations and overhead.
+        return rest + (e.capacity - rest) * fraction;
+      }
+      return e.capacity * fraction;
+    };
+    const auto fits_batch = [&](long long b) {
+      const auto [act, over] = non_kv(b);
+      const Bytes rest = e.per_gpu.weights + act + over;
+      return rest + e.kv_per_sequence * static_cast<double>(b) <= budget_for(rest);
+    };
+    // The most sequences that fit: closed form when activations do not depend on the batch
+    // (serving engines profile a fixed chunk), a search when they do (transformers).
+    const auto [act1, over1] = non_kv(1);
+    const Bytes rest1 = e.per_gpu.weights + act1 + over1;
+    if (inf.engine == Engine::transformers) {
+      long long lo = 0;
+      long long hi = 1;
+      while (hi < 10'000'000 && fits_batch(hi)) {
+        lo = hi;
+        hi *= 2;
+      }
+      while (hi - lo > 1) {
+        const long long mid = lo + (hi - lo) / 2;
+        (fits_batch(mid) ? lo : hi) = mid;
+      }
+      e.max_batch = lo;
+    } else {
+      const Bytes pool = budget_for(rest1) - rest1;
+      e.max_batch =
+          pool.si() > 0 ? static_cast<long long>(std::floor(pool / e.kv_per_sequence)) : 0;
+    }
+    e.batch = batch.value_or(inf.concurrency.value_or(e.max_batch));
+    const auto [act, over] = non_kv(std::max(1LL, e.batch));
+    e.per_gpu.activations = act;
+    e.per_gpu.overhead = over;
+    e.per_gpu.kv_cache = e.kv_per_sequence * static_cast<double>(e.batch);
+    const Bytes rest = e.per_gpu.weights + act + over;
+    e.budget = budget_for(rest);
+    e.kv_pool = max(Bytes(0), e.budget - rest);
+    e.fits = e.batch >= 1 && rest < e.budget && e.per_gpu.total() <= e.budget;
+    // The longest single sequence the pool holds.
+    long long lo = 0;
+    long long hi = 1;
+    while (hi < 100'000'000 && kv.per_sequence(hi) <= e.kv_pool) {
+      lo = hi;
+      hi *= 2;
+    }
+    while (hi - lo > 1) {
+      const long long mid = lo + (hi - lo) / 2;
+      (kv.per_sequence(mid) <= e.kv_pool ? lo : hi) = mid;
+    }
+    e.max_context = lo;
+    if (m.max_position > 0 && e.max_context > m.max_position) {
+      e.max_context = m.max_position;
+      e.notes.push_back(fmt::format("the longest context is capped by the model's "
+                                    "max_position_embeddings ({}), not by memory",
+                                    m.max_position));
+    }
+    if (e.batch > e.max_batch) {
+      e.notes.push_back(fmt::format("{} concurrent sequences of {} tokens need {} of KV cache per "
+                                    "GPU; the engine has {} for it (at most {} sequences)",
+                                    e.batch,
+                                    context_tokens,
+                                    fmt::format("{:.1f} GiB", to_gib(e.per_gpu.kv_cache)),
+                                    fmt::format("{:.1f} GiB", to_gib(e.kv_pool)),
+                                    e.max_batch));
+    }
+    return e;
+  }
+
+  // Training and fine-tuning.
+  const auto& w = spec.workload.training;
+  const TrainingPrecision& tp = w.precision;
+  e.precision_recipe = tp.name;
+  const bool lora = w.method != FinetuneMethod::full;
+  const double dp = p.dp;
+  // Parameters on this GPU (tensor, pipeline and expert parallel split), as a share of the model.
+  const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
+  const double share =
+      weights_per_gpu(m, unquantized, p).total() / weight_bytes(m, unquantized).total();
+  const double params_here = m.params_total * share;
+  double weights_bytes = 0;
+  double grad_bytes = 0;
+  double optimizer_bytes = 0;
+  if (lora) {
+    // The frozen base in its own storage (nf4 for QLoRA), the adapters in fp32 with Adam.
+    weights_bytes = weights_per_gpu(m, spec.weights, p).total().si();
+    e.trainable_params = lora_parameters(spec) * stage_layer_share(m, p) / p.tp;
+    const double adapter = use("lora_adapter_bytes_per_param");
+    weights_bytes += e.trainable_params * adapter * 4.0 / 16.0;
+    grad_bytes = e.trainable_params * adapter * 4.0 / 16.0;
+    optimizer_bytes = e.trainable_params * adapter * 8.0 / 16.0;
+    e.bytes_per_param = adapter;
+  } else {
+    e.trainable_params = params_here;
+    const double weight = element_bytes(tp.weights).si();
+    const double grad = element_bytes(tp.gradients).si();
+    const double master = tp.master_weights && *tp.master_weights != tp.weights
+                              ? element_bytes(*tp.master_weights).si()
+                              : 0.0;
+    const double states = optimizer_state_bytes(w.optimizer, tp.optimizer_states);
+    e.bytes_per_param = weight + grad + master + states;
+    // ZeRO: stage 1 shards optimizer states (and master weights), 2 also gradients, 3 also
+    // the weights, over the data-parallel group (Rajbhandari et al. 2020).
+    weights_bytes = params_here * weight / (w.zero_stage >= 3 ? dp : 1.0);
+    grad_bytes = params_here * grad / (w.zero_stage >= 2 ? dp : 1.0);
+    optimizer_bytes = params_here * (master + states) / (w.zero_stage >= 1 ? dp : 1.0);
+  }
+  e.per_gpu.weights = Bytes(weights_bytes);
+  e.per_gpu.gradients = Bytes(grad_bytes);
+  e.per_gpu.optimizer = Bytes(optimizer_bytes);
+
+  // Activations on the first pipeline stage: its layers for every micro-batch in flight.
+  const long long micro = batch.value_or(w.micro_batch);
+  Spec at_batch = spec;
+  at_batch.workload.training.micro_batch = micro;
+  const TrainingActivationTerms terms = training_activations_per_layer(at_batch, p);
+  const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
+  const double microbatches =
+      std::max(1.0, static_cast<double>(w.global_batch) / (static_cast<double>(micro) * dp));
+  double in_flight = std::min<double>(p.pp, microbatches);
+  if (p.pp > 1 && w.pipeline_interleave > 1) {
+    in_flight *= 1.0 + (p.pp - 1.0) / (p.pp * static_cast<double>(w.pipeline_interleave));
+  }
+  Bytes activations = terms.per_layer * layers_here * in_flight;
+  if (w.recompute == Recompute::full) {
+    // One layer is recomputed at a time: its full activations exist transiently.
+    Spec no_recompute = at_batch;
+    no_recompute.workload.training.recompute = Recompute::selective;
+    activations += training_activations_per_layer(no_recompute, p).per_layer;
+  }
+  // The loss: logits of every token (vocab-parallel over tp), on the last stage.
+  const double loss_bytes = w.framework == Framework::megatron
+                                ? use("megatron_loss_bytes_per_logit")
+                                : use("hf_loss_bytes_per_logit");
+  const Bytes logits(static_cast<double>(w.seq_len * micro) * static_cast<double>(m.vocab) *
+                     loss_bytes / p.tp);
+  if (p.pp == 1) {
+    activations += logits;
+  } else {
+    activations = max(activations, terms.per_layer * layers_here + logits);
+  }
+  e.per_gpu.activations = activations;
+  Bytes overhead = context;
+  if (p.tp > 1 || p.pp > 1 || p.dp > 1) {
+    overhead += mib(use("nccl_buffers_mib"));
+  }
+  overhead += (e.per_gpu.activations + e.per_gpu.gradients) * use("allocator_fragmentation");
+  e.per_gpu.overhead = overhead;
+  e.batch = micro;
+  e.budget = e.capacity;
+  e.fits = e.per_gpu.total() <= e.capacity;
+  return e;
+}
+
+} // namespace rightsize

@@ -1,0 +1,522 @@
+// The performance model. Formulas and sources: docs/model.md, "Performance".
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/estimate/performance.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+// --- Efficiency data --------------------------------------------------------------------------
+
+Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& file) {
+  const FieldReader root(j, file);
+  root.reject_unknown({"schema_version",
+                       "description",
+                       "families",
+                       "engines",
+                       "interconnect",
+                       "training",
+                       "fitted_on"});
+  if (root.integer("schema_version", Range::positive(1e6)) != 1) {
+    root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
+  }
+  Efficiency e;
+  const auto families = root.object("families");
+  for (const auto& [name, value] : families.json().items()) {
+    const auto f = families.object(name);
+    f.reject_unknown({"compute", "memory", "training_compute"});
+    e.families[name] = FamilyEfficiency{f.number("compute", Range{0.0, 1.0, true}),
+                                        f.number("memory", Range{0.0, 1.0, true}),
+                                        f.number("training_compute", Range{0.0, 1.0, true})};
+  }
+  const auto engines = root.object("engines");
+  for (const auto& [name, value] : engines.json().items()) {
+    const auto f = engines.object(name);
+    f.reject_unknown({"layer_overhead_us",
+                      "step_overhead_ms",
+                      "ttft_overhead_ms",
+                      "ttft_wave_factor",
+                      "prefill_interference"});
+    e.engines[name] =
+        EngineOverhead{microseconds(f.number("layer_overhead_us", Range::non_negative(1e6))),
+                       milliseconds(f.number("step_overhead_ms", Range::non_negative(1e6))),
+                       milliseconds(f.number("ttft_overhead_ms", Range::non_negative(1e6))),
+                       f.number("ttft_wave_factor", Range::between(0.0, 2.0)),
+                       f.number("prefill_interference", Range::between(0.0, 1.0))};
+  }
+  for (const char* needed : {"vllm", "sglang", "tensorrt-llm", "transformers"}) {
+    if (e.engines.count(needed) == 0) {
+      engines.fail_plain(std::string("needs an entry for engine ") + needed);
+    }
+  }
+  const auto ic = root.object("interconnect");
+  ic.reject_unknown(
+      {"allreduce_latency_us", "pcie_allreduce_latency_us", "network_latency_us", "dp_overlap"});
+  if (root.has("training")) {
+    const auto t = root.object("training");
+    t.reject_unknown({"size_exponent", "reference_hidden"});
+    e.training_size_exponent = t.number("size_exponent", Range::between(0.0, 1.0));
+    e.training_reference_hidden = t.number("reference_hidden", Range::positive(1e6));
+  }
+  e.allreduce_latency = microseconds(ic.number("allreduce_latency_us", Range::non_negative(1e6)));
+  e.pcie_allreduce_latency =
+      microseconds(ic.number("pcie_allreduce_latency_us", Range::non_negative(1e6)));
+  e.network_latency = microseconds(ic.number("network_latency_us", Range::non_negative(1e6)));
+  e.dp_overlap = ic.number("dp_overlap", Range::between(0.0, 1.0));
+  e.fitted_on = root.has("fitted_on") ? root.member("fitted_on").json() : nlohmann::json::object();
+  return e;
+}
+
+Efficiency Efficiency::load(const std::string& path) {
+  return from_json(detail::load_json_file(path), path);
+}
+
+nlohmann::json Efficiency::to_json() const {
+  nlohmann::json fam = nlohmann::json::object();
+  for (const auto& [name, f] : families) {
+    fam[name] = {
+        {"compute", f.compute}, {"memory", f.memory}, {"training_compute", f.training_compute}};
+  }
+  nlohmann::json eng = nlohmann::json::object();
+  for (const auto& [name, o] : engines) {
+    eng[name] = {{"layer_overhead_us", o.per_layer.si() * 1e6},
+                 {"step_overhead_ms", to_ms(o.per_step)},
+                 {"ttft_overhead_ms", to_ms(o.per_request)},
+                 {"ttft_wave_factor", o.wave_factor},
+                 {"prefill_interference", o.prefill_interference}};
+  }
+  return {{"schema_version", 1},
+          {"description",
+           "Efficiency factors of the performance model (docs/model.md, 'Performance'), per GPU "
+           "family and per serving engine, written by build/bench/rightsize_fit "
+           "(bench/fit_efficiency.cpp) from ../shared/validation; 'fitted_on' says which rows."},
+          {"families", fam},
+          {"engines", eng},
+          {"interconnect",
+           {{"allreduce_latency_us", allreduce_latency.si() * 1e6},
+            {"pcie_allreduce_latency_us", pcie_allreduce_latency.si() * 1e6},
+            {"network_latency_us", network_latency.si() * 1e6},
+            {"dp_overlap", dp_overlap}}},
+          {"training",
+           {{"size_exponent", training_size_exponent},
+            {"reference_hidden", training_reference_hidden}}},
+          {"fitted_on", fitted_on}};
+}
+
+std::string Efficiency::family_name(const Gpu& gpu) {
+  const std::string& g = gpu.generation;
+  if (g == "sm80" || g == "sm86") {
+    return "ampere";
+  }
+  if (g == "sm89") {
+    return "ada";
+  }
+  if (g == "sm90") {
+    return "hopper";
+  }
+  if (g == "sm75") {
+    return "turing";
+  }
+  if (g.rfind("gfx9", 0) == 0) {
+    return "cdna3";
+  }
+  return "blackwell"; // sm100, sm103, sm120
+}
+
+const FamilyEfficiency& Efficiency::family(const Gpu& gpu) const {
+  const auto it = families.find(family_name(gpu));
+  if (it == families.end()) {
+    throw InputError("data/efficiency.json:/families",
+                     "has no entry for GPU family " + family_name(gpu) + " of " + gpu.name);
+  }
+  return it->second;
+}
+
+const EngineOverhead& Efficiency::engine(Engine e) const {
+  return engines.at(std::string(to_string(e)));
+}
+
+// --- Model -------------------------------------------------------------------------------------
+
+TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
+  const auto sixteen =
+      gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
+  if (spec.workload.is_training()) {
+    return sixteen;
+  }
+  const DType w = spec.precision.weights;
+  if (w == DType::fp8 && gpu.rate(TensorPrecision::fp8)) {
+    return TensorPrecision::fp8; // W8A8: activations quantized on the fly
+  }
+  if ((w == DType::fp4 || w == DType::mxfp4) && gpu.rate(TensorPrecision::fp4)) {
+    return TensorPrecision::fp4;
+  }
+  if ((w == DType::fp4 || w == DType::mxfp4) && gpu.rate(TensorPrecision::fp8)) {
+    return TensorPrecision::fp8; // fp4 weights on Hopper: fp8 math
+  }
+  return sixteen; // int4/nf4/int8 weight-only, or fp8 on Ampere: dequantized to 16-bit math
+}
+
+Flops forward_flops(const ModelArch& m, double tokens, double context) {
+  // Matrix multiplies: 2 FLOP per parameter per token (Kaplan et al. 2020), active parameters
+  // only, the input embedding excluded (a lookup).
+  const double matmul = 2.0 * (m.params_active - m.params.embedding) * tokens;
+  // Attention scores and values: 2 * context * (d_qk + d_v) per head per layer per token;
+  // sliding-window layers see at most the window.
+  const double heads = static_cast<double>(m.heads);
+  const double dims = static_cast<double>(m.head_dim + m.v_head_dim);
+  const double local_context =
+      m.sliding_window > 0 ? std::min(context, static_cast<double>(m.sliding_window)) : context;
+  const double attention = 2.0 * heads * dims * tokens *
+                           (static_cast<double>(m.global_layers()) * context +
+                            static_cast<double>(m.local_layers) * local_context);
+  return Flops(matmul + attention);
+}
+
+namespace {
+
+struct LinkModel {
+  BytesPerSecond bandwidth;
+  Seconds latency;
+};
+
+// The link tensor parallelism uses: NVLink/Infinity Fabric inside the domain, PCIe for cards
+// without one, the network when the group leaves the domain.
+LinkModel tp_link(const Gpu& gpu, int group, const Efficiency& eff) {
+  if (group > gpu.nvlink_domain) {
+    return {gpu.network, eff.network_latency};
+  }
+  if (!gpu.has_nvlink()) {
+    return {gpu.gpu_link, eff.pcie_allreduce_latency};
+  }
+  return {gpu.gpu_link, eff.allreduce_latency};
+}
+
+// All-reduce of `message` bytes over n ranks: the ring's bandwidth term, 2(n-1)/n of the
+// message over each link (Thakur et al. 2005), plus a fixed latency per call: small decode
+// messages go through NCCL's low-latency protocols or vLLM's one-shot custom all-reduce, whose
+// cost is a few microseconds per call rather than per ring step.
+Seconds allreduce(Bytes message, int n, const LinkModel& link) {
+  if (n <= 1) {
+    return seconds(0);
+  }
+  return message * (2.0 * (n - 1) / n) / link.bandwidth + link.latency;
+}
+
+struct Step {
+  Seconds memory;
+  Seconds compute;
+  Seconds communication;
+  Seconds fixed;
+  Bytes bytes;
+  [[nodiscard]] Seconds total() const { return max(memory, compute) + communication + fixed; }
+};
+
+// Rate of the tensor cores at the compute precision, times the family's efficiency.
+FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficiency) {
+  const auto p = compute_precision(spec, gpu);
+  return *gpu.rate(p) * efficiency;
+}
+
+Step decode_step(const Spec& spec,
+                 const Gpu& gpu,
+                 const Parallelism& p,
+                 const Efficiency& eff,
+                 const Constants& constants,
+                 double batch,
+                 double context) {
+  const ModelArch& m = spec.model;
+  const auto& fam = eff.family(gpu);
+  const auto& engine = eff.engine(spec.workload.inference.engine);
+  // Bytes read per step, all pipeline stages in sequence: the weights (MoE: only the experts the
+  // batch's tokens touch) and the KV cache of every sequence.
+  WeightBytes w = weights_per_gpu(m, spec.weights, p);
+  if (m.is_moe()) {
+    const double pick = static_cast<double>(m.experts_active) / static_cast<double>(m.experts);
+    w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
+  }
+  const KvCacheGeometry kv = kv_cache_geometry(spec, p, constants);
+  Step s;
+  s.bytes = (w.total() + kv.per_sequence(static_cast<long long>(context)) * batch) * p.pp;
+  s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
+  s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) /
+              effective_rate(spec, gpu, fam.compute);
+  const double act = element_bytes(spec.precision.activations).si();
+  const auto link = tp_link(gpu, p.tp, eff);
+  // Two all-reduces per layer (after attention and after the MLP), Megatron-style.
+  s.communication = allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, link) *
+                    (2.0 * static_cast<double>(m.layers));
+  if (p.ep > 1 && m.is_moe()) {
+    // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
+    const double bytes_moved = batch * static_cast<double>(m.experts_active) *
+                               static_cast<double>(m.hidden) * act * (p.ep - 1.0) / p.ep;
+    s.communication += (Bytes(2.0 * bytes_moved) / tp_link(gpu, p.ep, eff).bandwidth +
+                        tp_link(gpu, p.ep, eff).latency * 2.0) *
+                       static_cast<double>(m.moe_layers);
+  }
+  s.fixed = engine.per_layer * static_cast<double>(m.layers) + engine.per_step;
+  return s;
+}
+
+Step prefill_step(const Spec& spec,
+                  const Gpu& gpu,
+                  const Parallelism& p,
+                  const Efficiency& eff,
+                  double tokens,
+                  double prompt) {
+  const ModelArch& m = spec.model;
+  const auto& fam = eff.family(gpu);
+  const auto& engine = eff.engine(spec.workload.inference.engine);
+  Step s;
+  s.bytes = weights_per_gpu(m, spec.weights, p).total() * p.pp;
+  s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
+  // Causal attention: each token attends to half the prompt on average.
+  s.compute = forward_flops(m, tokens, prompt / 2.0) / static_cast<double>(p.tp) /
+              effective_rate(spec, gpu, fam.compute);
+  const double act = element_bytes(spec.precision.activations).si();
+  s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
+                              p.tp,
+                              tp_link(gpu, p.tp, eff)) *
+                    (2.0 * static_cast<double>(m.layers));
+  s.fixed = engine.per_layer * static_cast<double>(m.layers);
+  return s;
+}
+
+std::string decode_explanation(const Step& s, const std::string& bottleneck) {
+  if (bottleneck == "memory_bandwidth") {
+    return fmt::format("decode is memory-bandwidth bound: each step reads {} per GPU in {}",
+                       format_bytes(s.bytes),
+                       format_seconds(s.memory));
+  }
+  if (bottleneck == "compute") {
+    return fmt::format("decode is compute bound: each step's matrix work takes {}, more than "
+                       "reading {} ({})",
+                       format_seconds(s.compute),
+                       format_bytes(s.bytes),
+                       format_seconds(s.memory));
+  }
+  if (bottleneck == "interconnect") {
+    return fmt::format("decode is interconnect bound: tensor-parallel all-reduces take {} per "
+                       "step, more than compute ({}) or memory ({})",
+                       format_seconds(s.communication),
+                       format_seconds(s.compute),
+                       format_seconds(s.memory));
+  }
+  return fmt::format("decode is dominated by fixed per-step costs ({}): small batches and many "
+                     "layers",
+                     format_seconds(s.fixed));
+}
+
+} // namespace
+
+InferencePerformance estimate_inference(const Spec& spec,
+                                        const Gpu& gpu,
+                                        const Parallelism& p,
+                                        const MemoryEstimate& memory,
+                                        const Efficiency& eff,
+                                        const Constants& constants,
+                                        int replicas) {
+  const auto& inf = spec.workload.inference;
+  InferencePerformance r;
+  r.compute_precision = compute_precision(spec, gpu);
+  const long long wanted = memory.batch;
+  // The scheduler's own limit on sequences in flight (vLLM --max-num-seqs) caps it too.
+  const long long c =
+      std::min({wanted, memory.max_batch, static_cast<long long>(constants.get("max_num_seqs"))});
+  r.concurrency = c;
+  if (c < 1) {
+    r.bottleneck = "memory_capacity";
+    r.explanation = "not even one sequence of this length fits beside the weights";
+    return r;
+  }
+  const auto isl = static_cast<double>(inf.input_tokens);
+  const auto osl = static_cast<double>(inf.output_tokens);
+  const Step pf = prefill_step(spec, gpu, p, eff, isl, isl);
+  const Step dec =
+      decode_step(spec, gpu, p, eff, constants, static_cast<double>(c), isl + osl / 2.0);
+  r.prefill = pf.total();
+  r.decode_step = dec.total();
+  r.decode_memory = dec.memory;
+  r.decode_compute = dec.compute;
+  r.decode_communication = dec.communication;
+  r.decode_fixed = dec.fixed;
+  r.decode_bytes = dec.bytes;
+  // Steady state of continuous batching with c sequences in flight: every request's prefill
+  // interrupts the others' decode steps, and waits for the prefills ahead of it (M/D/1). The
+  // request rate lambda solves lambda * cycle(lambda) = c, where the cycle (TTFT + (osl - 1) *
+  // TPOT) grows with lambda; bisection over (0, 1 / prefill).
+  const Seconds t0 = eff.engine(inf.engine).per_request;
+  const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
+    const double share = std::min(0.98, lambda * r.prefill.si());
+    // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only
+    // part of each prefill.
+    tpot_out = r.decode_step / (1.0 - share * eff.engine(inf.engine).prefill_interference);
+    const Seconds wait = r.prefill * (share / (2.0 * (1.0 - share)));
+    // Requests that arrive together (benchmarks start them in waves) wait on average for half of
+    // the others' prefills.
+    const Seconds wave =
+        r.prefill * (eff.engine(inf.engine).wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
+    ttft_out = t0 + r.prefill + r.decode_step * 0.5 + max(wait, wave);
+    return share;
+  };
+  double lo = 0.0;
+  double hi = 0.98 / r.prefill.si();
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2.0;
+    Seconds t1;
+    Seconds t2;
+    at_rate(mid, t1, t2);
+    const double in_flight = mid * (t1 + t2 * std::max(0.0, osl - 1.0)).si();
+    (in_flight < static_cast<double>(c) ? lo : hi) = mid;
+  }
+  const double rate = lo;
+  Seconds ttft;
+  Seconds tpot;
+  const double share = at_rate(rate, ttft, tpot);
+  r.prefill_share = share;
+  if (wanted > c) {
+    // Requests beyond what the KV cache (or the scheduler) holds wait for a slot.
+    r.queueing = true;
+    ttft += seconds(static_cast<double>(wanted - c) / rate);
+  }
+  r.ttft = ttft;
+  r.tpot = tpot;
+  r.requests_per_s = rate * replicas;
+  r.output_tokens_per_s = rate * osl * replicas;
+  r.prefill_tokens_per_s = rate * isl * replicas;
+  if (r.queueing) {
+    r.bottleneck = "memory_capacity";
+    r.explanation = fmt::format("only {} of {} concurrent sequences fit in the KV cache; the rest "
+                                "queue, which adds to time to first token",
+                                c,
+                                wanted);
+  } else if (dec.communication > max(dec.memory, dec.compute)) {
+    r.bottleneck = "interconnect";
+  } else if (dec.compute > dec.memory) {
+    r.bottleneck = "compute";
+  } else if (dec.fixed > max(dec.memory, dec.compute)) {
+    r.bottleneck = "memory_bandwidth";
+    r.explanation = decode_explanation(dec, "fixed");
+  } else {
+    r.bottleneck = "memory_bandwidth";
+  }
+  if (r.explanation.empty()) {
+    r.explanation = decode_explanation(dec, r.bottleneck);
+  }
+  return r;
+}
+
+TrainingPerformance estimate_training(const Spec& spec,
+                                      const Gpu& gpu,
+                                      const Parallelism& p,
+                                      const MemoryEstimate& memory,
+                                      const Efficiency& eff) {
+  const ModelArch& m = spec.model;
+  const auto& w = spec.workload.training;
+  TrainingPerformance r;
+  r.compute_precision = compute_precision(spec, gpu);
+  const FlopsPerSecond peak = *gpu.rate(r.compute_precision);
+  const auto seq = static_cast<double>(w.seq_len);
+  const auto micro = static_cast<double>(memory.batch);
+  const double gpus = p.gpus();
+  const double tokens_per_step = static_cast<double>(w.global_batch) * seq;
+  // Model FLOPs: forward + backward (2x forward), attention counted over the whole sequence as
+  // Narayanan et al. 2021 do (their 72 B s l h^2 (1 + s/6h + V/12lh) for GPT).
+  const Flops forward = forward_flops(m, tokens_per_step, seq);
+  Flops model = forward * 3.0;
+  if (w.method != FinetuneMethod::full) {
+    model = forward * 2.0; // LoRA: no weight gradients for the frozen base
+  }
+  Flops hardware = model;
+  if (w.recompute == Recompute::full) {
+    hardware += forward; // one more forward pass
+  } else if (w.recompute == Recompute::selective) {
+    // The attention scores are recomputed: 2 * s * a * (d + v) per token per layer.
+    const ModelArch& mm = m;
+    hardware += Flops(2.0 * tokens_per_step * seq * static_cast<double>(mm.heads) *
+                      static_cast<double>(mm.head_dim + mm.v_head_dim) *
+                      static_cast<double>(mm.layers) / 2.0);
+  }
+  const auto& fam = eff.family(gpu);
+  // Larger models keep the tensor cores busier (bigger GEMMs, fewer small kernels per FLOP):
+  // efficiency grows as (hidden / reference)^gamma, fitted on the Megatron 2021 table.
+  const double kernel_efficiency = std::min(
+      0.95,
+      fam.training_compute * std::pow(static_cast<double>(m.hidden) / eff.training_reference_hidden,
+                                      eff.training_size_exponent));
+  r.compute = hardware / gpus / (peak * kernel_efficiency);
+  // Pipeline bubble (p - 1) / (v m) of the compute (Narayanan et al. 2021, section 2.2).
+  const double microbatches = static_cast<double>(w.global_batch) / (micro * p.dp);
+  if (p.pp > 1) {
+    r.pipeline_bubble =
+        r.compute * ((p.pp - 1.0) / (static_cast<double>(w.pipeline_interleave) * microbatches));
+  }
+  // Tensor parallel: 4 all-reduce-equivalents per layer per micro-batch (2 forward, 2 backward;
+  // 2 more when the forward pass is recomputed), not overlapped.
+  const double act = 2.0;
+  const double per_layer = w.recompute == Recompute::full ? 6.0 : 4.0;
+  const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
+  r.tensor_parallel_communication =
+      allreduce(
+          Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp, tp_link(gpu, p.tp, eff)) *
+      (per_layer * layers_here * microbatches);
+  // Data parallel: gradients all-reduced once per step, hidden behind the backward pass up to
+  // the overlap share. Across nodes when the replicas do not fit in one NVLink domain.
+  if (p.dp > 1) {
+    const double trainable = memory.trainable_params;
+    const Bytes grads(trainable * element_bytes(w.precision.gradients).si());
+    const LinkModel link = (p.tp * p.pp * p.dp > gpu.nvlink_domain)
+                               ? LinkModel{gpu.network, eff.network_latency}
+                               : tp_link(gpu, p.dp, eff);
+    const Seconds dp_time = allreduce(grads, p.dp, link);
+    const Seconds backward = r.compute * (2.0 / 3.0);
+    r.data_parallel_exposed = max(seconds(0), dp_time - backward * eff.dp_overlap);
+  }
+  r.step =
+      r.compute + r.pipeline_bubble + r.tensor_parallel_communication + r.data_parallel_exposed;
+  r.tokens_per_s = tokens_per_step / r.step.si();
+  r.mfu = (model / r.step).si() / (gpus * peak.si());
+  r.hardware_flops_utilization = (hardware / r.step).si() / (gpus * peak.si());
+  // Data loading: token ids and labels (int64 each) per token, per GPU, over the host link.
+  r.host_input = BytesPerSecond(r.tokens_per_s * 16.0 / gpus);
+  if (w.tokens) {
+    r.time_to_train = seconds(*w.tokens / r.tokens_per_s);
+    if (w.deadline) {
+      r.meets_deadline = *r.time_to_train <= *w.deadline;
+    }
+  }
+  const Seconds comm = r.tensor_parallel_communication + r.data_parallel_exposed;
+  if (r.host_input > gpu.host_link * 0.5) {
+    r.bottleneck = "host_io";
+    r.explanation = fmt::format("data loading needs {} per GPU over a {} host link",
+                                format_bytes_per_s(r.host_input),
+                                format_bytes_per_s(gpu.host_link));
+  } else if (comm > r.compute * 0.5) {
+    r.bottleneck = "interconnect";
+    r.explanation = fmt::format("communication takes {} of a {} step (tensor parallel {}, exposed "
+                                "data parallel {}): the interconnect, not the GPU, limits it",
+                                format_seconds(comm),
+                                format_seconds(r.step),
+                                format_seconds(r.tensor_parallel_communication),
+                                format_seconds(r.data_parallel_exposed));
+  } else {
+    r.bottleneck = "compute";
+    r.explanation = fmt::format("training is compute bound: {} of math per step at {:.0f}% of "
+                                "the {} dense peak; MFU {:.0f}%",
+                                format_flops(hardware / gpus),
+                                100.0 * kernel_efficiency,
+                                to_string(r.compute_precision),
+                                100.0 * r.mfu);
+  }
+  return r;
+}
+
+} // namespace rightsize

@@ -1,0 +1,561 @@
+// Reading Hugging Face config.json files into ModelArch. Field names and defaults follow the
+// transformers configuration classes of each family (LlamaConfig, MixtralConfig, Qwen2Config,
+// Gemma2Config, DeepseekV3Config, GptOssConfig, GPT2Config, ...); see docs/model.md.
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/model/model.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+namespace {
+
+constexpr double k_max_layers = 10000;
+constexpr double k_max_width = 1e7;
+constexpr double k_max_vocab = 1e8;
+constexpr double k_max_experts = 100000;
+constexpr double k_max_positions = 1e9;
+
+// Families whose config fields rightsize reads exactly. Anything else with standard fields works
+// with a warning.
+const std::vector<std::string>& known_families() {
+  static const std::vector<std::string> families{
+      "llama",    "mistral", "mixtral",     "qwen2",       "qwen2_moe",   "qwen3",  "qwen3_moe",
+      "gemma",    "gemma2",  "gemma3",      "gemma3_text", "phi3",        "gpt2",   "gptj",
+      "gpt_neox", "falcon",  "gpt_bigcode", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+  return families;
+}
+
+std::string normalize_family(std::string name) {
+  std::string out;
+  for (const char c : name) {
+    if (c != '_' && c != '-') {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+// "LlamaForCausalLM" -> "llama", "GPT2LMHeadModel" -> "gpt2", "RWForCausalLM" -> "falcon".
+std::string family_from_architecture(const std::string& architecture) {
+  std::string stem = architecture;
+  for (const char* suffix : {"ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "Model"}) {
+    const std::string s(suffix);
+    if (stem.size() > s.size() && stem.compare(stem.size() - s.size(), s.size(), s) == 0) {
+      stem.resize(stem.size() - s.size());
+      break;
+    }
+  }
+  const std::string key = normalize_family(stem);
+  if (key == "rw" || key == "refinedweb" || key == "refinedwebmodel") {
+    return "falcon";
+  }
+  for (const auto& f : known_families()) {
+    if (normalize_family(f) == key) {
+      return f;
+    }
+  }
+  return {};
+}
+
+bool family_is(const std::string& family, std::initializer_list<const char*> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char* n) { return family == n; });
+}
+
+// Reads an integer field under one of several names, recording where it came from.
+class ConfigFields {
+public:
+  ConfigFields(const FieldReader& reader, ModelArch& model) : m_r(reader), m_model(model) {}
+
+  [[nodiscard]] const FieldReader& reader() const { return m_r; }
+
+  std::optional<long long>
+  find(std::initializer_list<const char*> names, Range range, const char* label) {
+    for (const char* name : names) {
+      if (m_r.has(name)) {
+        const long long v = m_r.integer(name, range);
+        record(label, m_r.where(name));
+        return v;
+      }
+    }
+    return std::nullopt;
+  }
+
+  long long require(std::initializer_list<const char*> names, Range range, const char* label) {
+    if (auto v = find(names, range, label)) {
+      return *v;
+    }
+    // Name the first, canonical spelling in the error.
+    throw InputError(m_r.where(*names.begin()), "required field is missing");
+  }
+
+  bool flag(const char* name, bool fallback) const {
+    return m_r.has(name) ? m_r.boolean(name) : fallback;
+  }
+
+  void derived(const char* label, const std::string& how) { record(label, "derived: " + how); }
+
+  // The last source recorded for a field wins.
+  void record(const std::string& label, const std::string& where) {
+    auto& p = m_model.provenance;
+    p.erase(std::remove_if(p.begin(), p.end(), [&](const auto& e) { return e.first == label; }),
+            p.end());
+    p.emplace_back(label, where);
+  }
+
+private:
+  const FieldReader& m_r;
+  ModelArch& m_model;
+};
+
+DType read_torch_dtype(const FieldReader& r, ModelArch& m) {
+  for (const char* key : {"torch_dtype", "dtype"}) {
+    if (r.has(key) && r.member(key).json().is_string()) {
+      const auto name = r.string(key);
+      if (auto d = parse_dtype(name)) {
+        m.provenance.emplace_back("dtype", r.where(key));
+        return *d;
+      }
+      r.member(key).fail("unknown dtype" + did_you_mean(name, dtype_names()));
+    }
+  }
+  // transformers loads a checkpoint without torch_dtype in fp32; quantized checkpoints keep their
+  // unquantized layers in bf16.
+  if (r.has("quantization_config")) {
+    m.provenance.emplace_back("dtype", "derived: bf16 beside quantization_config");
+    return DType::bf16;
+  }
+  m.warnings.emplace_back("config has no torch_dtype; assuming fp32 (the transformers default)");
+  return DType::fp32;
+}
+
+// How many layers use sliding-window attention, from layer_types or the family's pattern.
+void read_sliding_window(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  const auto window =
+      f.find({"sliding_window"}, Range::positive(k_max_positions), "sliding_window");
+  if (r.has("layer_types")) {
+    const auto types = r.string_array("layer_types");
+    if (static_cast<long long>(types.size()) != m.layers) {
+      r.member("layer_types")
+          .fail_plain(
+              fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
+    }
+    m.local_layers = std::count(types.begin(), types.end(), "sliding_attention");
+    if (m.local_layers > 0 && !window) {
+      r.member("layer_types")
+          .fail_plain("names sliding_attention layers but sliding_window is "
+                      "missing");
+    }
+    m.sliding_window = m.local_layers > 0 ? *window : 0;
+    return;
+  }
+  if (!window) {
+    return;
+  }
+  if (family_is(m.family, {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
+    // Qwen ships sliding_window with use_sliding_window false: the window is then unused.
+    if (!f.flag("use_sliding_window", false)) {
+      return;
+    }
+    const auto full =
+        f.find({"max_window_layers"}, Range::non_negative(k_max_layers), "max_window_layers");
+    m.sliding_window = *window;
+    m.local_layers = std::max(0LL, m.layers - full.value_or(0));
+    return;
+  }
+  m.sliding_window = *window;
+  if (m.family == "gemma2") {
+    m.local_layers = (m.layers + 1) / 2; // even layers are local
+  } else if (family_is(m.family, {"gemma3", "gemma3_text"})) {
+    const auto pattern =
+        f.find({"sliding_window_pattern"}, Range::positive(k_max_layers), "sliding_window_pattern")
+            .value_or(6);
+    m.local_layers = m.layers - m.layers / pattern; // every pattern-th layer is global
+  } else {
+    m.local_layers = m.layers;
+  }
+  f.derived("local_layers",
+            fmt::format("{} of {} layers use the window", m.local_layers, m.layers));
+}
+
+void read_moe(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  const auto experts = f.find({"num_local_experts", "num_experts", "n_routed_experts"},
+                              Range::non_negative(k_max_experts),
+                              "experts");
+  if (!experts || *experts == 0) {
+    return;
+  }
+  m.experts = *experts;
+  m.experts_active = f.require({"num_experts_per_tok", "experts_per_token", "moe_topk"},
+                               Range::positive(k_max_experts),
+                               "experts_active");
+  if (m.experts_active > m.experts) {
+    r.member(r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token")
+        .fail(fmt::format("must not exceed the {} experts", m.experts));
+  }
+  m.moe_intermediate =
+      f.find({"moe_intermediate_size"}, Range::positive(k_max_width), "moe_intermediate")
+          .value_or(m.intermediate);
+  m.moe_layers = m.layers;
+  if (family_is(m.family, {"deepseek_v2", "deepseek_v3"})) {
+    const auto first_dense = f.find({"first_k_dense_replace"},
+                                    Range::non_negative(k_max_layers),
+                                    "first_k_dense_replace")
+                                 .value_or(0);
+    const auto freq =
+        f.find({"moe_layer_freq"}, Range::positive(k_max_layers), "moe_layer_freq").value_or(1);
+    m.moe_layers = 0;
+    for (long long i = first_dense; i < m.layers; ++i) {
+      m.moe_layers += (i % freq == 0) ? 1 : 0;
+    }
+    m.shared_experts =
+        f.find({"n_shared_experts"}, Range::non_negative(k_max_experts), "shared_experts")
+            .value_or(0);
+    m.shared_expert_intermediate = m.moe_intermediate;
+  } else if (family_is(m.family, {"qwen2_moe", "qwen3_moe"})) {
+    const auto step =
+        f.find({"decoder_sparse_step"}, Range::positive(k_max_layers), "decoder_sparse_step")
+            .value_or(1);
+    std::vector<long long> dense_only;
+    if (r.has("mlp_only_layers")) {
+      for (const auto& e : r.array("mlp_only_layers")) {
+        dense_only.push_back(e.as_integer(Range::non_negative(k_max_layers)));
+      }
+    }
+    m.moe_layers = 0;
+    for (long long i = 0; i < m.layers; ++i) {
+      const bool dense = std::find(dense_only.begin(), dense_only.end(), i) != dense_only.end();
+      m.moe_layers += (!dense && (i + 1) % step == 0) ? 1 : 0;
+    }
+    if (const auto shared = f.find({"shared_expert_intermediate_size"},
+                                   Range::non_negative(k_max_width),
+                                   "shared_expert_intermediate");
+        shared && *shared > 0) {
+      m.shared_experts = 1;
+      m.shared_expert_intermediate = *shared;
+    }
+  }
+}
+
+void read_mla(ConfigFields& f, ModelArch& m) {
+  m.attention = AttentionKind::mla;
+  m.kv_lora_rank = f.require({"kv_lora_rank"}, Range::positive(k_max_width), "kv_lora_rank");
+  m.q_lora_rank = f.find({"q_lora_rank"}, Range::positive(k_max_width), "q_lora_rank").value_or(0);
+  m.qk_rope_head_dim =
+      f.require({"qk_rope_head_dim"}, Range::positive(k_max_width), "qk_rope_head_dim");
+  m.qk_nope_head_dim =
+      f.require({"qk_nope_head_dim"}, Range::positive(k_max_width), "qk_nope_head_dim");
+  m.v_head_dim = f.require({"v_head_dim"}, Range::positive(k_max_width), "v_head_dim");
+  m.head_dim = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  f.derived("head_dim", "qk_nope_head_dim + qk_rope_head_dim");
+}
+
+} // namespace
+
+std::string_view to_string(AttentionKind k) {
+  switch (k) {
+  case AttentionKind::mha:
+    return "mha";
+  case AttentionKind::gqa:
+    return "gqa";
+  case AttentionKind::mqa:
+    return "mqa";
+  case AttentionKind::mla:
+    return "mla";
+  }
+  return "mha";
+}
+
+ModelArch
+parse_hf_config(const nlohmann::json& config, const std::string& file, const std::string& pointer) {
+  FieldReader top(config, file, pointer);
+  if (!config.is_object()) {
+    top.fail("a Hugging Face config must be a JSON object");
+  }
+  ModelArch m;
+  // Detect the family: model_type first, else the architectures list.
+  if (top.has("model_type")) {
+    m.family = top.string("model_type");
+  } else if (top.has("architectures")) {
+    const auto archs = top.string_array("architectures");
+    if (!archs.empty()) {
+      m.family = family_from_architecture(archs.front());
+      if (m.family.empty()) {
+        m.family = archs.front();
+      }
+    }
+  }
+  if (m.family.empty()) {
+    top.fail_plain("not a Hugging Face model config: neither model_type nor architectures is set");
+  }
+  if (m.family == "RefinedWeb" || m.family == "RefinedWebModel") {
+    m.family = "falcon";
+  }
+  m.known_family = std::find(known_families().begin(), known_families().end(), m.family) !=
+                   known_families().end();
+  if (!m.known_family) {
+    m.warnings.push_back(fmt::format("model_type \"{}\" is not one rightsize knows{}; reading its "
+                                     "standard fields as a Llama-like decoder",
+                                     m.family,
+                                     did_you_mean(m.family, known_families())));
+  }
+  if (top.has("_name_or_path") && top.member("_name_or_path").json().is_string()) {
+    m.name = top.string("_name_or_path");
+  }
+  m.torch_dtype = read_torch_dtype(top, m);
+
+  // Multimodal wrappers (gemma3, llava, mistral3) keep the language model under text_config.
+  std::optional<FieldReader> text;
+  if (top.has("text_config") && !top.has("hidden_size") && !top.has("n_embd")) {
+    text = top.object("text_config");
+  }
+  const FieldReader& r = text ? *text : top;
+  ConfigFields f(r, m);
+
+  m.hidden =
+      f.require({"hidden_size", "n_embd", "d_model"}, Range::positive(k_max_width), "hidden");
+  m.layers = f.require(
+      {"num_hidden_layers", "n_layer", "num_layers"}, Range::positive(k_max_layers), "layers");
+  m.heads = f.require({"num_attention_heads", "n_head"}, Range::positive(k_max_width), "heads");
+  m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
+  m.max_position = f.find({"max_position_embeddings", "n_positions", "max_seq_len", "n_ctx"},
+                          Range::positive(k_max_positions),
+                          "max_position")
+                       .value_or(0);
+
+  // Key/value heads: explicit, or multi-query flags, or one per query head.
+  const bool falcon_new = m.family == "falcon" && f.flag("new_decoder_architecture", false);
+  if (auto kv = f.find({"num_key_value_heads"}, Range::positive(k_max_width), "kv_heads")) {
+    m.kv_heads = *kv;
+  } else if (m.family == "falcon") {
+    if (falcon_new) {
+      m.kv_heads = f.require({"num_kv_heads"}, Range::positive(k_max_width), "kv_heads");
+    } else {
+      m.kv_heads = f.flag("multi_query", true) ? 1 : m.heads;
+      f.derived("kv_heads", "falcon multi_query");
+    }
+  } else if (m.family == "gpt_bigcode") {
+    m.kv_heads = f.flag("multi_query", true) ? 1 : m.heads;
+    f.derived("kv_heads", "gpt_bigcode multi_query");
+  } else {
+    m.kv_heads = m.heads;
+    f.derived("kv_heads", "num_key_value_heads absent: one per attention head");
+  }
+  if (m.heads % m.kv_heads != 0) {
+    const char* key = r.has("num_key_value_heads") ? "num_key_value_heads" : "num_kv_heads";
+    r.member(key).fail(fmt::format("must divide num_attention_heads ({})", m.heads));
+  }
+
+  // Head dimension: explicit (Gemma, gpt-oss, Qwen3) or hidden / heads.
+  if (auto hd = f.find({"head_dim"}, Range::positive(k_max_width), "head_dim")) {
+    m.head_dim = *hd;
+  } else {
+    if (m.hidden % m.heads != 0 && !r.has("kv_lora_rank")) {
+      r.member(r.has("num_attention_heads") ? "num_attention_heads" : "n_head")
+          .fail(fmt::format("must divide hidden_size ({}) when head_dim is not given", m.hidden));
+    }
+    m.head_dim = m.hidden / m.heads;
+    f.derived("head_dim", "hidden_size / num_attention_heads");
+  }
+  m.v_head_dim = m.head_dim;
+
+  // MLP width and shape.
+  const bool plain_mlp_family =
+      family_is(m.family, {"gpt2", "gptj", "gpt_neox", "falcon", "gpt_bigcode"});
+  m.gated_mlp = !plain_mlp_family;
+  if (auto inter = f.find({"intermediate_size", "n_inner", "ffn_hidden_size"},
+                          Range::positive(k_max_width),
+                          "intermediate")) {
+    m.intermediate = *inter;
+  } else if (plain_mlp_family) {
+    m.intermediate = 4 * m.hidden;
+    f.derived("intermediate", "4 x hidden_size (n_inner absent)");
+  } else {
+    throw InputError(r.where("intermediate_size"), "required field is missing");
+  }
+
+  // Embedding tying: the config's flag, else the family's default in transformers.
+  const bool tie_default =
+      family_is(m.family,
+                {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "falcon", "gpt_bigcode"}) ||
+      (!m.known_family);
+  m.tied_embeddings = top.has("tie_word_embeddings") ? top.boolean("tie_word_embeddings")
+                                                     : f.flag("tie_word_embeddings", tie_default);
+
+  m.parallel_attention = m.family == "gptj" ||
+                         (m.family == "falcon" && f.flag("parallel_attn", true) && !falcon_new) ||
+                         (m.family == "gpt_neox" && f.flag("use_parallel_residual", true));
+
+  // Biases and norms, per family as transformers builds them.
+  const bool attention_bias = f.flag("attention_bias", false);
+  m.qkv_bias = attention_bias;
+  m.o_bias = attention_bias;
+  m.mlp_bias = f.flag("mlp_bias", false);
+  if (family_is(m.family, {"qwen2", "qwen2_moe"})) {
+    m.qkv_bias = true;
+  } else if (family_is(m.family, {"gpt2", "gpt_bigcode"})) {
+    m.qkv_bias = m.o_bias = m.mlp_bias = m.layer_norm_bias = true;
+    m.learned_positions = m.max_position;
+  } else if (m.family == "gpt_neox") {
+    m.qkv_bias = m.o_bias = f.flag("attention_bias", true);
+    m.mlp_bias = m.layer_norm_bias = true;
+  } else if (m.family == "gptj") {
+    m.mlp_bias = m.layer_norm_bias = m.lm_head_bias = true;
+    m.norms_per_layer = 1;
+  } else if (m.family == "falcon") {
+    m.qkv_bias = m.o_bias = m.mlp_bias = f.flag("bias", false);
+    m.layer_norm_bias = true;
+    m.norms_per_layer = (m.parallel_attention && !falcon_new) ? 1 : 2;
+  } else if (m.family == "gpt_oss") {
+    m.qkv_bias = m.o_bias = attention_bias || !r.has("attention_bias");
+    m.mlp_bias = m.router_bias = m.attention_sinks = true;
+  } else if (m.family == "deepseek_v3") {
+    m.router_bias = true; // e_score_correction_bias
+  }
+  if (family_is(m.family, {"gemma2", "gemma3", "gemma3_text"})) {
+    m.norms_per_layer = 4;
+  }
+  m.qk_norm = family_is(m.family, {"qwen3", "qwen3_moe", "gemma3", "gemma3_text"});
+
+  if (r.has("kv_lora_rank")) {
+    read_mla(f, m);
+  } else if (m.kv_heads == 1 && m.heads > 1) {
+    m.attention = AttentionKind::mqa;
+  } else if (m.kv_heads < m.heads) {
+    m.attention = AttentionKind::gqa;
+  } else {
+    m.attention = AttentionKind::mha;
+  }
+
+  read_moe(f, m);
+  read_sliding_window(f, m);
+
+  if (m.name.empty()) {
+    // Without _name_or_path, the directory a config.json sits in usually names the model.
+    const std::filesystem::path p(file);
+    const auto dir = p.parent_path().filename().string();
+    m.name = (p.filename() == "config.json" && !dir.empty() && pointer.empty()) ? dir : m.family;
+  }
+  count_parameters(m);
+
+  // Quantized checkpoints.
+  if (top.has("quantization_config")) {
+    m.quantization = parse_quantization_config(top.object("quantization_config").json(),
+                                               file,
+                                               pointer + "/quantization_config",
+                                               m.torch_dtype);
+  } else {
+    m.quantization = quantization_for(m.torch_dtype, m.torch_dtype);
+  }
+  return m;
+}
+
+ModelArch parse_generic_model(const nlohmann::json& description,
+                              const std::string& file,
+                              const std::string& pointer) {
+  const FieldReader r(description, file, pointer);
+  r.reject_unknown({"params",
+                    "layers",
+                    "hidden_size",
+                    "heads",
+                    "kv_heads",
+                    "head_dim",
+                    "vocab_size",
+                    "intermediate_size",
+                    "gated_mlp",
+                    "tied_embeddings",
+                    "experts",
+                    "experts_active",
+                    "moe_intermediate_size",
+                    "sliding_window",
+                    "max_position_embeddings",
+                    "dtype",
+                    "name"});
+  ModelArch m;
+  m.family = "generic";
+  m.name = r.optional_string("name").value_or("generic");
+  ConfigFields f(r, m);
+  m.layers = f.require({"layers"}, Range::positive(k_max_layers), "layers");
+  m.hidden = f.require({"hidden_size"}, Range::positive(k_max_width), "hidden");
+  m.heads = f.require({"heads"}, Range::positive(k_max_width), "heads");
+  m.kv_heads = f.find({"kv_heads"}, Range::positive(k_max_width), "kv_heads").value_or(m.heads);
+  if (m.heads % m.kv_heads != 0) {
+    r.member("kv_heads").fail(fmt::format("must divide heads ({})", m.heads));
+  }
+  m.head_dim = f.find({"head_dim"}, Range::positive(k_max_width), "head_dim").value_or(0);
+  if (m.head_dim == 0) {
+    if (m.hidden % m.heads != 0) {
+      r.member("heads").fail(fmt::format("must divide hidden_size ({})", m.hidden));
+    }
+    m.head_dim = m.hidden / m.heads;
+  }
+  m.v_head_dim = m.head_dim;
+  m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
+  m.gated_mlp = r.optional_boolean("gated_mlp").value_or(true);
+  m.intermediate = f.find({"intermediate_size"}, Range::positive(k_max_width), "intermediate")
+                       .value_or(m.gated_mlp ? (8 * m.hidden / 3) : 4 * m.hidden);
+  m.tied_embeddings = r.optional_boolean("tied_embeddings").value_or(false);
+  m.max_position =
+      f.find({"max_position_embeddings"}, Range::positive(k_max_positions), "max_position")
+          .value_or(0);
+  m.attention = m.kv_heads == 1 && m.heads > 1 ? AttentionKind::mqa
+                : m.kv_heads < m.heads         ? AttentionKind::gqa
+                                               : AttentionKind::mha;
+  if (auto e = f.find({"experts"}, Range::non_negative(k_max_experts), "experts"); e && *e > 0) {
+    m.experts = *e;
+    m.experts_active =
+        f.require({"experts_active"}, Range::positive(static_cast<double>(*e)), "experts_active");
+    m.moe_intermediate =
+        f.find({"moe_intermediate_size"}, Range::positive(k_max_width), "moe_intermediate")
+            .value_or(m.intermediate);
+    m.moe_layers = m.layers;
+  }
+  if (auto w = f.find({"sliding_window"}, Range::positive(k_max_positions), "sliding_window")) {
+    m.sliding_window = *w;
+    m.local_layers = m.layers;
+  }
+  m.torch_dtype = DType::bf16;
+  if (auto d = r.optional_string("dtype")) {
+    const auto parsed = parse_dtype(*d);
+    if (!parsed) {
+      r.member("dtype").fail("unknown dtype" + did_you_mean(*d, dtype_names()));
+    }
+    m.torch_dtype = *parsed;
+  }
+  count_parameters(m);
+  if (auto p = r.optional_number("params", Range::positive(1e15))) {
+    // The user's count wins; scale the breakdown so every component keeps its share.
+    const double scale = *p / m.params.total();
+    const double active_share = m.params_active / m.params_total;
+    for (double* part : {&m.params.embedding,
+                         &m.params.lm_head,
+                         &m.params.attention,
+                         &m.params.dense_mlp,
+                         &m.params.routed_experts,
+                         &m.params.shared_experts,
+                         &m.params.router,
+                         &m.params.norms}) {
+      *part *= scale;
+    }
+    m.params_total = *p;
+    m.params_active = *p * active_share;
+    m.param_source = "spec";
+    m.provenance.emplace_back("params", r.where("params"));
+  }
+  m.quantization = quantization_for(m.torch_dtype, m.torch_dtype);
+  return m;
+}
+
+} // namespace rightsize

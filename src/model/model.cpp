@@ -1,0 +1,347 @@
+// Parameter counting and weight storage. Formulas in docs/model.md ("Parameters" and "Weight
+// bytes"); the per-family switches (biases, norms) are set by the config readers.
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/model/model.hpp>
+
+#include <fmt/format.h>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+double ParamBreakdown::total() const {
+  return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
+         norms;
+}
+
+Bytes WeightBytes::total() const {
+  return embedding + attention + dense_mlp + routed_experts + shared_experts + other;
+}
+
+void count_parameters(ModelArch& m) {
+  const auto h = static_cast<double>(m.hidden);
+  const auto layers = static_cast<double>(m.layers);
+  const auto heads = static_cast<double>(m.heads);
+  const auto kv = static_cast<double>(m.kv_heads);
+  const auto hd = static_cast<double>(m.head_dim);
+  const auto vhd = static_cast<double>(m.v_head_dim);
+  const auto vocab = static_cast<double>(m.vocab);
+  const double norm = m.layer_norm_bias ? 2.0 * h : h;
+
+  ParamBreakdown p;
+  p.embedding = vocab * h + static_cast<double>(m.learned_positions) * h;
+  p.lm_head = m.tied_embeddings ? 0.0 : vocab * h + (m.lm_head_bias ? vocab : 0.0);
+
+  double attention = 0;
+  double attention_norms = 0;
+  if (m.attention == AttentionKind::mla) {
+    // DeepSeek-V2/V3 multi-head latent attention (DeepseekV3Attention).
+    const auto q_lora = static_cast<double>(m.q_lora_rank);
+    const auto kv_lora = static_cast<double>(m.kv_lora_rank);
+    const auto rope = static_cast<double>(m.qk_rope_head_dim);
+    const auto nope = static_cast<double>(m.qk_nope_head_dim);
+    const double q =
+        q_lora > 0 ? h * q_lora + q_lora * heads * (nope + rope) : h * heads * (nope + rope);
+    attention = q + h * (kv_lora + rope) + kv_lora * heads * (nope + vhd) + heads * vhd * h;
+    attention_norms = (q_lora > 0 ? q_lora : 0.0) + kv_lora;
+  } else {
+    attention = h * heads * hd + 2.0 * h * kv * hd + heads * vhd * h;
+    attention += m.qkv_bias ? (heads + 2.0 * kv) * hd : 0.0;
+    attention += m.o_bias ? h : 0.0;
+  }
+  attention_norms += m.qk_norm ? 2.0 * hd : 0.0;
+  attention_norms += m.attention_sinks ? heads : 0.0;
+  p.attention = attention * layers;
+
+  const auto mlp_params = [&](double width) {
+    const double matrices = m.gated_mlp ? 3.0 : 2.0;
+    const double bias = m.mlp_bias ? (m.gated_mlp ? 2.0 : 1.0) * width + h : 0.0;
+    return matrices * h * width + bias;
+  };
+  const auto moe_layers = static_cast<double>(m.moe_layers);
+  p.dense_mlp = (layers - moe_layers) * mlp_params(static_cast<double>(m.intermediate));
+  if (m.experts > 0) {
+    const auto experts = static_cast<double>(m.experts);
+    p.routed_experts = moe_layers * experts * mlp_params(static_cast<double>(m.moe_intermediate));
+    p.router = moe_layers * (h * experts + (m.router_bias ? experts : 0.0));
+    if (m.shared_experts > 0) {
+      const double shared = static_cast<double>(m.shared_experts) *
+                            mlp_params(static_cast<double>(m.shared_expert_intermediate));
+      // Qwen2-MoE gates its shared expert with a hidden x 1 projection.
+      const double gate = m.family == "qwen2_moe" ? h : 0.0;
+      p.shared_experts = moe_layers * (shared + gate);
+    }
+  }
+  p.norms = layers * (m.norms_per_layer * norm + attention_norms) + norm;
+
+  m.params = p;
+  m.params_total = p.total();
+  const double active_share =
+      m.experts > 0 ? static_cast<double>(m.experts_active) / static_cast<double>(m.experts) : 1.0;
+  m.params_active = p.total() - p.routed_experts * (1.0 - active_share);
+}
+
+namespace {
+
+Bytes bytes_at(double params, double bits_per_weight) {
+  return bits(params * bits_per_weight);
+}
+
+} // namespace
+
+WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
+  const double high = element_bits(q.high_precision);
+  const double low = q.bits_per_weight;
+  WeightBytes w;
+  w.embedding = bytes_at(m.params.embedding + m.params.lm_head, q.embedding_quantized ? low : high);
+  w.attention = bytes_at(m.params.attention, q.attention_quantized ? low : high);
+  w.dense_mlp = bytes_at(m.params.dense_mlp, q.mlp_quantized ? low : high);
+  w.routed_experts = bytes_at(m.params.routed_experts, q.mlp_quantized ? low : high);
+  w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
+  w.other = bytes_at(m.params.router + m.params.norms, high);
+  // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
+  // components in proportion to the derived estimate.
+  if (m.safetensors_bytes && q.method == m.quantization.method &&
+      q.bits_per_weight == m.quantization.bits_per_weight &&
+      q.high_precision == m.quantization.high_precision) {
+    const double scale = *m.safetensors_bytes / w.total();
+    for (Bytes* part : {&w.embedding,
+                        &w.attention,
+                        &w.dense_mlp,
+                        &w.routed_experts,
+                        &w.shared_experts,
+                        &w.other}) {
+      *part *= scale;
+    }
+  }
+  return w;
+}
+
+Quantization quantization_for(DType dtype, DType high_precision) {
+  Quantization q;
+  q.source = "default scheme for " + std::string(to_string(dtype));
+  q.dtype = dtype;
+  switch (dtype) {
+  case DType::fp32:
+  case DType::bf16:
+  case DType::fp16:
+    q.method = "none";
+    q.bits_per_weight = element_bits(dtype);
+    q.high_precision = dtype;
+    return q;
+  case DType::fp8:
+    q.method = "fp8"; // per-channel scales: 32 bits per row of thousands, negligible
+    q.bits_per_weight = 8.0;
+    break;
+  case DType::int8:
+    q.method = "int8"; // W8A8 / LLM.int8 with per-row scales
+    q.bits_per_weight = 8.0;
+    break;
+  case DType::int4:
+    q.method = "awq"; // 4-bit groups of 128 with an fp16 scale and a 4-bit zero point
+    q.bits_per_weight = 4.0 + (16.0 + 4.0) / 128.0;
+    break;
+  case DType::nf4:
+    q.method = "bitsandbytes"; // QLoRA: nf4 blocks of 64, double-quantized absmax
+    q.bits_per_weight = 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0);
+    break;
+  case DType::fp4:
+    q.method = "nvfp4"; // E2M1 with an FP8 E4M3 scale per 16 values
+    q.bits_per_weight = 4.0 + 8.0 / 16.0;
+    break;
+  case DType::mxfp4:
+    q.method = "mxfp4"; // E2M1 with an E8M0 scale per 32 values
+    q.bits_per_weight = 4.0 + 8.0 / 32.0;
+    break;
+  }
+  q.high_precision = element_bits(high_precision) <= 8 ? DType::bf16 : high_precision;
+  return q;
+}
+
+namespace {
+
+// Which layer kinds a "modules_to_not_convert" / "ignore" / "exclude_modules" list keeps in high
+// precision. Embeddings and lm_head are never quantized by rightsize's schemes anyway.
+void apply_exclusions(Quantization& q, const std::vector<std::string>& modules) {
+  for (const auto& mod : modules) {
+    if (mod.find("attn") != std::string::npos || mod.find("attention") != std::string::npos) {
+      q.attention_quantized = false;
+    }
+    if ((mod.find("mlp") != std::string::npos || mod.find("experts") != std::string::npos) &&
+        mod.find("router") == std::string::npos && mod.find("gate") == std::string::npos) {
+      q.mlp_quantized = false;
+    }
+  }
+}
+
+std::vector<std::string> optional_strings(const FieldReader& r, const char* key) {
+  if (!r.has(key)) {
+    return {};
+  }
+  return r.string_array(key);
+}
+
+void apply_modelopt_algo(Quantization& q,
+                         const FieldReader& r,
+                         const std::string& algo,
+                         const char* algo_key) {
+  const auto group = r.optional_integer("group_size", Range::positive(1e6));
+  if (algo == "FP8" || algo == "FP8_PER_CHANNEL_PER_TOKEN" || algo == "FP8_BLOCKWISE") {
+    q.method = "fp8";
+    q.dtype = DType::fp8;
+    q.bits_per_weight = 8.0;
+  } else if (algo == "NVFP4" || algo == "NVFP4_AWQ") {
+    q.method = "nvfp4";
+    q.dtype = DType::fp4;
+    q.bits_per_weight = 4.0 + 8.0 / static_cast<double>(group.value_or(16));
+  } else if (algo == "W4A16_AWQ" || algo == "W4A8_AWQ") {
+    q.method = "awq";
+    q.dtype = DType::int4;
+    q.bits_per_weight = 4.0 + 16.0 / static_cast<double>(group.value_or(128));
+  } else if (algo == "INT8_SQ" || algo == "W8A16" || algo == "W8A8_SQ_PER_CHANNEL") {
+    q.method = "int8";
+    q.dtype = DType::int8;
+    q.bits_per_weight = 8.0;
+  } else if (algo == "MXFP4") {
+    q.method = "mxfp4";
+    q.dtype = DType::mxfp4;
+    q.bits_per_weight = 4.25;
+  } else {
+    r.member(algo_key).fail("unsupported ModelOpt quant_algo (supported: FP8, NVFP4, W4A16_AWQ, "
+                            "W4A8_AWQ, INT8_SQ, MXFP4)");
+  }
+}
+
+} // namespace
+
+Quantization parse_quantization_config(const nlohmann::json& json,
+                                       const std::string& file,
+                                       const std::string& pointer,
+                                       DType high_precision) {
+  const FieldReader r(json, file, pointer);
+  Quantization q;
+  q.high_precision = element_bits(high_precision) <= 8 ? DType::bf16 : high_precision;
+  q.source = r.where();
+  const std::string method = r.string("quant_method");
+  q.method = method;
+  const std::vector<std::string> supported{
+      "awq", "gptq", "bitsandbytes", "fp8", "mxfp4", "compressed-tensors", "modelopt"};
+  if (method == "awq") {
+    const auto bits = r.has("bits") ? r.integer("bits", Range::between(2, 8))
+                                    : r.optional_integer("w_bit", Range::between(2, 8)).value_or(4);
+    const auto group = r.has("group_size")
+                           ? r.integer("group_size", Range::positive(1e6))
+                           : r.optional_integer("q_group_size", Range::positive(1e6)).value_or(128);
+    const bool zero_point = r.optional_boolean("zero_point").value_or(true);
+    q.dtype = bits <= 4 ? DType::int4 : DType::int8;
+    q.bits_per_weight =
+        static_cast<double>(bits) +
+        (16.0 + (zero_point ? static_cast<double>(bits) : 0.0)) / static_cast<double>(group);
+    apply_exclusions(q, optional_strings(r, "modules_to_not_convert"));
+  } else if (method == "gptq") {
+    const auto bits = r.integer("bits", Range::between(2, 8));
+    // group_size -1 means one group per column: a scale per output channel.
+    const auto group_raw = r.optional_integer("group_size", Range::between(-1, 1e6)).value_or(128);
+    const double group = group_raw <= 0 ? 4096.0 : static_cast<double>(group_raw);
+    q.dtype = bits <= 4 ? DType::int4 : DType::int8;
+    q.bits_per_weight = static_cast<double>(bits) + (16.0 + static_cast<double>(bits)) / group;
+    apply_exclusions(q, optional_strings(r, "modules_to_not_convert"));
+  } else if (method == "bitsandbytes") {
+    const bool four = r.optional_boolean("load_in_4bit").value_or(false);
+    const bool eight = r.optional_boolean("load_in_8bit").value_or(false);
+    if (four == eight) {
+      r.fail_plain("bitsandbytes config must set exactly one of load_in_4bit and load_in_8bit");
+    }
+    if (four) {
+      const bool double_quant = r.optional_boolean("bnb_4bit_use_double_quant").value_or(false);
+      q.dtype = DType::nf4;
+      q.bits_per_weight = 4.0 + (double_quant ? 8.0 / 64.0 + 32.0 / (64.0 * 256.0) : 32.0 / 64.0);
+      if (auto compute = r.optional_string("bnb_4bit_compute_dtype")) {
+        if (auto d = parse_dtype(*compute)) {
+          q.high_precision = *d;
+        }
+      }
+    } else {
+      q.dtype = DType::int8;
+      q.bits_per_weight = 8.0;
+    }
+    apply_exclusions(q, optional_strings(r, "llm_int8_skip_modules"));
+  } else if (method == "fp8") {
+    q.dtype = DType::fp8;
+    q.bits_per_weight = 8.0;
+    if (r.has("weight_block_size")) {
+      const auto block = r.array("weight_block_size");
+      double elements = 1.0;
+      for (const auto& b : block) {
+        elements *= static_cast<double>(b.as_integer(Range::positive(1e6)));
+      }
+      q.bits_per_weight += 32.0 / elements; // one fp32 scale per block
+    }
+    apply_exclusions(q, optional_strings(r, "modules_to_not_convert"));
+  } else if (method == "mxfp4") {
+    q.dtype = DType::mxfp4;
+    q.bits_per_weight = 4.0 + 8.0 / 32.0;
+    apply_exclusions(q, optional_strings(r, "modules_to_not_convert"));
+  } else if (method == "compressed-tensors") {
+    const auto groups = r.object("config_groups");
+    if (groups.json().empty()) {
+      groups.fail_plain("has no quantization groups");
+    }
+    const auto first = groups.object(groups.json().begin().key());
+    const auto weights = first.object("weights");
+    const auto bits = weights.integer("num_bits", Range::between(2, 16));
+    const std::string type = weights.optional_string("type").value_or("int");
+    const std::string strategy = weights.optional_string("strategy").value_or("tensor");
+    const double group =
+        strategy == "group" || strategy == "tensor_group"
+            ? static_cast<double>(weights.integer("group_size", Range::positive(1e6)))
+            : 0.0;
+    const bool symmetric = weights.optional_boolean("symmetric").value_or(true);
+    if (type == "float" && bits == 4) {
+      q.dtype = DType::fp4;
+      q.method = "nvfp4";
+      q.bits_per_weight = 4.0 + (group > 0 ? 8.0 / group : 0.0);
+    } else if (type == "float" && bits == 8) {
+      q.dtype = DType::fp8;
+      q.bits_per_weight = 8.0;
+    } else {
+      q.dtype = bits <= 4 ? DType::int4 : DType::int8;
+      q.bits_per_weight =
+          static_cast<double>(bits) +
+          (group > 0 ? (16.0 + (symmetric ? 0.0 : static_cast<double>(bits))) / group : 0.0);
+    }
+    apply_exclusions(q, optional_strings(r, "ignore"));
+  } else if (method == "modelopt") {
+    apply_modelopt_algo(q, r, r.string("quant_algo"), "quant_algo");
+    apply_exclusions(q, optional_strings(r, "exclude_modules"));
+  } else {
+    r.member("quant_method")
+        .fail("unsupported quantization method (supported: awq, gptq, bitsandbytes, fp8, mxfp4, "
+              "compressed-tensors, modelopt)" +
+              did_you_mean(method, supported));
+  }
+  return q;
+}
+
+Quantization
+parse_hf_quant_config(const nlohmann::json& json, const std::string& file, DType high_precision) {
+  const FieldReader top(json, file);
+  const auto r = top.object("quantization");
+  Quantization q;
+  q.high_precision = element_bits(high_precision) <= 8 ? DType::bf16 : high_precision;
+  q.source = file;
+  apply_modelopt_algo(q, r, r.string("quant_algo"), "quant_algo");
+  apply_exclusions(q, optional_strings(r, "exclude_modules"));
+  if (auto kv = r.optional_string("kv_cache_quant_algo")) {
+    if (*kv == "FP8") {
+      q.kv_cache = DType::fp8;
+    } else if (*kv == "NVFP4") {
+      q.kv_cache = DType::fp4;
+    }
+  }
+  return q;
+}
+
+} // namespace rightsize

@@ -1,0 +1,344 @@
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/catalog.hpp>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
+namespace rightsize {
+
+namespace {
+
+std::string price_label(const Price& p, const CatalogView& view) {
+  std::string s = fmt::format("{} {} {}", format_usd_per_hour(p.per_gpu), p.provider, p.kind);
+  s += p.as_of_stated ? fmt::format(" (as of {})", p.as_of)
+                      : fmt::format(" (retrieved {}, source undated)", p.as_of);
+  if (is_stale(p.as_of, view.today, view.stale_days)) {
+    s += " STALE";
+  }
+  return s;
+}
+
+nlohmann::json provenance_json(const Provenance& p, const Catalog& c) {
+  nlohmann::json j{{"source", p.source}};
+  const auto it = c.sources.find(p.source);
+  if (it != c.sources.end()) {
+    j["source_name"] = it->second.name;
+    j["source_location"] = it->second.location;
+  }
+  if (!p.note.empty()) {
+    j["note"] = p.note;
+  }
+  if (!p.confidence.empty()) {
+    j["confidence"] = p.confidence;
+  }
+  return j;
+}
+
+std::string tflops_or_dash(const Gpu& g, TensorPrecision p) {
+  const auto r = g.rate(p);
+  return r ? fmt::format("{:.0f}", to_tflop_per_s(*r)) : "-";
+}
+
+// A short label that fits the list table.
+std::string link_label(const Gpu& g) {
+  if (g.gpu_link_kind == "none") {
+    return fmt::format("PCIe{}", g.pcie_generation);
+  }
+  if (g.gpu_link_kind == "infinity-fabric") {
+    return "InfFabric";
+  }
+  if (g.gpu_link_kind == "nvlink4-bridge") {
+    return "NVL4-bridge";
+  }
+  return "NVLink" + g.gpu_link_kind.substr(6);
+}
+
+// The 16-bit tensor rate: bf16, or fp16 on GPUs without bf16 (T4).
+std::string sixteen_bit(const Gpu& g) {
+  const auto r =
+      g.rate(TensorPrecision::bf16) ? g.rate(TensorPrecision::bf16) : g.rate(TensorPrecision::fp16);
+  return r ? fmt::format("{:.0f}", to_tflop_per_s(*r)) : "-";
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) {
+    return s;
+  }
+  std::string out = "\"";
+  for (const char c : s) {
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  }
+  return out + "\"";
+}
+
+} // namespace
+
+const Price* cheapest_on_demand(const Gpu& g) {
+  const Price* best = nullptr;
+  for (const auto& p : g.prices) {
+    if (p.kind == "on_demand" && (best == nullptr || p.per_gpu < best->per_gpu)) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
+  nlohmann::json dense = nlohmann::json::object();
+  for (const auto& [p, rate] : g.dense) {
+    dense[std::string(to_string(p))] = rate.si();
+  }
+  nlohmann::json prices = nlohmann::json::array();
+  for (const auto& p : g.prices) {
+    prices.push_back({{"provider", p.provider},
+                      {"kind", p.kind},
+                      {"usd_per_gpu_hour", p.per_gpu.si()},
+                      {"as_of", p.as_of},
+                      {"as_of_kind", p.as_of_stated ? "stated" : "retrieved"},
+                      {"stale", is_stale(p.as_of, view.today, view.stale_days)},
+                      {"source", p.provenance.source},
+                      {"note", p.provenance.note}});
+  }
+  nlohmann::json sources = nlohmann::json::object();
+  for (const auto& [field, p] : g.provenance) {
+    sources[field] = provenance_json(p, view.catalog);
+  }
+  nlohmann::json j{
+      {"name", g.name},
+      {"aliases", g.aliases},
+      {"vendor", g.vendor},
+      {"architecture", g.architecture},
+      {"generation", g.generation},
+      {"release_year", g.release_year},
+      {"form_factor", g.form_factor},
+      {"memory_bytes", g.memory.si()},
+      {"usable_memory_bytes",
+       g.usable_memory ? nlohmann::json(g.usable_memory->si()) : nlohmann::json(nullptr)},
+      {"memory_bandwidth_bytes_per_s", g.memory_bandwidth.si()},
+      {"dense_flops_per_s", dense},
+      {"tdp_watts", g.tdp.si()},
+      {"host_link_bytes_per_s", g.host_link.si()},
+      {"pcie_generation", g.pcie_generation},
+      {"gpu_link", g.gpu_link_kind},
+      {"gpu_link_bytes_per_s", g.gpu_link.si()},
+      {"nvlink_domain", g.nvlink_domain},
+      {"network_bytes_per_s", g.network.si()},
+      {"mig",
+       g.mig
+           ? nlohmann::json{{"max_instances", g.mig->max_instances}, {"profiles", g.mig->profiles}}
+           : nlohmann::json(nullptr)},
+      {"prices", prices},
+      {"sources", sources},
+  };
+  if (g.purchase) {
+    j["purchase"] = {{"usd_per_gpu", g.purchase->gpu.si()},
+                     {"server_share_usd_per_gpu", g.purchase->server_share.si()},
+                     {"as_of", g.purchase->as_of},
+                     {"source", g.purchase->provenance.source},
+                     {"confidence", g.purchase->provenance.confidence},
+                     {"note", g.purchase->provenance.note}};
+  } else {
+    j["purchase"] = nullptr;
+  }
+  return j;
+}
+
+void render_catalog_list_table(const CatalogView& view, std::ostream& out) {
+  out << fmt::format("{:<18} {:>7} {:>5} {:>5} {:>5} {:>5} {:>5} {:<11} {:>3}  {}\n",
+                     "GPU",
+                     "MEMORY",
+                     "TB/s",
+                     "16BIT",
+                     "FP8",
+                     "FP4",
+                     "TDP W",
+                     "GPU LINK",
+                     "DOM",
+                     "CHEAPEST $/GPU-h");
+  for (const auto& g : view.catalog.gpus) {
+    const Price* p = cheapest_on_demand(g);
+    std::string price = "-";
+    if (p != nullptr) {
+      price = fmt::format("{} {}{}",
+                          format_usd_per_hour(p->per_gpu),
+                          p->provider,
+                          is_stale(p->as_of, view.today, view.stale_days) ? " (stale)" : "");
+    } else if (g.purchase) {
+      price = "on-prem only";
+    }
+    out << fmt::format("{:<18} {:>7} {:>5.2f} {:>5} {:>5} {:>5} {:>5.0f} {:<11} {:>3}  {}\n",
+                       g.name,
+                       fmt::format("{:.0f} GiB", to_gib(g.memory)),
+                       to_gb_per_s(g.memory_bandwidth) / 1000.0,
+                       sixteen_bit(g),
+                       tflops_or_dash(g, TensorPrecision::fp8),
+                       tflops_or_dash(g, TensorPrecision::fp4),
+                       g.tdp.si(),
+                       link_label(g),
+                       g.nvlink_domain,
+                       price);
+  }
+  out << fmt::format("\n{} GPUs, catalog {}. Dense tensor TFLOP/s; DOM: GPUs per NVLink domain; "
+                     "on-demand prices.\n'rightsize catalog show NAME' gives every field with its "
+                     "source.\n",
+                     view.catalog.gpus.size(),
+                     view.catalog.version);
+}
+
+void render_catalog_list_json(const CatalogView& view, std::ostream& out) {
+  nlohmann::json gpus = nlohmann::json::array();
+  for (const auto& g : view.catalog.gpus) {
+    gpus.push_back(gpu_to_json(g, view));
+  }
+  out << nlohmann::json{{"schema_version", 1},
+                        {"catalog_version", view.catalog.version},
+                        {"catalog_digest", view.catalog.digest},
+                        {"gpus", gpus}}
+             .dump(2)
+      << '\n';
+}
+
+void render_catalog_list_csv(const CatalogView& view, std::ostream& out) {
+  out << "name,vendor,architecture,memory_bytes,memory_bandwidth_bytes_per_s,bf16_flops_per_s,"
+         "fp8_flops_per_s,fp4_flops_per_s,tdp_watts,gpu_link,gpu_link_bytes_per_s,nvlink_domain,"
+         "cheapest_usd_per_gpu_hour,cheapest_provider,price_as_of\n";
+  for (const auto& g : view.catalog.gpus) {
+    const auto rate = [&](TensorPrecision p) {
+      const auto r = g.rate(p);
+      return r ? fmt::format("{:.6g}", r->si()) : std::string();
+    };
+    const Price* p = cheapest_on_demand(g);
+    out << fmt::format("{},{},{},{:.0f},{:.0f},{},{},{},{:.0f},{},{:.0f},{},{},{},{}\n",
+                       csv_escape(g.name),
+                       g.vendor,
+                       csv_escape(g.architecture),
+                       g.memory.si(),
+                       g.memory_bandwidth.si(),
+                       rate(TensorPrecision::bf16),
+                       rate(TensorPrecision::fp8),
+                       rate(TensorPrecision::fp4),
+                       g.tdp.si(),
+                       g.gpu_link_kind,
+                       g.gpu_link.si(),
+                       g.nvlink_domain,
+                       p ? fmt::format("{:.4g}", p->per_gpu.si()) : "",
+                       p ? csv_escape(p->provider) : "",
+                       p ? p->as_of : "");
+  }
+}
+
+void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) {
+  const auto source = [&](const std::string& field) {
+    const auto it = g.provenance.find(field);
+    if (it == g.provenance.end()) {
+      return std::string();
+    }
+    std::string s = "[" + it->second.source + "]";
+    if (!it->second.confidence.empty()) {
+      s += " confidence " + it->second.confidence;
+    }
+    if (!it->second.note.empty()) {
+      s += ": " + it->second.note;
+    }
+    return s;
+  };
+  const auto row = [&](const std::string& k, const std::string& v, const std::string& field) {
+    out << fmt::format("  {:<22} {:<16} {}\n", k, v, source(field));
+  };
+  out << fmt::format("{} ({} {}, {}, {})\n",
+                     g.name,
+                     g.vendor == "nvidia" ? "NVIDIA" : "AMD",
+                     g.architecture,
+                     g.form_factor,
+                     g.release_year);
+  if (!g.aliases.empty()) {
+    out << "  aliases: " << fmt::format("{}", fmt::join(g.aliases, ", ")) << '\n';
+  }
+  row("memory", format_bytes(g.memory), "memory_gib");
+  if (g.usable_memory) {
+    row("usable memory", format_bytes(*g.usable_memory), "usable_memory_mib");
+  }
+  row("memory bandwidth", format_bytes_per_s(g.memory_bandwidth), "memory_bandwidth_gb_per_s");
+  for (const auto& [p, rate] : g.dense) {
+    row(fmt::format("dense {}", to_string(p)),
+        format_flops_per_s(rate),
+        "dense_tflop_per_s." + std::string(to_string(p)));
+  }
+  row("TDP", format_watts(g.tdp), "tdp_watts");
+  row("host link",
+      g.pcie_generation > 0
+          ? fmt::format("PCIe Gen{} {}", g.pcie_generation, format_bytes_per_s(g.host_link))
+          : fmt::format("C2C {}", format_bytes_per_s(g.host_link)),
+      "host_link");
+  row("GPU link",
+      fmt::format("{} {}", g.gpu_link_kind, format_bytes_per_s(g.gpu_link)),
+      "gpu_link");
+  row("NVLink domain", std::to_string(g.nvlink_domain), "nvlink_domain");
+  row("network per GPU", format_bytes_per_s(g.network), "network_gbit_per_s");
+  if (g.mig) {
+    row("MIG",
+        fmt::format("{} instances: {}", g.mig->max_instances, fmt::join(g.mig->profiles, " ")),
+        "mig");
+  } else {
+    out << fmt::format("  {:<22} {}\n", "MIG", "no");
+  }
+  out << "  prices per GPU-hour\n";
+  if (g.prices.empty()) {
+    out << "    none in the catalog: add yours with --catalog (docs/catalog.md)\n";
+  }
+  for (const auto& p : g.prices) {
+    out << fmt::format("    {:<52} [{}]{}\n",
+                       price_label(p, view),
+                       p.provenance.source,
+                       p.provenance.note.empty() ? "" : ": " + p.provenance.note);
+  }
+  if (g.purchase) {
+    out << fmt::format("  purchase (on-prem)     {} per GPU + {} server share, as of {} [{}] "
+                       "confidence {}: {}\n",
+                       format_usd(g.purchase->gpu),
+                       format_usd(g.purchase->server_share),
+                       g.purchase->as_of,
+                       g.purchase->provenance.source,
+                       g.purchase->provenance.confidence,
+                       g.purchase->provenance.note);
+  }
+  out << "  sources\n";
+  std::set<std::string> used;
+  for (const auto& [field, p] : g.provenance) {
+    used.insert(p.source);
+  }
+  for (const auto& p : g.prices) {
+    used.insert(p.provenance.source);
+  }
+  for (const auto& key : used) {
+    const auto it = view.catalog.sources.find(key);
+    if (it != view.catalog.sources.end()) {
+      out << fmt::format("    [{}] {}: {}\n", key, it->second.name, it->second.location);
+    }
+  }
+}
+
+void render_catalog_summary(const CatalogView& view, std::ostream& out) {
+  std::size_t prices = 0;
+  std::size_t stale = 0;
+  for (const auto& g : view.catalog.gpus) {
+    for (const auto& p : g.prices) {
+      ++prices;
+      stale += is_stale(p.as_of, view.today, view.stale_days) ? 1 : 0;
+    }
+  }
+  out << fmt::format("{}: ok: {} GPUs, {} prices ({} older than {} days), {} sources; catalog {}, "
+                     "digest {}\n",
+                     fmt::join(view.catalog.files, " + "),
+                     view.catalog.gpus.size(),
+                     prices,
+                     stale,
+                     view.stale_days,
+                     view.catalog.sources.size(),
+                     view.catalog.version,
+                     view.catalog.digest);
+}
+
+} // namespace rightsize

@@ -1,0 +1,104 @@
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/model.hpp>
+#include <rightsize/spec/spec_json.hpp>
+
+#include <fmt/format.h>
+
+namespace rightsize {
+
+namespace {
+
+std::string billions(double params) {
+  return fmt::format("{:.3f}B", params / 1e9);
+}
+
+} // namespace
+
+void render_model_json(const Spec& spec, std::ostream& out) {
+  out << model_to_json(spec).dump(2) << '\n';
+}
+
+void render_model_table(const Spec& spec, std::ostream& out) {
+  const ModelArch& m = spec.model;
+  const auto w = weight_bytes(m, spec.weights);
+  const auto row = [&out](const std::string& k, const std::string& v) {
+    out << fmt::format("  {:<22} {}\n", k, v);
+  };
+  out << fmt::format("{} ({}{})\n", m.name, m.family, m.known_family ? "" : ", unknown family");
+  row("parameters",
+      fmt::format("{} total, {} active per token ({})",
+                  billions(m.params_total),
+                  billions(m.params_active),
+                  m.param_source));
+  row("layers", std::to_string(m.layers));
+  row("hidden size", std::to_string(m.hidden));
+  row("MLP",
+      fmt::format(
+          "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
+  std::string attention = fmt::format("{}: {} heads, {} KV heads, head_dim {}",
+                                      to_string(m.attention),
+                                      m.heads,
+                                      m.kv_heads,
+                                      m.head_dim);
+  if (m.attention == AttentionKind::mla) {
+    attention += fmt::format(", kv_lora_rank {}, rope dim {}", m.kv_lora_rank, m.qk_rope_head_dim);
+  }
+  row("attention", attention);
+  if (m.sliding_window > 0) {
+    row("sliding window",
+        fmt::format("{} tokens on {} of {} layers", m.sliding_window, m.local_layers, m.layers));
+  }
+  if (m.is_moe()) {
+    std::string moe = fmt::format("{} experts, {} active, width {}, on {} layers",
+                                  m.experts,
+                                  m.experts_active,
+                                  m.moe_intermediate,
+                                  m.moe_layers);
+    if (m.shared_experts > 0) {
+      moe += fmt::format(", {} shared", m.shared_experts);
+    }
+    row("experts", moe);
+  }
+  row("vocabulary", fmt::format("{}{}", m.vocab, m.tied_embeddings ? " (tied embeddings)" : ""));
+  row("weights",
+      fmt::format("{} as {} ({:.2f} bits/weight{})",
+                  format_bytes(w.total()),
+                  spec.weights.quantized() ? spec.weights.method
+                                           : std::string(to_string(spec.precision.weights)),
+                  8.0 * w.total().si() / m.params_total,
+                  m.safetensors_bytes ? ", from safetensors headers" : ""));
+  out << "  breakdown (parameters)\n";
+  const auto part = [&](const char* name, double n) {
+    if (n > 0) {
+      out << fmt::format(
+          "    {:<20} {:>10}  {:5.1f}%\n", name, billions(n), 100.0 * n / m.params.total());
+    }
+  };
+  part("embedding", m.params.embedding);
+  part("lm_head", m.params.lm_head);
+  part("attention", m.params.attention);
+  part("dense MLP", m.params.dense_mlp);
+  part("routed experts", m.params.routed_experts);
+  part("shared experts", m.params.shared_experts);
+  part("router", m.params.router);
+  part("norms", m.params.norms);
+  out << "  sources\n";
+  for (const auto& [field, where] : m.provenance) {
+    out << fmt::format("    {:<20} {}\n", field, where);
+  }
+}
+
+void render_validation_text(const Spec& spec, std::ostream& out) {
+  out << fmt::format("{}: valid ({}{}, {} {} parameters, {} workload)\n",
+                     spec.file,
+                     spec.name,
+                     spec.bare_hf_config ? ", bare config.json" : "",
+                     billions(spec.model.params_total),
+                     spec.model.family,
+                     to_string(spec.workload.type));
+  for (const auto& d : spec.defaults) {
+    out << "  default: " << d << '\n';
+  }
+}
+
+} // namespace rightsize

@@ -1,0 +1,627 @@
+// Reading and normalizing workload specs. Field reference: docs/spec.md.
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+namespace fs = std::filesystem;
+
+std::string_view to_string(WorkloadType t) {
+  switch (t) {
+  case WorkloadType::inference:
+    return "inference";
+  case WorkloadType::training:
+    return "training";
+  case WorkloadType::finetune:
+    return "finetune";
+  }
+  return "inference";
+}
+
+std::string_view to_string(Engine e) {
+  switch (e) {
+  case Engine::vllm:
+    return "vllm";
+  case Engine::sglang:
+    return "sglang";
+  case Engine::tensorrt_llm:
+    return "tensorrt-llm";
+  case Engine::transformers:
+    return "transformers";
+  }
+  return "vllm";
+}
+
+std::string_view to_string(Optimizer o) {
+  switch (o) {
+  case Optimizer::adamw:
+    return "adamw";
+  case Optimizer::adam:
+    return "adam";
+  case Optimizer::sgd:
+    return "sgd";
+  case Optimizer::adafactor:
+    return "adafactor";
+  case Optimizer::adam_8bit:
+    return "adam-8bit";
+  }
+  return "adamw";
+}
+
+std::string_view to_string(Recompute r) {
+  switch (r) {
+  case Recompute::none:
+    return "none";
+  case Recompute::selective:
+    return "selective";
+  case Recompute::full:
+    return "full";
+  }
+  return "none";
+}
+
+std::string_view to_string(FinetuneMethod m) {
+  switch (m) {
+  case FinetuneMethod::full:
+    return "full";
+  case FinetuneMethod::lora:
+    return "lora";
+  case FinetuneMethod::qlora:
+    return "qlora";
+  }
+  return "full";
+}
+
+std::string_view to_string(Framework f) {
+  switch (f) {
+  case Framework::megatron:
+    return "megatron";
+  case Framework::deepspeed:
+    return "deepspeed";
+  case Framework::transformers:
+    return "transformers";
+  }
+  return "megatron";
+}
+
+std::optional<TrainingPrecision> training_precision_preset(std::string_view name) {
+  TrainingPrecision p;
+  p.name = std::string(name);
+  if (name == "mixed") {
+    return p; // bf16 weights, fp32 gradients, fp32 master weights, fp32 states (Megatron-LM)
+  }
+  if (name == "mixed-bf16-grads") {
+    p.gradients = DType::bf16; // ZeRO paper's 2 + 2 + 12 bytes
+    return p;
+  }
+  if (name == "pure-bf16") {
+    p.gradients = DType::bf16; // bf16 parameters updated in place, torch optimizer states in bf16
+    p.master_weights = std::nullopt;
+    p.optimizer_states = DType::bf16;
+    return p;
+  }
+  if (name == "fp32" || name == "amp") {
+    p.weights = DType::fp32; // amp: fp32 parameters, bf16 autocast compute
+    p.gradients = DType::fp32;
+    p.master_weights = std::nullopt;
+    p.optimizer_states = DType::fp32;
+    return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> training_precision_presets() {
+  return {"mixed", "mixed-bf16-grads", "pure-bf16", "fp32", "amp"};
+}
+
+std::string_view to_string(DeploymentMode m) {
+  return m == DeploymentMode::cloud ? "cloud" : "onprem";
+}
+
+namespace {
+
+bool looks_like_hf_config(const nlohmann::json& j) {
+  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
+}
+
+DType read_dtype(const FieldReader& field) {
+  const auto name = field.as_string();
+  const auto d = parse_dtype(name);
+  if (!d) {
+    field.fail("unknown precision (expected one of " + FieldReader::join(dtype_names()) + ")" +
+               did_you_mean(name, dtype_names()));
+  }
+  return *d;
+}
+
+// Reads config.json (or a directory holding it), plus safetensors headers and
+// hf_quant_config.json beside it.
+ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_dir) {
+  const std::string given = field.as_string();
+  fs::path path = fs::path(given).is_absolute() ? fs::path(given) : spec_dir / given;
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    field.fail("model path does not exist (resolved to " + path.lexically_normal().string() + ")");
+  }
+  if (fs::is_directory(path, ec)) {
+    path /= "config.json";
+    if (!fs::exists(path, ec)) {
+      field.fail("model directory has no config.json");
+    }
+  }
+  const std::string file = path.lexically_normal().string();
+  const auto config = detail::load_json_file(file);
+  if (!looks_like_hf_config(config)) {
+    throw InputError(file + ":/",
+                     "not a Hugging Face config: neither model_type nor "
+                     "architectures is set");
+  }
+  ModelArch model = parse_hf_config(config, file);
+  const std::string dir = path.parent_path().string();
+  const fs::path quant = path.parent_path() / "hf_quant_config.json";
+  if (fs::exists(quant, ec) && !model.quantization.quantized()) {
+    model.quantization = parse_hf_quant_config(
+        detail::load_json_file(quant.string()), quant.string(), model.torch_dtype);
+  }
+  read_safetensors(dir.empty() ? "." : dir, model);
+  return model;
+}
+
+void read_targets(const FieldReader& r, InferenceTargets& t) {
+  r.reject_unknown({"output_tokens_per_s", "ttft_ms", "tpot_ms", "requests_per_s"});
+  t.output_tokens_per_s = r.optional_number("output_tokens_per_s", Range::positive(1e12));
+  if (auto ms = r.optional_number("ttft_ms", Range::positive(1e9))) {
+    t.ttft = milliseconds(*ms);
+  }
+  if (auto ms = r.optional_number("tpot_ms", Range::positive(1e9))) {
+    t.tpot = milliseconds(*ms);
+  }
+  t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
+}
+
+void read_inference(const FieldReader& r,
+                    InferenceWorkload& w,
+                    std::vector<std::string>& defaults) {
+  r.reject_unknown({"type",
+                    "input_tokens",
+                    "output_tokens",
+                    "concurrency",
+                    "engine",
+                    "gpu_memory_utilization",
+                    "max_num_batched_tokens",
+                    "targets"});
+  if (auto in = r.optional_integer("input_tokens", Range{1, limits::k_max_tokens})) {
+    w.input_tokens = *in;
+  } else {
+    defaults.push_back(fmt::format("workload.input_tokens = {} (default)", w.input_tokens));
+  }
+  if (auto out = r.optional_integer("output_tokens", Range{1, limits::k_max_tokens})) {
+    w.output_tokens = *out;
+  } else {
+    defaults.push_back(fmt::format("workload.output_tokens = {} (default)", w.output_tokens));
+  }
+  w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
+  if (r.has("engine")) {
+    w.engine = r.choice<Engine>("engine",
+                                {{"vllm", Engine::vllm},
+                                 {"sglang", Engine::sglang},
+                                 {"tensorrt-llm", Engine::tensorrt_llm},
+                                 {"transformers", Engine::transformers}});
+  }
+  w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
+  w.max_num_batched_tokens =
+      r.optional_integer("max_num_batched_tokens", Range{1, limits::k_max_tokens});
+  if (auto t = r.optional_object("targets")) {
+    read_targets(*t, w.targets);
+  }
+}
+
+const std::vector<std::string>& lora_target_names() {
+  static const std::vector<std::string> names{
+      "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj", "all-linear"};
+  return names;
+}
+
+void read_training(const FieldReader& r,
+                   WorkloadType type,
+                   TrainingWorkload& w,
+                   std::vector<std::string>& defaults) {
+  std::vector<std::string> known{"type",
+                                 "seq_len",
+                                 "global_batch",
+                                 "micro_batch",
+                                 "optimizer",
+                                 "zero_stage",
+                                 "recompute",
+                                 "sequence_parallel",
+                                 "pipeline_interleave",
+                                 "flash_attention",
+                                 "tokens",
+                                 "deadline_hours",
+                                 "framework",
+                                 "training_precision",
+                                 "dropout"};
+  if (type == WorkloadType::finetune) {
+    known.insert(known.end(), {"method", "lora_rank", "lora_targets"});
+  }
+  r.reject_unknown(known);
+  w.seq_len = r.integer("seq_len", Range{1, limits::k_max_tokens});
+  w.micro_batch = r.optional_integer("micro_batch", Range{1, limits::k_max_batch}).value_or(1);
+  if (auto gb = r.optional_integer("global_batch", Range{1, limits::k_max_batch})) {
+    w.global_batch = *gb;
+  } else if (type == WorkloadType::finetune) {
+    w.global_batch = w.micro_batch;
+    defaults.push_back("workload.global_batch = micro_batch (default for finetune)");
+  } else {
+    throw InputError(r.where("global_batch"), "required field is missing");
+  }
+  if (w.global_batch % w.micro_batch != 0) {
+    r.member("global_batch")
+        .fail(fmt::format("must be a multiple of micro_batch ({})", w.micro_batch));
+  }
+  if (r.has("optimizer")) {
+    w.optimizer = r.choice<Optimizer>("optimizer",
+                                      {{"adamw", Optimizer::adamw},
+                                       {"adam", Optimizer::adam},
+                                       {"sgd", Optimizer::sgd},
+                                       {"adafactor", Optimizer::adafactor},
+                                       {"adam-8bit", Optimizer::adam_8bit},
+                                       {"8-bit adam", Optimizer::adam_8bit},
+                                       {"adamw-8bit", Optimizer::adam_8bit}});
+  }
+  w.zero_stage =
+      static_cast<int>(r.optional_integer("zero_stage", Range::between(0, 3)).value_or(0));
+  if (r.has("recompute")) {
+    w.recompute = r.choice<Recompute>("recompute",
+                                      {{"none", Recompute::none},
+                                       {"selective", Recompute::selective},
+                                       {"full", Recompute::full}});
+  }
+  w.sequence_parallel = r.optional_boolean("sequence_parallel").value_or(true);
+  w.pipeline_interleave = static_cast<int>(
+      r.optional_integer("pipeline_interleave", Range::between(1, 64)).value_or(1));
+  w.flash_attention = r.optional_boolean("flash_attention").value_or(true);
+  w.dropout = r.optional_boolean("dropout").value_or(false);
+  w.framework = type == WorkloadType::finetune ? Framework::transformers : Framework::megatron;
+  if (r.has("framework")) {
+    w.framework = r.choice<Framework>("framework",
+                                      {{"megatron", Framework::megatron},
+                                       {"deepspeed", Framework::deepspeed},
+                                       {"transformers", Framework::transformers}});
+  }
+  if (r.has("training_precision")) {
+    const auto field = r.member("training_precision");
+    if (field.json().is_string()) {
+      const auto name = field.as_string();
+      const auto preset = training_precision_preset(name);
+      if (!preset) {
+        field.fail("unknown training precision preset (expected one of " +
+                   FieldReader::join(training_precision_presets()) + ")" +
+                   did_you_mean(name, training_precision_presets()));
+      }
+      w.precision = *preset;
+    } else {
+      const auto o = r.object("training_precision");
+      o.reject_unknown({"weights", "gradients", "master_weights", "optimizer_states"});
+      const auto dtype_of = [&](const char* key, DType fallback) {
+        if (!o.has(key)) {
+          return fallback;
+        }
+        const auto name = o.string(key);
+        const auto d = parse_dtype(name);
+        if (!d || element_bits(*d) < 8) {
+          o.member(key).fail("must be fp32, bf16, fp16 or fp8" + did_you_mean(name, dtype_names()));
+        }
+        return *d;
+      };
+      TrainingPrecision p;
+      p.name = "custom";
+      p.weights = dtype_of("weights", p.weights);
+      p.gradients = dtype_of("gradients", p.gradients);
+      p.optimizer_states = dtype_of("optimizer_states", p.optimizer_states);
+      if (o.has("master_weights") && o.member("master_weights").json() == "none") {
+        p.master_weights = std::nullopt;
+      } else {
+        p.master_weights = dtype_of("master_weights", DType::fp32);
+      }
+      w.precision = p;
+    }
+  } else {
+    defaults.push_back("workload.training_precision = mixed: bf16 weights, fp32 gradients, fp32 "
+                       "master weights, fp32 optimizer states (default)");
+  }
+  w.tokens = r.optional_number("tokens", Range::positive(limits::k_max_train_tokens));
+  if (auto h = r.optional_number("deadline_hours", Range::positive(1e6))) {
+    w.deadline = hours(*h);
+  }
+  if (type == WorkloadType::finetune) {
+    w.method = r.choice<FinetuneMethod>("method",
+                                        {{"full", FinetuneMethod::full},
+                                         {"lora", FinetuneMethod::lora},
+                                         {"qlora", FinetuneMethod::qlora}});
+    if (w.method != FinetuneMethod::full) {
+      w.lora_rank = r.optional_integer("lora_rank", Range::between(1, 65536)).value_or(16);
+      if (r.has("lora_targets")) {
+        for (const auto& e : r.array("lora_targets")) {
+          const auto name = e.as_string();
+          const auto& valid = lora_target_names();
+          if (std::find(valid.begin(), valid.end(), name) == valid.end()) {
+            e.fail("unknown LoRA target module" + did_you_mean(name, valid));
+          }
+          w.lora_targets.push_back(name);
+        }
+      } else {
+        w.lora_targets = {"q_proj", "v_proj"};
+        defaults.push_back("workload.lora_targets = [q_proj, v_proj] (PEFT's default for "
+                           "Llama-style models)");
+      }
+    } else if (r.has("lora_rank") || r.has("lora_targets")) {
+      r.member(r.has("lora_rank") ? "lora_rank" : "lora_targets")
+          .fail_plain("only applies to method lora or qlora");
+    }
+  }
+}
+
+void read_constraints(const FieldReader& r, Constraints& c) {
+  r.reject_unknown({"gpus", "vendors", "max_gpus", "max_gpus_per_node", "allow_cross_node_tp"});
+  c.where = r.where();
+  if (r.has("gpus")) {
+    c.gpus = r.string_array("gpus");
+    if (c.gpus.empty()) {
+      r.member("gpus").fail_plain("must list at least one GPU when present");
+    }
+  }
+  if (r.has("vendors")) {
+    for (const auto& e : r.array("vendors")) {
+      c.vendors.push_back(e.as_choice<std::string>({{"nvidia", "nvidia"}, {"amd", "amd"}}));
+    }
+  }
+  c.max_gpus = r.optional_integer("max_gpus", Range{1, 1e6});
+  c.max_gpus_per_node = r.optional_integer("max_gpus_per_node", Range{1, 1024});
+  c.allow_cross_node_tp = r.optional_boolean("allow_cross_node_tp").value_or(false);
+}
+
+void read_deployment(const FieldReader& r, Deployment& d) {
+  r.reject_unknown({"mode",
+                    "horizon_months",
+                    "growth_per_month",
+                    "hours_per_month",
+                    "provider",
+                    "price_kind",
+                    "utilization",
+                    "pue",
+                    "electricity_usd_per_kwh",
+                    "amortization_years",
+                    "operations_share",
+                    "stale_price_days"});
+  if (r.has("mode")) {
+    d.mode = r.choice<DeploymentMode>("mode",
+                                      {{"cloud", DeploymentMode::cloud},
+                                       {"onprem", DeploymentMode::onprem},
+                                       {"on-prem", DeploymentMode::onprem}});
+  }
+  d.horizon_months = r.optional_integer("horizon_months", Range{1, 240}).value_or(d.horizon_months);
+  d.growth_per_month =
+      r.optional_number("growth_per_month", Range{-0.5, 10.0}).value_or(d.growth_per_month);
+  d.hours_per_month =
+      r.optional_number("hours_per_month", Range{0.0, 744.0, true}).value_or(d.hours_per_month);
+  d.provider = r.optional_string("provider");
+  if (r.has("price_kind")) {
+    d.price_kind = r.choice<std::string>(
+        "price_kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
+  }
+  d.utilization = r.optional_number("utilization", Range{0.0, 1.0, true}).value_or(d.utilization);
+  d.pue = r.optional_number("pue", Range{1.0, 5.0}).value_or(d.pue);
+  d.electricity_usd_per_kwh =
+      r.optional_number("electricity_usd_per_kwh", Range::non_negative(10.0))
+          .value_or(d.electricity_usd_per_kwh);
+  d.amortization_years = r.optional_number("amortization_years", Range{0.0, 20.0, true})
+                             .value_or(d.amortization_years);
+  d.operations_share =
+      r.optional_number("operations_share", Range::non_negative(5.0)).value_or(d.operations_share);
+  d.stale_price_days =
+      r.optional_integer("stale_price_days", Range{1, 36500}).value_or(d.stale_price_days);
+}
+
+// The dtype a serving engine computes in when the checkpoint says `t`: vLLM and SGLang serve
+// fp32 checkpoints in fp16 (vLLM --dtype auto).
+DType serving_dtype(DType t, Engine engine) {
+  if (t == DType::fp32 && engine != Engine::transformers) {
+    return DType::fp16;
+  }
+  return element_bits(t) < 16 ? DType::bf16 : t;
+}
+
+void read_precision(const FieldReader& root, Spec& spec) {
+  const ModelArch& m = spec.model;
+  const bool qlora = spec.workload.type == WorkloadType::finetune &&
+                     spec.workload.training.method == FinetuneMethod::qlora;
+  const DType compute = spec.workload.is_training()
+                            ? (m.torch_dtype == DType::fp16 ? DType::fp16 : DType::bf16)
+                            : serving_dtype(m.torch_dtype, spec.workload.inference.engine);
+  // Defaults: the checkpoint as stored.
+  Precision p;
+  p.weights = m.quantization.quantized() ? m.quantization.dtype : compute;
+  if (qlora && !m.quantization.quantized()) {
+    p.weights = DType::nf4;
+  }
+  p.activations = m.quantization.quantized() ? m.quantization.high_precision : compute;
+  p.kv_cache = m.quantization.kv_cache.value_or(p.activations);
+  bool weights_given = false;
+  if (root.has("precision")) {
+    const auto field = root.member("precision");
+    if (field.json().is_string()) {
+      const DType d = read_dtype(field);
+      p.weights = d;
+      p.kv_cache = d;
+      p.activations = element_bits(d) < 16 ? DType::bf16 : d;
+      weights_given = true;
+    } else {
+      const auto r = root.object("precision");
+      r.reject_unknown({"weights", "kv_cache", "activations", "allow"});
+      if (r.has("weights")) {
+        p.weights = read_dtype(r.member("weights"));
+        weights_given = true;
+      }
+      if (r.has("activations")) {
+        p.activations = read_dtype(r.member("activations"));
+        if (element_bits(p.activations) < 8) {
+          r.member("activations").fail("activations must be at least 8-bit");
+        }
+      }
+      if (r.has("kv_cache")) {
+        p.kv_cache = read_dtype(r.member("kv_cache"));
+      } else if (r.has("activations")) {
+        p.kv_cache = p.activations;
+      }
+      if (r.has("allow")) {
+        for (const auto& e : r.array("allow")) {
+          p.allow.push_back(read_dtype(e));
+        }
+      }
+    }
+  } else {
+    spec.defaults.push_back(fmt::format("precision: weights {}, kv_cache {}, activations {} (from "
+                                        "the checkpoint)",
+                                        to_string(p.weights),
+                                        to_string(p.kv_cache),
+                                        to_string(p.activations)));
+  }
+  if (qlora && p.weights != DType::nf4 && p.weights != DType::int4) {
+    root.member("precision").fail_plain("qlora needs 4-bit base weights (nf4)");
+  }
+  spec.precision = p;
+  // How the weights are stored: the checkpoint's own scheme when it matches, else the default
+  // scheme for the requested dtype.
+  if (m.quantization.quantized() && (!weights_given || p.weights == m.quantization.dtype)) {
+    spec.weights = m.quantization;
+  } else {
+    spec.weights = quantization_for(p.weights, p.activations);
+  }
+}
+
+void warn_long_context(Spec& spec) {
+  const long long context = spec.workload.is_training() ? spec.workload.training.seq_len
+                                                        : spec.workload.inference.input_tokens +
+                                                              spec.workload.inference.output_tokens;
+  if (spec.model.max_position > 0 && context > spec.model.max_position) {
+    spec.warnings.push_back(fmt::format("context of {} tokens exceeds the model's "
+                                        "max_position_embeddings ({})",
+                                        context,
+                                        spec.model.max_position));
+  }
+}
+
+} // namespace
+
+Spec parse_spec(const nlohmann::json& json, const std::string& file) {
+  const FieldReader root(json, file);
+  if (!json.is_object()) {
+    root.fail("a spec must be a JSON object");
+  }
+  const fs::path dir = fs::path(file).parent_path();
+  Spec spec;
+  spec.file = file;
+
+  if (!json.contains("model") && looks_like_hf_config(json)) {
+    // A bare Hugging Face config.json: the model is the file, the workload takes defaults.
+    spec.bare_hf_config = true;
+    spec.model = parse_hf_config(json, file);
+    std::error_code ec;
+    if (fs::exists(dir / "hf_quant_config.json", ec) && !spec.model.quantization.quantized()) {
+      const auto q = (dir / "hf_quant_config.json").string();
+      spec.model.quantization =
+          parse_hf_quant_config(detail::load_json_file(q), q, spec.model.torch_dtype);
+    }
+    read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
+    spec.name = spec.model.name;
+    spec.workload.type = WorkloadType::inference;
+    spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
+    spec.defaults.push_back(
+        fmt::format("workload.input_tokens = {}, output_tokens = {} (default for a bare "
+                    "config.json)",
+                    spec.workload.inference.input_tokens,
+                    spec.workload.inference.output_tokens));
+    spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
+    spec.defaults.push_back("workload.engine = vllm (default)");
+    read_precision(root, spec);
+    spec.warnings = spec.model.warnings;
+    warn_long_context(spec);
+    return spec;
+  }
+  if (!json.contains("model")) {
+    root.fail_plain("neither a rightsize spec (no \"model\" field) nor a Hugging Face config.json "
+                    "(no \"model_type\" or \"architectures\")");
+  }
+
+  root.reject_unknown({"schema_version",
+                       "name",
+                       "description",
+                       "model",
+                       "precision",
+                       "workload",
+                       "constraints",
+                       "deployment"});
+  if (root.has("schema_version")) {
+    const auto v = root.integer("schema_version", Range::positive(1e6));
+    if (v != 1) {
+      root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
+    }
+  }
+  spec.name = root.optional_string("name").value_or(fs::path(file).stem().string());
+
+  const auto model_field = root.member("model");
+  if (model_field.json().is_string()) {
+    spec.model = load_model_from_path(model_field, dir);
+  } else if (model_field.json().is_object()) {
+    if (looks_like_hf_config(model_field.json())) {
+      spec.model = parse_hf_config(model_field.json(), file, "/model");
+    } else {
+      spec.model = parse_generic_model(model_field.json(), file, "/model");
+    }
+  } else {
+    model_field.fail("must be a path to a config.json, an inline config object or a generic "
+                     "model description");
+  }
+
+  if (const auto w = root.optional_object("workload")) {
+    spec.workload.type = w->choice<WorkloadType>("type",
+                                                 {{"inference", WorkloadType::inference},
+                                                  {"training", WorkloadType::training},
+                                                  {"finetune", WorkloadType::finetune}});
+    if (spec.workload.type == WorkloadType::inference) {
+      read_inference(*w, spec.workload.inference, spec.defaults);
+    } else {
+      read_training(*w, spec.workload.type, spec.workload.training, spec.defaults);
+    }
+  } else {
+    spec.defaults.push_back("workload absent: inference with default lengths");
+    spec.defaults.push_back(fmt::format("workload.input_tokens = {}, output_tokens = {} (default)",
+                                        spec.workload.inference.input_tokens,
+                                        spec.workload.inference.output_tokens));
+  }
+  read_precision(root, spec);
+  if (const auto c = root.optional_object("constraints")) {
+    read_constraints(*c, spec.constraints);
+  }
+  if (const auto d = root.optional_object("deployment")) {
+    read_deployment(*d, spec.deployment);
+  }
+  spec.warnings = spec.model.warnings;
+  warn_long_context(spec);
+  return spec;
+}
+
+Spec load_spec(const std::string& path) {
+  return parse_spec(detail::load_json_file(path), path);
+}
+
+} // namespace rightsize

@@ -1,0 +1,148 @@
+// The normalized spec as JSON: the data behind `rightsize model --format json` and
+// `rightsize validate --format json`, and the canonical form `check` digests.
+
+#include <rightsize/spec/spec_json.hpp>
+
+namespace rightsize {
+
+namespace {
+
+nlohmann::json optional_seconds_ms(const std::optional<Seconds>& s) {
+  return s ? nlohmann::json(to_ms(*s)) : nlohmann::json(nullptr);
+}
+
+nlohmann::json workload_to_json(const Spec& spec) {
+  const auto& w = spec.workload;
+  nlohmann::json j{{"type", std::string(to_string(w.type))}};
+  if (w.type == WorkloadType::inference) {
+    const auto& i = w.inference;
+    j["input_tokens"] = i.input_tokens;
+    j["output_tokens"] = i.output_tokens;
+    j["concurrency"] = i.concurrency ? nlohmann::json(*i.concurrency) : nlohmann::json(nullptr);
+    j["engine"] = std::string(to_string(i.engine));
+    nlohmann::json t = nlohmann::json::object();
+    if (i.targets.output_tokens_per_s) {
+      t["output_tokens_per_s"] = *i.targets.output_tokens_per_s;
+    }
+    if (i.targets.ttft) {
+      t["ttft_ms"] = optional_seconds_ms(i.targets.ttft);
+    }
+    if (i.targets.tpot) {
+      t["tpot_ms"] = optional_seconds_ms(i.targets.tpot);
+    }
+    if (i.targets.requests_per_s) {
+      t["requests_per_s"] = *i.targets.requests_per_s;
+    }
+    j["targets"] = t;
+  } else {
+    const auto& t = w.training;
+    j["seq_len"] = t.seq_len;
+    j["global_batch"] = t.global_batch;
+    j["micro_batch"] = t.micro_batch;
+    j["optimizer"] = std::string(to_string(t.optimizer));
+    j["zero_stage"] = t.zero_stage;
+    j["recompute"] = std::string(to_string(t.recompute));
+    j["sequence_parallel"] = t.sequence_parallel;
+    j["pipeline_interleave"] = t.pipeline_interleave;
+    j["tokens"] = t.tokens ? nlohmann::json(*t.tokens) : nlohmann::json(nullptr);
+    j["deadline_hours"] =
+        t.deadline ? nlohmann::json(to_hours(*t.deadline)) : nlohmann::json(nullptr);
+    if (w.type == WorkloadType::finetune) {
+      j["method"] = std::string(to_string(t.method));
+      if (t.method != FinetuneMethod::full) {
+        j["lora_rank"] = t.lora_rank;
+        j["lora_targets"] = t.lora_targets;
+      }
+    }
+  }
+  return j;
+}
+
+} // namespace
+
+nlohmann::json model_to_json(const Spec& spec) {
+  const ModelArch& m = spec.model;
+  const auto w = weight_bytes(m, spec.weights);
+  nlohmann::json provenance = nlohmann::json::object();
+  for (const auto& [field, where] : m.provenance) {
+    provenance[field] = where;
+  }
+  nlohmann::json by_dtype = nlohmann::json::object();
+  for (const auto& [dtype, n] : m.safetensors_params_by_dtype) {
+    by_dtype[dtype] = n;
+  }
+  return nlohmann::json{
+      {"schema_version", 1},
+      {"name", m.name},
+      {"family", m.family},
+      {"known_family", m.known_family},
+      {"params_total", m.params_total},
+      {"params_active", m.params_active},
+      {"param_source", m.param_source},
+      {"layers", m.layers},
+      {"hidden_size", m.hidden},
+      {"intermediate_size", m.intermediate},
+      {"heads", m.heads},
+      {"kv_heads", m.kv_heads},
+      {"head_dim", m.head_dim},
+      {"v_head_dim", m.v_head_dim},
+      {"vocab_size", m.vocab},
+      {"max_position_embeddings", m.max_position},
+      {"attention", std::string(to_string(m.attention))},
+      {"kv_lora_rank", m.kv_lora_rank},
+      {"qk_rope_head_dim", m.qk_rope_head_dim},
+      {"gated_mlp", m.gated_mlp},
+      {"tied_embeddings", m.tied_embeddings},
+      {"experts", m.experts},
+      {"experts_active", m.experts_active},
+      {"shared_experts", m.shared_experts},
+      {"moe_intermediate_size", m.moe_intermediate},
+      {"moe_layers", m.moe_layers},
+      {"sliding_window", m.sliding_window},
+      {"sliding_window_layers", m.local_layers},
+      {"dtype", std::string(to_string(m.torch_dtype))},
+      {"weight_dtype", std::string(to_string(spec.precision.weights))},
+      {"weight_bytes", w.total().si()},
+      {"bytes_per_weight", w.total().si() / m.params_total},
+      {"quantization",
+       {{"method", spec.weights.method},
+        {"bits_per_weight", spec.weights.bits_per_weight},
+        {"high_precision_dtype", std::string(to_string(spec.weights.high_precision))},
+        {"attention_quantized", spec.weights.quantized() && spec.weights.attention_quantized},
+        {"mlp_quantized", spec.weights.quantized() && spec.weights.mlp_quantized},
+        {"source", spec.weights.source}}},
+      {"params_breakdown",
+       {{"embedding", m.params.embedding},
+        {"lm_head", m.params.lm_head},
+        {"attention", m.params.attention},
+        {"dense_mlp", m.params.dense_mlp},
+        {"routed_experts", m.params.routed_experts},
+        {"shared_experts", m.params.shared_experts},
+        {"router", m.params.router},
+        {"norms", m.params.norms}}},
+      {"safetensors_bytes",
+       m.safetensors_bytes ? nlohmann::json(m.safetensors_bytes->si()) : nlohmann::json(nullptr)},
+      {"safetensors_elements_by_dtype", by_dtype},
+      {"provenance", provenance},
+      {"warnings", m.warnings},
+  };
+}
+
+nlohmann::json validation_to_json(const Spec& spec) {
+  return nlohmann::json{{"schema_version", 1},
+                        {"valid", true},
+                        {"file", spec.file},
+                        {"name", spec.name},
+                        {"bare_hf_config", spec.bare_hf_config},
+                        {"model", spec.model.name},
+                        {"params_total", spec.model.params_total},
+                        {"precision",
+                         {{"weights", std::string(to_string(spec.precision.weights))},
+                          {"kv_cache", std::string(to_string(spec.precision.kv_cache))},
+                          {"activations", std::string(to_string(spec.precision.activations))}}},
+                        {"workload", workload_to_json(spec)},
+                        {"defaults", spec.defaults},
+                        {"warnings", spec.warnings}};
+}
+
+} // namespace rightsize

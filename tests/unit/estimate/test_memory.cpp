@@ -1,0 +1,247 @@
+#include "fixtures.hpp"
+#include "test_paths.hpp"
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace rightsize;
+using rightsize::test::catalog;
+using rightsize::test::config_path;
+using rightsize::test::constants;
+using rightsize::test::efficiency;
+
+namespace {
+
+Spec spec_of(nlohmann::json body) {
+  if (body["model"].is_string()) {
+    body["model"] = config_path(body["model"].get<std::string>());
+  }
+  return parse_spec(body, "test.json");
+}
+
+Parallelism tp(int n) {
+  Parallelism p;
+  p.tp = n;
+  return p;
+}
+
+// GPT-3 175B as Korthikanti et al. describe it: 4h GELU MLP, dropout, no flash attention.
+Spec gpt3(bool sequence_parallel, const char* recompute = "none") {
+  return spec_of({{"model",
+                   {{"layers", 96},
+                    {"hidden_size", 12288},
+                    {"heads", 96},
+                    {"vocab_size", 51200},
+                    {"intermediate_size", 49152},
+                    {"gated_mlp", false}}},
+                  {"workload",
+                   {{"type", "training"},
+                    {"seq_len", 2048},
+                    {"global_batch", 1536},
+                    {"micro_batch", 1},
+                    {"dropout", true},
+                    {"flash_attention", false},
+                    {"recompute", recompute},
+                    {"sequence_parallel", sequence_parallel}}}});
+}
+
+} // namespace
+
+TEST_CASE("memory: KV cache per token", "[memory]") {
+  // Llama-3.1-8B in bf16: 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 bytes = 128 KiB.
+  const Spec llama = spec_of({{"model", "llama-3.1-8b"}, {"precision", "bf16"}});
+  const auto g1 = kv_cache_geometry(llama, tp(1), constants());
+  CHECK(g1.per_token_global == kib(128));
+  CHECK(g1.per_token_local == bytes(0));
+  // tp 8: one KV head per rank; tp 16 would need to replicate the 8 heads: still one per rank.
+  CHECK(kv_cache_geometry(llama, tp(8), constants()).per_token_global == kib(16));
+  CHECK(kv_cache_geometry(llama, tp(16), constants()).per_token_global == kib(16));
+  // fp8 KV cache halves it, independent of the weights' dtype.
+  const Spec fp8 = spec_of(
+      {{"model", "llama-3.1-8b"}, {"precision", {{"weights", "bf16"}, {"kv_cache", "fp8"}}}});
+  CHECK(kv_cache_geometry(fp8, tp(1), constants()).per_token_global == kib(64));
+  // Paged in vLLM's 16-token blocks: 2049 tokens take 2064 slots.
+  CHECK(g1.per_sequence(2049) == kib(128) * 2064.0);
+  // DeepSeek-V3 MLA: (kv_lora_rank 512 + rope 64) x 61 layers x 2 bytes, the same on every rank.
+  const Spec v3 = spec_of({{"model", "deepseek-v3"}, {"precision", "bf16"}});
+  CHECK(kv_cache_geometry(v3, tp(1), constants()).per_token_global == bytes(576.0 * 61 * 2));
+  CHECK(kv_cache_geometry(v3, tp(8), constants()).per_token_global == bytes(576.0 * 61 * 2));
+  // Mistral-7B v0.1: every layer slides over 4096 tokens: an 8192-token sequence keeps only the
+  // window (plus one block being written).
+  const Spec mistral = spec_of({{"model", "mistral-7b-v0.1"}});
+  const auto gm = kv_cache_geometry(mistral, tp(1), constants());
+  CHECK(gm.per_token_local == kib(128));
+  CHECK(gm.per_sequence(8192) == kib(128) * 4112.0);
+  CHECK(gm.per_sequence(1000) == kib(128) * 1008.0);
+}
+
+TEST_CASE("memory: weights per GPU under tensor and pipeline parallelism", "[memory]") {
+  const Spec llama70 = spec_of({{"model", "llama-3.1-70b"}});
+  const double whole = weight_bytes(llama70.model, llama70.weights).total().si();
+  CHECK(whole == Approx(141.1e9).epsilon(0.001));
+  // tp 8 splits everything but the norms (8 KV heads, one per rank).
+  CHECK(weights_per_gpu(llama70.model, llama70.weights, tp(8)).total().si() ==
+        Approx(whole / 8).epsilon(0.001));
+  // pp 2: half the layers, and the larger of embedding and lm_head.
+  Parallelism pp2;
+  pp2.pp = 2;
+  const auto half = weights_per_gpu(llama70.model, llama70.weights, pp2);
+  CHECK(half.embedding.si() == Approx(128256.0 * 8192 * 2));
+  CHECK(half.total().si() == Approx(whole / 2).epsilon(0.01));
+  // Mixtral with ep 8: each GPU holds one expert per layer whole; attention split by tp.
+  const Spec mixtral = spec_of({{"model", "mixtral-8x7b"}});
+  Parallelism ep8;
+  ep8.tp = 8;
+  ep8.ep = 8;
+  const auto wm = weights_per_gpu(mixtral.model, mixtral.weights, ep8);
+  CHECK(wm.routed_experts.si() ==
+        Approx(weight_bytes(mixtral.model, mixtral.weights).routed_experts.si() / 8));
+}
+
+TEST_CASE("memory: training state bytes per parameter and ZeRO sharding", "[memory]") {
+  const Gpu& h100 = catalog().resolve("H100", "test");
+  // 70B with the default mixed recipe: 2 + 4 + 4 + 8 = 18 bytes per parameter, 1.27 TB before
+  // sharding.
+  const Spec train =
+      spec_of({{"model", "llama-3.1-70b"},
+               {"workload", {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 64}}}});
+  const auto e = estimate_memory(train, h100, Parallelism{}, constants());
+  CHECK(e.bytes_per_param == 18.0);
+  const double state = (e.per_gpu.weights + e.per_gpu.gradients + e.per_gpu.optimizer).si();
+  CHECK(state == Approx(1.27e12).epsilon(0.002));
+  CHECK_FALSE(e.fits);
+  // ZeRO-3 over 8 data-parallel ranks shards all three terms.
+  auto zero3 = train;
+  zero3.workload.training.zero_stage = 3;
+  Parallelism dp8;
+  dp8.dp = 8;
+  const auto z = estimate_memory(zero3, h100, dp8, constants());
+  CHECK((z.per_gpu.weights + z.per_gpu.gradients + z.per_gpu.optimizer).si() ==
+        Approx(1.27e12 / 8).epsilon(0.002));
+  // ZeRO-1 shards only optimizer states (and master weights).
+  auto zero1 = train;
+  zero1.workload.training.zero_stage = 1;
+  const auto z1 = estimate_memory(zero1, h100, dp8, constants());
+  CHECK(z1.per_gpu.weights.si() == Approx(70.55e9 * 2).epsilon(0.002));
+  CHECK(z1.per_gpu.optimizer.si() == Approx(70.55e9 * 12 / 8).epsilon(0.002));
+  // Other recipes and optimizers.
+  CHECK(training_precision_preset("pure-bf16").has_value());
+  auto pure = train;
+  pure.workload.training.precision = *training_precision_preset("pure-bf16");
+  CHECK(estimate_memory(pure, h100, Parallelism{}, constants()).bytes_per_param == 8.0);
+  auto sgd = train;
+  sgd.workload.training.optimizer = Optimizer::sgd;
+  CHECK(estimate_memory(sgd, h100, Parallelism{}, constants()).bytes_per_param == 14.0);
+  auto adam8 = train;
+  adam8.workload.training.optimizer = Optimizer::adam_8bit;
+  CHECK(estimate_memory(adam8, h100, Parallelism{}, constants()).bytes_per_param ==
+        Approx(2.0 + 4.0 + 4.0 + 2.0 * (1.0 + 4.0 / 2048.0))); // w + grad + master + 8-bit m, v
+}
+
+TEST_CASE("memory: Korthikanti activation coefficients", "[memory]") {
+  // GPT-3 without parallelism: s*b*h*34 + 5*a*s^2*b per layer.
+  const auto t1 = training_activations_per_layer(gpt3(false), tp(1));
+  CHECK(t1.per_layer_sbh == 34.0);
+  CHECK(t1.per_layer_s2 == 5.0);
+  const double sbh = 2048.0 * 1 * 12288;
+  const double as2b = 96.0 * 2048 * 2048 * 1;
+  CHECK(t1.per_layer.si() == Approx(sbh * 34 + 5 * as2b));
+  // Tensor parallel 8 without sequence parallelism: sbh*(10 + 24/t) + 5as^2b/t (eq. 2).
+  CHECK(training_activations_per_layer(gpt3(false), tp(8)).per_layer.si() ==
+        Approx(sbh * (10 + 24.0 / 8) + 5 * as2b / 8));
+  // With sequence parallelism everything is divided by t (eq. 4).
+  CHECK(training_activations_per_layer(gpt3(true), tp(8)).per_layer.si() ==
+        Approx(sbh * 34 / 8 + 5 * as2b / 8));
+  // Selective recompute drops the attention s^2 terms (eq. 6); full recompute keeps 2sbh.
+  CHECK(training_activations_per_layer(gpt3(true, "selective"), tp(8)).per_layer.si() ==
+        Approx(sbh * 34 / 8));
+  CHECK(training_activations_per_layer(gpt3(true, "full"), tp(8)).per_layer.si() ==
+        Approx(2 * sbh / 8));
+  // SwiGLU changes the 34: Llama-2-7B (I = 11008) without dropout: 8 replicated + 8 for Q, K, V
+  // and the attention output + 8 * 11008 / 4096 for gate, SiLU(gate), up and their product.
+  const Spec llama =
+      spec_of({{"model", "llama-2-7b"},
+               {"workload", {{"type", "training"}, {"seq_len", 4096}, {"global_batch", 8}}}});
+  CHECK(training_activations_per_layer(llama, tp(1)).per_layer_sbh ==
+        Approx(8.0 + 8.0 + 8.0 * 11008 / 4096));
+  CHECK(training_activations_per_layer(llama, tp(1)).per_layer_s2 == 0.0); // flash attention
+}
+
+TEST_CASE("memory: pipeline stage 1 holds one micro-batch per stage in flight", "[memory]") {
+  const Gpu& h100 = catalog().resolve("H100", "test");
+  Spec s = spec_of({{"model", "llama-3.1-70b"},
+                    {"workload",
+                     {{"type", "training"},
+                      {"seq_len", 4096},
+                      {"global_batch", 64},
+                      {"recompute", "selective"}}}});
+  Parallelism p4;
+  p4.tp = 8;
+  p4.pp = 4;
+  const auto per_layer = training_activations_per_layer(s, p4).per_layer;
+  const auto e = estimate_memory(s, h100, p4, constants());
+  // 20 layers on stage 1, 4 micro-batches in flight.
+  CHECK(e.per_gpu.activations.si() >= (per_layer * 20.0 * 4.0).si());
+  s.workload.training.pipeline_interleave = 2;
+  const auto interleaved = estimate_memory(s, h100, p4, constants());
+  CHECK(interleaved.per_gpu.activations.si() ==
+        Approx((per_layer * 20.0 * 4.0 * (1.0 + 3.0 / 8.0)).si()));
+}
+
+TEST_CASE("memory: inference max batch and longest context are consistent", "[memory]") {
+  const Gpu& l40s = catalog().resolve("L40S", "test");
+  const Spec s = spec_of(
+      {{"model", "llama-3.1-8b"},
+       {"workload", {{"type", "inference"}, {"input_tokens", 2048}, {"output_tokens", 512}}}});
+  const auto e = estimate_memory(s, l40s, Parallelism{}, constants());
+  REQUIRE(e.max_batch > 0);
+  CHECK(e.batch == e.max_batch); // no concurrency: the largest batch that fits
+  CHECK(e.fits);
+  CHECK(estimate_memory(s, l40s, Parallelism{}, constants(), e.max_batch).fits);
+  CHECK_FALSE(estimate_memory(s, l40s, Parallelism{}, constants(), e.max_batch + 1).fits);
+  // vLLM uses 90% of the usable 46068 MiB.
+  CHECK(e.budget.si() == Approx(mib(46068).si() * 0.9));
+  // The pool holds max_batch sequences, and max_context tokens of one sequence.
+  CHECK(e.kv_pool >= e.kv_per_sequence * static_cast<double>(e.max_batch));
+  CHECK(e.max_context > 2560);
+  // Does not fit on a T4 (16 GB) in bf16.
+  const auto t4 = estimate_memory(s, catalog().resolve("T4", "test"), Parallelism{}, constants());
+  CHECK_FALSE(t4.fits);
+  CHECK(t4.max_batch == 0);
+}
+
+TEST_CASE("memory: LoRA trains adapters only, QLoRA stores the base in nf4", "[memory]") {
+  const Gpu& a10g = catalog().resolve("A10G", "test");
+  const Spec lora = spec_of({{"model", "llama-2-7b"},
+                             {"workload",
+                              {{"type", "finetune"},
+                               {"method", "lora"},
+                               {"lora_rank", 16},
+                               {"lora_targets", {"q_proj", "v_proj"}},
+                               {"seq_len", 512}}}});
+  const auto e = estimate_memory(lora, a10g, Parallelism{}, constants());
+  // r * (in + out) for q and v in 32 layers: 16 * (4096 + 4096) * 2 * 32 = 8.4M.
+  CHECK(e.trainable_params == Approx(16.0 * 8192 * 2 * 32));
+  CHECK(e.per_gpu.optimizer.si() == Approx(e.trainable_params * 8));
+  CHECK(e.per_gpu.weights.si() == Approx(13.48e9 + e.trainable_params * 4).epsilon(0.002));
+  Spec qlora = lora;
+  qlora = spec_of({{"model", "llama-2-7b"},
+                   {"workload", {{"type", "finetune"}, {"method", "qlora"}, {"seq_len", 512}}}});
+  const auto q = estimate_memory(qlora, a10g, Parallelism{}, constants());
+  // nf4 linear layers with double-quantized constants, bf16 embeddings and norms.
+  CHECK(q.per_gpu.weights.si() < 4.2e9);
+  CHECK(q.per_gpu.weights.si() > 3.6e9);
+}
+
+TEST_CASE("memory: constants can be overridden, unknown names are errors", "[memory]") {
+  Constants c = constants();
+  c.set("cuda_context_mib", 600, "--assume cuda_context_mib=600");
+  CHECK(c.get("cuda_context_mib") == 600);
+  CHECK_THROWS_WITH(c.set("cuda_contxt_mib", 1, "--assume"),
+                    "--assume: unknown constant \"cuda_contxt_mib\" (did you mean "
+                    "\"cuda_context_mib\"?)");
+}

@@ -1,0 +1,249 @@
+#include "test_paths.hpp"
+
+#include <rightsize/core/error.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+using namespace rightsize;
+using rightsize::test::config_path;
+using rightsize::test::ScratchDir;
+
+namespace {
+
+// A spec file beside a copy of the Llama-3.1-8B config, so relative paths resolve.
+std::string write_spec(const ScratchDir& dir, const std::string& body) {
+  std::ifstream in(config_path("llama-3.1-8b"));
+  std::stringstream config;
+  config << in.rdbuf();
+  dir.write("models/llama/config.json", config.str());
+  return dir.write("spec.json", body);
+}
+
+std::string spec_error(const std::string& body) {
+  ScratchDir dir;
+  const auto path = write_spec(dir, body);
+  try {
+    load_spec(path);
+  } catch (const InputError& e) {
+    // Make the message independent of the scratch directory.
+    std::string m = e.what();
+    const auto pos = m.find(path);
+    return pos == std::string::npos ? m : m.replace(pos, path.size(), "spec.json");
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST_CASE("spec: the design's example spec", "[spec]") {
+  ScratchDir dir;
+  const auto path = write_spec(dir, R"({
+    "name": "llama-3.1-8b-chat",
+    "model": "models/llama/config.json",
+    "precision": {"weights": "bf16", "kv_cache": "fp8", "activations": "bf16"},
+    "workload": {"type": "inference", "input_tokens": 2048, "output_tokens": 512, "concurrency": 32,
+                 "targets": {"output_tokens_per_s": 5000, "ttft_ms": 1000, "tpot_ms": 50,
+                             "requests_per_s": 4}},
+    "deployment": {"mode": "cloud", "horizon_months": 24, "growth_per_month": 0.05}
+  })");
+  const Spec s = load_spec(path);
+  CHECK(s.name == "llama-3.1-8b-chat");
+  CHECK_FALSE(s.bare_hf_config);
+  CHECK(s.model.params_total == Approx(8.03e9).epsilon(0.001));
+  CHECK(s.precision.weights == DType::bf16);
+  CHECK(s.precision.kv_cache == DType::fp8);
+  CHECK(s.workload.type == WorkloadType::inference);
+  const auto& i = s.workload.inference;
+  CHECK(i.input_tokens == 2048);
+  CHECK(i.output_tokens == 512);
+  CHECK(i.concurrency == 32);
+  CHECK(i.engine == Engine::vllm);
+  CHECK(to_ms(*i.targets.ttft) == Approx(1000));
+  CHECK(to_ms(*i.targets.tpot) == Approx(50));
+  CHECK(*i.targets.requests_per_s == 4);
+  CHECK(*i.targets.output_tokens_per_s == 5000);
+  CHECK(s.deployment.horizon_months == 24);
+  CHECK(s.deployment.growth_per_month == Approx(0.05));
+}
+
+TEST_CASE("spec: a bare config.json takes documented defaults", "[spec]") {
+  const Spec s = load_spec(config_path("llama-3.1-8b"));
+  CHECK(s.bare_hf_config);
+  CHECK(s.workload.type == WorkloadType::inference);
+  CHECK(s.workload.inference.input_tokens == 4096);
+  CHECK(s.workload.inference.output_tokens == 1024);
+  CHECK_FALSE(s.workload.inference.concurrency.has_value());
+  CHECK(s.precision.weights == DType::bf16); // torch_dtype
+  CHECK(s.precision.kv_cache == DType::bf16);
+  CHECK_FALSE(s.workload.inference.targets.ttft.has_value()); // targets are never invented
+  CHECK_FALSE(s.defaults.empty());
+  // vLLM serves fp32 checkpoints in fp16.
+  CHECK(load_spec(config_path("gpt-j-6b")).precision.weights == DType::fp16);
+}
+
+TEST_CASE("spec: precision as one string, inline config and generic model", "[spec]") {
+  ScratchDir dir;
+  auto s = load_spec(write_spec(dir, R"({"model": "models/llama", "precision": "fp8"})"));
+  CHECK(s.precision.weights == DType::fp8);
+  CHECK(s.precision.kv_cache == DType::fp8);
+  CHECK(s.precision.activations == DType::bf16);
+  CHECK(s.weights.method == "fp8");
+
+  s = load_spec(write_spec(dir, R"({"model": {"model_type": "llama", "hidden_size": 4096,
+      "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+      "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "bfloat16"}})"));
+  CHECK(s.model.params_total == Approx(8.03e9).epsilon(0.001));
+
+  s = load_spec(write_spec(dir, R"({"model": {"params": 13e9, "layers": 40, "hidden_size": 5120,
+      "heads": 40, "vocab_size": 32000, "intermediate_size": 13824}})"));
+  CHECK(s.model.params_total == 13e9);
+  CHECK(s.model.param_source == "spec");
+  CHECK(s.model.family == "generic");
+  CHECK(s.model.kv_heads == 40);
+}
+
+TEST_CASE("spec: training and fine-tuning workloads", "[spec]") {
+  ScratchDir dir;
+  auto s = load_spec(write_spec(dir, R"({"model": "models/llama", "workload": {"type": "training",
+      "seq_len": 8192, "global_batch": 512, "micro_batch": 1, "optimizer": "adamw",
+      "zero_stage": 1, "recompute": "selective", "tokens": 1e12, "deadline_hours": 720}})"));
+  CHECK(s.workload.type == WorkloadType::training);
+  CHECK(s.workload.training.seq_len == 8192);
+  CHECK(s.workload.training.zero_stage == 1);
+  CHECK(*s.workload.training.tokens == 1e12);
+  CHECK(to_hours(*s.workload.training.deadline) == Approx(720));
+
+  s = load_spec(write_spec(dir, R"({"model": "models/llama", "workload": {"type": "finetune",
+      "method": "qlora", "lora_rank": 64, "lora_targets": ["q_proj", "v_proj", "down_proj"],
+      "seq_len": 2048, "micro_batch": 4}})"));
+  CHECK(s.workload.training.method == FinetuneMethod::qlora);
+  CHECK(s.precision.weights == DType::nf4); // QLoRA's base weights
+  CHECK(s.weights.method == "bitsandbytes");
+  CHECK(s.workload.training.global_batch == 4);
+  CHECK(s.workload.training.lora_targets.size() == 3);
+}
+
+TEST_CASE("spec: bad input is one InputError naming file, field and value", "[spec]") {
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+        "concurrency": 0}})") ==
+        "spec.json:/workload/concurrency: must be between 1 and 1e+06, got 0");
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inferense"}})") ==
+        "spec.json:/workload/type: must be one of inference, training, finetune (did you mean "
+        "\"inference\"?), got \"inferense\"");
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+        "input_tokens": 1e30}})") ==
+        "spec.json:/workload/input_tokens: must be an integer, got 1e+30");
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+        "input_tokens": -5}})") ==
+        "spec.json:/workload/input_tokens: must be between 1 and 1e+07, got -5");
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+        "targets": {"ttft_ms": "fast"}}})") ==
+        "spec.json:/workload/targets/ttft_ms: must be a number, got \"fast\"");
+  CHECK(spec_error(R"({"model": "models/llama", "precison": "bf16"})") ==
+        "spec.json:/precison: unknown field \"precison\" (did you mean \"precision\"?)");
+  CHECK(
+      spec_error(R"({"model": "models/llama", "precision": "bf17"})") ==
+      "spec.json:/precision: unknown precision (expected one of fp32, bf16, fp16, fp8, int8, int4, "
+      "nf4, fp4, mxfp4) (did you mean \"bf16\"?), got \"bf17\"");
+  CHECK(spec_error(R"({"name": "x"})") ==
+        "spec.json:/: neither a rightsize spec (no \"model\" field) nor a Hugging Face config.json "
+        "(no \"model_type\" or \"architectures\")");
+  CHECK_THAT(spec_error(R"({"model": "models/missing/config.json"})"),
+             Catch::StartsWith("spec.json:/model: model path does not exist"));
+  CHECK(spec_error(R"({"model": 42})") ==
+        "spec.json:/model: must be a path to a config.json, an inline config object or a generic "
+        "model description, got 42");
+  CHECK(spec_error(
+            R"({"model": "models/llama", "workload": {"type": "training", "seq_len": 4096}})") ==
+        "spec.json:/workload/global_batch: required field is missing");
+  CHECK(
+      spec_error(R"({"model": "models/llama", "workload": {"type": "finetune", "method": "lora",
+        "seq_len": 512, "lora_targets": ["q_projj"]}})") ==
+      "spec.json:/workload/lora_targets/0: unknown LoRA target module (did you mean \"q_proj\"?), "
+      "got \"q_projj\"");
+  CHECK(spec_error(R"({"model": "models/llama", "schema_version": 2})") ==
+        "spec.json:/schema_version: unsupported schema version (this rightsize reads 1), got 2");
+  CHECK(spec_error(R"({"model": "models/llama", "deployment": {"pue": 0.5}})") ==
+        "spec.json:/deployment/pue: must be between 1 and 5, got 0.5");
+  CHECK(
+      spec_error(R"({"model": {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "num_key_value_heads": 5, "intermediate_size": 14336,
+        "vocab_size": 32000}})") ==
+      "spec.json:/model/num_key_value_heads: must divide num_attention_heads (32), got 5");
+  CHECK(spec_error(R"({"model": {"model_type": "llama", "hidden_size": 0, "num_hidden_layers": 32,
+        "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000}})") ==
+        "spec.json:/model/hidden_size: must be > 0 and <= 1e+07, got 0");
+  CHECK(spec_error(R"({"model": {"model_type": "llama", "num_hidden_layers": 32,
+        "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000}})") ==
+        "spec.json:/model/hidden_size: required field is missing");
+  CHECK(spec_error(R"({"model": {"layers": 2, "hidden_size": 64, "heads": 4, "vocab_size": 100,
+        "hiden": 3}})") ==
+        "spec.json:/model/hiden: unknown field \"hiden\" (did you mean \"hidden_size\"?)");
+}
+
+TEST_CASE("spec: unreadable and malformed files", "[spec]") {
+  ScratchDir dir;
+  CHECK_THROWS_WITH(load_spec(dir.write("empty.json", "")),
+                    Catch::EndsWith("empty.json: file is empty, expected a JSON object"));
+  CHECK_THROWS_WITH(load_spec(dir.path()),
+                    Catch::EndsWith(": is a directory, expected a JSON file"));
+  CHECK_THROWS_WITH(load_spec(dir.write("bin.json", std::string("\x89PNG\r\n\x1a\n\0\0", 10))),
+                    Catch::Contains("bin.json:1:1: not a JSON text file"));
+  CHECK_THROWS_WITH(load_spec(dir.write("bad.json", "{\n  \"model\": \"x\",\n}")),
+                    Catch::Contains("bad.json:3:1: invalid JSON"));
+  CHECK_THROWS_WITH(load_spec(dir.path() + "/nope.json"),
+                    Catch::EndsWith("nope.json: cannot read file: no such file or directory"));
+  CHECK_THROWS_WITH(load_spec(dir.write("arr.json", "[1, 2]")),
+                    Catch::EndsWith("arr.json:/: a spec must be a JSON object, got an array"));
+}
+
+TEST_CASE("spec: unknown model_type with standard fields works with a warning", "[spec]") {
+  ScratchDir dir;
+  const auto s = load_spec(dir.write("config.json", R"({"model_type": "mylama", "hidden_size": 1024,
+      "num_hidden_layers": 4, "num_attention_heads": 8, "intermediate_size": 2816,
+      "vocab_size": 32000, "torch_dtype": "bfloat16", "tie_word_embeddings": false})"));
+  CHECK_FALSE(s.model.known_family);
+  REQUIRE_FALSE(s.warnings.empty());
+  CHECK_THAT(s.warnings.front(),
+             Catch::Contains("model_type \"mylama\" is not one rightsize knows"));
+  CHECK_THROWS_WITH(load_spec(dir.write("c2.json", R"({"model_type": "weird", "foo": 1})")),
+                    Catch::EndsWith("c2.json:/hidden_size: required field is missing"));
+}
+
+TEST_CASE("spec: quantization configs", "[spec]") {
+  ScratchDir dir;
+  const auto with_quant = [&](const std::string& q) {
+    return load_spec(dir.write("q/config.json", R"({"model_type": "llama", "hidden_size": 4096,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "float16",
+        "quantization_config": )" + q + "}"));
+  };
+  auto s = with_quant(R"({"quant_method": "gptq", "bits": 4, "group_size": 128})");
+  CHECK(s.weights.bits_per_weight == Approx(4.0 + 20.0 / 128.0));
+  s = with_quant(R"({"quant_method": "bitsandbytes", "load_in_4bit": true,
+                     "bnb_4bit_quant_type": "nf4", "bnb_4bit_use_double_quant": false})");
+  CHECK(s.weights.bits_per_weight == Approx(4.5));
+  CHECK(s.precision.weights == DType::nf4);
+  s = with_quant(R"({"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+      "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+      "targets": ["Linear"]}}, "ignore": ["lm_head"]})");
+  CHECK(s.weights.method == "nvfp4");
+  CHECK(s.weights.bits_per_weight == Approx(4.5));
+  CHECK_THROWS_WITH(with_quant(R"({"quant_method": "gptqq", "bits": 4})"),
+                    Catch::Contains("/quantization_config/quant_method: unsupported quantization "
+                                    "method"));
+
+  // A ModelOpt export: hf_quant_config.json beside config.json.
+  dir.write("mo/hf_quant_config.json", R"({"producer": {"name": "modelopt"}, "quantization":
+      {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16,
+       "exclude_modules": ["lm_head"]}})");
+  const auto mo =
+      load_spec(dir.write("mo/config.json", R"({"model_type": "llama", "hidden_size": 4096,
+        "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+        "intermediate_size": 14336, "vocab_size": 128256, "torch_dtype": "bfloat16"})"));
+  CHECK(mo.weights.method == "nvfp4");
+  CHECK(mo.precision.weights == DType::fp4);
+  CHECK(mo.precision.kv_cache == DType::fp8);
+}
