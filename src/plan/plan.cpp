@@ -40,6 +40,13 @@ struct Miss {
   std::string reason;
   std::string fix;
   double distance = 1e300;
+
+  // Keeps `other` when it came closer.
+  void consider(Miss other) {
+    if (other.distance < distance) {
+      *this = std::move(other);
+    }
+  }
 };
 
 struct Search {
@@ -294,305 +301,437 @@ Evaluated evaluate(const Search& S,
   return e;
 }
 
+// What the replica search must meet, read once from the spec.
+struct ServingGoal {
+  Targets targets;
+  std::optional<long long> concurrency; // total concurrent requests; none: offline (batch) serving
+  long long max_gpus = 0;
+};
+
+ServingGoal serving_goal(const Spec& s) {
+  const auto& inf = s.workload.inference;
+  return {{inf.targets.ttft,
+           inf.targets.tpot,
+           inf.targets.requests_per_s,
+           inf.targets.output_tokens_per_s},
+          inf.concurrency,
+          s.constraints.max_gpus.value_or(1'000'000)};
+}
+
+// The layouts to try on one GPU, narrowest first: every tensor-parallel size, expert parallelism
+// across the TP group when the experts divide, and pipeline stages only at the widest TP size.
+std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
+  std::vector<Parallelism> out;
+  for (const int tp : tps) {
+    for (const int pp : {1, 2, 4}) {
+      if (pp > 1 && tp < tps.back()) {
+        continue;
+      }
+      std::vector<int> eps{1};
+      if (spec.model.is_moe() && tp > 1 && spec.model.experts % tp == 0) {
+        eps.push_back(tp);
+      }
+      for (const int ep : eps) {
+        Parallelism p;
+        p.tp = tp;
+        p.pp = pp;
+        p.ep = ep;
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+Miss memory_miss(const Evaluated& probe, const Parallelism& p) {
+  const int per_replica = p.tp * p.pp;
+  const Bytes need = probe.memory.per_gpu.total() - probe.memory.per_gpu.kv_cache;
+  return {"memory_capacity",
+          fmt::format("needs {} per GPU at {} GPU{} (TP={}{}), has {}",
+                      format_bytes(need),
+                      per_replica,
+                      per_replica > 1 ? "s" : "",
+                      p.tp,
+                      p.pp > 1 ? fmt::format(", PP={}", p.pp) : "",
+                      format_bytes(probe.memory.budget)),
+          "",
+          need / probe.memory.budget};
+}
+
+// One layout at one replica count: the evaluation, and which target it misses.
+struct Attempt {
+  Evaluated result;
+  std::string code;    // empty when every target holds; else latency_target or throughput_target
+  double distance = 0; // achieved / target of the missed constraint
+};
+
+// Offline serving: the largest batch per replica that meets the latency targets (all that fits,
+// or less, found by bisection).
+long long largest_batch_meeting_latency(const Search& S,
+                                        const Spec& spec,
+                                        const Gpu& g,
+                                        const Parallelism& p,
+                                        const Evaluated& probe,
+                                        const Targets& t,
+                                        int replicas) {
+  long long lo = 1;
+  long long hi = probe.memory.max_batch;
+  if ((t.ttft || t.tpot) && latency_ratio(t, evaluate(S, spec, g, p, hi, replicas).perf) > 1.0) {
+    while (hi - lo > 1) {
+      const long long mid = lo + (hi - lo) / 2;
+      (latency_ratio(t, evaluate(S, spec, g, p, mid, replicas).perf) <= 1.0 ? lo : hi) = mid;
+    }
+    hi = lo;
+  }
+  return hi;
+}
+
+// Per replica the concurrency is the spec's total divided among replicas, or (offline) the
+// largest batch that meets the latency targets.
+Attempt attempt_replicas(const Search& S,
+                         const Spec& spec,
+                         const Gpu& g,
+                         const Parallelism& p,
+                         const Evaluated& probe,
+                         const ServingGoal& goal,
+                         int replicas) {
+  const Targets& t = goal.targets;
+  const long long batch = goal.concurrency
+                              ? (*goal.concurrency + replicas - 1) / replicas
+                              : largest_batch_meeting_latency(S, spec, g, p, probe, t, replicas);
+  Attempt a{evaluate(S, spec, g, p, batch, replicas), "", 0.0};
+  const double lat = latency_ratio(t, a.result.perf);
+  if (lat > 1.0) {
+    a.code = "latency_target";
+    a.distance = lat;
+    return a;
+  }
+  double thr = 0.0;
+  if (t.rps) {
+    thr = std::max(thr, *t.rps / std::max(1e-12, a.result.perf.requests_per_s));
+  }
+  if (t.tokens) {
+    thr = std::max(thr, *t.tokens / std::max(1e-12, a.result.perf.output_tokens_per_s));
+  }
+  if (thr > 1.0) {
+    a.code = "throughput_target";
+    a.distance = thr;
+  }
+  return a;
+}
+
+// The fewest replicas of one layout that meet every target, or the most tried and why they miss.
+struct ReplicaSearch {
+  bool found = false;
+  int replicas = 0;
+  Evaluated best;   // found: the evaluation at `replicas`
+  std::string code; // not found: the target missed, as in Attempt
+  double distance = 0;
+};
+
+// Offline: each replica runs its own largest batch that meets the latency targets, independent of
+// how many replicas there are, so throughput adds up and one evaluation decides.
+ReplicaSearch offline_replicas(const Search& S,
+                               const Spec& spec,
+                               const Gpu& g,
+                               const Parallelism& p,
+                               const Evaluated& probe,
+                               const ServingGoal& goal,
+                               int max_replicas) {
+  const Attempt one = attempt_replicas(S, spec, g, p, probe, goal, 1);
+  ReplicaSearch r{one.code.empty(), 1, one.result, one.code, one.distance};
+  if (!r.found && one.code == "throughput_target") {
+    r.replicas = static_cast<int>(std::ceil(one.distance - 1e-9));
+    if (r.replicas <= max_replicas) {
+      r.best.perf.requests_per_s *= r.replicas;
+      r.best.perf.output_tokens_per_s *= r.replicas;
+      r.best.perf.prefill_tokens_per_s *= r.replicas;
+      r.found = true;
+    }
+  }
+  if (!r.found) {
+    r.replicas = std::min(r.replicas, max_replicas);
+  }
+  return r;
+}
+
+// Online: replicas share the concurrency, so more replicas lower each one's batch. Double until
+// every target holds, then bisect down to the fewest.
+ReplicaSearch online_replicas(const Search& S,
+                              const Spec& spec,
+                              const Gpu& g,
+                              const Parallelism& p,
+                              const Evaluated& probe,
+                              const ServingGoal& goal,
+                              int max_replicas) {
+  int lo = 0; // misses
+  int hi = 1;
+  Attempt last;
+  bool found = false;
+  while (hi <= max_replicas) {
+    last = attempt_replicas(S, spec, g, p, probe, goal, hi);
+    if (last.code.empty()) {
+      found = true;
+      break;
+    }
+    lo = hi;
+    hi = hi * 2;
+  }
+  if (!found) {
+    return {false, std::min(hi, max_replicas), last.result, last.code, last.distance};
+  }
+  ReplicaSearch r{true, hi, last.result, "", 0.0};
+  while (r.replicas - lo > 1) {
+    const int mid = lo + (r.replicas - lo) / 2;
+    Attempt a = attempt_replicas(S, spec, g, p, probe, goal, mid);
+    if (a.code.empty()) {
+      r.replicas = mid;
+      r.best = std::move(a.result);
+    } else {
+      lo = mid;
+    }
+  }
+  return r;
+}
+
+Miss target_miss(const ReplicaSearch& r, const Parallelism& p) {
+  return {r.code,
+          r.code == "latency_target"
+              ? fmt::format("misses the latency target by {:.0f}% even at TP={}",
+                            100.0 * (r.distance - 1.0),
+                            p.tp)
+              : fmt::format("reaches {:.0f}% of the throughput target with {} GPUs",
+                            100.0 / r.distance,
+                            r.replicas * p.tp * p.pp),
+          "",
+          r.distance};
+}
+
+Candidate
+serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec, const ReplicaSearch& r) {
+  Candidate c;
+  c.gpu = &g;
+  c.layout = p;
+  c.replicas = r.replicas;
+  c.spec = spec;
+  c.memory = r.best.memory;
+  c.inference = r.best.perf;
+  return c;
+}
+
+// Load headroom: how far demand may grow before these replicas stop meeting targets (1 when no
+// target bounds it).
+double load_headroom(const ServingGoal& goal, const ReplicaSearch& r) {
+  const Targets& t = goal.targets;
+  double headroom = 1e9;
+  if (t.rps) {
+    headroom = std::min(headroom, r.best.perf.requests_per_s / *t.rps);
+  }
+  if (t.tokens) {
+    headroom = std::min(headroom, r.best.perf.output_tokens_per_s / *t.tokens);
+  }
+  if (goal.concurrency) {
+    headroom = std::min(headroom,
+                        static_cast<double>(r.best.memory.max_batch * r.replicas) /
+                            static_cast<double>(*goal.concurrency));
+  }
+  return headroom > 1e8 ? 1.0 : headroom;
+}
+
+// $ per million output tokens at the planned load and with every replica running full.
+void price_per_token(const Search& S, Candidate& c) {
+  if (c.cost.price_label.empty() || c.inference->output_tokens_per_s <= 0) {
+    return;
+  }
+  c.cost.usd_per_million_output_tokens =
+      c.cost.per_hour.si() / (c.inference->output_tokens_per_s * 3600.0) * 1e6;
+  const Evaluated full = evaluate(S, c.spec, *c.gpu, c.layout, std::nullopt, c.replicas);
+  if (full.perf.output_tokens_per_s > 0) {
+    c.cost.usd_per_million_at_full_load =
+        c.cost.per_hour.si() / (full.perf.output_tokens_per_s * 3600.0) * 1e6;
+  }
+}
+
+// For each precision and layout: fit probe (one request, one replica) → replica search → cost →
+// candidate. Layouts that fail leave the closest miss, to explain a rejection.
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
-  const auto& inf = S.spec.workload.inference;
-  Targets t{inf.targets.ttft,
-            inf.targets.tpot,
-            inf.targets.requests_per_s,
-            inf.targets.output_tokens_per_s};
-  const auto consider_miss =
-      [&](const char* code, std::string reason, std::string fix, double distance) {
-        if (distance < miss.distance) {
-          miss = {code, std::move(reason), std::move(fix), distance};
-        }
-      };
-  const long long max_gpus = S.spec.constraints.max_gpus.value_or(1'000'000);
+  const ServingGoal goal = serving_goal(S.spec);
   for (const Spec& spec : precision_variants(S.spec)) {
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
-    for (const int tp : tps) {
-      for (const int pp : {1, 2, 4}) {
-        // Pipeline stages only when the widest tensor-parallel layout does not fit: they add GPUs
-        // and latency, never speed, to a replica.
-        if (pp > 1 && (tp < tps.back() || widest_fits)) {
-          continue;
-        }
-        std::vector<int> eps{1};
-        if (spec.model.is_moe() && tp > 1 && spec.model.experts % tp == 0) {
-          eps.push_back(tp);
-        }
-        for (const int ep : eps) {
-          Parallelism p;
-          p.tp = tp;
-          p.pp = pp;
-          p.ep = ep;
-          const int per_replica = tp * pp;
-          if (per_replica > max_gpus) {
-            continue;
-          }
-          const Evaluated probe = evaluate(S, spec, g, p, 1, 1);
-          if (tp == tps.back() && pp == 1 && probe.memory.max_batch >= 1) {
-            widest_fits = true;
-          }
-          if (probe.memory.max_batch < 1) {
-            const Bytes need = probe.memory.per_gpu.total() - probe.memory.per_gpu.kv_cache;
-            consider_miss("memory_capacity",
-                          fmt::format("needs {} per GPU at {} GPU{} (TP={}{}), has {}",
-                                      format_bytes(need),
-                                      per_replica,
-                                      per_replica > 1 ? "s" : "",
-                                      tp,
-                                      pp > 1 ? fmt::format(", PP={}", pp) : "",
-                                      format_bytes(probe.memory.budget)),
-                          "",
-                          need / probe.memory.budget);
-            continue;
-          }
-          // Replicas: the fewest that meet every target. Per replica the concurrency is the
-          // spec's total divided among replicas, or (offline) the largest batch that meets the
-          // latency targets.
-          const int max_replicas =
-              static_cast<int>(std::min<long long>(k_max_replicas, max_gpus / per_replica));
-          const auto try_replicas = [&](int r, Evaluated& out, std::string& code, double& dist) {
-            std::optional<long long> batch;
-            if (inf.concurrency) {
-              batch = (*inf.concurrency + r - 1) / r;
-            } else {
-              long long lo = 1;
-              long long hi = probe.memory.max_batch;
-              if ((t.ttft || t.tpot) &&
-                  latency_ratio(t, evaluate(S, spec, g, p, hi, r).perf) > 1.0) {
-                while (hi - lo > 1) {
-                  const long long mid = lo + (hi - lo) / 2;
-                  (latency_ratio(t, evaluate(S, spec, g, p, mid, r).perf) <= 1.0 ? lo : hi) = mid;
-                }
-                hi = lo;
-              }
-              batch = hi;
-            }
-            out = evaluate(S, spec, g, p, batch, r);
-            const double lat = latency_ratio(t, out.perf);
-            if (lat > 1.0) {
-              code = "latency_target";
-              dist = lat;
-              return false;
-            }
-            double thr = 0.0;
-            if (t.rps) {
-              thr = std::max(thr, *t.rps / std::max(1e-12, out.perf.requests_per_s));
-            }
-            if (t.tokens) {
-              thr = std::max(thr, *t.tokens / std::max(1e-12, out.perf.output_tokens_per_s));
-            }
-            if (thr > 1.0) {
-              code = "throughput_target";
-              dist = thr;
-              return false;
-            }
-            code.clear();
-            return true;
-          };
-          int lo = 0; // fails
-          int hi = 1;
-          Evaluated best;
-          std::string code;
-          double dist = 0;
-          bool ok = false;
-          if (!inf.concurrency) {
-            // Offline: each replica runs its own largest batch that meets the latency targets,
-            // independent of how many replicas there are; throughput adds up.
-            ok = try_replicas(1, best, code, dist);
-            if (!ok && code == "throughput_target") {
-              hi = static_cast<int>(std::ceil(dist - 1e-9));
-              if (hi <= max_replicas) {
-                best.perf.requests_per_s *= hi;
-                best.perf.output_tokens_per_s *= hi;
-                best.perf.prefill_tokens_per_s *= hi;
-                ok = true;
-              }
-            }
-            lo = hi - 1;
-          } else {
-            while (hi <= max_replicas) {
-              Evaluated e;
-              if (try_replicas(hi, e, code, dist)) {
-                ok = true;
-                best = e;
-                break;
-              }
-              lo = hi;
-              hi = hi * 2;
-            }
-          }
-          if (!ok) {
-            const int tried = std::min(hi, max_replicas);
-            consider_miss(code.c_str(),
-                          code == "latency_target"
-                              ? fmt::format("misses the latency target by {:.0f}% even at TP={}",
-                                            100.0 * (dist - 1.0),
-                                            tp)
-                              : fmt::format("reaches {:.0f}% of the throughput target with {} GPUs",
-                                            100.0 / dist,
-                                            tried * per_replica),
-                          "",
-                          dist);
-            continue;
-          }
-          while (hi - lo > 1) {
-            const int mid = lo + (hi - lo) / 2;
-            Evaluated e;
-            if (try_replicas(mid, e, code, dist)) {
-              hi = mid;
-              best = e;
-            } else {
-              lo = mid;
-            }
-          }
-          Candidate c;
-          c.gpu = &g;
-          c.layout = p;
-          c.replicas = hi;
-          c.spec = spec;
-          c.memory = best.memory;
-          c.inference = best.perf;
-          // Load headroom: how far demand may grow before these replicas stop meeting targets.
-          double headroom = 1e9;
-          if (t.rps) {
-            headroom = std::min(headroom, best.perf.requests_per_s / *t.rps);
-          }
-          if (t.tokens) {
-            headroom = std::min(headroom, best.perf.output_tokens_per_s / *t.tokens);
-          }
-          if (inf.concurrency) {
-            headroom = std::min(headroom,
-                                static_cast<double>(best.memory.max_batch * hi) /
-                                    static_cast<double>(*inf.concurrency));
-          }
-          if (headroom > 1e8) {
-            headroom = 1.0;
-          }
-          std::string why;
-          if (!cost_inference(S, c, std::max(1.0, headroom), why)) {
-            consider_miss("no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299);
-            continue;
-          }
-          if (!c.cost.price_label.empty() && best.perf.output_tokens_per_s > 0) {
-            c.cost.usd_per_million_output_tokens =
-                c.cost.per_hour.si() / (best.perf.output_tokens_per_s * 3600.0) * 1e6;
-            const Evaluated full = evaluate(S, spec, g, p, std::nullopt, hi);
-            if (full.perf.output_tokens_per_s > 0) {
-              c.cost.usd_per_million_at_full_load =
-                  c.cost.per_hour.si() / (full.perf.output_tokens_per_s * 3600.0) * 1e6;
-            }
-          }
-          found.push_back(std::move(c));
-        }
+    for (const Parallelism& p : inference_layouts(spec, tps)) {
+      // Pipeline stages only when the widest tensor-parallel layout does not fit: they add GPUs
+      // and latency, never speed, to a replica.
+      const int per_replica = p.tp * p.pp;
+      if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus) {
+        continue;
       }
+      const Evaluated probe = evaluate(S, spec, g, p, 1, 1);
+      if (probe.memory.max_batch < 1) {
+        miss.consider(memory_miss(probe, p));
+        continue;
+      }
+      widest_fits = widest_fits || (p.tp == tps.back() && p.pp == 1);
+      const int max_replicas =
+          static_cast<int>(std::min<long long>(k_max_replicas, goal.max_gpus / per_replica));
+      const ReplicaSearch r = goal.concurrency
+                                  ? online_replicas(S, spec, g, p, probe, goal, max_replicas)
+                                  : offline_replicas(S, spec, g, p, probe, goal, max_replicas);
+      if (!r.found) {
+        miss.consider(target_miss(r, p));
+        continue;
+      }
+      Candidate c = serving_candidate(g, p, spec, r);
+      std::string why;
+      if (!cost_inference(S, c, std::max(1.0, load_headroom(goal, r)), why)) {
+        miss.consider({"no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299});
+        continue;
+      }
+      price_per_token(S, c);
+      found.push_back(std::move(c));
     }
   }
 }
 
 // --- Training search -------------------------------------------------------------------------
 
+// A training run costs its GPUs for the time to train (a month when no token count is given).
+void cost_training(const Search& S, const Price* price, Candidate& c) {
+  const Deployment& d = S.spec.deployment;
+  const TrainingPerformance& t = *c.training;
+  const Seconds run = t.time_to_train.value_or(hours(d.hours_per_month));
+  const double gpus = c.layout.gpus();
+  if (d.mode == DeploymentMode::cloud) {
+    c.cost.per_hour = price->per_gpu * gpus;
+    c.cost.tco = c.cost.per_hour * run;
+    c.cost.price_label = cloud_price_label(*price);
+    c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
+    c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
+                               gpus,
+                               gpus == 1.0 ? "" : "s",
+                               format_usd_per_hour(price->per_gpu),
+                               format_seconds(run),
+                               t.time_to_train ? "" : " (a month: no tokens given)");
+  } else {
+    const OnPremCost own = on_prem_cost(*c.gpu, gpus, d, S.options.today);
+    c.cost.purchase = own.purchase;
+    c.cost.power_per_hour = own.power;
+    c.cost.per_hour = own.fixed_per_month / hours(d.hours_per_month) + own.power;
+    c.cost.tco = c.cost.per_hour * run;
+    c.cost.price_label = own.label;
+    c.cost.price_stale = own.stale;
+    c.cost.basis = fmt::format("{:.0f} GPUs amortized over {:g} years for {}",
+                               gpus,
+                               d.amortization_years,
+                               format_seconds(run));
+  }
+  if (t.tokens_per_s > 0) {
+    c.cost.usd_per_million_output_tokens = c.cost.per_hour.si() / (t.tokens_per_s * 3600.0) * 1e6;
+  }
+}
+
+// Training layouts, narrowest first: tensor parallel within the NVLink domain, pipeline stages up
+// to 64 (and the layer count), data parallel while it divides the global batch into micro-batches.
+std::vector<Parallelism> training_layouts(const Spec& spec, const Gpu& g, long long max_gpus) {
+  const auto& w = spec.workload.training;
+  std::vector<Parallelism> out;
+  for (const int tp : tp_options(spec, g)) {
+    for (int pp = 1; pp <= 64 && pp <= spec.model.layers; pp *= 2) {
+      for (long long dp = 1; tp * pp * dp <= max_gpus; dp *= 2) {
+        if (w.global_batch % (w.micro_batch * dp) != 0) {
+          break;
+        }
+        Parallelism p;
+        p.tp = tp;
+        p.pp = pp;
+        p.dp = static_cast<int>(dp);
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+// Why a GPU cannot train at all: no price for the deployment mode.
+std::optional<Miss> training_price_miss(const Deployment& d, const Gpu& g, const Price* price) {
+  if (d.mode == DeploymentMode::cloud && price == nullptr) {
+    return Miss{"no_price",
+                fmt::format("no {} price in the catalog", d.price_kind),
+                "add a price with --catalog (docs/catalog.md)",
+                0};
+  }
+  if (d.mode == DeploymentMode::onprem && !g.purchase) {
+    return Miss{"no_price",
+                "no purchase price in the catalog",
+                "add a purchase price with --catalog (docs/catalog.md)",
+                0};
+  }
+  return std::nullopt;
+}
+
+// A memory miss replaces only another memory miss: a layout that fits but misses the deadline
+// explains the rejection better.
+void consider_training_memory_miss(const MemoryEstimate& m, const Parallelism& p, Miss& miss) {
+  const double dist = m.per_gpu.total() / m.capacity;
+  if (dist < miss.distance && (miss.code.empty() || miss.code == "memory_capacity")) {
+    miss = {"memory_capacity",
+            fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
+                        format_bytes(m.per_gpu.total()),
+                        p.tp,
+                        p.pp,
+                        p.dp,
+                        format_bytes(m.capacity)),
+            "",
+            dist};
+  }
+}
+
+void consider_deadline_miss(const TrainingPerformance& t,
+                            const Seconds deadline,
+                            const Parallelism& p,
+                            Miss& miss) {
+  const double dist = *t.time_to_train / deadline;
+  if (miss.code != "deadline" || dist < miss.distance) {
+    miss = {"deadline",
+            fmt::format("needs {} with {} GPUs, deadline {}",
+                        format_seconds(*t.time_to_train),
+                        p.gpus(),
+                        format_seconds(deadline)),
+            "",
+            dist};
+  }
+}
+
+// For each precision and layout: memory → step time and time to train against the deadline →
+// cost → candidate.
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const auto& w = S.spec.workload.training;
   const long long max_gpus = S.spec.constraints.max_gpus.value_or(4096);
-  const Deployment& d = S.spec.deployment;
-  const Price* price = pick_price(g, d);
-  if (d.mode == DeploymentMode::cloud && price == nullptr) {
-    miss = {"no_price",
-            fmt::format("no {} price in the catalog", d.price_kind),
-            "add a price with --catalog (docs/catalog.md)",
-            0};
-    return;
-  }
-  if (d.mode == DeploymentMode::onprem && !g.purchase) {
-    miss = {"no_price",
-            "no purchase price in the catalog",
-            "add a purchase price with --catalog (docs/catalog.md)",
-            0};
+  const Price* price = pick_price(g, S.spec.deployment);
+  if (auto no_price = training_price_miss(S.spec.deployment, g, price)) {
+    miss = std::move(*no_price);
     return;
   }
   for (const Spec& spec : precision_variants(S.spec)) {
-    for (const int tp : tp_options(spec, g)) {
-      for (int pp = 1; pp <= 64 && pp <= spec.model.layers; pp *= 2) {
-        for (long long dp = 1; tp * pp * dp <= max_gpus; dp *= 2) {
-          if (w.global_batch % (w.micro_batch * dp) != 0) {
-            break;
-          }
-          Parallelism p;
-          p.tp = tp;
-          p.pp = pp;
-          p.dp = static_cast<int>(dp);
-          const MemoryEstimate m = estimate_memory(spec, g, p, S.constants);
-          if (!m.fits) {
-            const double dist = m.per_gpu.total() / m.capacity;
-            if (dist < miss.distance && (miss.code.empty() || miss.code == "memory_capacity")) {
-              miss = {"memory_capacity",
-                      fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
-                                  format_bytes(m.per_gpu.total()),
-                                  tp,
-                                  pp,
-                                  dp,
-                                  format_bytes(m.capacity)),
-                      "",
-                      dist};
-            }
-            continue;
-          }
-          const TrainingPerformance t = estimate_training(spec, g, p, m, S.eff);
-          if (t.meets_deadline && !*t.meets_deadline) {
-            const double dist = *t.time_to_train / *w.deadline;
-            if (miss.code != "deadline" || dist < miss.distance) {
-              miss = {"deadline",
-                      fmt::format("needs {} with {} GPUs, deadline {}",
-                                  format_seconds(*t.time_to_train),
-                                  p.gpus(),
-                                  format_seconds(*w.deadline)),
-                      "",
-                      dist};
-            }
-            continue;
-          }
-          Candidate c;
-          c.gpu = &g;
-          c.layout = p;
-          c.spec = spec;
-          c.memory = m;
-          c.training = t;
-          const Seconds run = t.time_to_train.value_or(hours(d.hours_per_month));
-          const double gpus = p.gpus();
-          if (d.mode == DeploymentMode::cloud) {
-            c.cost.per_hour = price->per_gpu * gpus;
-            c.cost.tco = c.cost.per_hour * run;
-            c.cost.price_label = cloud_price_label(*price);
-            c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
-            c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
-                                       gpus,
-                                       gpus == 1.0 ? "" : "s",
-                                       format_usd_per_hour(price->per_gpu),
-                                       format_seconds(run),
-                                       t.time_to_train ? "" : " (a month: no tokens given)");
-          } else {
-            const OnPremCost own = on_prem_cost(g, gpus, d, S.options.today);
-            c.cost.purchase = own.purchase;
-            c.cost.power_per_hour = own.power;
-            c.cost.per_hour = own.fixed_per_month / hours(d.hours_per_month) + own.power;
-            c.cost.tco = c.cost.per_hour * run;
-            c.cost.price_label = own.label;
-            c.cost.price_stale = own.stale;
-            c.cost.basis = fmt::format("{:.0f} GPUs amortized over {:g} years for {}",
-                                       gpus,
-                                       d.amortization_years,
-                                       format_seconds(run));
-          }
-          if (t.tokens_per_s > 0) {
-            c.cost.usd_per_million_output_tokens =
-                c.cost.per_hour.si() / (t.tokens_per_s * 3600.0) * 1e6;
-          }
-          found.push_back(std::move(c));
-        }
+    for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
+      const MemoryEstimate m = estimate_memory(spec, g, p, S.constants);
+      if (!m.fits) {
+        consider_training_memory_miss(m, p, miss);
+        continue;
       }
+      const TrainingPerformance t = estimate_training(spec, g, p, m, S.eff);
+      if (t.meets_deadline && !*t.meets_deadline) {
+        consider_deadline_miss(t, *w.deadline, p, miss);
+        continue;
+      }
+      Candidate c;
+      c.gpu = &g;
+      c.layout = p;
+      c.spec = spec;
+      c.memory = m;
+      c.training = t;
+      cost_training(S, price, c);
+      found.push_back(std::move(c));
     }
   }
 }
@@ -655,91 +794,94 @@ void set_verdict(Candidate& c, const Spec& spec) {
   }
 }
 
-} // namespace
-
-Plan make_plan(const Spec& spec,
-               const Catalog& catalog,
-               const Constants& constants,
-               const Efficiency& efficiency,
-               const PlanOptions& options) {
-  Plan plan;
-  plan.spec = spec;
-  plan.objective = options.objective;
-  plan.catalog_version = catalog.version;
-  plan.catalog_digest = catalog.digest;
-  const Search S{spec, catalog, constants, efficiency, options};
-  plan.requirements.params_total = spec.model.params_total;
-  plan.requirements.params_active = spec.model.params_active;
-  plan.requirements.weights = weight_bytes(spec.model, spec.weights).total();
+// What the workload needs whatever the GPU: parameters, weight bytes, KV cache per request, FLOPs
+// per token.
+Requirements requirements_of(const Spec& spec, const Constants& constants) {
+  Requirements r;
+  r.params_total = spec.model.params_total;
+  r.params_active = spec.model.params_active;
+  r.weights = weight_bytes(spec.model, spec.weights).total();
   if (!spec.workload.is_training()) {
     const auto& inf = spec.workload.inference;
-    plan.requirements.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
-                                           .per_sequence(inf.input_tokens + inf.output_tokens);
-    plan.requirements.flops_per_token = forward_flops(
-        spec.model,
-        1,
-        static_cast<double>(inf.input_tokens) + static_cast<double>(inf.output_tokens) / 2.0);
+    r.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
+                           .per_sequence(inf.input_tokens + inf.output_tokens);
+    r.flops_per_token = forward_flops(spec.model,
+                                      1,
+                                      static_cast<double>(inf.input_tokens) +
+                                          static_cast<double>(inf.output_tokens) / 2.0);
   } else {
-    plan.requirements.flops_per_token =
+    r.flops_per_token =
         forward_flops(spec.model, 1, static_cast<double>(spec.workload.training.seq_len)) * 3.0;
   }
-  // Validate constraint names up front: a typo is an input error, not a rejection.
-  for (const auto& name : spec.constraints.gpus) {
-    (void)catalog.resolve(name, spec.constraints.where + "/gpus");
+  return r;
+}
+
+// A GPU with no configuration: the closest miss, with the change that would most likely fix it.
+Rejection rejection_from_miss(const Gpu& g, const Miss& miss) {
+  Rejection r{g.name,
+              miss.code.empty() ? "constraint" : miss.code,
+              miss.reason.empty() ? "no layout within the constraints" : miss.reason,
+              miss.fix};
+  if (r.code == "memory_capacity" && r.nearest_fix.empty()) {
+    // What would fit: a wider layout across nodes, or a smaller format.
+    const DType smaller = g.rate(TensorPrecision::fp8) ? DType::fp8 : DType::int4;
+    r.nearest_fix = fmt::format("more GPUs per replica (tensor parallel across nodes with "
+                                "constraints.allow_cross_node_tp), or {} weights "
+                                "(precision.allow)",
+                                to_string(smaller));
+  } else if (r.code == "latency_target" && r.nearest_fix.empty()) {
+    r.nearest_fix = "a GPU with more memory bandwidth, or fewer concurrent requests per replica";
+  } else if (r.code == "throughput_target" && r.nearest_fix.empty()) {
+    r.nearest_fix = "raise constraints.max_gpus";
+  } else if (r.code == "deadline" && r.nearest_fix.empty()) {
+    r.nearest_fix = "more GPUs (constraints.max_gpus) or a later deadline";
   }
-  for (const Gpu& g : catalog.gpus) {
-    std::string why;
-    if (!allowed_by_constraints(g, spec, catalog, why)) {
-      plan.rejected.push_back({g.name, "constraint", why, ""});
-      continue;
-    }
-    std::vector<Candidate> found;
-    Miss miss;
-    if (spec.workload.is_training()) {
-      search_training(S, g, found, miss);
-    } else {
-      search_inference(S, g, found, miss);
-    }
-    if (found.empty()) {
-      Rejection r{g.name,
-                  miss.code.empty() ? "constraint" : miss.code,
-                  miss.reason.empty() ? "no layout within the constraints" : miss.reason,
-                  miss.fix};
-      if (r.code == "memory_capacity" && r.nearest_fix.empty()) {
-        // What would fit: a wider layout across nodes, or a smaller format.
-        const DType smaller = g.rate(TensorPrecision::fp8) ? DType::fp8 : DType::int4;
-        r.nearest_fix = fmt::format("more GPUs per replica (tensor parallel across nodes with "
-                                    "constraints.allow_cross_node_tp), or {} weights "
-                                    "(precision.allow)",
-                                    to_string(smaller));
-      } else if (r.code == "latency_target" && r.nearest_fix.empty()) {
-        r.nearest_fix =
-            "a GPU with more memory bandwidth, or fewer concurrent requests per replica";
-      } else if (r.code == "throughput_target" && r.nearest_fix.empty()) {
-        r.nearest_fix = "raise constraints.max_gpus";
-      } else if (r.code == "deadline" && r.nearest_fix.empty()) {
-        r.nearest_fix = "more GPUs (constraints.max_gpus) or a later deadline";
-      }
-      plan.rejected.push_back(r);
-      continue;
-    }
-    for (auto& c : found) {
-      c.score = score(c, options.objective, spec);
-    }
-    auto best =
-        std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
-          return a.score < b.score;
-        });
-    // Say when an allowed precision changed the answer for this GPU.
-    if (best->spec.precision.weights != spec.precision.weights ||
-        best->spec.precision.kv_cache != spec.precision.kv_cache) {
-      best->precision_note = fmt::format("uses {} (allowed by precision.allow) instead of {}",
-                                         precision_label(best->spec),
-                                         precision_label(spec));
-    }
-    set_verdict(*best, spec);
-    plan.candidates.push_back(std::move(*best));
+  return r;
+}
+
+// The best configuration found on one GPU by the objective, with its verdict, and a note when an
+// allowed precision changed the answer.
+Candidate best_candidate(std::vector<Candidate>& found, const Spec& spec, Objective objective) {
+  for (auto& c : found) {
+    c.score = score(c, objective, spec);
   }
+  auto best =
+      std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
+        return a.score < b.score;
+      });
+  if (best->spec.precision.weights != spec.precision.weights ||
+      best->spec.precision.kv_cache != spec.precision.kv_cache) {
+    best->precision_note = fmt::format("uses {} (allowed by precision.allow) instead of {}",
+                                       precision_label(best->spec),
+                                       precision_label(spec));
+  }
+  set_verdict(*best, spec);
+  return std::move(*best);
+}
+
+// One GPU: excluded by a constraint, rejected with its closest miss, or its best configuration.
+void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
+  std::string why;
+  if (!allowed_by_constraints(g, S.spec, S.catalog, why)) {
+    plan.rejected.push_back({g.name, "constraint", why, ""});
+    return;
+  }
+  std::vector<Candidate> found;
+  Miss miss;
+  if (S.spec.workload.is_training()) {
+    search_training(S, g, found, miss);
+  } else {
+    search_inference(S, g, found, miss);
+  }
+  if (found.empty()) {
+    plan.rejected.push_back(rejection_from_miss(g, miss));
+    return;
+  }
+  plan.candidates.push_back(best_candidate(found, S.spec, S.options.objective));
+}
+
+// Candidates by score (then name, for stable output), real misses before constraint exclusions.
+void rank(Plan& plan) {
   std::stable_sort(
       plan.candidates.begin(), plan.candidates.end(), [](const Candidate& a, const Candidate& b) {
         return a.score != b.score ? a.score < b.score : a.gpu->name < b.gpu->name;
@@ -759,6 +901,31 @@ Plan make_plan(const Spec& spec,
     best.verdict_reason =
         "the cheapest configuration that meets every target; " + best.verdict_reason;
   }
+}
+
+} // namespace
+
+// requirements → for each GPU, its best configuration or a rejection → ranking.
+Plan make_plan(const Spec& spec,
+               const Catalog& catalog,
+               const Constants& constants,
+               const Efficiency& efficiency,
+               const PlanOptions& options) {
+  Plan plan;
+  plan.spec = spec;
+  plan.objective = options.objective;
+  plan.catalog_version = catalog.version;
+  plan.catalog_digest = catalog.digest;
+  plan.requirements = requirements_of(spec, constants);
+  // Validate constraint names up front: a typo is an input error, not a rejection.
+  for (const auto& name : spec.constraints.gpus) {
+    (void)catalog.resolve(name, spec.constraints.where + "/gpus");
+  }
+  const Search S{spec, catalog, constants, efficiency, options};
+  for (const Gpu& g : catalog.gpus) {
+    plan_gpu(S, g, plan);
+  }
+  rank(plan);
   if (!plan.candidates.empty()) {
     for (const auto& a : plan.candidates.front().memory.assumptions) {
       plan.assumptions.push_back(a);
