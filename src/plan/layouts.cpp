@@ -1,0 +1,83 @@
+// Which layouts and precisions the plan search tries on a GPU. Rules: docs/plan.md.
+
+#include "search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rightsize::detail {
+
+bool allowed_by_constraints(const Gpu& g, const Spec& s, const Catalog& c, std::string& why) {
+  const auto& k = s.constraints;
+  if (!k.gpus.empty()) {
+    bool listed = false;
+    for (const auto& name : k.gpus) {
+      if (&c.resolve(name, k.where + "/gpus") == &g) {
+        listed = true;
+      }
+    }
+    if (!listed) {
+      why = "not in constraints.gpus";
+      return false;
+    }
+  }
+  if (!k.vendors.empty() &&
+      std::find(k.vendors.begin(), k.vendors.end(), g.vendor) == k.vendors.end()) {
+    why = "vendor " + g.vendor + " not in constraints.vendors";
+    return false;
+  }
+  return true;
+}
+
+// Tensor-parallel sizes worth trying: powers of two that divide the heads, within one NVLink
+// domain (PCIe cards: within one node, paying PCIe all-reduces).
+std::vector<int> tp_options(const Spec& s, const Gpu& g) {
+  int limit = g.has_nvlink() ? std::min(g.nvlink_domain, 16) : 8;
+  if (s.constraints.allow_cross_node_tp) {
+    limit = 64;
+  }
+  if (s.constraints.max_gpus_per_node && !s.constraints.allow_cross_node_tp) {
+    limit = std::min<int>(limit, static_cast<int>(*s.constraints.max_gpus_per_node));
+  }
+  if (s.constraints.max_gpus) {
+    limit = std::min<int>(limit, static_cast<int>(*s.constraints.max_gpus));
+  }
+  std::vector<int> out;
+  for (int tp = 1; tp <= limit; tp *= 2) {
+    if (s.model.heads % tp == 0) {
+      out.push_back(tp);
+    }
+  }
+  return out;
+}
+
+// The spec with each precision the user allows, the spec's own first.
+std::vector<Spec> precision_variants(const Spec& s) {
+  std::vector<Spec> out{s};
+  for (const DType d : s.precision.allow) {
+    Spec v = s;
+    if (element_bits(d) >= 8 && d != DType::int8 && !s.workload.is_training()) {
+      // An allowed 8-bit format applies to weights and KV cache.
+      v.precision.kv_cache = element_bits(d) <= 8 ? DType::fp8 : d;
+    }
+    v.precision.weights = d;
+    v.weights = s.model.quantization.quantized() && s.model.quantization.dtype == d
+                    ? s.model.quantization
+                    : quantization_for(d, s.precision.activations);
+    if (d == s.precision.weights && v.precision.kv_cache == s.precision.kv_cache) {
+      continue;
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string precision_label(const Spec& s) {
+  return fmt::format("{} weights, {} KV cache",
+                     s.weights.quantized() ? s.weights.method
+                                           : std::string(to_string(s.precision.weights)),
+                     to_string(s.precision.kv_cache));
+}
+
+} // namespace rightsize::detail

@@ -1,0 +1,63 @@
+#pragma once
+
+// Inside the plan stage: the search context, a miss that explains a rejection, and the steps
+// shared by plan.cpp, the two searches and the costing. Not a public header.
+
+#include <rightsize/plan/plan.hpp>
+
+#include <string>
+#include <vector>
+
+namespace rightsize::detail {
+
+// A failed attempt, kept to explain the rejection: the smaller `distance`, the closer it came.
+struct Miss {
+  std::string code;
+  std::string reason;
+  std::string fix;
+  double distance = 1e300;
+
+  // Keeps `other` when it came closer.
+  void consider(Miss other) {
+    if (other.distance < distance) {
+      *this = std::move(other);
+    }
+  }
+};
+
+struct Search {
+  const Spec& spec;
+  const Catalog& catalog;
+  const Constants& constants;
+  const Efficiency& eff;
+  const PlanOptions& options;
+};
+
+// --- Layouts and precisions (layouts.cpp)
+
+// Whether constraints.gpus and constraints.vendors admit `g`; `why` says why not.
+bool allowed_by_constraints(const Gpu& g, const Spec& s, const Catalog& c, std::string& why);
+// Tensor-parallel sizes worth trying, ascending.
+std::vector<int> tp_options(const Spec& s, const Gpu& g);
+// The spec with each precision the user allows, the spec's own first.
+std::vector<Spec> precision_variants(const Spec& s);
+// "fp8 weights, fp8 KV cache".
+std::string precision_label(const Spec& s);
+
+// --- Cost (cost.cpp)
+
+// The cheapest price of the deployment's kind (and provider, when set), or null.
+const Price* pick_price(const Gpu& g, const Deployment& d);
+// Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
+// False, with `why`, when the catalog has no price for the deployment.
+bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why);
+// Training cost for the time to train; `price` may be null on-prem.
+void cost_training(const Search& S, const Price* price, Candidate& c);
+
+// --- Searches (search_inference.cpp, search_training.cpp)
+
+// Every configuration of `g` that meets the spec goes to `found`; the closest miss to `miss`.
+void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
+void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
+
+} // namespace rightsize::detail

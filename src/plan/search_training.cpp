@@ -1,0 +1,124 @@
+// The training search: layouts, memory, time to train against the deadline, cost. Rules:
+// docs/plan.md.
+
+#include "search.hpp"
+
+#include <rightsize/core/units_format.hpp>
+
+#include <fmt/format.h>
+
+#include <optional>
+
+namespace rightsize::detail {
+
+namespace {
+
+// Training layouts, narrowest first: tensor parallel within the NVLink domain, pipeline stages up
+// to 64 (and the layer count), data parallel while it divides the global batch into micro-batches.
+std::vector<Parallelism> training_layouts(const Spec& spec, const Gpu& g, long long max_gpus) {
+  const auto& w = spec.workload.training;
+  std::vector<Parallelism> out;
+  for (const int tp : tp_options(spec, g)) {
+    for (int pp = 1; pp <= 64 && pp <= spec.model.layers; pp *= 2) {
+      for (long long dp = 1; tp * pp * dp <= max_gpus; dp *= 2) {
+        if (w.global_batch % (w.micro_batch * dp) != 0) {
+          break;
+        }
+        Parallelism p;
+        p.tp = tp;
+        p.pp = pp;
+        p.dp = static_cast<int>(dp);
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+// Why a GPU cannot train at all: no price for the deployment mode.
+std::optional<Miss> training_price_miss(const Deployment& d, const Gpu& g, const Price* price) {
+  if (d.mode == DeploymentMode::cloud && price == nullptr) {
+    return Miss{"no_price",
+                fmt::format("no {} price in the catalog", d.price_kind),
+                "add a price with --catalog (docs/catalog.md)",
+                0};
+  }
+  if (d.mode == DeploymentMode::onprem && !g.purchase) {
+    return Miss{"no_price",
+                "no purchase price in the catalog",
+                "add a purchase price with --catalog (docs/catalog.md)",
+                0};
+  }
+  return std::nullopt;
+}
+
+// A memory miss replaces only another memory miss: a layout that fits but misses the deadline
+// explains the rejection better.
+void consider_training_memory_miss(const MemoryEstimate& m, const Parallelism& p, Miss& miss) {
+  const double dist = m.per_gpu.total() / m.capacity;
+  if (dist < miss.distance && (miss.code.empty() || miss.code == "memory_capacity")) {
+    miss = {"memory_capacity",
+            fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
+                        format_bytes(m.per_gpu.total()),
+                        p.tp,
+                        p.pp,
+                        p.dp,
+                        format_bytes(m.capacity)),
+            "",
+            dist};
+  }
+}
+
+void consider_deadline_miss(const TrainingPerformance& t,
+                            const Seconds deadline,
+                            const Parallelism& p,
+                            Miss& miss) {
+  const double dist = *t.time_to_train / deadline;
+  if (miss.code != "deadline" || dist < miss.distance) {
+    miss = {"deadline",
+            fmt::format("needs {} with {} GPUs, deadline {}",
+                        format_seconds(*t.time_to_train),
+                        p.gpus(),
+                        format_seconds(deadline)),
+            "",
+            dist};
+  }
+}
+
+} // namespace
+
+// For each precision and layout: memory → step time and time to train against the deadline →
+// cost → candidate.
+void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
+  const auto& w = S.spec.workload.training;
+  const long long max_gpus = S.spec.constraints.max_gpus.value_or(4096);
+  const Price* price = pick_price(g, S.spec.deployment);
+  if (auto no_price = training_price_miss(S.spec.deployment, g, price)) {
+    miss = std::move(*no_price);
+    return;
+  }
+  for (const Spec& spec : precision_variants(S.spec)) {
+    for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
+      const MemoryEstimate m = estimate_memory(spec, g, p, S.constants);
+      if (!m.fits) {
+        consider_training_memory_miss(m, p, miss);
+        continue;
+      }
+      const TrainingPerformance t = estimate_training(spec, g, p, m, S.eff);
+      if (t.meets_deadline && !*t.meets_deadline) {
+        consider_deadline_miss(t, *w.deadline, p, miss);
+        continue;
+      }
+      Candidate c;
+      c.gpu = &g;
+      c.layout = p;
+      c.spec = spec;
+      c.memory = m;
+      c.training = t;
+      cost_training(S, price, c);
+      found.push_back(std::move(c));
+    }
+  }
+}
+
+} // namespace rightsize::detail
