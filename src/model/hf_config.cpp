@@ -262,30 +262,8 @@ void read_mla(ConfigFields& f, ModelArch& m) {
   f.derived("head_dim", "qk_nope_head_dim + qk_rope_head_dim");
 }
 
-} // namespace
-
-std::string_view to_string(AttentionKind k) {
-  switch (k) {
-  case AttentionKind::mha:
-    return "mha";
-  case AttentionKind::gqa:
-    return "gqa";
-  case AttentionKind::mqa:
-    return "mqa";
-  case AttentionKind::mla:
-    return "mla";
-  }
-  return "mha";
-}
-
-ModelArch
-parse_hf_config(const nlohmann::json& config, const std::string& file, const std::string& pointer) {
-  FieldReader top(config, file, pointer);
-  if (!config.is_object()) {
-    top.fail("a Hugging Face config must be a JSON object");
-  }
-  ModelArch m;
-  // Detect the family: model_type first, else the architectures list.
+// The family names the transformers configuration class whose fields and defaults apply.
+void read_family(const FieldReader& top, ModelArch& m) {
   if (top.has("model_type")) {
     m.family = top.string("model_type");
   } else if (top.has("architectures")) {
@@ -311,19 +289,24 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
                                      m.family,
                                      did_you_mean(m.family, known_families())));
   }
+}
+
+std::string read_name_or_path(const FieldReader& top) {
   if (top.has("_name_or_path") && top.member("_name_or_path").json().is_string()) {
-    m.name = top.string("_name_or_path");
+    return top.string("_name_or_path");
   }
-  m.torch_dtype = read_torch_dtype(top, m);
+  return {};
+}
 
-  // Multimodal wrappers (gemma3, llava, mistral3) keep the language model under text_config.
-  std::optional<FieldReader> text;
+// Multimodal wrappers (gemma3, llava, mistral3) keep the language model under text_config.
+std::optional<FieldReader> find_text_config(const FieldReader& top) {
   if (top.has("text_config") && !top.has("hidden_size") && !top.has("n_embd")) {
-    text = top.object("text_config");
+    return top.object("text_config");
   }
-  const FieldReader& r = text ? *text : top;
-  ConfigFields f(r, m);
+  return std::nullopt;
+}
 
+void read_dimensions(ConfigFields& f, ModelArch& m) {
   m.hidden =
       f.require({"hidden_size", "n_embd", "d_model"}, Range::positive(k_max_width), "hidden");
   m.layers = f.require(
@@ -334,9 +317,11 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
                           Range::positive(k_max_positions),
                           "max_position")
                        .value_or(0);
+}
 
-  // Key/value heads: explicit, or multi-query flags, or one per query head.
-  const bool falcon_new = m.family == "falcon" && f.flag("new_decoder_architecture", false);
+// Key/value heads: explicit, or multi-query flags, or one per query head.
+void read_kv_heads(ConfigFields& f, ModelArch& m, bool falcon_new) {
+  const FieldReader& r = f.reader();
   if (auto kv = f.find({"num_key_value_heads"}, Range::positive(k_max_width), "kv_heads")) {
     m.kv_heads = *kv;
   } else if (m.family == "falcon") {
@@ -357,8 +342,11 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     const char* key = r.has("num_key_value_heads") ? "num_key_value_heads" : "num_kv_heads";
     r.member(key).fail(fmt::format("must divide num_attention_heads ({})", m.heads));
   }
+}
 
-  // Head dimension: explicit (Gemma, gpt-oss, Qwen3) or hidden / heads.
+// Head dimension: explicit (Gemma, gpt-oss, Qwen3) or hidden / heads.
+void read_head_dim(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
   if (auto hd = f.find({"head_dim"}, Range::positive(k_max_width), "head_dim")) {
     m.head_dim = *hd;
   } else {
@@ -370,8 +358,10 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     f.derived("head_dim", "hidden_size / num_attention_heads");
   }
   m.v_head_dim = m.head_dim;
+}
 
-  // MLP width and shape.
+// MLP width and shape.
+void read_mlp(ConfigFields& f, ModelArch& m) {
   const bool plain_mlp_family =
       family_is(m.family, {"gpt2", "gptj", "gpt_neox", "falcon", "gpt_bigcode"});
   m.gated_mlp = !plain_mlp_family;
@@ -383,22 +373,28 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     m.intermediate = 4 * m.hidden;
     f.derived("intermediate", "4 x hidden_size (n_inner absent)");
   } else {
-    throw InputError(r.where("intermediate_size"), "required field is missing");
+    throw InputError(f.reader().where("intermediate_size"), "required field is missing");
   }
+}
 
-  // Embedding tying: the config's flag, else the family's default in transformers.
+// Embedding tying: the config's flag, else the family's default in transformers.
+void read_tied_embeddings(const FieldReader& top, const ConfigFields& f, ModelArch& m) {
   const bool tie_default =
       family_is(m.family,
                 {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "falcon", "gpt_bigcode"}) ||
       (!m.known_family);
   m.tied_embeddings = top.has("tie_word_embeddings") ? top.boolean("tie_word_embeddings")
                                                      : f.flag("tie_word_embeddings", tie_default);
+}
 
+void read_parallel_attention(const ConfigFields& f, ModelArch& m, bool falcon_new) {
   m.parallel_attention = m.family == "gptj" ||
                          (m.family == "falcon" && f.flag("parallel_attn", true) && !falcon_new) ||
                          (m.family == "gpt_neox" && f.flag("use_parallel_residual", true));
+}
 
-  // Biases and norms, per family as transformers builds them.
+// Biases and norms, per family as transformers builds them.
+void read_biases_and_norms(const ConfigFields& f, ModelArch& m, bool falcon_new) {
   const bool attention_bias = f.flag("attention_bias", false);
   m.qkv_bias = attention_bias;
   m.o_bias = attention_bias;
@@ -419,7 +415,7 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     m.layer_norm_bias = true;
     m.norms_per_layer = (m.parallel_attention && !falcon_new) ? 1 : 2;
   } else if (m.family == "gpt_oss") {
-    m.qkv_bias = m.o_bias = attention_bias || !r.has("attention_bias");
+    m.qkv_bias = m.o_bias = attention_bias || !f.reader().has("attention_bias");
     m.mlp_bias = m.router_bias = m.attention_sinks = true;
   } else if (m.family == "deepseek_v3") {
     m.router_bias = true; // e_score_correction_bias
@@ -428,8 +424,10 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     m.norms_per_layer = 4;
   }
   m.qk_norm = family_is(m.family, {"qwen3", "qwen3_moe", "gemma3", "gemma3_text"});
+}
 
-  if (r.has("kv_lora_rank")) {
+void read_attention_kind(ConfigFields& f, ModelArch& m) {
+  if (f.reader().has("kv_lora_rank")) {
     read_mla(f, m);
   } else if (m.kv_heads == 1 && m.heads > 1) {
     m.attention = AttentionKind::mqa;
@@ -438,27 +436,77 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   } else {
     m.attention = AttentionKind::mha;
   }
+}
 
+// Without _name_or_path, the directory a config.json sits in usually names the model.
+std::string
+default_name(const std::string& file, const std::string& pointer, const std::string& family) {
+  const std::filesystem::path p(file);
+  const auto dir = p.parent_path().filename().string();
+  return (p.filename() == "config.json" && !dir.empty() && pointer.empty()) ? dir : family;
+}
+
+Quantization read_quantization(const FieldReader& top,
+                               const std::string& file,
+                               const std::string& pointer,
+                               DType torch_dtype) {
+  if (top.has("quantization_config")) {
+    return parse_quantization_config(top.object("quantization_config").json(),
+                                     file,
+                                     pointer + "/quantization_config",
+                                     torch_dtype);
+  }
+  return quantization_for(torch_dtype, torch_dtype);
+}
+
+} // namespace
+
+std::string_view to_string(AttentionKind k) {
+  switch (k) {
+  case AttentionKind::mha:
+    return "mha";
+  case AttentionKind::gqa:
+    return "gqa";
+  case AttentionKind::mqa:
+    return "mqa";
+  case AttentionKind::mla:
+    return "mla";
+  }
+  return "mha";
+}
+
+ModelArch
+parse_hf_config(const nlohmann::json& config, const std::string& file, const std::string& pointer) {
+  FieldReader top(config, file, pointer);
+  if (!config.is_object()) {
+    top.fail("a Hugging Face config must be a JSON object");
+  }
+  ModelArch m;
+  read_family(top, m);
+  m.name = read_name_or_path(top);
+  m.torch_dtype = read_torch_dtype(top, m);
+
+  std::optional<FieldReader> text = find_text_config(top);
+  const FieldReader& r = text ? *text : top;
+  ConfigFields f(r, m);
+  read_dimensions(f, m);
+  // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.
+  const bool falcon_new = m.family == "falcon" && f.flag("new_decoder_architecture", false);
+  read_kv_heads(f, m, falcon_new);
+  read_head_dim(f, m);
+  read_mlp(f, m);
+  read_tied_embeddings(top, f, m);
+  read_parallel_attention(f, m, falcon_new);
+  read_biases_and_norms(f, m, falcon_new);
+  read_attention_kind(f, m);
   read_moe(f, m);
   read_sliding_window(f, m);
 
   if (m.name.empty()) {
-    // Without _name_or_path, the directory a config.json sits in usually names the model.
-    const std::filesystem::path p(file);
-    const auto dir = p.parent_path().filename().string();
-    m.name = (p.filename() == "config.json" && !dir.empty() && pointer.empty()) ? dir : m.family;
+    m.name = default_name(file, pointer, m.family);
   }
   count_parameters(m);
-
-  // Quantized checkpoints.
-  if (top.has("quantization_config")) {
-    m.quantization = parse_quantization_config(top.object("quantization_config").json(),
-                                               file,
-                                               pointer + "/quantization_config",
-                                               m.torch_dtype);
-  } else {
-    m.quantization = quantization_for(m.torch_dtype, m.torch_dtype);
-  }
+  m.quantization = read_quantization(top, file, pointer, m.torch_dtype);
   return m;
 }
 
