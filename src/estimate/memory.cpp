@@ -325,222 +325,422 @@ TrainingActivationTerms training_activations_per_layer(const Spec& spec, const P
   return terms;
 }
 
-MemoryEstimate estimate_memory(const Spec& spec,
+namespace {
+
+// --- Shared terms ------------------------------------------------------------------------------
+
+Bytes cuda_context_bytes(const Constants& c) {
+  return mib(c.get("cuda_context_mib")) + mib(c.get("cublas_workspace_mib"));
+}
+
+// The constants cuda_context_bytes reads, cuBLAS first: the order reports have always listed them
+// in (golden outputs depend on it).
+std::vector<const char*> cuda_context_constants() {
+  return {"cublas_workspace_mib", "cuda_context_mib"};
+}
+
+// The constants the estimate read, in the order given, as its assumptions.
+std::vector<Assumption> recorded_assumptions(const Constants& c,
+                                             const std::vector<const char*>& names) {
+  std::vector<Assumption> out;
+  out.reserve(names.size());
+  for (const char* name : names) {
+    out.push_back(c.assumption(name));
+  }
+  return out;
+}
+
+// The largest n >= 0 with fits(n), for a monotonic fits: doubling (up to about `limit`), then
+// bisection.
+template <typename Fits> long long largest_that_fits(long long limit, const Fits& fits) {
+  long long lo = 0;
+  long long hi = 1;
+  while (hi < limit && fits(hi)) {
+    lo = hi;
+    hi *= 2;
+  }
+  while (hi - lo > 1) {
+    const long long mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+// --- Inference ---------------------------------------------------------------------------------
+
+// The constant holding the engine's memory fraction; transformers has none (nullptr).
+const char* engine_fraction_constant(Engine engine) {
+  switch (engine) {
+  case Engine::vllm:
+    return "vllm_gpu_memory_utilization";
+  case Engine::sglang:
+    return "sglang_mem_fraction_static";
+  case Engine::tensorrt_llm:
+    return "trtllm_kv_cache_free_gpu_mem_fraction";
+  case Engine::transformers:
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool inference_uses_nccl(const Parallelism& p) {
+  return p.tp > 1 || p.pp > 1;
+}
+
+// What the runtime holds whatever the batch: CUDA context, NCCL buffers, captured CUDA graphs.
+Bytes inference_fixed_overhead(const InferenceWorkload& inf,
+                               const Parallelism& p,
+                               const Constants& c) {
+  Bytes overhead = cuda_context_bytes(c);
+  if (inference_uses_nccl(p)) {
+    overhead += mib(c.get("nccl_buffers_mib"));
+  }
+  if (inf.engine != Engine::transformers) {
+    overhead += mib(c.get("cuda_graphs_mib"));
+  }
+  return overhead;
+}
+
+// The share of the GPU the engine lets itself use.
+double engine_memory_fraction(const InferenceWorkload& inf, const Constants& c) {
+  const char* constant = engine_fraction_constant(inf.engine);
+  if (constant == nullptr) {
+    return 1.0;
+  }
+  return inf.gpu_memory_utilization.value_or(c.get(constant));
+}
+
+// The batch-independent terms of an inference estimate.
+struct InferenceSetup {
+  Engine engine = Engine::vllm;
+  Bytes capacity;
+  Bytes weights;
+  Bytes kv_per_sequence;
+  Bytes fixed_overhead;
+  double fraction = 1.0;      // engine memory fraction
+  double fragmentation = 0.0; // allocator slack on activations (transformers only)
+};
+
+InferenceSetup inference_setup(const Spec& spec,
                                const Gpu& gpu,
                                const Parallelism& p,
                                const Constants& c,
-                               std::optional<long long> batch) {
-  const ModelArch& m = spec.model;
-  MemoryEstimate e;
-  e.capacity = gpu.plannable_memory();
-  // Each constant read is listed once as an assumption of the estimate.
-  const auto use = [&](const char* name) {
-    const bool listed = std::any_of(e.assumptions.begin(),
-                                    e.assumptions.end(),
-                                    [&](const Assumption& a) { return a.name == name; });
-    if (!listed) {
-      e.assumptions.push_back(c.assumption(name));
-    }
-    return c.get(name);
-  };
-  const Bytes context = mib(use("cuda_context_mib")) + mib(use("cublas_workspace_mib"));
-  const double fragmentation = c.get("allocator_fragmentation");
+                               Bytes kv_per_sequence) {
+  const auto& inf = spec.workload.inference;
+  InferenceSetup s;
+  s.engine = inf.engine;
+  s.capacity = gpu.plannable_memory();
+  s.weights = weights_per_gpu(spec.model, spec.weights, p).total();
+  s.kv_per_sequence = kv_per_sequence;
+  s.fixed_overhead = inference_fixed_overhead(inf, p, c);
+  s.fraction = engine_memory_fraction(inf, c);
+  s.fragmentation = c.get("allocator_fragmentation");
+  return s;
+}
 
-  if (!spec.workload.is_training()) {
-    const auto& inf = spec.workload.inference;
-    e.per_gpu.weights = weights_per_gpu(m, spec.weights, p).total();
-    const KvCacheGeometry kv = kv_cache_geometry(spec, p, c);
-    const long long context_tokens = inf.input_tokens + inf.output_tokens;
-    e.kv_per_token = kv.per_token_global + kv.per_token_local;
-    e.kv_per_sequence = kv.per_sequence(context_tokens);
-    Bytes overhead = context;
-    if (p.tp > 1 || p.pp > 1) {
-      overhead += mib(use("nccl_buffers_mib"));
-    }
-    if (inf.engine != Engine::transformers) {
-      overhead += mib(use("cuda_graphs_mib"));
-      use("max_num_batched_tokens");
-      use("max_num_seqs");
-    }
-    // The engine's own budget.
-    double fraction = 1.0;
-    switch (inf.engine) {
-    case Engine::vllm:
-      fraction = inf.gpu_memory_utilization.value_or(use("vllm_gpu_memory_utilization"));
-      break;
-    case Engine::sglang:
-      fraction = inf.gpu_memory_utilization.value_or(use("sglang_mem_fraction_static"));
-      break;
-    case Engine::tensorrt_llm:
-      fraction = inf.gpu_memory_utilization.value_or(use("trtllm_kv_cache_free_gpu_mem_fraction"));
-      break;
-    case Engine::transformers:
-      use("allocator_fragmentation");
-      break;
-    }
-    const auto non_kv = [&](long long b) {
-      Bytes act = engine_activation_peak(spec, p, c, b);
-      Bytes frag;
-      if (inf.engine == Engine::transformers) {
-        frag = act * fragmentation;
-      }
-      return std::pair<Bytes, Bytes>{act, overhead + frag};
-    };
-    const auto budget_for = [&](Bytes rest) {
-      if (inf.engine == Engine::tensorrt_llm) {
-        // KV cache gets a fraction of what is free after weights, activations and overhead.
-        return rest + (e.capacity - rest) * fraction;
-      }
-      return e.capacity * fraction;
-    };
-    const auto fits_batch = [&](long long b) {
-      const auto [act, over] = non_kv(b);
-      const Bytes rest = e.per_gpu.weights + act + over;
-      return rest + e.kv_per_sequence * static_cast<double>(b) <= budget_for(rest);
-    };
-    // The most sequences that fit: closed form when activations do not depend on the batch
-    // (serving engines profile a fixed chunk), a search when they do (transformers).
-    const auto [act1, over1] = non_kv(1);
-    const Bytes rest1 = e.per_gpu.weights + act1 + over1;
-    if (inf.engine == Engine::transformers) {
-      long long lo = 0;
-      long long hi = 1;
-      while (hi < 10'000'000 && fits_batch(hi)) {
-        lo = hi;
-        hi *= 2;
-      }
-      while (hi - lo > 1) {
-        const long long mid = lo + (hi - lo) / 2;
-        (fits_batch(mid) ? lo : hi) = mid;
-      }
-      e.max_batch = lo;
-    } else {
-      const Bytes pool = budget_for(rest1) - rest1;
-      e.max_batch =
-          pool.si() > 0 ? static_cast<long long>(std::floor(pool / e.kv_per_sequence)) : 0;
-    }
-    e.batch = batch.value_or(inf.concurrency.value_or(e.max_batch));
-    const auto [act, over] = non_kv(std::max(1LL, e.batch));
-    e.per_gpu.activations = act;
-    e.per_gpu.overhead = over;
-    e.per_gpu.kv_cache = e.kv_per_sequence * static_cast<double>(e.batch);
-    const Bytes rest = e.per_gpu.weights + act + over;
-    e.budget = budget_for(rest);
-    e.kv_pool = max(Bytes(0), e.budget - rest);
-    e.fits = e.batch >= 1 && rest < e.budget && e.per_gpu.total() <= e.budget;
-    // The longest single sequence the pool holds.
-    long long lo = 0;
-    long long hi = 1;
-    while (hi < 100'000'000 && kv.per_sequence(hi) <= e.kv_pool) {
-      lo = hi;
-      hi *= 2;
-    }
-    while (hi - lo > 1) {
-      const long long mid = lo + (hi - lo) / 2;
-      (kv.per_sequence(mid) <= e.kv_pool ? lo : hi) = mid;
-    }
-    e.max_context = lo;
-    if (m.max_position > 0 && e.max_context > m.max_position) {
-      e.max_context = m.max_position;
-      e.notes.push_back(fmt::format("the longest context is capped by the model's "
-                                    "max_position_embeddings ({}), not by memory",
-                                    m.max_position));
-    }
-    if (e.batch > e.max_batch) {
-      e.notes.push_back(fmt::format("{} concurrent sequences of {} tokens need {} of KV cache per "
-                                    "GPU; the engine has {} for it (at most {} sequences)",
-                                    e.batch,
-                                    context_tokens,
-                                    fmt::format("{:.1f} GiB", to_gib(e.per_gpu.kv_cache)),
-                                    fmt::format("{:.1f} GiB", to_gib(e.kv_pool)),
-                                    e.max_batch));
-    }
-    return e;
+// Activation peak and overhead at a given batch.
+struct NonKvBytes {
+  Bytes activations;
+  Bytes overhead;
+};
+
+NonKvBytes non_kv_bytes(const Spec& spec,
+                        const Parallelism& p,
+                        const Constants& c,
+                        const InferenceSetup& s,
+                        long long batch) {
+  const Bytes activations = engine_activation_peak(spec, p, c, batch);
+  Bytes fragmentation;
+  if (s.engine == Engine::transformers) {
+    fragmentation = activations * s.fragmentation;
   }
+  return {activations, s.fixed_overhead + fragmentation};
+}
 
-  // Training and fine-tuning.
+// Everything on the GPU but the KV cache.
+Bytes outside_kv(const InferenceSetup& s, const NonKvBytes& non_kv) {
+  return s.weights + non_kv.activations + non_kv.overhead;
+}
+
+// The engine's own budget, given what lies outside the KV cache.
+Bytes engine_budget(const InferenceSetup& s, Bytes rest) {
+  if (s.engine == Engine::tensorrt_llm) {
+    // KV cache gets a fraction of what is free after weights, activations and overhead.
+    return rest + (s.capacity - rest) * s.fraction;
+  }
+  return s.capacity * s.fraction;
+}
+
+bool batch_fits(const Spec& spec,
+                const Parallelism& p,
+                const Constants& c,
+                const InferenceSetup& s,
+                long long batch) {
+  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, batch));
+  return rest + s.kv_per_sequence * static_cast<double>(batch) <= engine_budget(s, rest);
+}
+
+// The most sequences that fit: closed form when activations do not depend on the batch (serving
+// engines profile a fixed chunk), a search when they do (transformers).
+long long
+max_batch(const Spec& spec, const Parallelism& p, const Constants& c, const InferenceSetup& s) {
+  if (s.engine == Engine::transformers) {
+    return largest_that_fits(10'000'000,
+                             [&](long long batch) { return batch_fits(spec, p, c, s, batch); });
+  }
+  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, 1));
+  const Bytes pool = engine_budget(s, rest) - rest;
+  return pool.si() > 0 ? static_cast<long long>(std::floor(pool / s.kv_per_sequence)) : 0;
+}
+
+// The longest single sequence the pool holds, before the model's own limit.
+long long longest_sequence(const KvCacheGeometry& kv, Bytes pool) {
+  return largest_that_fits(100'000'000,
+                           [&](long long tokens) { return kv.per_sequence(tokens) <= pool; });
+}
+
+std::vector<std::string> inference_notes(const ModelArch& m,
+                                         const MemoryEstimate& e,
+                                         long long longest,
+                                         long long context_tokens) {
+  std::vector<std::string> notes;
+  if (m.max_position > 0 && longest > m.max_position) {
+    notes.push_back(fmt::format("the longest context is capped by the model's "
+                                "max_position_embeddings ({}), not by memory",
+                                m.max_position));
+  }
+  if (e.batch > e.max_batch) {
+    notes.push_back(fmt::format("{} concurrent sequences of {} tokens need {} of KV cache per "
+                                "GPU; the engine has {} for it (at most {} sequences)",
+                                e.batch,
+                                context_tokens,
+                                fmt::format("{:.1f} GiB", to_gib(e.per_gpu.kv_cache)),
+                                fmt::format("{:.1f} GiB", to_gib(e.kv_pool)),
+                                e.max_batch));
+  }
+  return notes;
+}
+
+// The constants the inference steps read, in the order reports list them.
+std::vector<const char*> inference_assumption_names(const InferenceWorkload& inf,
+                                                    const Parallelism& p) {
+  std::vector<const char*> names = cuda_context_constants();
+  if (inference_uses_nccl(p)) {
+    names.push_back("nccl_buffers_mib");
+  }
+  if (inf.engine != Engine::transformers) {
+    names.insert(names.end(), {"cuda_graphs_mib", "max_num_batched_tokens", "max_num_seqs"});
+  }
+  // Listed even when gpu_memory_utilization overrides it.
+  const char* fraction = engine_fraction_constant(inf.engine);
+  names.push_back(fraction != nullptr ? fraction : "allocator_fragmentation");
+  return names;
+}
+
+MemoryEstimate inference_memory(const Spec& spec,
+                                const Gpu& gpu,
+                                const Parallelism& p,
+                                const Constants& c,
+                                std::optional<long long> batch) {
+  const auto& inf = spec.workload.inference;
+  const KvCacheGeometry kv = kv_cache_geometry(spec, p, c);
+  const long long context_tokens = inf.input_tokens + inf.output_tokens;
+  const InferenceSetup s = inference_setup(spec, gpu, p, c, kv.per_sequence(context_tokens));
+  MemoryEstimate e;
+  e.capacity = s.capacity;
+  e.per_gpu.weights = s.weights;
+  e.kv_per_token = kv.per_token_global + kv.per_token_local;
+  e.kv_per_sequence = s.kv_per_sequence;
+  e.max_batch = max_batch(spec, p, c, s);
+  e.batch = batch.value_or(inf.concurrency.value_or(e.max_batch));
+  const NonKvBytes at_batch = non_kv_bytes(spec, p, c, s, std::max(1LL, e.batch));
+  e.per_gpu.activations = at_batch.activations;
+  e.per_gpu.overhead = at_batch.overhead;
+  e.per_gpu.kv_cache = e.kv_per_sequence * static_cast<double>(e.batch);
+  const Bytes rest = outside_kv(s, at_batch);
+  e.budget = engine_budget(s, rest);
+  e.kv_pool = max(Bytes(0), e.budget - rest);
+  e.fits = e.batch >= 1 && rest < e.budget && e.per_gpu.total() <= e.budget;
+  const long long longest = longest_sequence(kv, e.kv_pool);
+  const ModelArch& m = spec.model;
+  e.max_context = m.max_position > 0 ? std::min(longest, m.max_position) : longest;
+  e.notes = inference_notes(m, e, longest, context_tokens);
+  e.assumptions = recorded_assumptions(c, inference_assumption_names(inf, p));
+  return e;
+}
+
+// --- Training and fine-tuning ------------------------------------------------------------------
+
+// Per-GPU bytes of the parameters and what they carry for training.
+struct ParameterBytes {
+  double trainable_params = 0;
+  double bytes_per_param = 0;
+  double weights = 0;
+  double gradients = 0;
+  double optimizer = 0;
+};
+
+// The frozen base in its own storage (nf4 for QLoRA), the adapters in fp32 with Adam.
+ParameterBytes lora_parameter_bytes(const Spec& spec, const Parallelism& p, const Constants& c) {
+  const ModelArch& m = spec.model;
+  ParameterBytes b;
+  b.weights = weights_per_gpu(m, spec.weights, p).total().si();
+  b.trainable_params = lora_parameters(spec) * stage_layer_share(m, p) / p.tp;
+  const double adapter = c.get("lora_adapter_bytes_per_param");
+  b.weights += b.trainable_params * adapter * 4.0 / 16.0;
+  b.gradients = b.trainable_params * adapter * 4.0 / 16.0;
+  b.optimizer = b.trainable_params * adapter * 8.0 / 16.0;
+  b.bytes_per_param = adapter;
+  return b;
+}
+
+ParameterBytes full_parameter_bytes(const Spec& spec, const Parallelism& p) {
+  const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
   const TrainingPrecision& tp = w.precision;
-  e.precision_recipe = tp.name;
-  const bool lora = w.method != FinetuneMethod::full;
   const double dp = p.dp;
   // Parameters on this GPU (tensor, pipeline and expert parallel split), as a share of the model.
   const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
   const double share =
       weights_per_gpu(m, unquantized, p).total() / weight_bytes(m, unquantized).total();
   const double params_here = m.params_total * share;
-  double weights_bytes = 0;
-  double grad_bytes = 0;
-  double optimizer_bytes = 0;
-  if (lora) {
-    // The frozen base in its own storage (nf4 for QLoRA), the adapters in fp32 with Adam.
-    weights_bytes = weights_per_gpu(m, spec.weights, p).total().si();
-    e.trainable_params = lora_parameters(spec) * stage_layer_share(m, p) / p.tp;
-    const double adapter = use("lora_adapter_bytes_per_param");
-    weights_bytes += e.trainable_params * adapter * 4.0 / 16.0;
-    grad_bytes = e.trainable_params * adapter * 4.0 / 16.0;
-    optimizer_bytes = e.trainable_params * adapter * 8.0 / 16.0;
-    e.bytes_per_param = adapter;
-  } else {
-    e.trainable_params = params_here;
-    const double weight = element_bytes(tp.weights).si();
-    const double grad = element_bytes(tp.gradients).si();
-    const double master = tp.master_weights && *tp.master_weights != tp.weights
-                              ? element_bytes(*tp.master_weights).si()
-                              : 0.0;
-    const double states = optimizer_state_bytes(w.optimizer, tp.optimizer_states);
-    e.bytes_per_param = weight + grad + master + states;
-    // ZeRO: stage 1 shards optimizer states (and master weights), 2 also gradients, 3 also
-    // the weights, over the data-parallel group (Rajbhandari et al. 2020).
-    weights_bytes = params_here * weight / (w.zero_stage >= 3 ? dp : 1.0);
-    grad_bytes = params_here * grad / (w.zero_stage >= 2 ? dp : 1.0);
-    optimizer_bytes = params_here * (master + states) / (w.zero_stage >= 1 ? dp : 1.0);
-  }
-  e.per_gpu.weights = Bytes(weights_bytes);
-  e.per_gpu.gradients = Bytes(grad_bytes);
-  e.per_gpu.optimizer = Bytes(optimizer_bytes);
+  const double weight = element_bytes(tp.weights).si();
+  const double grad = element_bytes(tp.gradients).si();
+  const double master = tp.master_weights && *tp.master_weights != tp.weights
+                            ? element_bytes(*tp.master_weights).si()
+                            : 0.0;
+  const double states = optimizer_state_bytes(w.optimizer, tp.optimizer_states);
+  ParameterBytes b;
+  b.trainable_params = params_here;
+  b.bytes_per_param = weight + grad + master + states;
+  // ZeRO: stage 1 shards optimizer states (and master weights), 2 also gradients, 3 also
+  // the weights, over the data-parallel group (Rajbhandari et al. 2020).
+  b.weights = params_here * weight / (w.zero_stage >= 3 ? dp : 1.0);
+  b.gradients = params_here * grad / (w.zero_stage >= 2 ? dp : 1.0);
+  b.optimizer = params_here * (master + states) / (w.zero_stage >= 1 ? dp : 1.0);
+  return b;
+}
 
-  // Activations on the first pipeline stage: its layers for every micro-batch in flight.
-  const long long micro = batch.value_or(w.micro_batch);
-  Spec at_batch = spec;
-  at_batch.workload.training.micro_batch = micro;
-  const TrainingActivationTerms terms = training_activations_per_layer(at_batch, p);
-  const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
+// Micro-batches whose activations the first pipeline stage holds at once.
+double microbatches_in_flight(const TrainingWorkload& w, const Parallelism& p, long long micro) {
+  const double dp = p.dp;
   const double microbatches =
       std::max(1.0, static_cast<double>(w.global_batch) / (static_cast<double>(micro) * dp));
   double in_flight = std::min<double>(p.pp, microbatches);
   if (p.pp > 1 && w.pipeline_interleave > 1) {
     in_flight *= 1.0 + (p.pp - 1.0) / (p.pp * static_cast<double>(w.pipeline_interleave));
   }
-  Bytes activations = terms.per_layer * layers_here * in_flight;
+  return in_flight;
+}
+
+const char* loss_constant(Framework framework) {
+  return framework == Framework::megatron ? "megatron_loss_bytes_per_logit"
+                                          : "hf_loss_bytes_per_logit";
+}
+
+// The loss: logits of every token (vocab-parallel over tp), on the last stage.
+Bytes loss_logits_bytes(const Spec& spec,
+                        const Parallelism& p,
+                        const Constants& c,
+                        long long micro) {
+  const auto& w = spec.workload.training;
+  const double loss_bytes = c.get(loss_constant(w.framework));
+  return Bytes(static_cast<double>(w.seq_len * micro) * static_cast<double>(spec.model.vocab) *
+               loss_bytes / p.tp);
+}
+
+// Activations on the first pipeline stage: its layers for every micro-batch in flight.
+Bytes training_activations(const Spec& spec,
+                           const Parallelism& p,
+                           const Constants& c,
+                           long long micro) {
+  const auto& w = spec.workload.training;
+  Spec at_batch = spec;
+  at_batch.workload.training.micro_batch = micro;
+  const TrainingActivationTerms terms = training_activations_per_layer(at_batch, p);
+  const double layers_here = std::ceil(static_cast<double>(spec.model.layers) / p.pp);
+  Bytes activations = terms.per_layer * layers_here * microbatches_in_flight(w, p, micro);
   if (w.recompute == Recompute::full) {
     // One layer is recomputed at a time: its full activations exist transiently.
     Spec no_recompute = at_batch;
     no_recompute.workload.training.recompute = Recompute::selective;
     activations += training_activations_per_layer(no_recompute, p).per_layer;
   }
-  // The loss: logits of every token (vocab-parallel over tp), on the last stage.
-  const double loss_bytes = w.framework == Framework::megatron
-                                ? use("megatron_loss_bytes_per_logit")
-                                : use("hf_loss_bytes_per_logit");
-  const Bytes logits(static_cast<double>(w.seq_len * micro) * static_cast<double>(m.vocab) *
-                     loss_bytes / p.tp);
+  const Bytes logits = loss_logits_bytes(spec, p, c, micro);
   if (p.pp == 1) {
-    activations += logits;
-  } else {
-    activations = max(activations, terms.per_layer * layers_here + logits);
+    return activations + logits;
   }
-  e.per_gpu.activations = activations;
-  Bytes overhead = context;
-  if (p.tp > 1 || p.pp > 1 || p.dp > 1) {
-    overhead += mib(use("nccl_buffers_mib"));
+  return max(activations, terms.per_layer * layers_here + logits);
+}
+
+bool training_uses_nccl(const Parallelism& p) {
+  return p.tp > 1 || p.pp > 1 || p.dp > 1;
+}
+
+Bytes training_overhead(const Parallelism& p,
+                        const Constants& c,
+                        Bytes activations,
+                        Bytes gradients) {
+  Bytes overhead = cuda_context_bytes(c);
+  if (training_uses_nccl(p)) {
+    overhead += mib(c.get("nccl_buffers_mib"));
   }
-  overhead += (e.per_gpu.activations + e.per_gpu.gradients) * use("allocator_fragmentation");
-  e.per_gpu.overhead = overhead;
+  overhead += (activations + gradients) * c.get("allocator_fragmentation");
+  return overhead;
+}
+
+// The constants the training steps read, in the order reports list them.
+std::vector<const char*> training_assumption_names(const TrainingWorkload& w,
+                                                   const Parallelism& p) {
+  std::vector<const char*> names = cuda_context_constants();
+  if (w.method != FinetuneMethod::full) {
+    names.push_back("lora_adapter_bytes_per_param");
+  }
+  names.push_back(loss_constant(w.framework));
+  if (training_uses_nccl(p)) {
+    names.push_back("nccl_buffers_mib");
+  }
+  names.push_back("allocator_fragmentation");
+  return names;
+}
+
+MemoryEstimate training_memory(const Spec& spec,
+                               const Gpu& gpu,
+                               const Parallelism& p,
+                               const Constants& c,
+                               std::optional<long long> batch) {
+  const auto& w = spec.workload.training;
+  const ParameterBytes params = w.method == FinetuneMethod::full ? full_parameter_bytes(spec, p)
+                                                                 : lora_parameter_bytes(spec, p, c);
+  const long long micro = batch.value_or(w.micro_batch);
+  MemoryEstimate e;
+  e.capacity = gpu.plannable_memory();
+  e.precision_recipe = w.precision.name;
+  e.trainable_params = params.trainable_params;
+  e.bytes_per_param = params.bytes_per_param;
+  e.per_gpu.weights = Bytes(params.weights);
+  e.per_gpu.gradients = Bytes(params.gradients);
+  e.per_gpu.optimizer = Bytes(params.optimizer);
+  e.per_gpu.activations = training_activations(spec, p, c, micro);
+  e.per_gpu.overhead = training_overhead(p, c, e.per_gpu.activations, e.per_gpu.gradients);
   e.batch = micro;
   e.budget = e.capacity;
   e.fits = e.per_gpu.total() <= e.capacity;
+  e.assumptions = recorded_assumptions(c, training_assumption_names(w, p));
   return e;
+}
+
+} // namespace
+
+MemoryEstimate estimate_memory(const Spec& spec,
+                               const Gpu& gpu,
+                               const Parallelism& p,
+                               const Constants& c,
+                               std::optional<long long> batch) {
+  if (spec.workload.is_training()) {
+    return training_memory(spec, gpu, p, c, batch);
+  }
+  return inference_memory(spec, gpu, p, c, batch);
 }
 
 } // namespace rightsize
