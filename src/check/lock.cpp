@@ -258,32 +258,24 @@ void write_lock_file(const LockFile& lock) {
       << '\n';
 }
 
-CheckResult compare_with_lock(const Plan& plan,
-                              const LockEntry& lock,
-                              const std::optional<MemoryEstimate>& locked_config_now,
-                              const CheckThresholds& t) {
-  CheckResult r;
+namespace {
+
+// A rise under 0.05% would read +0.0%: not worth a warning.
+constexpr double k_noticeable_rise = 0.0005;
+
+std::string attribute_cause(const Plan& plan, const LockEntry& lock) {
   const bool spec_changed = digest_spec(plan.spec) != lock.spec_digest;
   const bool catalog_changed = plan.catalog_digest != lock.catalog_digest;
-  r.cause = spec_changed && catalog_changed ? "spec changed and catalog changed"
-            : spec_changed                  ? "spec changed"
-            : catalog_changed ? "catalog changed (prices or GPU data moved), spec unchanged"
-                              : "nothing changed";
-  const auto add_change = [&](std::string figure,
-                              double before,
-                              double after,
-                              const std::string& b,
-                              const std::string& a) {
-    std::optional<double> rel;
-    if (before > 0) {
-      rel = after / before - 1.0;
-    }
-    if (b != a) {
-      r.changes.push_back({std::move(figure), b, a, rel});
-    }
-    return rel.value_or(0.0);
-  };
-  // A configuration that fitted and no longer does always fails.
+  return spec_changed && catalog_changed ? "spec changed and catalog changed"
+         : spec_changed                  ? "spec changed"
+         : catalog_changed ? "catalog changed (prices or GPU data moved), spec unchanged"
+                           : "nothing changed";
+}
+
+// A configuration that fitted and no longer does always fails, whatever --fail-on says
+// (docs/ci.md).
+void flag_locked_configuration_no_longer_fits(
+    CheckResult& r, const LockEntry& lock, const std::optional<MemoryEstimate>& locked_config_now) {
   if (lock.recommended && locked_config_now && !locked_config_now->fits) {
     r.crossed.push_back(fmt::format("memory: the locked configuration ({} x {}) no longer fits: "
                                     "needs {} per GPU, has {}",
@@ -292,126 +284,211 @@ CheckResult compare_with_lock(const Plan& plan,
                                     format_bytes(locked_config_now->per_gpu.total()),
                                     format_bytes(locked_config_now->budget)));
   }
+}
+
+void report_infeasible(CheckResult& r, const CheckThresholds& t) {
+  r.status = "infeasible";
+  r.crossed.push_back("infeasible: no GPU configuration satisfies the spec any more");
+  r.exit_code = t.fails_on("infeasible") ? 3 : 0;
+}
+
+// Records a figure whose text differs from the locked one. Returns its relative change, 0 when
+// the locked figure was 0, even if the text reads the same.
+double record_change(CheckResult& r,
+                     std::string figure,
+                     double before,
+                     double after,
+                     const std::string& before_text,
+                     const std::string& after_text) {
+  std::optional<double> relative;
+  if (before > 0) {
+    relative = after / before - 1.0;
+  }
+  if (before_text != after_text) {
+    r.changes.push_back({std::move(figure), before_text, after_text, relative});
+  }
+  return relative.value_or(0.0);
+}
+
+std::string configuration_text(const std::string& gpu, int gpus, const Parallelism& p) {
+  return fmt::format("{} x {} (TP{} PP{} DP{})", gpus, gpu, p.tp, p.pp, p.dp);
+}
+
+void compare_configuration(CheckResult& r,
+                           const LockedConfiguration& was,
+                           const Candidate& now,
+                           const CheckThresholds& t) {
+  const std::string before = configuration_text(was.gpu, was.gpus, was.layout);
+  const std::string after = configuration_text(now.gpu->name, now.total_gpus(), now.layout);
+  if (before != after) {
+    r.changes.push_back({"configuration", before, after, std::nullopt});
+    const std::string msg = fmt::format("gpu-change: {} -> {}", before, after);
+    (t.fails_on("gpu-change") ? r.crossed : r.warnings).push_back(msg);
+  }
+}
+
+void compare_memory(CheckResult& r, const LockedConfiguration& was, const Candidate& now) {
+  record_change(r,
+                "memory per GPU",
+                was.memory_per_gpu_bytes,
+                now.memory.per_gpu.total().si(),
+                format_bytes(Bytes(was.memory_per_gpu_bytes)),
+                format_bytes(now.memory.per_gpu.total()));
+}
+
+void compare_cost(CheckResult& r,
+                  const LockedConfiguration& was,
+                  const Candidate& now,
+                  const CheckThresholds& t) {
+  const double per_hour = record_change(r,
+                                        "$/hour",
+                                        was.usd_per_hour,
+                                        now.cost.per_hour.si(),
+                                        format_usd_per_hour(usd_per_hour(was.usd_per_hour)),
+                                        format_usd_per_hour(now.cost.per_hour));
+  const double tco = record_change(r,
+                                   "TCO",
+                                   was.tco_usd,
+                                   now.cost.tco.si(),
+                                   format_usd(usd(was.tco_usd)),
+                                   format_usd(now.cost.tco));
+  if (was.usd_per_million_tokens && now.cost.usd_per_million_output_tokens) {
+    record_change(r,
+                  "$/M tokens",
+                  *was.usd_per_million_tokens,
+                  *now.cost.usd_per_million_output_tokens,
+                  fmt::format("${:.3f}", *was.usd_per_million_tokens),
+                  fmt::format("${:.3f}", *now.cost.usd_per_million_output_tokens));
+  }
+  const double increase = std::max(per_hour, tco);
+  if (increase > t.max_cost_increase && t.fails_on("cost")) {
+    r.crossed.push_back(fmt::format("cost: {} {} exceeds the {:.0f}% threshold",
+                                    per_hour >= tco ? "$/hour" : "TCO",
+                                    percent(increase),
+                                    100.0 * t.max_cost_increase));
+  } else if (increase > k_noticeable_rise) {
+    r.warnings.push_back(fmt::format(
+        "cost rose {} (threshold {:.0f}%)", percent(increase), 100.0 * t.max_cost_increase));
+  }
+}
+
+// The largest relative rise seen so far among comparable figures, and which figure it was.
+struct Increase {
+  double relative = 0;
+  std::string figure;
+};
+
+void keep_largest(Increase& largest, double relative, const char* figure) {
+  if (relative > largest.relative) {
+    largest.relative = relative;
+    largest.figure = figure;
+  }
+}
+
+void record_inference_changes(CheckResult& r,
+                              const LockedConfiguration& was,
+                              const InferencePerformance& now,
+                              Increase& largest) {
+  if (was.ttft_ms) {
+    keep_largest(largest,
+                 record_change(r,
+                               "TTFT",
+                               *was.ttft_ms,
+                               to_ms(now.ttft),
+                               format_seconds(milliseconds(*was.ttft_ms)),
+                               format_seconds(now.ttft)),
+                 "TTFT");
+  }
+  if (was.tpot_ms) {
+    keep_largest(largest,
+                 record_change(r,
+                               "TPOT",
+                               *was.tpot_ms,
+                               to_ms(now.tpot),
+                               format_seconds(milliseconds(*was.tpot_ms)),
+                               format_seconds(now.tpot)),
+                 "TPOT");
+  }
+  if (was.output_tokens_per_s) {
+    record_change(r,
+                  "tokens/s",
+                  *was.output_tokens_per_s,
+                  now.output_tokens_per_s,
+                  fmt::format("{:.0f}", *was.output_tokens_per_s),
+                  fmt::format("{:.0f}", now.output_tokens_per_s));
+  }
+}
+
+void record_training_changes(CheckResult& r,
+                             const LockedConfiguration& was,
+                             const TrainingPerformance& now,
+                             Increase& largest) {
+  if (was.time_to_train_hours && now.time_to_train) {
+    keep_largest(largest,
+                 record_change(r,
+                               "time to train",
+                               *was.time_to_train_hours,
+                               to_hours(*now.time_to_train),
+                               format_seconds(hours(*was.time_to_train_hours)),
+                               format_seconds(*now.time_to_train)),
+                 "time to train");
+  }
+}
+
+void compare_latency(CheckResult& r,
+                     const LockedConfiguration& was,
+                     const Candidate& now,
+                     const CheckThresholds& t) {
+  Increase largest;
+  if (now.inference) {
+    record_inference_changes(r, was, *now.inference, largest);
+  }
+  if (now.training) {
+    record_training_changes(r, was, *now.training, largest);
+  }
+  if (largest.relative > t.max_latency_increase && t.fails_on("latency")) {
+    r.crossed.push_back(fmt::format("latency: {} {} exceeds the {:.0f}% threshold",
+                                    largest.figure,
+                                    percent(largest.relative),
+                                    100.0 * t.max_latency_increase));
+  } else if (largest.relative > k_noticeable_rise) {
+    r.warnings.push_back(fmt::format("{} rose {} (threshold {:.0f}%)",
+                                     largest.figure,
+                                     percent(largest.relative),
+                                     100.0 * t.max_latency_increase));
+  }
+}
+
+void set_verdict(CheckResult& r) {
+  r.status = r.crossed.empty() ? (r.warnings.empty() ? "ok" : "warning") : "regression";
+  r.exit_code = r.crossed.empty() ? 0 : 1;
+}
+
+} // namespace
+
+CheckResult compare_with_lock(const Plan& plan,
+                              const LockEntry& lock,
+                              const std::optional<MemoryEstimate>& locked_config_now,
+                              const CheckThresholds& t) {
+  CheckResult r;
+  r.cause = attribute_cause(plan, lock);
+  flag_locked_configuration_no_longer_fits(r, lock, locked_config_now);
   if (!plan.feasible()) {
-    r.status = "infeasible";
-    r.crossed.push_back("infeasible: no GPU configuration satisfies the spec any more");
-    r.exit_code = t.fails_on("infeasible") ? 3 : 0;
+    report_infeasible(r, t);
     return r;
   }
-  const Candidate& now = plan.candidates.front();
   if (!lock.recommended) {
     r.changes.push_back({"feasible", "no", "yes", std::nullopt});
     r.status = "ok";
     return r;
   }
   const LockedConfiguration& was = *lock.recommended;
-  const auto config_text = [](const std::string& gpu, int gpus, const Parallelism& p) {
-    return fmt::format("{} x {} (TP{} PP{} DP{})", gpus, gpu, p.tp, p.pp, p.dp);
-  };
-  const std::string before_config = config_text(was.gpu, was.gpus, was.layout);
-  const std::string after_config = config_text(now.gpu->name, now.total_gpus(), now.layout);
-  if (before_config != after_config) {
-    r.changes.push_back({"configuration", before_config, after_config, std::nullopt});
-    const std::string msg = fmt::format("gpu-change: {} -> {}", before_config, after_config);
-    (t.fails_on("gpu-change") ? r.crossed : r.warnings).push_back(msg);
-  }
-  const double mem = add_change("memory per GPU",
-                                was.memory_per_gpu_bytes,
-                                now.memory.per_gpu.total().si(),
-                                format_bytes(Bytes(was.memory_per_gpu_bytes)),
-                                format_bytes(now.memory.per_gpu.total()));
-  (void)mem;
-  const double per_hour = add_change("$/hour",
-                                     was.usd_per_hour,
-                                     now.cost.per_hour.si(),
-                                     format_usd_per_hour(usd_per_hour(was.usd_per_hour)),
-                                     format_usd_per_hour(now.cost.per_hour));
-  const double tco = add_change("TCO",
-                                was.tco_usd,
-                                now.cost.tco.si(),
-                                format_usd(usd(was.tco_usd)),
-                                format_usd(now.cost.tco));
-  if (was.usd_per_million_tokens && now.cost.usd_per_million_output_tokens) {
-    add_change("$/M tokens",
-               *was.usd_per_million_tokens,
-               *now.cost.usd_per_million_output_tokens,
-               fmt::format("${:.3f}", *was.usd_per_million_tokens),
-               fmt::format("${:.3f}", *now.cost.usd_per_million_output_tokens));
-  }
-  const double cost_increase = std::max(per_hour, tco);
-  if (cost_increase > t.max_cost_increase && t.fails_on("cost")) {
-    r.crossed.push_back(fmt::format("cost: {} {} exceeds the {:.0f}% threshold",
-                                    per_hour >= tco ? "$/hour" : "TCO",
-                                    percent(cost_increase),
-                                    100.0 * t.max_cost_increase));
-  } else if (cost_increase > 0.0005) {
-    r.warnings.push_back(fmt::format(
-        "cost rose {} (threshold {:.0f}%)", percent(cost_increase), 100.0 * t.max_cost_increase));
-  }
-  double latency_increase = 0;
-  std::string latency_figure;
-  if (now.inference) {
-    if (was.ttft_ms) {
-      const double rel = add_change("TTFT",
-                                    *was.ttft_ms,
-                                    to_ms(now.inference->ttft),
-                                    format_seconds(milliseconds(*was.ttft_ms)),
-                                    format_seconds(now.inference->ttft));
-      if (rel > latency_increase) {
-        latency_increase = rel;
-        latency_figure = "TTFT";
-      }
-    }
-    if (was.tpot_ms) {
-      const double rel = add_change("TPOT",
-                                    *was.tpot_ms,
-                                    to_ms(now.inference->tpot),
-                                    format_seconds(milliseconds(*was.tpot_ms)),
-                                    format_seconds(now.inference->tpot));
-      if (rel > latency_increase) {
-        latency_increase = rel;
-        latency_figure = "TPOT";
-      }
-    }
-    if (was.output_tokens_per_s) {
-      add_change("tokens/s",
-                 *was.output_tokens_per_s,
-                 now.inference->output_tokens_per_s,
-                 fmt::format("{:.0f}", *was.output_tokens_per_s),
-                 fmt::format("{:.0f}", now.inference->output_tokens_per_s));
-    }
-  }
-  if (now.training && was.time_to_train_hours && now.training->time_to_train) {
-    const double rel = add_change("time to train",
-                                  *was.time_to_train_hours,
-                                  to_hours(*now.training->time_to_train),
-                                  format_seconds(hours(*was.time_to_train_hours)),
-                                  format_seconds(*now.training->time_to_train));
-    if (rel > latency_increase) {
-      latency_increase = rel;
-      latency_figure = "time to train";
-    }
-  }
-  if (latency_increase > t.max_latency_increase && t.fails_on("latency")) {
-    r.crossed.push_back(fmt::format("latency: {} {} exceeds the {:.0f}% threshold",
-                                    latency_figure,
-                                    percent(latency_increase),
-                                    100.0 * t.max_latency_increase));
-  } else if (latency_increase > 0.0005) {
-    r.warnings.push_back(fmt::format("{} rose {} (threshold {:.0f}%)",
-                                     latency_figure,
-                                     percent(latency_increase),
-                                     100.0 * t.max_latency_increase));
-  }
-  const bool memory_failed =
-      std::any_of(r.crossed.begin(), r.crossed.end(), [](const std::string& c) {
-        return c.rfind("memory", 0) == 0;
-      });
-  if (memory_failed && !t.fails_on("memory")) {
-    // Still reported; a configuration that fitted and now does not always fails (docs/ci.md).
-  }
-  r.status = r.crossed.empty() ? (r.warnings.empty() ? "ok" : "warning") : "regression";
-  r.exit_code = r.crossed.empty() ? 0 : 1;
+  const Candidate& now = plan.candidates.front();
+  compare_configuration(r, was, now, t);
+  compare_memory(r, was, now);
+  compare_cost(r, was, now, t);
+  compare_latency(r, was, now, t);
+  set_verdict(r);
   return r;
 }
 
