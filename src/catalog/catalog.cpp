@@ -69,6 +69,33 @@ std::string squash(const std::string& s) {
   return out;
 }
 
+std::vector<std::string> precision_keys() {
+  std::vector<std::string> keys;
+  for (const auto& [name, p] : precision_names()) {
+    keys.push_back(name);
+  }
+  return keys;
+}
+
+// A sparse figure listed as dense is the most common catalog mistake: rates must keep the
+// ratios of the hardware (fp8 = 2 x bf16, bf16 = 2 x tf32, fp16 = bf16).
+struct RateRatio {
+  TensorPrecision hi;
+  TensorPrecision lo;
+  double lo_bound;
+  double hi_bound;
+  const char* expected;
+};
+
+constexpr std::array<RateRatio, 4> k_rate_ratios{{
+    {TensorPrecision::fp8, TensorPrecision::bf16, 1.8, 2.2, "about 2x"},
+    {TensorPrecision::bf16, TensorPrecision::tf32, 1.8, 2.2, "about 2x"},
+    {TensorPrecision::fp16, TensorPrecision::bf16, 0.95, 1.05, "1x"},
+    {TensorPrecision::fp4, TensorPrecision::fp8, 1.8, 3.2, "2x to 3x"},
+}};
+
+// Reads one entry of /gpus. Each field is read under its own guard, so that one entry reports
+// all of its problems, in the order of the steps in read().
 class GpuReader {
 public:
   GpuReader(const FieldReader& r,
@@ -78,29 +105,45 @@ public:
 
   Gpu read() {
     Gpu g;
-    m_problems.guard([&] {
-      m_r.reject_unknown({"name",
-                          "aliases",
-                          "vendor",
-                          "architecture",
-                          "generation",
-                          "release_year",
-                          "form_factor",
-                          "memory_gib",
-                          "usable_memory_mib",
-                          "memory_bandwidth_gb_per_s",
-                          "dense_tflop_per_s",
-                          "sparse_tflop_per_s",
-                          "tdp_watts",
-                          "host_link",
-                          "gpu_link",
-                          "nvlink_domain",
-                          "network_gbit_per_s",
-                          "mig",
-                          "prices",
-                          "purchase",
-                          "notes"});
-    });
+    m_problems.guard([&] { reject_unknown_keys(); });
+    read_identity(g);
+    read_memory(g);
+    m_problems.guard([&] { read_compute_rates(g); });
+    m_problems.guard([&] { read_power(g); });
+    read_interconnect(g);
+    m_problems.guard([&] { read_mig(g); });
+    m_problems.guard([&] { read_prices(g); });
+    m_problems.guard([&] { read_purchase(g); });
+    check_cross_fields(g);
+    return g;
+  }
+
+private:
+  void reject_unknown_keys() {
+    m_r.reject_unknown({"name",
+                        "aliases",
+                        "vendor",
+                        "architecture",
+                        "generation",
+                        "release_year",
+                        "form_factor",
+                        "memory_gib",
+                        "usable_memory_mib",
+                        "memory_bandwidth_gb_per_s",
+                        "dense_tflop_per_s",
+                        "sparse_tflop_per_s",
+                        "tdp_watts",
+                        "host_link",
+                        "gpu_link",
+                        "nvlink_domain",
+                        "network_gbit_per_s",
+                        "mig",
+                        "prices",
+                        "purchase",
+                        "notes"});
+  }
+
+  void read_identity(Gpu& g) {
     m_problems.guard([&] { g.name = m_r.string("name"); });
     m_problems.guard([&] {
       if (m_r.has("aliases")) {
@@ -116,6 +159,9 @@ public:
     m_problems.guard([&] {
       g.release_year = static_cast<int>(m_r.integer("release_year", Range::between(2010, 2035)));
     });
+  }
+
+  void read_memory(Gpu& g) {
     m_problems.guard(
         [&] { g.memory = gib(sourced(m_r, "memory_gib", Range::positive(4096), g.provenance)); });
     m_problems.guard([&] {
@@ -128,74 +174,24 @@ public:
       g.memory_bandwidth =
           gb_per_s(sourced(m_r, "memory_bandwidth_gb_per_s", Range::positive(1e5), g.provenance));
     });
-    m_problems.guard([&] { read_dense(g); });
-    m_problems.guard(
-        [&] { g.tdp = watts(sourced(m_r, "tdp_watts", Range::positive(5000), g.provenance)); });
-    m_problems.guard([&] { read_host_link(g); });
-    m_problems.guard([&] { read_gpu_link(g); });
-    m_problems.guard([&] {
-      g.nvlink_domain =
-          static_cast<int>(sourced(m_r, "nvlink_domain", Range::between(1, 576), g.provenance));
-      const auto f = m_r.object("nvlink_domain");
-      if (std::floor(f.number("value", Range::positive())) !=
-          f.number("value", Range::positive())) {
-        f.member("value").fail("must be an integer");
-      }
-    });
-    m_problems.guard([&] {
-      g.network =
-          gbit_per_s(sourced(m_r, "network_gbit_per_s", Range::positive(1e4), g.provenance));
-    });
-    m_problems.guard([&] { read_mig(g); });
-    m_problems.guard([&] { read_prices(g); });
-    m_problems.guard([&] { read_purchase(g); });
-    if (g.gpu_link_kind == "none" && g.nvlink_domain != 1 && !g.name.empty()) {
-      m_problems.add(
-          m_r.where("nvlink_domain"),
-          fmt::format("must be 1 for a GPU without a GPU-to-GPU link, got {}", g.nvlink_domain));
-    }
-    return g;
   }
 
-private:
-  void check_source(const FieldReader& field, Provenance& p) {
-    p.source = field.string("source");
-    if (m_sources.find(p.source) == m_sources.end()) {
-      std::vector<std::string> keys;
-      for (const auto& [k, v] : m_sources) {
-        keys.push_back(k);
-      }
-      field.member("source").fail("is not a key of /sources" + did_you_mean(p.source, keys));
-    }
-    p.note = field.optional_string("note").value_or("");
-    if (field.has("confidence")) {
-      p.confidence = field.choice<std::string>(
-          "confidence", {{"low", "low"}, {"medium", "medium"}, {"high", "high"}});
-    }
-  }
-
-  // {"value": ..., "source": ..., "note": ..., "confidence": ...}
-  double sourced(const FieldReader& parent,
-                 const std::string& key,
-                 Range range,
-                 std::map<std::string, Provenance>& provenance,
-                 const std::string& label = "") {
-    const auto f = parent.object(key);
-    f.reject_unknown({"value", "source", "note", "confidence"});
-    const double value = f.number("value", range);
-    Provenance p;
-    check_source(f, p);
-    provenance[label.empty() ? key : label] = p;
-    return value;
-  }
-
-  void read_dense(Gpu& g) {
+  void read_compute_rates(Gpu& g) {
     const auto dense = m_r.object("dense_tflop_per_s");
-    std::vector<std::string> known;
-    for (const auto& [name, p] : precision_names()) {
-      known.push_back(name);
+    dense.reject_unknown(precision_keys());
+    read_dense_rates(dense, g);
+    if (!g.rate(TensorPrecision::bf16) && !g.rate(TensorPrecision::fp16)) {
+      dense.fail_plain("needs a bf16 or fp16 rate");
     }
-    dense.reject_unknown(known);
+    for (const auto& ratio : k_rate_ratios) {
+      check_rate_ratio(dense, g, ratio);
+    }
+    if (m_r.has("sparse_tflop_per_s")) {
+      check_dense_against_sparse(dense, g);
+    }
+  }
+
+  void read_dense_rates(const FieldReader& dense, Gpu& g) {
     for (const auto& [name, p] : precision_names()) {
       if (dense.has(name)) {
         m_problems.guard([&, p = p, name = name] {
@@ -204,56 +200,64 @@ private:
         });
       }
     }
-    if (!g.rate(TensorPrecision::bf16) && !g.rate(TensorPrecision::fp16)) {
-      dense.fail_plain("needs a bf16 or fp16 rate");
-    }
-    // A sparse figure listed as dense is the most common catalog mistake: rates must keep the
-    // ratios of the hardware (fp8 = 2 x bf16, bf16 = 2 x tf32, fp16 = bf16).
-    const auto ratio_check = [&](TensorPrecision hi,
-                                 TensorPrecision lo,
-                                 double lo_bound,
-                                 double hi_bound,
-                                 const char* expected) {
-      const auto a = g.rate(hi);
-      const auto b = g.rate(lo);
-      if (a && b) {
-        const double ratio = *a / *b;
-        if (ratio < lo_bound || ratio > hi_bound) {
-          m_problems.add(dense.where(std::string(to_string(hi))),
-                         fmt::format("is {:.2f}x the {} rate, expected {}: one of them may be a "
-                                     "sparse figure listed as dense",
-                                     ratio,
-                                     to_string(lo),
-                                     expected));
-        }
-      }
-    };
-    ratio_check(TensorPrecision::fp8, TensorPrecision::bf16, 1.8, 2.2, "about 2x");
-    ratio_check(TensorPrecision::bf16, TensorPrecision::tf32, 1.8, 2.2, "about 2x");
-    ratio_check(TensorPrecision::fp16, TensorPrecision::bf16, 0.95, 1.05, "1x");
-    ratio_check(TensorPrecision::fp4, TensorPrecision::fp8, 1.8, 3.2, "2x to 3x");
-    // When the sparse figures are listed too, dense must be half of them.
-    if (m_r.has("sparse_tflop_per_s")) {
-      const auto sparse = m_r.object("sparse_tflop_per_s");
-      sparse.reject_unknown(known);
-      for (const auto& [name, p] : precision_names()) {
-        const auto d = g.rate(p);
-        if (!sparse.has(name) || !d) {
-          continue;
-        }
-        m_problems.guard([&, name = name, d = d] {
-          std::map<std::string, Provenance> ignored;
-          const double s = sourced(sparse, name, Range::positive(2e5), ignored);
-          if (to_tflop_per_s(*d) > 0.55 * s) {
-            m_problems.add(dense.where(name),
-                           fmt::format("dense {} TFLOP/s is more than half the sparse {} "
-                                       "TFLOP/s: the sparse figure is listed as dense",
-                                       to_tflop_per_s(*d),
-                                       s));
-          }
-        });
+  }
+
+  void check_rate_ratio(const FieldReader& dense, const Gpu& g, const RateRatio& r) {
+    const auto a = g.rate(r.hi);
+    const auto b = g.rate(r.lo);
+    if (a && b) {
+      const double ratio = *a / *b;
+      if (ratio < r.lo_bound || ratio > r.hi_bound) {
+        m_problems.add(dense.where(std::string(to_string(r.hi))),
+                       fmt::format("is {:.2f}x the {} rate, expected {}: one of them may be a "
+                                   "sparse figure listed as dense",
+                                   ratio,
+                                   to_string(r.lo),
+                                   r.expected));
       }
     }
+  }
+
+  // When the sparse figures are listed too, dense must be half of them.
+  void check_dense_against_sparse(const FieldReader& dense, const Gpu& g) {
+    const auto sparse = m_r.object("sparse_tflop_per_s");
+    sparse.reject_unknown(precision_keys());
+    for (const auto& [name, p] : precision_names()) {
+      const auto d = g.rate(p);
+      if (!sparse.has(name) || !d) {
+        continue;
+      }
+      m_problems.guard([&, name = name] { check_sparse_rate(dense, sparse, name, *d); });
+    }
+  }
+
+  void check_sparse_rate(const FieldReader& dense,
+                         const FieldReader& sparse,
+                         const std::string& name,
+                         FlopsPerSecond d) {
+    std::map<std::string, Provenance> ignored;
+    const double s = sourced(sparse, name, Range::positive(2e5), ignored);
+    if (to_tflop_per_s(d) > 0.55 * s) {
+      m_problems.add(dense.where(name),
+                     fmt::format("dense {} TFLOP/s is more than half the sparse {} "
+                                 "TFLOP/s: the sparse figure is listed as dense",
+                                 to_tflop_per_s(d),
+                                 s));
+    }
+  }
+
+  void read_power(Gpu& g) {
+    g.tdp = watts(sourced(m_r, "tdp_watts", Range::positive(5000), g.provenance));
+  }
+
+  void read_interconnect(Gpu& g) {
+    m_problems.guard([&] { read_host_link(g); });
+    m_problems.guard([&] { read_gpu_link(g); });
+    m_problems.guard([&] { read_nvlink_domain(g); });
+    m_problems.guard([&] {
+      g.network =
+          gbit_per_s(sourced(m_r, "network_gbit_per_s", Range::positive(1e4), g.provenance));
+    });
   }
 
   void read_host_link(Gpu& g) {
@@ -268,6 +272,10 @@ private:
     if (f.optional_boolean("nvlink_c2c").value_or(false)) {
       return;
     }
+    read_pcie(f, rate, g);
+  }
+
+  void read_pcie(const FieldReader& f, double rate, Gpu& g) {
     g.pcie_generation = static_cast<int>(f.integer("pcie_generation", Range::between(1, 7)));
     const auto lanes = f.optional_integer("lanes", Range::between(1, 32)).value_or(16);
     // PCIe x16 moves about 2^(gen-1) GB/s per lane-group: Gen3 16, Gen4 32, Gen5 64 GB/s.
@@ -299,6 +307,15 @@ private:
     g.provenance["gpu_link"] = p;
   }
 
+  void read_nvlink_domain(Gpu& g) {
+    g.nvlink_domain =
+        static_cast<int>(sourced(m_r, "nvlink_domain", Range::between(1, 576), g.provenance));
+    const auto f = m_r.object("nvlink_domain");
+    if (std::floor(f.number("value", Range::positive())) != f.number("value", Range::positive())) {
+      f.member("value").fail("must be an integer");
+    }
+  }
+
   void read_mig(Gpu& g) {
     if (!m_r.has("mig")) {
       return; // null or absent: no MIG
@@ -314,57 +331,56 @@ private:
     g.mig = mig;
   }
 
-  void read_date(const FieldReader& f, const char* key, std::string& out) {
-    out = f.string(key);
-    if (!parse_date(out)) {
-      f.member(key).fail("must be a date YYYY-MM-DD");
-    }
-  }
-
   void read_prices(Gpu& g) {
     for (const auto& e : m_r.array("prices")) {
-      Price price;
       const std::size_t before = m_errors_seen;
-      const auto field = [&](const std::function<void()>& read) {
-        m_problems.guard([&] {
-          try {
-            read();
-          } catch (const InputError&) {
-            ++m_errors_seen;
-            throw;
-          }
-        });
-      };
-      field([&] {
-        e.reject_unknown({"provider",
-                          "kind",
-                          "usd_per_gpu_hour",
-                          "as_of",
-                          "as_of_kind",
-                          "source",
-                          "note",
-                          "confidence"});
-      });
-      field([&] { price.provider = e.string("provider"); });
-      field([&] {
-        price.kind = e.choice<std::string>(
-            "kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
-      });
-      field([&] {
-        price.per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000)));
-      });
-      field([&] { read_date(e, "as_of", price.as_of); });
-      field([&] {
-        if (e.has("as_of_kind")) {
-          price.as_of_stated =
-              e.choice<bool>("as_of_kind", {{"stated", true}, {"retrieved", false}});
-        }
-      });
-      field([&] { check_source(e, price.provenance); });
+      const Price price = read_price(e);
+      // A price with a bad field is reported but left out.
       if (m_errors_seen == before) {
         g.prices.push_back(price);
       }
     }
+  }
+
+  Price read_price(const FieldReader& e) {
+    Price price;
+    guard_price_field([&] {
+      e.reject_unknown({"provider",
+                        "kind",
+                        "usd_per_gpu_hour",
+                        "as_of",
+                        "as_of_kind",
+                        "source",
+                        "note",
+                        "confidence"});
+    });
+    guard_price_field([&] { price.provider = e.string("provider"); });
+    guard_price_field([&] {
+      price.kind = e.choice<std::string>(
+          "kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
+    });
+    guard_price_field(
+        [&] { price.per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000))); });
+    guard_price_field([&] { read_date(e, "as_of", price.as_of); });
+    guard_price_field([&] {
+      if (e.has("as_of_kind")) {
+        price.as_of_stated = e.choice<bool>("as_of_kind", {{"stated", true}, {"retrieved", false}});
+      }
+    });
+    guard_price_field([&] { check_source(e, price.provenance); });
+    return price;
+  }
+
+  // Like Problems::guard, and counts the failures so that read_prices can tell a bad price.
+  void guard_price_field(const std::function<void()>& read) {
+    m_problems.guard([&] {
+      try {
+        read();
+      } catch (const InputError&) {
+        ++m_errors_seen;
+        throw;
+      }
+    });
   }
 
   void read_purchase(Gpu& g) {
@@ -381,6 +397,53 @@ private:
     read_date(f, "as_of", p.as_of);
     check_source(f, p.provenance);
     g.purchase = p;
+  }
+
+  // Checks that need several fields; run after all of them are read.
+  void check_cross_fields(const Gpu& g) {
+    if (g.gpu_link_kind == "none" && g.nvlink_domain != 1 && !g.name.empty()) {
+      m_problems.add(
+          m_r.where("nvlink_domain"),
+          fmt::format("must be 1 for a GPU without a GPU-to-GPU link, got {}", g.nvlink_domain));
+    }
+  }
+
+  void read_date(const FieldReader& f, const char* key, std::string& out) {
+    out = f.string(key);
+    if (!parse_date(out)) {
+      f.member(key).fail("must be a date YYYY-MM-DD");
+    }
+  }
+
+  void check_source(const FieldReader& field, Provenance& p) {
+    p.source = field.string("source");
+    if (m_sources.find(p.source) == m_sources.end()) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : m_sources) {
+        keys.push_back(k);
+      }
+      field.member("source").fail("is not a key of /sources" + did_you_mean(p.source, keys));
+    }
+    p.note = field.optional_string("note").value_or("");
+    if (field.has("confidence")) {
+      p.confidence = field.choice<std::string>(
+          "confidence", {{"low", "low"}, {"medium", "medium"}, {"high", "high"}});
+    }
+  }
+
+  // {"value": ..., "source": ..., "note": ..., "confidence": ...}
+  double sourced(const FieldReader& parent,
+                 const std::string& key,
+                 Range range,
+                 std::map<std::string, Provenance>& provenance,
+                 const std::string& label = "") {
+    const auto f = parent.object(key);
+    f.reject_unknown({"value", "source", "note", "confidence"});
+    const double value = f.number("value", range);
+    Provenance p;
+    check_source(f, p);
+    provenance[label.empty() ? key : label] = p;
+    return value;
   }
 
   const FieldReader& m_r;
