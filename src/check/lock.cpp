@@ -1,6 +1,7 @@
 // Lock files and regression checks. Behaviour: docs/ci.md.
 
 #include <rightsize/check/lock.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/spec/spec_json.hpp>
@@ -242,20 +243,18 @@ LockFile read_lock_file(const std::string& path, bool allow_missing) {
   return lock;
 }
 
+std::string lock_key(const std::string& spec_file) {
+  return detail::valid_utf8(std::filesystem::path(spec_file).filename().string());
+}
+
 void write_lock_file(const LockFile& lock) {
   nlohmann::json locks = nlohmann::json::object();
   for (const auto& [name, e] : lock.entries) {
     locks[name] = lock_entry_to_json(e);
   }
-  std::ofstream out(lock.path);
-  if (!out) {
-    throw InputError(lock.path, "cannot write the lock file");
-  }
-  out << nlohmann::json{{"schema_version", 1},
-                        {"rightsize_version", RIGHTSIZE_VERSION},
-                        {"locks", locks}}
-             .dump(2)
-      << '\n';
+  const nlohmann::json file{
+      {"schema_version", 1}, {"rightsize_version", RIGHTSIZE_VERSION}, {"locks", locks}};
+  write_file_atomically(lock.path, detail::dump_json(file, 2) + "\n");
 }
 
 namespace {

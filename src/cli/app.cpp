@@ -10,6 +10,9 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
 
 namespace rightsize::cli {
 
@@ -50,6 +53,14 @@ void check_subcommand_name(const CLI::App& app, const std::vector<std::string>& 
   }
 }
 
+void write_report(const std::string& report, std::ostream& out) {
+  out << report;
+  out.flush();
+  if (!out) {
+    throw InputError("standard output", "cannot write the report (disk full or closed pipe?)");
+  }
+}
+
 void print_error(std::ostream& err, const std::string& message) {
   err << "rightsize: error: " << message << '\n';
 }
@@ -57,7 +68,11 @@ void print_error(std::ostream& err, const std::string& message) {
 } // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Context ctx{out, err, nullptr, 0, false, {}};
+  // Reports are built in a buffer and written when the command succeeds: a failure leaves no
+  // partial report on standard output, and a failed write is reported.
+  std::ostringstream report;
+  Context ctx{report, err, nullptr, 0, false, false, {}};
+  ctx.out_is_terminal = &out == &std::cout && ::isatty(STDOUT_FILENO) != 0;
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model and its workload and says "
                "which GPUs, how many, in what layout, at what cost, and why.",
                "rightsize"};
@@ -102,7 +117,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (!ctx.action) {
       throw InternalError("no subcommand action was set");
     }
-    return to_int(ctx.action());
+    const ExitCode code = ctx.action();
+    write_report(report.str(), out);
+    return to_int(code);
   } catch (const InputErrors& e) {
     for (const auto& one : e.errors()) {
       print_error(err, one.what());

@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/render/catalog.hpp>
 
 #include <CLI/CLI.hpp>
@@ -65,7 +66,7 @@ void register_catalog(CLI::App& app, Context& ctx) {
       const Gpu& g = c.resolve(show->name, "NAME");
       const CatalogView view{c, today(), show->stale_days};
       if (show->common.format == "json") {
-        ctx.out << gpu_to_json(g, view).dump(2) << '\n';
+        ctx.out << detail::dump_json(gpu_to_json(g, view), 2) << '\n';
       } else {
         render_gpu_table(g, view, ctx.out);
       }

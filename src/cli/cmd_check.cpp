@@ -110,7 +110,7 @@ void write_lock_entry(const Plan& plan,
                       const std::string& spec_file,
                       const std::string& lock_path) {
   LockFile lock = read_lock_file(lock_path, /*allow_missing=*/true);
-  lock.entries[fs::path(spec_file).filename().string()] = make_lock_entry(plan);
+  lock.entries[lock_key(spec_file)] = make_lock_entry(plan);
   write_lock_file(lock);
 }
 
@@ -181,7 +181,7 @@ void register_check(CLI::App& app, Context& ctx) {
           continue;
         }
         const LockFile lock = read_lock_file(lock_path, /*allow_missing=*/false);
-        const std::string key = fs::path(file).filename().string();
+        const std::string key = lock_key(file);
         const auto it = lock.entries.find(key);
         if (it == lock.entries.end()) {
           throw InputError(lock_path,

@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/render/model.hpp>
 #include <rightsize/spec/spec.hpp>
 #include <rightsize/spec/spec_json.hpp>
@@ -63,7 +64,7 @@ void register_validate(CLI::App& app, Context& ctx) {
       const Spec spec = load_spec(options->spec);
       log_warnings(ctx, spec);
       if (options->common.format == "json") {
-        ctx.out << validation_to_json(spec).dump(2) << '\n';
+        ctx.out << detail::dump_json(validation_to_json(spec), 2) << '\n';
       } else {
         render_validation_text(spec, ctx.out);
       }

@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/render/plan.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -10,8 +11,8 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <sstream>
 #include <unistd.h>
 
 namespace rightsize::cli {
@@ -136,6 +137,11 @@ void register_plan(CLI::App& app, Context& ctx) {
   sub->callback([&ctx, o, lock_option]() {
     o->lock_given = lock_option->count() > 0;
     ctx.action = [&ctx, o]() {
+      if (!o->output.empty() && same_file(o->output, o->spec)) {
+        throw InputError("--output",
+                         "is the spec itself (" + o->spec +
+                             "); refusing to overwrite an input with the report");
+      }
       Spec spec = load_spec(o->spec);
       for (const auto& w : spec.warnings) {
         ctx.log->warn("{}: {}", spec.file, w);
@@ -157,25 +163,22 @@ void register_plan(CLI::App& app, Context& ctx) {
       const Plan plan = make_plan(spec, catalog, constants, efficiency, options);
       RenderOptions render;
       render.top = o->top;
-      const bool to_terminal =
-          o->output.empty() && ::isatty(STDOUT_FILENO) != 0 && &ctx.out == &std::cout;
-      render.color = o->color == "always" || (o->color == "auto" && to_terminal);
-      std::ofstream file;
-      if (!o->output.empty()) {
-        file.open(o->output);
-        if (!file) {
-          throw InputError(o->output, "cannot write the report file");
-        }
-      }
-      std::ostream& out = o->output.empty() ? ctx.out : file;
+      render.color =
+          o->color == "always" || (o->color == "auto" && o->output.empty() && ctx.out_is_terminal);
+      std::ostringstream rendered;
       if (o->common.format == "json") {
-        render_plan_json(plan, render, out);
+        render_plan_json(plan, render, rendered);
       } else if (o->common.format == "markdown") {
-        render_plan_markdown(plan, render, out);
+        render_plan_markdown(plan, render, rendered);
       } else if (o->common.format == "csv") {
-        render_plan_csv(plan, render, out);
+        render_plan_csv(plan, render, rendered);
       } else {
-        render_plan_table(plan, render, out);
+        render_plan_table(plan, render, rendered);
+      }
+      if (o->output.empty()) {
+        ctx.out << rendered.str();
+      } else {
+        write_file_atomically(o->output, rendered.str());
       }
       if (o->lock_given) {
         const std::string path =

@@ -1,3 +1,4 @@
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 
 #include <fmt/format.h>
@@ -6,15 +7,14 @@
 #include <cctype>
 #include <cmath>
 #include <fstream>
-#include <sstream>
-#include <sys/stat.h>
+#include <unordered_set>
 
 namespace rightsize::detail {
 
 namespace {
 
-constexpr std::size_t k_max_json_file_bytes = 64U * 1024U * 1024U;
 constexpr double k_max_exact_integer = 9007199254740992.0; // 2^53
+constexpr std::size_t k_max_json_depth = 256;
 
 std::string describe_type(const nlohmann::json& v) {
   if (v.is_number()) {
@@ -80,13 +80,14 @@ std::string short_parse_message(const std::string& what) {
   return msg;
 }
 
-// nlohmann's own DOM builder, plus a check for duplicate keys (nlohmann keeps the last one
-// silently, which hides typos). Faster than the callback parser. Objects are small, so a linear
-// scan of the keys seen at each depth is cheapest.
-class DuplicateCheckingSax {
+// nlohmann's own DOM builder, plus what it does not check: duplicate keys (nlohmann keeps the last
+// one silently, which hides typos; a hash set per open object keeps this linear) and nesting depth
+// (the parser is iterative, but printing or destroying a value is recursive). Every parse error,
+// including a number that overflows a double (nlohmann's out_of_range 406), is recorded instead
+// of thrown, so that the caller reports one InputError with a position.
+class CheckingSax {
 public:
-  explicit DuplicateCheckingSax(nlohmann::json& result)
-      : m_dom(result, /*allow_exceptions=*/true) {}
+  explicit CheckingSax(nlohmann::json& result) : m_dom(result, /*allow_exceptions=*/false) {}
 
   bool null() { return m_dom.null(); }
   bool boolean(bool v) { return m_dom.boolean(v); }
@@ -98,20 +99,18 @@ public:
   bool string(std::string& v) { return m_dom.string(v); }
   bool binary(nlohmann::json::binary_t& v) { return m_dom.binary(v); }
   bool start_object(std::size_t n) {
-    if (m_keys.size() <= m_depth) {
-      m_keys.emplace_back();
+    if (!enter()) {
+      return false;
     }
-    m_keys[m_depth++].clear();
+    if (m_keys.size() < m_depth) {
+      m_keys.resize(m_depth);
+    }
+    m_keys[m_depth - 1].clear();
     return m_dom.start_object(n);
   }
   bool key(std::string& k) {
-    auto& keys = m_keys[m_depth - 1];
-    if (std::find(keys.begin(), keys.end(), k) != keys.end()) {
-      if (duplicate.empty()) {
-        duplicate = k;
-      }
-    } else {
-      keys.push_back(k);
+    if (!m_keys[m_depth - 1].insert(k).second && duplicate.empty()) {
+      duplicate = k;
     }
     return m_dom.key(k);
   }
@@ -119,20 +118,71 @@ public:
     --m_depth;
     return m_dom.end_object();
   }
-  bool start_array(std::size_t n) { return m_dom.start_array(n); }
-  bool end_array() { return m_dom.end_array(); }
+  bool start_array(std::size_t n) { return enter() && m_dom.start_array(n); }
+  bool end_array() {
+    --m_depth;
+    return m_dom.end_array();
+  }
   template <class Exception>
-  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
-    return m_dom.parse_error(position, token, ex);
+  bool parse_error(std::size_t position, const std::string& /*token*/, const Exception& ex) {
+    error_byte = position;
+    error = ex.what();
+    return false;
   }
 
   std::string duplicate;
+  std::string error; // empty unless the text is not valid JSON (or nests too deep)
+  std::size_t error_byte = 0;
 
 private:
+  bool enter() {
+    if (++m_depth > k_max_json_depth) {
+      error = fmt::format("nesting deeper than {} levels", k_max_json_depth);
+      return false;
+    }
+    return true;
+  }
+
   nlohmann::detail::json_sax_dom_parser<nlohmann::json> m_dom;
-  std::vector<std::vector<std::string>> m_keys;
+  // One set of keys per open object; arrays leave their slot unused.
+  std::vector<std::unordered_set<std::string>> m_keys;
   std::size_t m_depth = 0;
 };
+
+// The byte offset where nesting first exceeds the limit (the SAX interface gives no position).
+std::size_t deep_nesting_offset(std::string_view text) {
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > k_max_json_depth) {
+        return i;
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  return 0;
+}
+
+// nlohmann's number overflow message: "number overflow parsing '1e400'".
+std::string describe_parse_error(const std::string& what) {
+  const auto overflow = what.find("number overflow parsing ");
+  if (overflow != std::string::npos) {
+    return "number out of range of a double: " +
+           what.substr(overflow + std::string_view("number overflow parsing ").size());
+  }
+  return short_parse_message(what);
+}
 
 } // namespace
 
@@ -161,22 +211,34 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source)
     throw InputError(fmt::format("{}:{}:{}", source, line, col),
                      "not a JSON text file (binary or non-UTF-8 data)");
   }
-  // Duplicate keys are rejected: nlohmann keeps the last one silently, which hides typos.
   nlohmann::json value;
-  DuplicateCheckingSax sax(value);
-  try {
-    nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
-  } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based: the position of the character that could not be read.
-    const auto [line, col] = line_and_column(text, e.byte == 0 ? 0 : e.byte - 1);
+  CheckingSax sax(value);
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &sax) || !sax.error.empty()) {
+    if (sax.error.rfind("nesting deeper", 0) == 0) {
+      const auto [line, col] = line_and_column(text, deep_nesting_offset(text));
+      throw InputError(fmt::format("{}:{}:{}", source, line, col), "invalid JSON: " + sax.error);
+    }
+    // error_byte is 1-based: the position of the character that could not be read.
+    const std::size_t byte = sax.error_byte == 0 ? 0 : sax.error_byte - 1;
+    const auto [line, col] = line_and_column(text, byte);
     throw InputError(fmt::format("{}:{}:{}", source, line, col),
-                     "invalid JSON: " + short_parse_message(e.what()));
+                     "invalid JSON: " + describe_parse_error(sax.error));
   }
-  const std::string& duplicate = sax.duplicate;
-  if (!duplicate.empty()) {
-    throw InputError(source, fmt::format("duplicate key \"{}\"", duplicate));
+  if (!sax.duplicate.empty()) {
+    throw InputError(source, fmt::format("duplicate key \"{}\"", sax.duplicate));
   }
   return value;
+}
+
+std::string dump_json(const nlohmann::json& value, int indent) {
+  return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string valid_utf8(std::string_view text) {
+  if (find_invalid_utf8(text) == std::string_view::npos) {
+    return std::string(text);
+  }
+  return nlohmann::json::parse(dump_json(nlohmann::json(std::string(text)))).get<std::string>();
 }
 
 nlohmann::json load_json_file(const std::string& path) {
@@ -194,26 +256,7 @@ std::string fnv1a_hex(std::string_view text) {
 }
 
 nlohmann::json load_json_file(const std::string& path, std::string& text) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    throw InputError(path, "cannot read file: no such file or directory");
-  }
-  if (S_ISDIR(info.st_mode)) {
-    throw InputError(path, "is a directory, expected a JSON file");
-  }
-  if (static_cast<std::size_t>(info.st_size) > k_max_json_file_bytes) {
-    throw InputError(path,
-                     fmt::format("file is {} bytes, larger than the {} byte limit for JSON input",
-                                 info.st_size,
-                                 k_max_json_file_bytes));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(path, "cannot read file: permission denied or not a regular file");
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  text = buffer.str();
+  text = read_input_file(path, k_max_json_file_bytes, "JSON input");
   return parse_json_text(text, path);
 }
 

@@ -1,3 +1,4 @@
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/catalog.hpp>
 
@@ -192,12 +193,11 @@ void render_catalog_list_json(const CatalogView& view, std::ostream& out) {
   for (const auto& g : view.catalog.gpus) {
     gpus.push_back(gpu_to_json(g, view));
   }
-  out << nlohmann::json{{"schema_version", 1},
-                        {"catalog_version", view.catalog.version},
-                        {"catalog_digest", view.catalog.digest},
-                        {"gpus", gpus}}
-             .dump(2)
-      << '\n';
+  const nlohmann::json list{{"schema_version", 1},
+                            {"catalog_version", view.catalog.version},
+                            {"catalog_digest", view.catalog.digest},
+                            {"gpus", gpus}};
+  out << detail::dump_json(list, 2) << '\n';
 }
 
 void render_catalog_list_csv(const CatalogView& view, std::ostream& out) {

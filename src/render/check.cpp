@@ -1,3 +1,4 @@
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/render/check.hpp>
 
 #include <fmt/format.h>
@@ -80,12 +81,11 @@ void render_check_json(const std::vector<CheckResult>& results, int exit_code, s
                     {"changes", changes},
                     {"exit_code", r.exit_code}});
   }
-  out << nlohmann::json{{"schema_version", 1},
-                        {"verdict", verdict_line(results)},
-                        {"exit_code", exit_code},
-                        {"results", list}}
-             .dump(2)
-      << '\n';
+  const nlohmann::json report{{"schema_version", 1},
+                              {"verdict", verdict_line(results)},
+                              {"exit_code", exit_code},
+                              {"results", list}};
+  out << detail::dump_json(report, 2) << '\n';
 }
 
 void render_check_markdown(const std::vector<CheckResult>& results, std::ostream& out) {

@@ -1,3 +1,4 @@
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
 
@@ -112,7 +113,7 @@ nlohmann::json estimate_to_json(const EstimateReport& r) {
 }
 
 void render_estimate_json(const EstimateReport& r, std::ostream& out) {
-  out << estimate_to_json(r).dump(2) << '\n';
+  out << detail::dump_json(estimate_to_json(r), 2) << '\n';
 }
 
 void render_estimate_table(const EstimateReport& r, std::ostream& out) {

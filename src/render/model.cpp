@@ -1,3 +1,4 @@
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/model.hpp>
 #include <rightsize/spec/spec_json.hpp>
@@ -15,7 +16,7 @@ std::string billions(double params) {
 } // namespace
 
 void render_model_json(const Spec& spec, std::ostream& out) {
-  out << model_to_json(spec).dump(2) << '\n';
+  out << detail::dump_json(model_to_json(spec), 2) << '\n';
 }
 
 void render_model_table(const Spec& spec, std::ostream& out) {

@@ -1,3 +1,4 @@
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/render/plan.hpp>
@@ -244,7 +245,7 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
 }
 
 void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& out) {
-  out << plan_to_json(plan, o).dump(2) << '\n';
+  out << detail::dump_json(plan_to_json(plan, o), 2) << '\n';
 }
 
 void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& out) {

@@ -59,8 +59,12 @@ struct LockFile {
   std::string path;
   std::map<std::string, LockEntry> entries;
 };
+// The key of a spec's entry: its file name, with bytes that are not UTF-8 replaced by U+FFFD (a
+// lock file is JSON text), so that writing and reading find the same entry.
+std::string lock_key(const std::string& spec_file);
 // Missing file: an empty lock (allow_missing) or an InputError. Corrupt files: InputError.
 LockFile read_lock_file(const std::string& path, bool allow_missing);
+// Written atomically (core/files.hpp): a failure leaves the previous lock file as it was.
 void write_lock_file(const LockFile& lock);
 
 struct CheckThresholds {

@@ -25,6 +25,14 @@ nlohmann::json load_json_file(const std::string& path, std::string& text);
 // FNV-1a 64-bit hash of `text`, as 16 hex digits: a digest for lock files, not for security.
 std::string fnv1a_hex(std::string_view text);
 
+// JSON text of `value` for output. Strings that are not valid UTF-8 (a file name with a stray
+// byte) are written with U+FFFD in place of the bad bytes instead of throwing; indent < 0 is
+// compact.
+std::string dump_json(const nlohmann::json& value, int indent = -1);
+
+// `text` with each byte that is not valid UTF-8 replaced by U+FFFD, as dump_json writes it.
+std::string valid_utf8(std::string_view text);
+
 // Parses JSON text that came from `source` (a file name used in error messages).
 nlohmann::json parse_json_text(std::string_view text, const std::string& source);
 

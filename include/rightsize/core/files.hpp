@@ -1,0 +1,31 @@
+#pragma once
+
+// Reading untrusted input files with limits, and writing the files people keep (locks, reports)
+// so that a failure never leaves a truncated or half-written file behind. Contract:
+// docs/reliability.md.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace rightsize {
+
+// The largest JSON file rightsize reads (spec, config.json, catalog overlay, lock): 64 MiB.
+inline constexpr std::size_t k_max_json_file_bytes = std::size_t{64} * 1024 * 1024;
+
+// The whole content of `path`, which must be a regular file of at most `max_bytes` (or "-" for
+// standard input, under the same cap). A FIFO, device, socket or directory is refused before it
+// is opened, so that nothing blocks or reads forever. `what` names the input in the size error
+// ("JSON input"). Throws InputError naming the path.
+std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what);
+
+// Writes `content` to `path` atomically: a temporary file in the same directory, written,
+// flushed to disk and checked, then renamed over `path`. On any failure the temporary file is
+// removed, `path` is left as it was, and an InputError names `path` and the reason. A new file
+// gets mode 0666 minus the umask; an existing file keeps its mode.
+void write_file_atomically(const std::string& path, std::string_view content);
+
+// Whether two paths name the same existing file (false when either does not exist).
+bool same_file(const std::string& a, const std::string& b);
+
+} // namespace rightsize

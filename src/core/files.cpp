@@ -1,0 +1,187 @@
+#include <rightsize/core/error.hpp>
+#include <rightsize/core/files.hpp>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rightsize {
+
+namespace {
+
+std::string describe_errno(int err) {
+  switch (err) {
+  case ENOENT:
+    return "no such file or directory";
+  case EACCES:
+  case EPERM:
+    return "permission denied";
+  case ENOTDIR:
+    return "a component of the path is not a directory";
+  case ENOSPC:
+    return "no space left on device";
+  case EROFS:
+    return "read-only file system";
+  case EDQUOT:
+    return "disk quota exceeded";
+  default:
+    return std::strerror(err);
+  }
+}
+
+std::string describe_file_type(mode_t mode) {
+  if (S_ISDIR(mode)) {
+    return "a directory";
+  }
+  if (S_ISFIFO(mode)) {
+    return "a FIFO (named pipe)";
+  }
+  if (S_ISCHR(mode) || S_ISBLK(mode)) {
+    return "a device";
+  }
+  if (S_ISSOCK(mode)) {
+    return "a socket";
+  }
+  return "not a regular file";
+}
+
+// Reads at most max_bytes + 1 bytes from fd: one byte more than allowed proves the input too big
+// even where the size is not known up front (standard input, /proc files).
+std::string
+read_capped(int fd, const std::string& path, std::size_t max_bytes, std::string_view what) {
+  std::string text;
+  char buffer[65536];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw InputError(path, "cannot read file: " + describe_errno(errno));
+    }
+    if (n == 0) {
+      return text;
+    }
+    text.append(buffer, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) {
+      throw InputError(
+          path,
+          fmt::format("larger than the {} MiB limit for {}", max_bytes / (1024 * 1024), what));
+    }
+  }
+}
+
+class Fd {
+public:
+  explicit Fd(int fd) : m_fd(fd) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() {
+    if (m_fd >= 0) {
+      ::close(m_fd);
+    }
+  }
+  [[nodiscard]] int get() const { return m_fd; }
+  int release() {
+    const int fd = m_fd;
+    m_fd = -1;
+    return fd;
+  }
+
+private:
+  int m_fd;
+};
+
+} // namespace
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what) {
+  if (path == "-") {
+    return read_capped(STDIN_FILENO, "-", max_bytes, what);
+  }
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    throw InputError(path, "cannot read file: " + describe_errno(errno));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    throw InputError(path, "is " + describe_file_type(info.st_mode) + ", expected a regular file");
+  }
+  if (static_cast<std::size_t>(info.st_size) > max_bytes) {
+    throw InputError(path,
+                     fmt::format("file is {} bytes, larger than the {} MiB limit for {}",
+                                 info.st_size,
+                                 max_bytes / (1024 * 1024),
+                                 what));
+  }
+  // O_NONBLOCK: should the path have been swapped for a FIFO since stat, open does not wait.
+  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    throw InputError(path, "cannot read file: " + describe_errno(errno));
+  }
+  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
+    throw InputError(path, "is " + describe_file_type(info.st_mode) + ", expected a regular file");
+  }
+  return read_capped(fd.get(), path, max_bytes, what);
+}
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  struct stat existing {};
+  const bool exists = ::stat(path.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode)) {
+    throw InputError(path,
+                     "cannot write: is " + describe_file_type(existing.st_mode) +
+                         ", expected a regular file");
+  }
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string temp = (dir / ("." + target.filename().string() + ".rightsize-XXXXXX")).string();
+  Fd fd(::mkstemp(temp.data()));
+  if (fd.get() < 0) {
+    throw InputError(path, "cannot write: " + describe_errno(errno));
+  }
+  const auto fail = [&](int err) {
+    ::unlink(temp.c_str());
+    throw InputError(path, "cannot write: " + describe_errno(err));
+  };
+  mode_t mode = 0666;
+  if (exists) {
+    mode = existing.st_mode & 07777;
+  } else {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode &= ~mask;
+  }
+  if (::fchmod(fd.get(), mode) != 0) {
+    fail(errno);
+  }
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(fd.get(), content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      fail(errno);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
+    fail(errno);
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    fail(errno);
+  }
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
+}
+
+} // namespace rightsize
