@@ -529,6 +529,21 @@ Catalog parse_entries(nlohmann::json doc,
   return c;
 }
 
+// Prices merge by (provider, kind), so those two must be readable before merging; the rest of
+// each price is validated with the merged catalog.
+void check_overlay_prices(const FieldReader& entry) {
+  if (!entry.has("prices")) {
+    return;
+  }
+  for (const auto& price : entry.array("prices")) {
+    if (!price.is_object()) {
+      price.fail("a price must be an object {provider, kind, usd_per_gpu_hour, as_of, source}");
+    }
+    (void)price.optional_string("provider");
+    (void)price.optional_string("kind");
+  }
+}
+
 // Overlay semantics (docs/catalog.md): objects merge field by field, prices merge by
 // (provider, kind), other arrays and values replace.
 void merge_into(nlohmann::json& base, const nlohmann::json& over) {
@@ -716,6 +731,7 @@ Catalog load_catalog(const std::string& bundled_path, const std::string& overlay
         continue;
       }
       const auto index = static_cast<std::size_t>(existing - base.gpus.data());
+      check_overlay_prices(e);
       nlohmann::json patch = e.json();
       patch.erase("name"); // the overlay may use an alias; the bundled name stays
       merge_into(merged["gpus"][index], patch);
@@ -752,7 +768,7 @@ std::optional<long> parse_date(const std::string& text) {
   y -= m <= 2 ? 1 : 0;
   const long era = (y >= 0 ? y : y - 399) / 400;
   const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   return era * 146097 + static_cast<long>(doe) - 719468;
 }

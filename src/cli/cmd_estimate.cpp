@@ -27,6 +27,8 @@ struct EstimateOptions {
   std::vector<std::string> assume;
 };
 
+constexpr long long k_max_gpus = 100000;
+
 // --gpus alone means tensor parallelism over all of them; given parts must multiply to --gpus.
 Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   Parallelism p;
@@ -34,6 +36,18 @@ Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   p.dp = o.dp > 0 ? o.dp : 1;
   p.tp = o.tp > 0 ? o.tp : (o.gpus > 0 ? o.gpus / (p.pp * p.dp) : 1);
   p.ep = o.ep > 0 ? o.ep : 1;
+  // Checked in 64 bits before anything multiplies the parts as int.
+  const long long total = static_cast<long long>(o.tp > 0 ? o.tp : 1) * p.pp * p.dp;
+  if (total > k_max_gpus) {
+    throw InputError("--tp",
+                     fmt::format("tp {} x pp {} x dp {} = {} GPUs, more than the {} rightsize "
+                                 "estimates",
+                                 o.tp > 0 ? o.tp : 1,
+                                 p.pp,
+                                 p.dp,
+                                 total,
+                                 k_max_gpus));
+  }
   if (o.gpus > 0 && p.gpus() != o.gpus) {
     throw InputError(
         "--gpus",

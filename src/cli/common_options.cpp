@@ -1,6 +1,10 @@
 #include "cli/common_options.hpp"
 
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/error.hpp>
+
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <array>
 #include <cstdlib>
@@ -49,6 +53,10 @@ std::string bundled_catalog_path() {
 
 std::string today() {
   if (const char* fixed = std::getenv("RIGHTSIZE_TODAY"); fixed != nullptr && *fixed != '\0') {
+    if (!parse_date(fixed)) {
+      throw InputError("RIGHTSIZE_TODAY",
+                       fmt::format("must be a date YYYY-MM-DD, got \"{}\"", fixed));
+    }
     return fixed;
   }
   const std::time_t now = std::time(nullptr);

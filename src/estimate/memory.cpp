@@ -15,6 +15,53 @@ using detail::Range;
 
 // --- Constants --------------------------------------------------------------------------------
 
+namespace {
+
+// What each kind of constant may be: token and sequence counts are whole numbers the engines use
+// as integers (so 1e300 cannot reach a float-to-integer conversion), shares are fractions,
+// sizes and per-parameter bytes are bounded by what any GPU holds.
+struct ConstantRule {
+  double min;
+  double max;
+  bool whole;
+};
+
+ConstantRule constant_rule(const std::string& name) {
+  const auto ends_with = [&](std::string_view suffix) {
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("_tokens") || name == "max_num_seqs") {
+    return {1.0, 1e9, true};
+  }
+  if (ends_with("_mib")) {
+    return {0.0, 1e7, false};
+  }
+  if (ends_with("_fraction") || ends_with("_utilization") || ends_with("_static")) {
+    return {0.01, 1.0, false};
+  }
+  if (name == "allocator_fragmentation") {
+    return {0.0, 1.0, false};
+  }
+  return {0.0, 1e3, false}; // bytes per logit or parameter
+}
+
+std::string check_constant(const std::string& name, double value) {
+  const ConstantRule r = constant_rule(name);
+  if (std::isfinite(value) && value >= r.min && value <= r.max &&
+      (!r.whole || value == std::floor(value))) {
+    return "";
+  }
+  return fmt::format("constant {} must be {} between {:g} and {:g}, got {:g}",
+                     name,
+                     r.whole ? "a whole number" : "a number",
+                     r.min,
+                     r.max,
+                     value);
+}
+
+} // namespace
+
 Constants Constants::load(const std::string& path) {
   const auto json = detail::load_json_file(path);
   const FieldReader root(json, path);
@@ -25,12 +72,16 @@ Constants Constants::load(const std::string& path) {
   Constants c;
   std::vector<InputError> errors;
   const auto constants = root.object("constants");
-  for (const auto& [name, value] : constants.json().items()) {
+  for (const auto& item : constants.json().items()) {
+    const std::string& name = item.key();
     try {
       const auto f = constants.object(name);
       f.reject_unknown({"value", "source"});
-      c.m_values[name] =
-          Assumption{name, f.number("value", Range::non_negative(1e12)), f.string("source")};
+      const double value = f.number("value", Range::non_negative(1e12));
+      if (const std::string problem = check_constant(name, value); !problem.empty()) {
+        f.member("value").fail(problem);
+      }
+      c.m_values[name] = Assumption{name, value, f.string("source")};
     } catch (const InputError& e) {
       errors.push_back(e);
     }
@@ -47,9 +98,8 @@ void Constants::set(const std::string& name, double value, const std::string& wh
     throw InputError(where,
                      fmt::format("unknown constant \"{}\"{}", name, did_you_mean(name, names())));
   }
-  if (!std::isfinite(value) || value < 0) {
-    throw InputError(where,
-                     fmt::format("constant {} must be a finite number >= 0, got {}", name, value));
+  if (const std::string problem = check_constant(name, value); !problem.empty()) {
+    throw InputError(where, problem);
   }
   it->second.value = value;
   it->second.source = "overridden on the command line (" + where + ")";

@@ -202,8 +202,15 @@ void read_moe(ConfigFields& f, ModelArch& m) {
                                Range::positive(k_max_experts),
                                "experts_active");
   if (m.experts_active > m.experts) {
-    r.member(r.has("num_experts_per_tok") ? "num_experts_per_tok" : "experts_per_token")
-        .fail(fmt::format("must not exceed the {} experts", m.experts));
+    // Name the field the value came from, the first of the aliases present.
+    const char* field = "moe_topk";
+    for (const char* alias : {"num_experts_per_tok", "experts_per_token", "moe_topk"}) {
+      if (r.has(alias)) {
+        field = alias;
+        break;
+      }
+    }
+    r.member(field).fail(fmt::format("must not exceed the {} experts", m.experts));
   }
   m.moe_intermediate =
       f.find({"moe_intermediate_size"}, Range::positive(k_max_width), "moe_intermediate")

@@ -273,6 +273,9 @@ Quantization parse_quantization_config(const nlohmann::json& json,
     q.bits_per_weight = 8.0;
     if (r.has("weight_block_size")) {
       const auto block = r.array("weight_block_size");
+      if (block.empty() || block.size() > 2) {
+        r.member("weight_block_size").fail("must be the block shape of one scale, e.g. [128, 128]");
+      }
       double elements = 1.0;
       for (const auto& b : block) {
         elements *= static_cast<double>(b.as_integer(Range::positive(1e6)));

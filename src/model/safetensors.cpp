@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -23,6 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t k_max_header_bytes = 100U * 1024U * 1024U;
+constexpr double k_max_elements = 9007199254740992.0; // 2^53
 
 // Bits per element of each safetensors dtype.
 std::optional<double> dtype_bits(const std::string& dtype) {
@@ -52,15 +54,15 @@ std::optional<double> dtype_bits(const std::string& dtype) {
   return it->second;
 }
 
-struct ShardTotals {
-  double bytes = 0;
-  std::map<std::string, double> elements_by_dtype;
-};
-
-ShardTotals read_header(const fs::path& path) {
+// The first bytes of a shard: the 8-byte length and the header it announces (or fewer, when the
+// file is shorter), read without touching the tensor data.
+std::string read_shard_start(const fs::path& path, std::uint64_t& file_size) {
   const std::string name = path.string();
   std::error_code ec;
-  const auto file_size = fs::file_size(path, ec);
+  if (!fs::is_regular_file(path, ec)) {
+    throw InputError(name, "is not a regular file, expected a safetensors file");
+  }
+  file_size = fs::file_size(path, ec);
   if (ec) {
     throw InputError(name, "cannot read safetensors file: " + ec.message());
   }
@@ -68,8 +70,32 @@ ShardTotals read_header(const fs::path& path) {
   if (!in) {
     throw InputError(name, "cannot open safetensors file");
   }
-  std::array<unsigned char, 8> length_bytes{};
-  if (file_size < 8 || !in.read(reinterpret_cast<char*>(length_bytes.data()), 8)) {
+  std::string start(8, '\0');
+  in.read(start.data(), 8);
+  start.resize(static_cast<std::size_t>(in.gcount()));
+  if (start.size() < 8) {
+    return start;
+  }
+  std::uint64_t header_length = 0;
+  for (int i = 7; i >= 0; --i) {
+    header_length =
+        (header_length << 8U) | static_cast<unsigned char>(start[static_cast<std::size_t>(i)]);
+  }
+  if (header_length == 0 || header_length > file_size - 8 || header_length > k_max_header_bytes) {
+    return start; // parse_safetensors_header says why
+  }
+  start.resize(8 + static_cast<std::size_t>(header_length));
+  in.read(start.data() + 8, static_cast<std::streamsize>(header_length));
+  start.resize(8 + static_cast<std::size_t>(in.gcount()));
+  return start;
+}
+
+} // namespace
+
+SafetensorsTotals parse_safetensors_header(std::string_view file_start,
+                                           std::uint64_t file_size,
+                                           const std::string& name) {
+  if (file_size < 8 || file_start.size() < 8) {
     throw InputError(name,
                      fmt::format("truncated safetensors file: {} bytes, shorter than the "
                                  "8-byte header length",
@@ -77,7 +103,8 @@ ShardTotals read_header(const fs::path& path) {
   }
   std::uint64_t header_length = 0;
   for (int i = 7; i >= 0; --i) {
-    header_length = (header_length << 8U) | length_bytes[static_cast<std::size_t>(i)];
+    header_length =
+        (header_length << 8U) | static_cast<unsigned char>(file_start[static_cast<std::size_t>(i)]);
   }
   if (header_length == 0 || header_length > file_size - 8 || header_length > k_max_header_bytes) {
     throw InputError(name,
@@ -86,17 +113,17 @@ ShardTotals read_header(const fs::path& path) {
                                  header_length,
                                  file_size));
   }
-  std::string header(static_cast<std::size_t>(header_length), '\0');
-  if (!in.read(header.data(), static_cast<std::streamsize>(header_length))) {
+  if (file_start.size() < 8 + header_length) {
     throw InputError(name, "truncated safetensors header");
   }
+  const std::string_view header = file_start.substr(8, static_cast<std::size_t>(header_length));
   const auto json = detail::parse_json_text(header, name + " (header)");
   const FieldReader root(json, name + " (header)");
   if (!json.is_object()) {
     root.fail("safetensors header must be a JSON object");
   }
   const double data_size = static_cast<double>(file_size - 8 - header_length);
-  ShardTotals totals;
+  SafetensorsTotals totals;
   for (const auto& [tensor, info] : json.items()) {
     if (tensor == "__metadata__") {
       continue;
@@ -107,9 +134,15 @@ ShardTotals read_header(const fs::path& path) {
     if (!bits_per) {
       t.member("dtype").fail("unknown safetensors dtype");
     }
+    // Element counts stay exact integers (below 2^53), so a lying shape cannot turn into an
+    // infinite or rounded parameter count.
     double elements = 1.0;
     for (const auto& d : t.array("shape")) {
       elements *= static_cast<double>(d.as_integer(Range::non_negative(1e15)));
+      if (elements > k_max_elements) {
+        t.member("shape").fail_plain(
+            fmt::format("has more than {:.0f} elements: not a real tensor", k_max_elements));
+      }
     }
     const auto offsets = t.array("data_offsets");
     if (offsets.size() != 2) {
@@ -125,8 +158,15 @@ ShardTotals read_header(const fs::path& path) {
                                   end,
                                   data_size));
     }
-    const double expected = elements * *bits_per / 8.0;
-    if (*bits_per >= 8 && end - begin != expected) {
+    // As the safetensors reference checks it: elements x bits must be whole bytes (sub-byte
+    // dtypes such as F4 pack two elements per byte) and equal the span of data_offsets.
+    const double bits = elements * *bits_per;
+    if (std::fmod(bits, 8.0) != 0.0) {
+      t.member("shape").fail_plain(
+          fmt::format("{:.0f} {} elements are not a whole number of bytes", elements, dtype));
+    }
+    const double expected = bits / 8.0;
+    if (end - begin != expected) {
       t.member("data_offsets")
           .fail_plain(
               fmt::format("span {} bytes but shape and dtype need {}", end - begin, expected));
@@ -136,8 +176,6 @@ ShardTotals read_header(const fs::path& path) {
   }
   return totals;
 }
-
-} // namespace
 
 bool read_safetensors(const std::string& directory, ModelArch& model) {
   const fs::path dir(directory);
@@ -168,14 +206,16 @@ bool read_safetensors(const std::string& directory, ModelArch& model) {
     return false;
   }
 
-  ShardTotals all;
+  SafetensorsTotals all;
   bool missing_shard = false;
   for (const auto& shard : shards) {
     if (!fs::exists(shard, ec)) {
       missing_shard = true;
       continue;
     }
-    const auto t = read_header(shard);
+    std::uint64_t file_size = 0;
+    const std::string start = read_shard_start(shard, file_size);
+    const auto t = parse_safetensors_header(start, file_size, shard.string());
     all.bytes += t.bytes;
     for (const auto& [dtype, n] : t.elements_by_dtype) {
       all.elements_by_dtype[dtype] += n;

@@ -14,6 +14,13 @@ namespace rightsize::detail {
 
 namespace {
 
+// Replicas needed in a month: never fewer than planned, and computed in floating point (the
+// demand is bounded by check_demand, so the count fits a long long exactly).
+long long replicas_for(const Candidate& c, double demand_factor, double headroom) {
+  return std::max<long long>(
+      c.replicas, static_cast<long long>(std::ceil(c.replicas * demand_factor / headroom - 1e-9)));
+}
+
 double demand(const Deployment& d, int month) {
   return std::pow(1.0 + d.growth_per_month, month - 1);
 }
@@ -92,8 +99,7 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
     k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
     // Cloud adds replicas month by month as demand grows.
     for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-      const int replicas = std::max(
-          c.replicas, static_cast<int>(std::ceil(c.replicas * demand(d, m) / headroom - 1e-9)));
+      const long long replicas = replicas_for(c, demand(d, m), headroom);
       const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
       k.months.push_back({m, replicas, cost});
       k.tco += cost;
@@ -111,10 +117,7 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
       return false;
     }
     // On-prem buys ahead for the horizon's peak.
-    const int peak = std::max(
-        c.replicas,
-        static_cast<int>(std::ceil(
-            c.replicas * demand(d, static_cast<int>(d.horizon_months)) / headroom - 1e-9)));
+    const long long peak = replicas_for(c, demand(d, static_cast<int>(d.horizon_months)), headroom);
     const double gpus = static_cast<double>(peak * per_replica);
     const OnPremCost own = on_prem_cost(g, gpus, d, S.options.today);
     k.purchase = own.purchase;

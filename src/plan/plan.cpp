@@ -3,9 +3,12 @@
 
 #include "search.hpp"
 
+#include <rightsize/core/error.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace rightsize {
 
@@ -27,10 +30,10 @@ std::string_view to_string(Objective o) {
 
 namespace {
 
-using detail::Miss;
-using detail::Search;
 using detail::allowed_by_constraints;
+using detail::Miss;
 using detail::precision_label;
+using detail::Search;
 using detail::search_inference;
 using detail::search_training;
 
@@ -93,6 +96,29 @@ void set_verdict(Candidate& c, const Spec& spec) {
   } else {
     c.verdict = "right-sized";
     c.verdict_reason = fmt::format("{:.0f}% of the memory used", 100.0 * used);
+  }
+}
+
+// Demand grows as (1 + growth)^(month - 1). Beyond a million-fold over the horizon, fleet sizes
+// and bills stop meaning anything (and would overflow the counts), so such input is refused.
+constexpr double k_max_demand_factor = 1e6;
+
+void check_demand(const Spec& spec) {
+  if (spec.workload.is_training()) {
+    return;
+  }
+  const Deployment& d = spec.deployment;
+  const double factor =
+      std::pow(1.0 + d.growth_per_month, static_cast<double>(d.horizon_months - 1));
+  if (!(factor <= k_max_demand_factor)) {
+    throw InputError(spec.file + ":/deployment/growth_per_month",
+                     fmt::format("demand would grow {:.3g}-fold over {} months at {:g} per month "
+                                 "(more than {:.0e}-fold); growth is a fraction per month: "
+                                 "0.05 means +5%",
+                                 factor,
+                                 d.horizon_months,
+                                 d.growth_per_month,
+                                 k_max_demand_factor));
   }
 }
 
@@ -218,6 +244,7 @@ Plan make_plan(const Spec& spec,
   plan.objective = options.objective;
   plan.catalog_version = catalog.version;
   plan.catalog_digest = catalog.digest;
+  check_demand(spec);
   plan.requirements = requirements_of(spec, constants);
   // Validate constraint names up front: a typo is an input error, not a rejection.
   for (const auto& name : spec.constraints.gpus) {

@@ -9,8 +9,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rightsize {
@@ -162,5 +165,18 @@ parse_hf_quant_config(const nlohmann::json& q, const std::string& file, DType hi
 // (model.safetensors, or model.safetensors.index.json and the shards it names). Only the JSON
 // headers are read, never the tensor data. Returns false when no safetensors file is there.
 bool read_safetensors(const std::string& directory, ModelArch& model);
+
+// Tensor bytes and element counts of one safetensors file.
+struct SafetensorsTotals {
+  double bytes = 0;
+  std::map<std::string, double> elements_by_dtype;
+};
+
+// Checks and totals one safetensors file from its first bytes (the 8-byte header length and the
+// JSON header; tensor data is not needed) and its size. Throws InputError naming `name` when the
+// header is truncated, lies about the file, or describes impossible tensors.
+SafetensorsTotals parse_safetensors_header(std::string_view file_start,
+                                           std::uint64_t file_size,
+                                           const std::string& name);
 
 } // namespace rightsize

@@ -26,7 +26,7 @@ struct PlanOptions {
 
 struct MonthCost {
   int month = 0; // 1-based
-  int replicas = 0;
+  long long replicas = 0;
   Usd cost;
 };
 
