@@ -31,14 +31,16 @@ inline CliResult run_in_process(const std::vector<std::string>& args) {
   return r;
 }
 
-// Runs the real binary through the shell; stderr is captured into a temporary file.
-inline CliResult run_binary(const std::string& args) {
+// Runs the real binary through the shell; stderr is captured into a temporary file. `prefix`
+// goes before the binary (environment assignments, `timeout 20`).
+inline CliResult run_binary(const std::string& args, const std::string& prefix = "") {
   std::string err_file = "/tmp/rightsize-test-stderr-XXXXXX";
   const int fd = ::mkstemp(err_file.data());
   if (fd >= 0) {
     ::close(fd);
   }
-  const std::string command = std::string(RIGHTSIZE_BINARY) + " " + args + " 2>" + err_file;
+  const std::string command =
+      prefix + " " + std::string(RIGHTSIZE_BINARY) + " " + args + " 2>" + err_file;
   CliResult r;
   FILE* pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) {

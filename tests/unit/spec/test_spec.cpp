@@ -188,7 +188,7 @@ TEST_CASE("spec: unreadable and malformed files", "[spec]") {
   CHECK_THROWS_WITH(load_spec(dir.write("empty.json", "")),
                     Catch::EndsWith("empty.json: file is empty, expected a JSON object"));
   CHECK_THROWS_WITH(load_spec(dir.path()),
-                    Catch::EndsWith(": is a directory, expected a JSON file"));
+                    Catch::EndsWith(": is a directory, expected a regular file"));
   CHECK_THROWS_WITH(load_spec(dir.write("bin.json", std::string("\x89PNG\r\n\x1a\n\0\0", 10))),
                     Catch::Contains("bin.json:1:1: not a JSON text file"));
   CHECK_THROWS_WITH(load_spec(dir.write("bad.json", "{\n  \"model\": \"x\",\n}")),
