@@ -207,9 +207,11 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
       {"peft-readme-sd14-PEFT-LoRA", "a diffusion model, not a transformer language model"},
       {"peft-readme-sd14-PEFT-LoRA-gc", "a diffusion model, not a transformer language model"},
   };
-  for (const auto& [id, line] : lines) {
+  for (const auto& entry : lines) {
+    // A named copy: C++17 lambdas cannot capture structured bindings (clang refuses).
+    const auto& id = entry.first;
     const bool evaluated = std::any_of(
-        out.cases.begin(), out.cases.end(), [&](const MemoryCase& c) { return c.id == id; });
+        out.cases.begin(), out.cases.end(), [&id](const MemoryCase& c) { return c.id == id; });
     if (!evaluated) {
       const auto r = reasons.find(id);
       out.skipped.push_back({id, r == reasons.end() ? "not expressible" : r->second});
