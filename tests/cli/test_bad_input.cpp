@@ -57,11 +57,12 @@ struct BadInput {
   std::string stderr_contains;
 };
 
-// A spec with a million distinct top-level keys: a linear duplicate check reads it in about a
-// second; the quadratic one it replaced (8.9 s for 100k keys) cannot finish under the timeout.
+// A spec with 500,000 distinct top-level keys: a linear duplicate check reads it in about a
+// second; the quadratic one it replaced (8.9 s for 100k keys, so minutes here) cannot finish under
+// the timeout.
 std::string million_keys() {
   std::string text = "{";
-  for (int i = 0; i < 1'000'000; ++i) {
+  for (int i = 0; i < 500'000; ++i) {
     text += "\"k" + std::to_string(i) + "\": 0, ";
   }
   return text + "\"schema_version\": 1}";
@@ -134,7 +135,7 @@ std::vector<BadInput> cases() {
        "validate {dir}/s.json",
        2,
        "nesting deeper than 256 levels"},
-      {"a million keys, read in linear time",
+      {"500,000 keys, read in linear time",
        {{"s.json", million_keys()}},
        "validate {dir}/s.json",
        2,
