@@ -54,6 +54,19 @@ std::optional<double> dtype_bits(const std::string& dtype) {
   return it->second;
 }
 
+// The header length a shard announces in its first 8 bytes (little-endian); needs 8 bytes.
+std::uint64_t announced_header_length(std::string_view start) {
+  std::uint64_t length = 0;
+  for (int i = 7; i >= 0; --i) {
+    length = (length << 8U) | static_cast<unsigned char>(start[static_cast<std::size_t>(i)]);
+  }
+  return length;
+}
+
+bool header_length_fits(std::uint64_t length, std::uint64_t file_size) {
+  return length != 0 && length <= file_size - 8 && length <= k_max_header_bytes;
+}
+
 // The first bytes of a shard: the 8-byte length and the header it announces (or fewer, when the
 // file is shorter), read without touching the tensor data.
 std::string read_shard_start(const fs::path& path, std::uint64_t& file_size) {
@@ -76,12 +89,8 @@ std::string read_shard_start(const fs::path& path, std::uint64_t& file_size) {
   if (start.size() < 8) {
     return start;
   }
-  std::uint64_t header_length = 0;
-  for (int i = 7; i >= 0; --i) {
-    header_length =
-        (header_length << 8U) | static_cast<unsigned char>(start[static_cast<std::size_t>(i)]);
-  }
-  if (header_length == 0 || header_length > file_size - 8 || header_length > k_max_header_bytes) {
+  const std::uint64_t header_length = announced_header_length(start);
+  if (!header_length_fits(header_length, file_size)) {
     return start; // parse_safetensors_header says why
   }
   start.resize(8 + static_cast<std::size_t>(header_length));
@@ -101,12 +110,8 @@ SafetensorsTotals parse_safetensors_header(std::string_view file_start,
                                  "8-byte header length",
                                  file_size));
   }
-  std::uint64_t header_length = 0;
-  for (int i = 7; i >= 0; --i) {
-    header_length =
-        (header_length << 8U) | static_cast<unsigned char>(file_start[static_cast<std::size_t>(i)]);
-  }
-  if (header_length == 0 || header_length > file_size - 8 || header_length > k_max_header_bytes) {
+  const std::uint64_t header_length = announced_header_length(file_start);
+  if (!header_length_fits(header_length, file_size)) {
     throw InputError(name,
                      fmt::format("safetensors header length {} does not fit in the file "
                                  "({} bytes): truncated or not a safetensors file",
