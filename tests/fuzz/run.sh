@@ -14,7 +14,7 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWit
   -DRIGHTSIZE_FUZZ=ON >/dev/null
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(json spec hf_config quant_config safetensors catalog lock)
+  targets=(json spec hf_config quant_config safetensors catalog lock engines)
 fi
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}" >/dev/null
 status=0
