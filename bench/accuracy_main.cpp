@@ -1,6 +1,10 @@
 // Accuracy of the estimator against ../shared/validation: prints measured, predicted and error
 // per line, with the median and worst absolute percentage error.
-// Usage: rightsize_accuracy [VALIDATION_DIR]
+// Usage: rightsize_accuracy [VALIDATION_DIR] [--lines] [--bands FILE]
+//   --lines       every performance line with its error
+//   --bands FILE  write the uncertainty bands derived from the held-out lines
+//   (data/uncertainty.json,
+//                 derivation in docs/accuracy.md, "Uncertainty bands")
 
 #include "accuracy/memory_cases.hpp"
 #include "accuracy/perf_cases.hpp"
@@ -9,14 +13,95 @@
 #include <rightsize/core/error.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iostream>
 #include <map>
 
+namespace {
+
+// Bands need this many held-out lines in a family/engine group before the group gets its own; the
+// rest use the metric's overall band, widened (docs/accuracy.md).
+constexpr int k_min_group_lines = 20;
+
+nlohmann::json band_entry(double low, double high, int lines) {
+  const auto round4 = [](double v) { return std::round(v * 1e4) / 1e4; };
+  return {{"low_ratio", round4(low)}, {"high_ratio", round4(high)}, {"lines", lines}};
+}
+
+// Serving TTFT and TPOT per family/engine and overall; training step time from the held-out MFU
+// table (step time is inverse to MFU, so its band is the MFU band inverted); memory from the
+// held-out numeric memory lines.
+nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
+                            const rightsize::accuracy::MemoryResults& memory,
+                            const rightsize::Efficiency& eff) {
+  using rightsize::accuracy::PerfCase;
+  std::map<std::string, std::map<std::string, std::vector<const PerfCase*>>> groups;
+  for (const auto& c : perf.cases) {
+    if (!c.held_out) {
+      continue;
+    }
+    if (c.group == "serving" && (c.metric == "ttft" || c.metric == "tpot")) {
+      groups[c.metric]["all"].push_back(&c);
+      groups[c.metric][c.family + "/" + c.engine].push_back(&c);
+    } else if (c.metric == "mfu") {
+      groups["step_time"]["all"].push_back(&c);
+    }
+  }
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& [metric, by_group] : groups) {
+    for (const auto& [name, cases] : by_group) {
+      if (name != "all" && static_cast<int>(cases.size()) < k_min_group_lines) {
+        continue;
+      }
+      const auto s = rightsize::accuracy::summarize(cases, eff);
+      metrics[metric][name] = metric == "step_time"
+                                  ? band_entry(1.0 / s.ratio_p90, 1.0 / s.ratio_p10, s.count)
+                                  : band_entry(s.ratio_p10, s.ratio_p90, s.count);
+    }
+  }
+  std::vector<double> ratios;
+  for (const auto& c : memory.cases) {
+    if (!c.outcome && c.held_out) {
+      ratios.push_back(c.measured / c.predicted);
+    }
+  }
+  if (!ratios.empty()) {
+    // Too few lines for percentiles: the extremes.
+    const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+    metrics["memory"]["all"] = band_entry(*lo, *hi, static_cast<int>(ratios.size()));
+  }
+  return {{"schema_version", 1},
+          {"description",
+           "Uncertainty bands of rightsize's predictions: a prediction p is reported with "
+           "[p x low_ratio, p x high_ratio], the 10th and 90th percentiles of measured / "
+           "predicted over the held-out lines of ../shared/validation (docs/accuracy.md)."},
+          {"generated_by", "build/bench/rightsize_accuracy --bands data/uncertainty.json"},
+          {"coverage", 0.8},
+          {"min_group_lines", k_min_group_lines},
+          {"uncalibrated_widening", 1.5},
+          {"metrics", metrics}};
+}
+
+} // namespace
+
 int main(int argc, char** argv) {
-  const std::string validation = argc > 1 ? argv[1] : RIGHTSIZE_VALIDATION_DIR;
+  std::string validation = RIGHTSIZE_VALIDATION_DIR;
+  bool lines = false;
+  std::string bands_file;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--lines") {
+      lines = true;
+    } else if (a == "--bands" && i + 1 < argc) {
+      bands_file = argv[++i];
+    } else {
+      validation = a;
+    }
+  }
   try {
     const auto catalog = rightsize::load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
     const auto constants =
@@ -90,7 +175,11 @@ int main(int argc, char** argv) {
       fmt::print(
           "{:<52} {:>6} {:>8.1f}% {:>8.1f}%\n", name, s.count, 100.0 * s.median, 100.0 * s.worst);
     }
-    if (argc > 2 && std::string(argv[2]) == "--lines") {
+    if (!bands_file.empty()) {
+      std::ofstream(bands_file) << derive_bands(perf, r, eff).dump(2) << '\n';
+      fmt::print("\nbands written to {}\n", bands_file);
+    }
+    if (lines) {
       for (const auto& c : perf.cases) {
         const double p = c.predict(eff);
         fmt::print("{} {} measured {:.4g} predicted {:.4g} error {:+.0f}%\n",

@@ -44,6 +44,15 @@ bool held_out_key(const std::string& key) {
   return fnv(key) % 4 == 0;
 }
 
+// The q-quantile (0..1) of `v`, linear between order statistics.
+double quantile_of(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(pos);
+  const double frac = pos - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1.0 - frac) + v[i + 1] * frac : v[i];
+}
+
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const auto n = v.size();
@@ -62,11 +71,13 @@ struct Prepared {
 ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficiency& eff) {
   ErrorSummary s;
   std::vector<double> errors;
+  std::vector<double> ratios;
   double log_sum = 0;
   for (const auto* c : cases) {
     const double predicted = c->predict(eff);
     const double e = std::fabs(predicted - c->measured) / c->measured;
     errors.push_back(e);
+    ratios.push_back(c->measured / std::max(predicted, 1e-12));
     log_sum += std::fabs(std::log(std::max(predicted, 1e-12) / c->measured));
   }
   s.count = static_cast<int>(errors.size());
@@ -74,6 +85,8 @@ ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficien
     s.median = median_of(errors);
     s.worst = *std::max_element(errors.begin(), errors.end());
     s.mean_absolute_log = log_sum / static_cast<double>(errors.size());
+    s.ratio_p10 = quantile_of(ratios, 0.10);
+    s.ratio_p90 = quantile_of(ratios, 0.90);
   }
   return s;
 }

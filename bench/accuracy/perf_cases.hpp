@@ -43,6 +43,10 @@ struct ErrorSummary {
   double median = 0;
   double worst = 0;
   double mean_absolute_log = 0; // the fit's objective: robust to the few queueing outliers
+  // Quantiles of measured / predicted: 80% of the lines' true values lie within
+  // [predicted x ratio_p10, predicted x ratio_p90] (the uncertainty band, docs/accuracy.md).
+  double ratio_p10 = 1;
+  double ratio_p90 = 1;
 };
 ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficiency& eff);
 

@@ -1,0 +1,79 @@
+#pragma once
+
+// How far a prediction may be off: bands derived from the measured held-out error of each metric
+// (data/uncertainty.json, written by bench/rightsize_accuracy --bands; derivation in
+// docs/accuracy.md, "Uncertainty bands"). A band is [point x low_ratio, point x high_ratio], where
+// the ratios are the 10th and 90th percentiles of measured / predicted. GPU families or engines
+// without enough held-out lines get the metric's overall band, widened.
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/estimate/performance.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+
+namespace rightsize {
+
+// Multipliers of the point value: low_ratio <= 1 <= high_ratio.
+struct RatioBand {
+  double low_ratio = 1;
+  double high_ratio = 1;
+  bool calibrated = false; // from lines of this GPU family and engine
+  std::string basis;       // "hopper/vllm, 93 held-out lines" or "all engines, widened x1.5"
+};
+
+// A range around a point value, in the point's unit.
+struct Band {
+  double low = 0;
+  double high = 0;
+};
+
+class Uncertainty {
+public:
+  static Uncertainty load(const std::string& path);
+  static Uncertainty from_json(const nlohmann::json& j, const std::string& file);
+
+  // The band of `metric` (ttft, tpot, step_time, memory) for a GPU family ("hopper") and an
+  // engine ("vllm"); the overall band widened when the pair has no band of its own.
+  [[nodiscard]] RatioBand
+  band(const std::string& metric, const std::string& family, const std::string& engine) const;
+
+  double coverage = 0.8;
+  double widening = 1.5; // log-space factor for uncalibrated pairs
+
+private:
+  struct Entry {
+    double low_ratio = 1;
+    double high_ratio = 1;
+    long long lines = 0;
+  };
+  std::map<std::string, std::map<std::string, Entry>> m_metrics; // metric -> group -> band
+};
+
+struct InferenceBands {
+  Band ttft; // seconds
+  Band tpot; // seconds
+  Band output_tokens_per_s;
+  Band requests_per_s;
+  RatioBand ttft_ratio;
+  RatioBand tpot_ratio; // also (inverted) the throughput band
+};
+
+struct TrainingBands {
+  Band step;          // seconds
+  Band time_to_train; // seconds, when known
+  Band tokens_per_s;
+  RatioBand step_ratio;
+};
+
+// Throughput is inverse to the time per output token, so its band is the TPOT band inverted.
+InferenceBands
+inference_bands(const InferencePerformance& p, const Uncertainty& u, const Gpu& gpu, Engine engine);
+TrainingBands training_bands(const TrainingPerformance& p, const Uncertainty& u, const Gpu& gpu);
+// Memory's band, in bytes.
+Band memory_band(Bytes total, const Uncertainty& u);
+
+} // namespace rightsize
