@@ -388,15 +388,30 @@ private:
       return;
     }
     const auto f = m_r.object("purchase");
-    f.reject_unknown(
-        {"usd_per_gpu", "server_share_usd_per_gpu", "as_of", "source", "note", "confidence"});
+    f.reject_unknown({"usd_per_gpu",
+                      "server_share_usd_per_gpu",
+                      "gpus_per_server",
+                      "as_of",
+                      "source",
+                      "note",
+                      "confidence"});
     Purchase p;
     p.gpu = usd(f.number("usd_per_gpu", Range::positive(1e7)));
     p.server_share =
         usd(f.optional_number("server_share_usd_per_gpu", Range::non_negative(1e7)).value_or(0.0));
     read_date(f, "as_of", p.as_of);
     check_source(f, p.provenance);
+    read_gpus_per_server(f, p);
     g.purchase = p;
+  }
+
+  // A sourced integer, {"value": 8, "source": ...}: the server's size is a fact of the platform,
+  // sourced apart from the price estimate beside it.
+  void read_gpus_per_server(const FieldReader& purchase, Purchase& p) {
+    const auto f = purchase.object("gpus_per_server");
+    f.reject_unknown({"value", "source", "note", "confidence"});
+    p.gpus_per_server = static_cast<int>(f.integer("value", Range::between(1, 576)));
+    check_source(f, p.server_provenance);
   }
 
   // Checks that need several fields; run after all of them are read.

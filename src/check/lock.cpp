@@ -29,7 +29,7 @@ std::string digest_spec(const Spec& spec) {
   v.erase("file");
   v.erase("warnings");
   const auto& d = spec.deployment;
-  const nlohmann::json rest{
+  nlohmann::json rest{
       {"constraints",
        {{"gpus", spec.constraints.gpus},
         {"vendors", spec.constraints.vendors},
@@ -56,6 +56,10 @@ std::string digest_spec(const Spec& spec) {
          }
          return a;
        }()}};
+  if (d.gpus_per_server) {
+    // Only when set, so digests of locks written before the field existed still match.
+    rest["deployment"]["gpus_per_server"] = *d.gpus_per_server;
+  }
   return detail::fnv1a_hex(j.dump() + v.dump() + rest.dump());
 }
 

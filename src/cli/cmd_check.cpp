@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/prices.hpp>
 #include <rightsize/check/lock.hpp>
 #include <rightsize/render/check.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -95,11 +96,23 @@ struct Planned {
 Planned plan_spec(const std::string& file,
                   const Catalog& catalog,
                   const Constants& constants,
-                  const Efficiency& eff) {
+                  const Efficiency& eff,
+                  const Uncertainty& uncertainty,
+                  const EngineSupport& engines) {
   Spec spec = load_spec(file);
+  // As in `plan`: the spec's provider in any case, and no plan against prices the catalog lacks.
+  if (spec.deployment.mode == DeploymentMode::cloud) {
+    auto& d = spec.deployment;
+    if (d.provider) {
+      d.provider = resolve_provider(catalog, *d.provider, file + ":/deployment/provider");
+    }
+    check_price_kind(catalog, d.price_kind, d.provider, file + ":/deployment/price_kind");
+  }
   PlanOptions options;
   options.today = today();
   options.stale_days = spec.deployment.stale_price_days;
+  options.uncertainty = &uncertainty;
+  options.engines = &engines;
   return {spec, make_plan(spec, catalog, constants, eff, options)};
 }
 
@@ -165,11 +178,13 @@ void register_check(CLI::App& app, Context& ctx) {
       const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
       const Constants constants = load_constants(o->assume);
       const Efficiency eff = Efficiency::load(bundled_data_dir() + "/efficiency.json");
+      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
+      const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
       std::vector<CheckResult> results;
       int exit_code = 0;
       for (const auto& file : specs) {
         const std::string lock_path = o->lock.empty() ? default_lock_path(file) : o->lock;
-        const Planned p = plan_spec(file, catalog, constants, eff);
+        const Planned p = plan_spec(file, catalog, constants, eff, uncertainty, engines);
         if (o->update) {
           write_lock_entry(p.plan, file, lock_path);
           CheckResult r;

@@ -2,6 +2,7 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/prices.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/render/plan.hpp>
@@ -36,6 +37,8 @@ struct PlanCliOptions {
   double hours_per_month = 0;
   std::string provider;
   std::string price_kind;
+  std::string confidence = "band";
+  bool wide = false;
   double pue = 0;
   double electricity = -1;
   double amortization_years = 0;
@@ -56,12 +59,6 @@ void apply_overrides(const PlanCliOptions& o, Spec& spec) {
   if (o.hours_per_month > 0) {
     d.hours_per_month = o.hours_per_month;
   }
-  if (!o.provider.empty()) {
-    d.provider = o.provider;
-  }
-  if (!o.price_kind.empty()) {
-    d.price_kind = o.price_kind;
-  }
   if (o.pue > 0) {
     d.pue = o.pue;
   }
@@ -74,6 +71,29 @@ void apply_overrides(const PlanCliOptions& o, Spec& spec) {
   if (o.utilization > 0) {
     d.utilization = o.utilization;
   }
+}
+
+// The provider and price kind, from the options or the spec, resolved against the catalog: "aws"
+// is the catalog's "AWS", and prices the catalog lacks altogether are bad input (exit 2), not a
+// plan with nothing feasible (exit 3). On-prem plans price purchases, so neither applies there.
+void resolve_prices(const PlanCliOptions& o, const Catalog& catalog, Spec& spec) {
+  auto& d = spec.deployment;
+  const std::string field = spec.file + ":/deployment/";
+  if (!o.price_kind.empty()) {
+    d.price_kind = resolve_price_kind(o.price_kind, "--price-kind");
+  }
+  if (d.mode != DeploymentMode::cloud) {
+    return;
+  }
+  if (!o.provider.empty()) {
+    d.provider = resolve_provider(catalog, o.provider, "--provider");
+  } else if (d.provider) {
+    d.provider = resolve_provider(catalog, *d.provider, field + "provider");
+  }
+  check_price_kind(catalog,
+                   d.price_kind,
+                   d.provider,
+                   o.price_kind.empty() ? field + "price_kind" : "--price-kind");
 }
 
 } // namespace
@@ -93,6 +113,13 @@ void register_plan(CLI::App& app, Context& ctx) {
          "--objective", o->objective, "Rank by tco, cost_per_token, latency, gpus or power")
       ->check(CLI::IsMember({"tco", "cost_per_token", "latency", "gpus", "power"}))
       ->default_str("tco");
+  sub->add_option("--confidence",
+                  o->confidence,
+                  "Hold targets at the pessimistic edge of each prediction's uncertainty band "
+                  "(band) or at the point estimate (point); docs/plan.md")
+      ->check(CLI::IsMember({"band", "point"}))
+      ->default_str("band");
+  sub->add_flag("--wide", o->wide, "Table: every column (default: fits 80 columns)");
   sub->add_option("--color", o->color, "Colour in the table: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->default_str("auto");
@@ -119,9 +146,7 @@ void register_plan(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1.0, 744.0))
       ->group(dep);
   sub->add_option("--provider", o->provider, "Use this provider's prices")->group(dep);
-  sub->add_option("--price-kind", o->price_kind, "on_demand, spot or committed")
-      ->check(CLI::IsMember({"on_demand", "spot", "committed"}))
-      ->group(dep);
+  sub->add_option("--price-kind", o->price_kind, "on_demand, spot or committed")->group(dep);
   sub->add_option("--pue", o->pue, "Power usage effectiveness (1.3)")
       ->check(CLI::Range(1.0, 5.0))
       ->group(dep);
@@ -148,9 +173,15 @@ void register_plan(CLI::App& app, Context& ctx) {
       }
       apply_overrides(*o, spec);
       const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
+      resolve_prices(*o, catalog, spec);
       const Constants constants = load_constants(o->assume);
       const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
+      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
       PlanOptions options;
+      options.uncertainty = &uncertainty;
+      const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
+      options.engines = &engines;
+      options.confidence = o->confidence == "point" ? Confidence::point : Confidence::band;
       options.today = today();
       options.stale_days = spec.deployment.stale_price_days;
       const std::map<std::string, Objective> objectives{
@@ -161,8 +192,14 @@ void register_plan(CLI::App& app, Context& ctx) {
           {"power", Objective::power}};
       options.objective = objectives.at(o->objective);
       const Plan plan = make_plan(spec, catalog, constants, efficiency, options);
+      for (const auto& note : plan.notes) {
+        if (note.find("did you mean") != std::string::npos) {
+          ctx.log->warn("{}: {}", spec.file, note);
+        }
+      }
       RenderOptions render;
       render.top = o->top;
+      render.wide = o->wide;
       render.color =
           o->color == "always" || (o->color == "auto" && o->output.empty() && ctx.out_is_terminal);
       std::ostringstream rendered;

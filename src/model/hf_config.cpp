@@ -313,6 +313,87 @@ std::optional<FieldReader> find_text_config(const FieldReader& top) {
   return std::nullopt;
 }
 
+// The context transformers gives a model whose config.json omits max_position_embeddings: the
+// default argument of the family's configuration class, which is what transformers and vLLM
+// (through the same config object) then use. Source: each class's __init__ in
+// transformers/models/<family>/configuration_<family>.py.
+struct ContextDefault {
+  const char* family;
+  long long tokens;
+  const char* config_class;
+};
+
+constexpr std::array<ContextDefault, 20> k_context_defaults{{
+    {"llama", 2048, "LlamaConfig"},              // max_position_embeddings=2048 (LLaMA 1)
+    {"mistral", 131072, "MistralConfig"},        // 4096 * 32
+    {"mixtral", 131072, "MixtralConfig"},        // 4096 * 32
+    {"qwen2", 32768, "Qwen2Config"},             // 32768
+    {"qwen2_moe", 32768, "Qwen2MoeConfig"},      // 32768
+    {"qwen3", 32768, "Qwen3Config"},             // 32768
+    {"qwen3_moe", 32768, "Qwen3MoeConfig"},      // 32768
+    {"gemma", 8192, "GemmaConfig"},              // 8192
+    {"gemma2", 8192, "Gemma2Config"},            // 8192
+    {"gemma3", 131072, "Gemma3TextConfig"},      // 131_072; gemma-3-4b/12b/27b cards: 128K
+    {"gemma3_text", 131072, "Gemma3TextConfig"}, // 131_072
+    {"phi3", 4096, "Phi3Config"},                // 4096
+    {"gpt2", 1024, "GPT2Config"},                // n_positions=1024
+    {"gptj", 2048, "GPTJConfig"},                // n_positions=2048
+    {"gpt_neox", 2048, "GPTNeoXConfig"},         // 2048
+    {"falcon", 2048, "FalconConfig"},            // 2048; falcon-7b card: 2048 tokens
+    {"gpt_bigcode", 1024, "GPTBigCodeConfig"},   // n_positions=1024
+    {"deepseek_v2", 2048, "DeepseekV2Config"},   // 2048
+    {"deepseek_v3", 4096, "DeepseekV3Config"},   // 4096
+    {"gpt_oss", 131072, "GptOssConfig"},         // 131072
+}};
+
+// Records an assumed context as provenance "assumed: ..." (the spec lists it among its defaults).
+// Unknown families get none: their limit is unknown, not guessed.
+void assume_family_context(ConfigFields& f, ModelArch& m) {
+  for (const auto& d : k_context_defaults) {
+    if (m.family == d.family) {
+      m.max_position = d.tokens;
+      f.record("max_position",
+               fmt::format("assumed: {}'s default in transformers (config.json omits "
+                           "max_position_embeddings)",
+                           d.config_class));
+      return;
+    }
+  }
+}
+
+// YaRN stretches a context of original_max_position_embeddings by `factor` (Qwen2.5 cards: add
+// rope_scaling {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768} for
+// 131072 tokens; vLLM's _get_and_verify_max_len computes the same product). Malformed entries are
+// left to transformers to reject.
+void apply_yarn_context(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  if (!r.has("rope_scaling") || !r.member("rope_scaling").json().is_object()) {
+    return;
+  }
+  const auto& rope = r.member("rope_scaling").json();
+  std::string type;
+  for (const char* key : {"rope_type", "type"}) {
+    if (const auto it = rope.find(key); it != rope.end() && it->is_string()) {
+      type = it->get<std::string>();
+      break;
+    }
+  }
+  const auto factor = rope.find("factor");
+  const auto original = rope.find("original_max_position_embeddings");
+  if (type != "yarn" || factor == rope.end() || !factor->is_number() || original == rope.end() ||
+      !original->is_number_integer()) {
+    return;
+  }
+  const double tokens = factor->get<double>() * original->get<double>();
+  if (tokens > static_cast<double>(m.max_position) && tokens <= k_max_positions) {
+    m.max_position = static_cast<long long>(tokens);
+    f.derived("max_position",
+              fmt::format("rope_scaling yarn: original_max_position_embeddings {} x factor {:g}",
+                          original->get<long long>(),
+                          factor->get<double>()));
+  }
+}
+
 void read_dimensions(ConfigFields& f, ModelArch& m) {
   m.hidden =
       f.require({"hidden_size", "n_embd", "d_model"}, Range::positive(k_max_width), "hidden");
@@ -324,6 +405,10 @@ void read_dimensions(ConfigFields& f, ModelArch& m) {
                           Range::positive(k_max_positions),
                           "max_position")
                        .value_or(0);
+  if (m.max_position == 0) {
+    assume_family_context(f, m);
+  }
+  apply_yarn_context(f, m);
 }
 
 // Key/value heads: explicit, or multi-query flags, or one per query head.

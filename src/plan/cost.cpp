@@ -34,22 +34,53 @@ std::string cloud_price_label(const Price& p) {
                      p.as_of);
 }
 
-// Owning `gpus` GPUs: the purchase (GPU + server share), the fixed cost per month (amortization
-// and operations), and power at TDP x utilization x PUE x electricity price.
+// Whole servers for `replicas` replicas of `per_replica` GPUs: a replica never straddles two
+// servers unless it is larger than one (an HGX board is one NVLink domain; a PCIe replica runs
+// within one host), so replicas pack by whole replicas per server.
+struct Fleet {
+  int gpus_per_server = 1;
+  long long servers = 0;
+  [[nodiscard]] long long gpus() const { return servers * gpus_per_server; }
+};
+
+Fleet whole_servers(int gpus_per_server, int per_replica, long long replicas) {
+  Fleet f;
+  f.gpus_per_server = gpus_per_server;
+  if (per_replica <= gpus_per_server) {
+    const long long per_server = gpus_per_server / per_replica;
+    f.servers = (replicas + per_server - 1) / per_server;
+  } else {
+    f.servers = replicas * ((per_replica + gpus_per_server - 1) / gpus_per_server);
+  }
+  return f;
+}
+
+// Owning a fleet: the purchase (GPU + server share, per GPU of every whole server), the fixed
+// cost per month (amortization and operations), and power at TDP x utilization x PUE x
+// electricity price for every GPU bought.
 struct OnPremCost {
+  Fleet fleet;
   Usd purchase;
-  Usd fixed_per_month;
+  Usd amortization_per_month;
+  Usd operations_per_month;
   UsdPerHour power;
   double kw = 0;
   std::string label;
   bool stale = false;
 };
 
-OnPremCost on_prem_cost(const Gpu& g, double gpus, const Deployment& d, const std::string& today) {
+OnPremCost on_prem_cost(const Gpu& g,
+                        int per_replica,
+                        long long replicas,
+                        const Deployment& d,
+                        const std::string& today) {
   OnPremCost o;
+  const auto per_server = d.gpus_per_server.value_or(g.purchase->gpus_per_server);
+  o.fleet = whole_servers(static_cast<int>(per_server), per_replica, replicas);
+  const auto gpus = static_cast<double>(o.fleet.gpus());
   o.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
-  o.fixed_per_month =
-      o.purchase / (d.amortization_years * 12.0) + o.purchase * (d.operations_share / 12.0);
+  o.amortization_per_month = o.purchase / (d.amortization_years * 12.0);
+  o.operations_per_month = o.purchase * (d.operations_share / 12.0);
   o.kw = g.tdp.si() * gpus * d.utilization * d.pue / 1000.0;
   o.power = usd_per_hour(o.kw * d.electricity_usd_per_kwh);
   o.label = fmt::format("{} per GPU + {} server share ({} {}, confidence {})",
@@ -60,6 +91,79 @@ OnPremCost on_prem_cost(const Gpu& g, double gpus, const Deployment& d, const st
                         g.purchase->provenance.confidence);
   o.stale = is_stale(g.purchase->as_of, today, d.stale_price_days);
   return o;
+}
+
+// The on-prem fields of the cost; per hour spreads the fixed monthly cost over the month's hours.
+void record_on_prem(const OnPremCost& own, const Deployment& d, CostBreakdown& k) {
+  k.gpus_per_server = own.fleet.gpus_per_server;
+  k.servers = own.fleet.servers;
+  k.gpus_bought = own.fleet.gpus();
+  k.purchase = own.purchase;
+  k.amortization_per_month = own.amortization_per_month;
+  k.operations_per_month = own.operations_per_month;
+  k.power_per_hour = own.power;
+  k.power_per_month = own.power * hours(d.hours_per_month);
+  k.per_hour = (own.amortization_per_month + own.operations_per_month) / hours(d.hours_per_month) +
+               own.power;
+  k.price_label = own.label;
+  k.price_stale = own.stale;
+}
+
+// "14 servers x 8 = 112 GPUs bought for month 36's peak (105 needed; 4 in month 1)": the same
+// counts as the cost's fields, so the basis cannot contradict the table.
+std::string fleet_phrase(const CostBreakdown& k) {
+  std::string s = fmt::format("{} server{} x {} = {} GPU{} bought",
+                              k.servers,
+                              k.servers == 1 ? "" : "s",
+                              k.gpus_per_server,
+                              k.gpus_bought,
+                              k.gpus_bought == 1 ? "" : "s");
+  if (k.gpus_needed_peak != k.gpus_needed_first) {
+    s += fmt::format(" for month {}'s peak ({} needed; {} in month 1)",
+                     k.peak_month,
+                     k.gpus_needed_peak,
+                     k.gpus_needed_first);
+  } else if (k.gpus_bought != k.gpus_needed_peak) {
+    s += fmt::format(" ({} needed)", k.gpus_needed_peak);
+  }
+  return s;
+}
+
+std::string ownership_phrase(const CostBreakdown& k, const Deployment& d) {
+  return fmt::format("capex {} amortized over {:g} years, {:.0f}% operations per year",
+                     format_usd(k.purchase),
+                     d.amortization_years,
+                     100.0 * d.operations_share);
+}
+
+// On-prem buys ahead, in whole servers, for the horizon's peak month (the last one when demand
+// grows, the first when it shrinks), and pays the same every month.
+void cost_on_prem_inference(const Search& S, Candidate& c, double headroom) {
+  const Deployment& d = S.spec.deployment;
+  const int per_replica = c.gpus_per_replica();
+  CostBreakdown& k = c.cost;
+  std::vector<long long> needed;
+  for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
+    needed.push_back(replicas_for(c, demand(d, m), headroom));
+  }
+  const auto peak = std::max_element(needed.begin(), needed.end());
+  k.peak_month = static_cast<int>(peak - needed.begin()) + 1;
+  k.gpus_needed_peak = *peak * per_replica;
+  k.gpus_needed_first = needed.front() * per_replica;
+  const OnPremCost own = on_prem_cost(*c.gpu, per_replica, *peak, d, S.options.today);
+  record_on_prem(own, d, k);
+  const Usd monthly = own.amortization_per_month + own.operations_per_month + k.power_per_month;
+  for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
+    k.months.push_back({m, needed[static_cast<std::size_t>(m - 1)], monthly});
+    k.tco += monthly;
+  }
+  k.basis = fmt::format("{}, {}, {:.1f} kW at {:.0f}% utilization x PUE {:g} x ${:g}/kWh",
+                        fleet_phrase(k),
+                        ownership_phrase(k, d),
+                        own.kw,
+                        100.0 * d.utilization,
+                        d.pue,
+                        d.electricity_usd_per_kwh);
 }
 
 } // namespace
@@ -83,66 +187,42 @@ const Price* pick_price(const Gpu& g, const Deployment& d) {
 bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why) {
   const Deployment& d = S.spec.deployment;
   const Gpu& g = *c.gpu;
-  const int per_replica = c.gpus_per_replica();
-  const Seconds month = hours(d.hours_per_month);
-  CostBreakdown& k = c.cost;
-  if (d.mode == DeploymentMode::cloud) {
-    const Price* p = pick_price(g, d);
-    if (p == nullptr) {
-      why = fmt::format("no {} price{} in the catalog",
-                        d.price_kind,
-                        d.provider ? " from " + *d.provider : std::string());
-      return false;
-    }
-    k.price_label = cloud_price_label(*p);
-    k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
-    k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
-    // Cloud adds replicas month by month as demand grows.
-    for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-      const long long replicas = replicas_for(c, demand(d, m), headroom);
-      const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
-      k.months.push_back({m, replicas, cost});
-      k.tco += cost;
-    }
-    k.basis = fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added as demand grows "
-                          "{:.0f}%/month",
-                          c.total_gpus(),
-                          c.total_gpus() == 1 ? "" : "s",
-                          format_usd_per_hour(p->per_gpu),
-                          d.hours_per_month,
-                          100.0 * d.growth_per_month);
-  } else {
+  if (d.mode == DeploymentMode::onprem) {
     if (!g.purchase) {
       why = "no purchase price in the catalog";
       return false;
     }
-    // On-prem buys ahead for the horizon's peak.
-    const long long peak = replicas_for(c, demand(d, static_cast<int>(d.horizon_months)), headroom);
-    const double gpus = static_cast<double>(peak * per_replica);
-    const OnPremCost own = on_prem_cost(g, gpus, d, S.options.today);
-    k.purchase = own.purchase;
-    k.power_per_hour = own.power;
-    k.per_hour = own.fixed_per_month / month + own.power;
-    for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-      const Usd cost = own.fixed_per_month + own.power * month;
-      k.months.push_back({m, peak, cost});
-      k.tco += cost;
-    }
-    k.price_label = own.label;
-    k.price_stale = own.stale;
-    k.basis =
-        fmt::format("{:.0f} GPUs bought for month {}'s peak, amortized over {:g} years, "
-                    "{:.0f}% operations per year, {:.1f} kW at {:.0f}% utilization x PUE {:g} "
-                    "x ${:g}/kWh",
-                    gpus,
-                    d.horizon_months,
-                    d.amortization_years,
-                    100.0 * d.operations_share,
-                    own.kw,
-                    100.0 * d.utilization,
-                    d.pue,
-                    d.electricity_usd_per_kwh);
+    // Bought for the horizon's peak, so targets stay met: no stops_meeting_targets_month.
+    cost_on_prem_inference(S, c, headroom);
+    return true;
   }
+  const Price* p = pick_price(g, d);
+  if (p == nullptr) {
+    why = fmt::format("no {} price{} in the catalog",
+                      d.price_kind,
+                      d.provider ? " from " + *d.provider : std::string());
+    return false;
+  }
+  const int per_replica = c.gpus_per_replica();
+  const Seconds month = hours(d.hours_per_month);
+  CostBreakdown& k = c.cost;
+  k.price_label = cloud_price_label(*p);
+  k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
+  k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
+  // Cloud adds replicas month by month as demand grows.
+  for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
+    const long long replicas = replicas_for(c, demand(d, m), headroom);
+    const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
+    k.months.push_back({m, replicas, cost});
+    k.tco += cost;
+  }
+  k.basis = fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added as demand grows "
+                        "{:.0f}%/month",
+                        c.total_gpus(),
+                        c.total_gpus() == 1 ? "" : "s",
+                        format_usd_per_hour(p->per_gpu),
+                        d.hours_per_month,
+                        100.0 * d.growth_per_month);
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
     if (demand(d, m) > headroom + 1e-9) {
       k.stops_meeting_targets_month = m;
@@ -170,17 +250,17 @@ void cost_training(const Search& S, const Price* price, Candidate& c) {
                                format_seconds(run),
                                t.time_to_train ? "" : " (a month: no tokens given)");
   } else {
-    const OnPremCost own = on_prem_cost(*c.gpu, gpus, d, S.options.today);
-    c.cost.purchase = own.purchase;
-    c.cost.power_per_hour = own.power;
-    c.cost.per_hour = own.fixed_per_month / hours(d.hours_per_month) + own.power;
+    // The job is one replica of all its GPUs, in whole servers, paid for the time it runs.
+    const OnPremCost own = on_prem_cost(*c.gpu, c.layout.gpus(), 1, d, S.options.today);
+    c.cost.gpus_needed_peak = c.layout.gpus();
+    c.cost.gpus_needed_first = c.layout.gpus();
+    record_on_prem(own, d, c.cost);
     c.cost.tco = c.cost.per_hour * run;
-    c.cost.price_label = own.label;
-    c.cost.price_stale = own.stale;
-    c.cost.basis = fmt::format("{:.0f} GPUs amortized over {:g} years for {}",
-                               gpus,
-                               d.amortization_years,
-                               format_seconds(run));
+    c.cost.basis = fmt::format("{}, {}, for {}{}",
+                               fleet_phrase(c.cost),
+                               ownership_phrase(c.cost, d),
+                               format_seconds(run),
+                               t.time_to_train ? "" : " (a month: no tokens given)");
   }
   if (t.tokens_per_s > 0) {
     c.cost.usd_per_million_output_tokens = c.cost.per_hour.si() / (t.tokens_per_s * 3600.0) * 1e6;

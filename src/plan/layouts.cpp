@@ -2,6 +2,8 @@
 
 #include "search.hpp"
 
+#include <rightsize/plan/precision.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,19 +58,15 @@ std::vector<int> tp_options(const Spec& s, const Gpu& g) {
 std::vector<Spec> precision_variants(const Spec& s) {
   std::vector<Spec> out{s};
   for (const DType d : s.precision.allow) {
-    Spec v = s;
+    DType kv_cache = s.precision.kv_cache;
     if (element_bits(d) >= 8 && d != DType::int8 && !s.workload.is_training()) {
       // An allowed 8-bit format applies to weights and KV cache.
-      v.precision.kv_cache = element_bits(d) <= 8 ? DType::fp8 : d;
+      kv_cache = element_bits(d) <= 8 ? DType::fp8 : d;
     }
-    v.precision.weights = d;
-    v.weights = s.model.quantization.quantized() && s.model.quantization.dtype == d
-                    ? s.model.quantization
-                    : quantization_for(d, s.precision.activations);
-    if (d == s.precision.weights && v.precision.kv_cache == s.precision.kv_cache) {
+    if (d == s.precision.weights && kv_cache == s.precision.kv_cache) {
       continue;
     }
-    out.push_back(v);
+    out.push_back(with_precision(s, d, kv_cache));
   }
   return out;
 }

@@ -4,11 +4,15 @@
 #include "search.hpp"
 
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/invariants.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace rightsize {
 
@@ -28,6 +32,10 @@ std::string_view to_string(Objective o) {
   return "tco";
 }
 
+std::string_view to_string(Confidence c) {
+  return c == Confidence::band ? "band" : "point";
+}
+
 namespace {
 
 using detail::allowed_by_constraints;
@@ -41,11 +49,29 @@ constexpr double k_tight_headroom = 0.10;        // under 10% memory or latency 
 constexpr double k_overprovisioned_use = 0.40;   // under 40% of memory used...
 constexpr double k_overprovisioned_margin = 2.0; // ...and every latency target met twice over
 
+bool has_targets(const Spec& spec) {
+  if (spec.workload.is_training()) {
+    return true;
+  }
+  const auto& t = spec.workload.inference.targets;
+  return t.ttft || t.tpot || t.requests_per_s || t.output_tokens_per_s;
+}
+
+// The GPUs a deployment occupies: on-prem, every GPU of the servers bought.
+long long owned_gpus(const Candidate& c) {
+  return c.cost.gpus_bought > 0 ? c.cost.gpus_bought : c.total_gpus();
+}
+
 double score(const Candidate& c, Objective o, const Spec& spec) {
   switch (o) {
   case Objective::tco:
     return c.cost.tco.si();
   case Objective::cost_per_token:
+    // Without targets there is no planned load: every configuration is compared running full.
+    if (!has_targets(spec)) {
+      return c.cost.usd_per_million_at_full_load.value_or(
+          c.cost.usd_per_million_output_tokens.value_or(1e300));
+    }
     return c.cost.usd_per_million_output_tokens.value_or(1e300);
   case Objective::latency:
     if (c.inference) {
@@ -56,43 +82,62 @@ double score(const Candidate& c, Objective o, const Spec& spec) {
     return c.training && c.training->time_to_train ? c.training->time_to_train->si()
                                                    : c.training->step.si();
   case Objective::gpus:
-    return c.total_gpus() + c.cost.tco.si() * 1e-12;
+    return static_cast<double>(owned_gpus(c)) + c.cost.tco.si() * 1e-12;
   case Objective::power:
-    return c.gpu->tdp.si() * c.total_gpus() + c.cost.tco.si() * 1e-12;
+    return c.gpu->tdp.si() * static_cast<double>(owned_gpus(c)) + c.cost.tco.si() * 1e-12;
   }
   return c.cost.tco.si();
 }
 
-void set_verdict(Candidate& c, const Spec& spec) {
-  const double used = c.memory.per_gpu.total() / c.memory.budget;
-  double latency_margin = 1e9; // target / achieved, the worse of the two
+// Target / held value of the latency targets (or deadline), the worse; 1e9 when none binds.
+// `edge`: the pessimistic edge of the band, else the point estimate.
+double latency_margin(const Candidate& c, const Spec& spec, bool edge) {
+  double margin = 1e9;
   if (c.inference) {
     const auto& t = spec.workload.inference.targets;
+    const bool b = edge && c.inference_bands;
+    const double ttft = b ? c.inference_bands->ttft.high : c.inference->ttft.si();
+    const double tpot = b ? c.inference_bands->tpot.high : c.inference->tpot.si();
     if (t.ttft) {
-      latency_margin = std::min(latency_margin, *t.ttft / c.inference->ttft);
+      margin = std::min(margin, t.ttft->si() / ttft);
     }
     if (t.tpot) {
-      latency_margin = std::min(latency_margin, *t.tpot / c.inference->tpot);
+      margin = std::min(margin, t.tpot->si() / tpot);
     }
   }
-  if (c.training && c.training->meets_deadline && spec.workload.training.deadline) {
-    latency_margin = *spec.workload.training.deadline / *c.training->time_to_train;
+  if (c.training && c.training->time_to_train && spec.workload.training.deadline) {
+    const bool b = edge && c.training_bands;
+    const double t = b ? c.training_bands->time_to_train.high : c.training->time_to_train->si();
+    margin = spec.workload.training.deadline->si() / t;
   }
+  return margin;
+}
+
+void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
+  const double used = c.memory.per_gpu.total() / c.memory.budget;
+  const bool at_edge = options.confidence == Confidence::band;
+  const double margin = latency_margin(c, spec, at_edge);
+  const double edge_margin = latency_margin(c, spec, true);
   const bool serving_offline = c.inference && !spec.workload.inference.concurrency;
   if (1.0 - used < k_tight_headroom && !serving_offline) {
     c.verdict = "tight";
     c.verdict_reason = fmt::format("{:.0f}% of the usable memory is used", 100.0 * used);
-  } else if (latency_margin < 1.0 + k_tight_headroom) {
+  } else if (!at_edge && edge_margin < 1.0) {
     c.verdict = "tight";
-    c.verdict_reason = fmt::format("within {:.0f}% of a latency or deadline target",
-                                   100.0 * (latency_margin - 1.0));
-  } else if (used < k_overprovisioned_use && latency_margin >= k_overprovisioned_margin &&
+    c.verdict_reason = "meets the targets at the point estimate, not at the pessimistic edge of "
+                       "its uncertainty band (sized with --confidence point)";
+  } else if (margin < 1.0 + k_tight_headroom) {
+    c.verdict = "tight";
+    c.verdict_reason = fmt::format("within {:.0f}% of a latency or deadline target{}",
+                                   std::max(0.0, 100.0 * (margin - 1.0)),
+                                   at_edge && c.inference_bands ? " at the band's edge" : "");
+  } else if (used < k_overprovisioned_use && margin >= k_overprovisioned_margin &&
              c.replicas == 1 && !serving_offline) {
     c.verdict = "over-provisioned";
     c.verdict_reason = fmt::format("uses {:.0f}% of the memory and beats every latency target "
                                    "{:.1f}x over",
                                    100.0 * used,
-                                   std::min(latency_margin, 99.0));
+                                   std::min(margin, 99.0));
   } else {
     c.verdict = "right-sized";
     c.verdict_reason = fmt::format("{:.0f}% of the memory used", 100.0 * used);
@@ -144,34 +189,124 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
   return r;
 }
 
-// A GPU with no configuration: the closest miss, with the change that would most likely fix it.
-Rejection rejection_from_miss(const Gpu& g, const Miss& miss) {
+// A change to try on a rejected GPU: the spec with it applied, and how to say it.
+struct Trial {
+  Spec spec;
+  SpecChange change;
+  std::string text;
+  std::string label; // short, for "none within the spec (tried: ...)"
+};
+
+std::vector<DType> allowed_with(const Spec& s, DType d) {
+  std::vector<DType> allow = s.precision.allow;
+  allow.push_back(d);
+  return allow;
+}
+
+nlohmann::json dtype_names(const std::vector<DType>& ds) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const DType d : ds) {
+    out.push_back(std::string(to_string(d)));
+  }
+  return out;
+}
+
+// The changes worth trying for a miss, most modest first: a cheaper allowed format, tensor
+// parallelism across nodes, more GPUs. Only changes the spec does not already make.
+std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
+  std::vector<Trial> out;
+  const bool memory = miss.code == "memory_capacity";
+  const bool latency = miss.code == "latency_target";
+  const bool throughput = miss.code == "throughput_target";
+  const bool deadline = miss.code == "deadline";
+  const auto allowed = [&](DType d) {
+    return spec.precision.weights == d ||
+           std::find(spec.precision.allow.begin(), spec.precision.allow.end(), d) !=
+               spec.precision.allow.end();
+  };
+  for (const DType d : {DType::fp8, DType::int4}) {
+    if ((memory || latency || deadline) && !allowed(d) &&
+        element_bits(d) < element_bits(spec.precision.weights) &&
+        !(d == DType::int4 && spec.workload.is_training())) {
+      Trial t{spec, {"/precision/allow", {}}, "", fmt::format("{} weights", to_string(d))};
+      t.spec.precision.allow = allowed_with(spec, d);
+      t.change.value = dtype_names(t.spec.precision.allow);
+      t.text = fmt::format(
+          "allow {} weights (precision.allow: {})", to_string(d), t.change.value.dump());
+      out.push_back(std::move(t));
+    }
+  }
+  if ((memory || latency) && !spec.constraints.allow_cross_node_tp) {
+    Trial t{spec, {"/constraints/allow_cross_node_tp", true}, "", "cross-node TP"};
+    t.spec.constraints.allow_cross_node_tp = true;
+    t.text = "tensor parallelism across nodes (constraints.allow_cross_node_tp: true)";
+    out.push_back(std::move(t));
+  }
+  if ((throughput || deadline || memory) && spec.constraints.max_gpus) {
+    const double factor = std::max(2.0, throughput ? miss.distance * 1.25 : 4.0);
+    const auto more = static_cast<long long>(
+        std::min(1e6, std::ceil(static_cast<double>(*spec.constraints.max_gpus) * factor)));
+    if (more > *spec.constraints.max_gpus) {
+      Trial t{spec, {"/constraints/max_gpus", more}, "", fmt::format("{} GPUs", more)};
+      t.spec.constraints.max_gpus = more;
+      t.text = fmt::format("up to {} GPUs (constraints.max_gpus: {})", more, more);
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+// "by 12%", or "by 0.4%" when under one percent (never "by 0%").
+std::string by_how_much(double ratio) {
+  const double pct = 100.0 * (ratio - 1.0);
+  return pct >= 1.0 ? fmt::format("{:.0f}%", pct) : fmt::format("{:.1g}%", std::max(pct, 0.01));
+}
+
+// A GPU with no configuration: the closest miss, and a change to the spec that was tried and
+// makes it feasible, or a plain statement that none within the spec does.
+Rejection rejection_from_miss(const Search& S, const Gpu& g, const Miss& miss) {
   Rejection r{g.name,
               miss.code.empty() ? "constraint" : miss.code,
               miss.reason.empty() ? "no layout within the constraints" : miss.reason,
-              miss.fix};
-  if (r.code == "memory_capacity" && r.nearest_fix.empty()) {
-    // What would fit: a wider layout across nodes, or a smaller format.
-    const DType smaller = g.rate(TensorPrecision::fp8) ? DType::fp8 : DType::int4;
-    r.nearest_fix = fmt::format("more GPUs per replica (tensor parallel across nodes with "
-                                "constraints.allow_cross_node_tp), or {} weights "
-                                "(precision.allow)",
-                                to_string(smaller));
-  } else if (r.code == "latency_target" && r.nearest_fix.empty()) {
-    r.nearest_fix = "a GPU with more memory bandwidth, or fewer concurrent requests per replica";
-  } else if (r.code == "throughput_target" && r.nearest_fix.empty()) {
-    r.nearest_fix = "raise constraints.max_gpus";
-  } else if (r.code == "deadline" && r.nearest_fix.empty()) {
-    r.nearest_fix = "more GPUs (constraints.max_gpus) or a later deadline";
+              miss.fix,
+              std::nullopt};
+  if (r.code == "latency_target" && miss.distance < 1.01 &&
+      r.reason.find(" even") != std::string::npos) {
+    r.reason = fmt::format("misses the latency target by {}", by_how_much(miss.distance)) +
+               r.reason.substr(r.reason.find(" even"));
   }
+  if (r.code == "no_price" || r.code == "constraint") {
+    return r;
+  }
+  std::vector<std::string> tried;
+  for (Trial& t : trials_for(S.spec, miss)) {
+    const Search again{t.spec, S.catalog, S.constants, S.eff, S.options};
+    std::vector<Candidate> found;
+    Miss ignored;
+    if (S.spec.workload.is_training()) {
+      detail::search_training(again, g, found, ignored);
+    } else {
+      detail::search_inference(again, g, found, ignored);
+    }
+    if (!found.empty()) {
+      r.nearest_fix = t.text;
+      r.fix = std::move(t.change);
+      return r;
+    }
+    tried.push_back(t.label);
+  }
+  r.nearest_fix = tried.empty() ? "no change within the spec helps"
+                                : fmt::format("no change within the spec helps; tried {}",
+                                              fmt::join(tried, ", "));
   return r;
 }
 
 // The best configuration found on one GPU by the objective, with its verdict, and a note when an
 // allowed precision changed the answer.
-Candidate best_candidate(std::vector<Candidate>& found, const Spec& spec, Objective objective) {
+Candidate
+best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOptions& options) {
   for (auto& c : found) {
-    c.score = score(c, objective, spec);
+    c.score = score(c, options.objective, spec);
   }
   auto best =
       std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
@@ -183,7 +318,10 @@ Candidate best_candidate(std::vector<Candidate>& found, const Spec& spec, Object
                                        precision_label(best->spec),
                                        precision_label(spec));
   }
-  set_verdict(*best, spec);
+  if (options.uncertainty != nullptr) {
+    best->memory_band = memory_band(best->memory.per_gpu.total(), *options.uncertainty);
+  }
+  set_verdict(*best, spec, options);
   return std::move(*best);
 }
 
@@ -191,7 +329,7 @@ Candidate best_candidate(std::vector<Candidate>& found, const Spec& spec, Object
 void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
   std::string why;
   if (!allowed_by_constraints(g, S.spec, S.catalog, why)) {
-    plan.rejected.push_back({g.name, "constraint", why, ""});
+    plan.rejected.push_back({g.name, "constraint", why, "", std::nullopt});
     return;
   }
   std::vector<Candidate> found;
@@ -202,14 +340,100 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
     search_inference(S, g, found, miss);
   }
   if (found.empty()) {
-    plan.rejected.push_back(rejection_from_miss(g, miss));
+    Rejection r = rejection_from_miss(S, g, miss);
+    // A GPU the spec pins (constraints.gpus) that cannot meet the workload is under-provisioned:
+    // the answer a team that already owns it needs.
+    if (!S.spec.constraints.gpus.empty() && r.code != "no_price") {
+      r.reason = "under-provisioned: " + r.reason;
+    }
+    plan.rejected.push_back(std::move(r));
     return;
   }
-  plan.candidates.push_back(best_candidate(found, S.spec, S.options.objective));
+  plan.candidates.push_back(best_candidate(found, S.spec, S.options));
+}
+
+// A MIG profile of `g` as a GPU of its own: "3g.40gb" has 3 of the GPU's compute slices and its
+// share of memory and bandwidth (NVIDIA's MIG user guide: memory slices carry their share of the
+// bandwidth). The largest profile stands for the whole GPU's memory.
+std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile) {
+  int compute = 0;
+  double gb = 0;
+  double largest_gb = 0;
+  if (std::sscanf(profile.c_str(), "%dg.%lfgb", &compute, &gb) != 2 || !g.mig ||
+      g.mig->max_instances < 1) {
+    return std::nullopt;
+  }
+  for (const auto& p : g.mig->profiles) {
+    int c = 0;
+    double m = 0;
+    if (std::sscanf(p.c_str(), "%dg.%lfgb", &c, &m) == 2) {
+      largest_gb = std::max(largest_gb, m);
+    }
+  }
+  if (gb <= 0 || largest_gb <= 0 || compute >= g.mig->max_instances) {
+    return std::nullopt; // the whole GPU is not a smaller shape
+  }
+  const double memory_share = gb / largest_gb;
+  const double compute_share = static_cast<double>(compute) / g.mig->max_instances;
+  Gpu s = g;
+  s.name = g.name + " " + profile;
+  s.memory = g.memory * memory_share;
+  if (s.usable_memory) {
+    s.usable_memory = *s.usable_memory * memory_share;
+  }
+  s.memory_bandwidth = g.memory_bandwidth * memory_share;
+  for (auto& [precision, rate] : s.dense) {
+    rate = rate * compute_share;
+  }
+  s.tdp = g.tdp * compute_share;
+  s.gpu_link_kind = "none";
+  s.nvlink_domain = 1;
+  s.mig.reset();
+  return s;
+}
+
+// The smallest MIG slice of the best candidate's GPU that meets every target on one replica:
+// its profile and a short account of its speed; nullopt when none does.
+std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& S,
+                                                                  const Candidate& best) {
+  const Gpu& g = *best.gpu;
+  if (!g.mig || S.spec.workload.is_training()) {
+    return std::nullopt;
+  }
+  Spec one = S.spec;
+  one.constraints.max_gpus = 1;
+  one.constraints.gpus.clear();
+  const Search in_slice{one, S.catalog, S.constants, S.eff, S.options};
+  std::vector<std::pair<double, std::string>> by_size;
+  for (const auto& p : g.mig->profiles) {
+    int c = 0;
+    double m = 0;
+    if (std::sscanf(p.c_str(), "%dg.%lfgb", &c, &m) == 2) {
+      by_size.emplace_back(m * 100 + c, p);
+    }
+  }
+  std::sort(by_size.begin(), by_size.end());
+  for (const auto& [size, profile] : by_size) {
+    const auto slice = mig_slice(g, profile);
+    if (!slice) {
+      continue;
+    }
+    std::vector<Candidate> found;
+    Miss ignored;
+    detail::search_inference(in_slice, *slice, found, ignored);
+    if (!found.empty()) {
+      const auto& i = *found.front().inference;
+      return std::make_pair(profile,
+                            fmt::format("TTFT {}, TPOT {} at the point estimate",
+                                        format_seconds(i.ttft),
+                                        format_seconds(i.tpot)));
+    }
+  }
+  return std::nullopt;
 }
 
 // Candidates by score (then name, for stable output), real misses before constraint exclusions.
-void rank(Plan& plan) {
+void rank(const Search& S, Plan& plan) {
   std::stable_sort(
       plan.candidates.begin(), plan.candidates.end(), [](const Candidate& a, const Candidate& b) {
         return a.score != b.score ? a.score < b.score : a.gpu->name < b.gpu->name;
@@ -221,13 +445,22 @@ void rank(Plan& plan) {
   std::stable_partition(plan.rejected.begin(), plan.rejected.end(), [](const Rejection& r) {
     return r.code != "constraint";
   });
-  // Over-provisioned means a cheaper configuration meets the same targets: the best-ranked one
-  // cannot be, whatever its headroom.
+  // The best-ranked row is over-provisioned only when a smaller shape of its GPU serves the
+  // workload; that shape is then named, with why it is not ranked.
   if (!plan.candidates.empty() && plan.candidates.front().verdict == "over-provisioned") {
     auto& best = plan.candidates.front();
-    best.verdict = "right-sized";
-    best.verdict_reason =
-        "the cheapest configuration that meets every target; " + best.verdict_reason;
+    if (const auto slice = smallest_slice(S, best)) {
+      best.verdict_reason +=
+          fmt::format("; a {} MIG slice of it would serve this workload ({}), not ranked because "
+                      "the catalog prices whole GPUs: share the GPU with MIG on a cluster you "
+                      "run, or add a slice price",
+                      slice->first,
+                      slice->second);
+    } else {
+      best.verdict = "right-sized";
+      best.verdict_reason =
+          "the cheapest configuration that meets every target; " + best.verdict_reason;
+    }
   }
 }
 
@@ -242,24 +475,58 @@ Plan make_plan(const Spec& spec,
   Plan plan;
   plan.spec = spec;
   plan.objective = options.objective;
+  plan.confidence = options.confidence;
+  // With no targets, the cheapest box that loads the model is not an answer (a 7B model on one L4
+  // at 28 tokens/s costs 3x per token what an L40S does): rank by $ per million tokens at full
+  // load instead of TCO.
+  PlanOptions effective = options;
+  if (!has_targets(spec) && options.objective == Objective::tco) {
+    effective.objective = Objective::cost_per_token;
+    plan.objective = Objective::cost_per_token;
+    plan.notes.push_back("no targets: ranked by $ per million output tokens with every replica "
+                         "at its largest batch (full load), not by TCO");
+  }
+  if (options.uncertainty != nullptr) {
+    plan.uncertainty_note =
+        fmt::format("times and rates are {:.0f}% bands from the measured error of held-out runs "
+                    "(docs/accuracy.md); targets are held at {}",
+                    100.0 * options.uncertainty->coverage,
+                    options.confidence == Confidence::band
+                        ? "the slow edge of each band (--confidence point: at the estimate)"
+                        : "the point estimate (--confidence point), not the band's slow edge");
+  }
   plan.catalog_version = catalog.version;
   plan.catalog_digest = catalog.digest;
   check_demand(spec);
+  if (!spec.workload.is_training() && spec.deployment.growth_per_month >= 0.5) {
+    // Inside the accepted range, but likely a percentage typed as a fraction.
+    plan.notes.push_back(fmt::format(
+        "deployment.growth_per_month {:g} means +{:.0f}% a month (demand x{:.3g} by month {}); "
+        "did you mean {:g} (+{:g}%)?",
+        spec.deployment.growth_per_month,
+        100.0 * spec.deployment.growth_per_month,
+        std::pow(1.0 + spec.deployment.growth_per_month,
+                 static_cast<double>(spec.deployment.horizon_months - 1)),
+        spec.deployment.horizon_months,
+        spec.deployment.growth_per_month / 100.0,
+        spec.deployment.growth_per_month));
+  }
   plan.requirements = requirements_of(spec, constants);
   // Validate constraint names up front: a typo is an input error, not a rejection.
   for (const auto& name : spec.constraints.gpus) {
     (void)catalog.resolve(name, spec.constraints.where + "/gpus");
   }
-  const Search S{spec, catalog, constants, efficiency, options};
+  const Search S{spec, catalog, constants, efficiency, effective};
   for (const Gpu& g : catalog.gpus) {
     plan_gpu(S, g, plan);
   }
-  rank(plan);
+  rank(S, plan);
   if (!plan.candidates.empty()) {
     for (const auto& a : plan.candidates.front().memory.assumptions) {
       plan.assumptions.push_back(a);
     }
   }
+  check_invariants(plan);
   return plan;
 }
 

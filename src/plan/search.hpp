@@ -10,16 +10,30 @@
 
 namespace rightsize::detail {
 
-// A failed attempt, kept to explain the rejection: the smaller `distance`, the closer it came.
+// A failed attempt, kept to explain the rejection. A miss that got further through the checks
+// (memory, then targets, then price) came closer to feasible; within one stage, the smaller
+// `distance`.
 struct Miss {
   std::string code;
   std::string reason;
   std::string fix;
   double distance = 1e300;
 
+  // 0: does not fit in memory; 1: fits, misses a target or the deadline; 2: meets every target,
+  // no price; -1: nothing tried.
+  [[nodiscard]] int stage() const {
+    if (code.empty()) {
+      return -1;
+    }
+    if (code == "engine_support") {
+      return 0;
+    }
+    return code == "memory_capacity" ? 0 : code == "no_price" ? 2 : 1;
+  }
+
   // Keeps `other` when it came closer.
   void consider(Miss other) {
-    if (other.distance < distance) {
+    if (other.stage() > stage() || (other.stage() == stage() && other.distance < distance)) {
       *this = std::move(other);
     }
   }
@@ -43,6 +57,9 @@ std::vector<int> tp_options(const Spec& s, const Gpu& g);
 std::vector<Spec> precision_variants(const Spec& s);
 // "fp8 weights, fp8 KV cache".
 std::string precision_label(const Spec& s);
+// Whether the spec's engine runs this precision on `g` (data/engines.json); the miss when not.
+// Always true without engine data.
+bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
 
 // --- Cost (cost.cpp)
 

@@ -22,21 +22,10 @@ struct Targets {
   std::optional<double> tokens;
 };
 
-// Whether latency targets hold, and by how much (achieved / target, the worse of the two).
-double latency_ratio(const Targets& t, const InferencePerformance& p) {
-  double worst = 0.0;
-  if (t.ttft) {
-    worst = std::max(worst, p.ttft / *t.ttft);
-  }
-  if (t.tpot) {
-    worst = std::max(worst, p.tpot / *t.tpot);
-  }
-  return worst;
-}
-
 struct Evaluated {
   MemoryEstimate memory;
   InferencePerformance perf;
+  std::optional<InferenceBands> bands;
 };
 
 Evaluated evaluate(const Search& S,
@@ -45,9 +34,55 @@ Evaluated evaluate(const Search& S,
                    const Parallelism& p,
                    std::optional<long long> batch,
                    int replicas) {
-  Evaluated e{estimate_memory(spec, g, p, S.constants, batch), {}};
+  Evaluated e{estimate_memory(spec, g, p, S.constants, batch), {}, {}};
   e.perf = estimate_inference(spec, g, p, e.memory, S.eff, S.constants, replicas);
+  if (S.options.uncertainty != nullptr) {
+    e.bands = inference_bands(e.perf, *S.options.uncertainty, g, spec.workload.inference.engine);
+  }
   return e;
+}
+
+// The values targets are held to: the pessimistic edge of each band (slow latency, low
+// throughput), or the point estimate with --confidence point or without bands.
+struct Held {
+  double ttft = 0; // seconds
+  double tpot = 0; // seconds
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+};
+
+Held held(const Search& S, const Evaluated& e) {
+  if (e.bands && S.options.confidence == Confidence::band) {
+    return {e.bands->ttft.high,
+            e.bands->tpot.high,
+            e.bands->requests_per_s.low,
+            e.bands->output_tokens_per_s.low};
+  }
+  return {e.perf.ttft.si(), e.perf.tpot.si(), e.perf.requests_per_s, e.perf.output_tokens_per_s};
+}
+
+// Whether latency targets hold, and by how much (held value / target, the worse of the two).
+double latency_ratio(const Targets& t, const Held& h) {
+  double worst = 0.0;
+  if (t.ttft) {
+    worst = std::max(worst, h.ttft / t.ttft->si());
+  }
+  if (t.tpot) {
+    worst = std::max(worst, h.tpot / t.tpot->si());
+  }
+  return worst;
+}
+
+// How far throughput falls short of the targets (target / held value, the worse; <= 1: met).
+double throughput_ratio(const Targets& t, const Held& h) {
+  double worst = 0.0;
+  if (t.rps) {
+    worst = std::max(worst, *t.rps / std::max(1e-12, h.requests_per_s));
+  }
+  if (t.tokens) {
+    worst = std::max(worst, *t.tokens / std::max(1e-12, h.output_tokens_per_s));
+  }
+  return worst;
 }
 
 // What the replica search must meet, read once from the spec.
@@ -125,18 +160,48 @@ long long largest_batch_meeting_latency(const Search& S,
                                         int replicas) {
   long long lo = 1;
   long long hi = probe.memory.max_batch;
-  if ((t.ttft || t.tpot) && latency_ratio(t, evaluate(S, spec, g, p, hi, replicas).perf) > 1.0) {
+  if ((t.ttft || t.tpot) &&
+      latency_ratio(t, held(S, evaluate(S, spec, g, p, hi, replicas))) > 1.0) {
     while (hi - lo > 1) {
       const long long mid = lo + (hi - lo) / 2;
-      (latency_ratio(t, evaluate(S, spec, g, p, mid, replicas).perf) <= 1.0 ? lo : hi) = mid;
+      (latency_ratio(t, held(S, evaluate(S, spec, g, p, mid, replicas))) <= 1.0 ? lo : hi) = mid;
     }
     hi = lo;
   }
   return hi;
 }
 
-// Per replica the concurrency is the spec's total divided among replicas, or (offline) the
-// largest batch that meets the latency targets.
+// Online serving: the requests in flight per replica. At least the spec's concurrency shared among
+// the replicas; more when the throughput targets need it, since by Little's law a replica serving
+// rate r with requests of duration d holds r x d of them at once. The smallest such batch, by
+// bisection (throughput grows with the batch), capped at what fits.
+long long online_batch(const Search& S,
+                       const Spec& spec,
+                       const Gpu& g,
+                       const Parallelism& p,
+                       const Evaluated& probe,
+                       const ServingGoal& goal,
+                       int replicas) {
+  const Targets& t = goal.targets;
+  long long lo = (*goal.concurrency + replicas - 1) / replicas;
+  if ((!t.rps && !t.tokens) ||
+      throughput_ratio(t, held(S, evaluate(S, spec, g, p, lo, replicas))) <= 1.0) {
+    return lo;
+  }
+  long long hi = std::min<long long>(probe.memory.max_batch,
+                                     static_cast<long long>(S.constants.get("max_num_seqs")));
+  if (hi <= lo || throughput_ratio(t, held(S, evaluate(S, spec, g, p, hi, replicas))) > 1.0) {
+    return std::max(lo, hi);
+  }
+  while (hi - lo > 1) {
+    const long long mid = lo + (hi - lo) / 2;
+    (throughput_ratio(t, held(S, evaluate(S, spec, g, p, mid, replicas))) <= 1.0 ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// One replica count: the batch per replica (online_batch, or offline the largest that meets the
+// latency targets), evaluated, and the target it misses.
 Attempt attempt_replicas(const Search& S,
                          const Spec& spec,
                          const Gpu& g,
@@ -146,22 +211,17 @@ Attempt attempt_replicas(const Search& S,
                          int replicas) {
   const Targets& t = goal.targets;
   const long long batch = goal.concurrency
-                              ? (*goal.concurrency + replicas - 1) / replicas
+                              ? online_batch(S, spec, g, p, probe, goal, replicas)
                               : largest_batch_meeting_latency(S, spec, g, p, probe, t, replicas);
   Attempt a{evaluate(S, spec, g, p, batch, replicas), "", 0.0};
-  const double lat = latency_ratio(t, a.result.perf);
+  const Held h = held(S, a.result);
+  const double lat = latency_ratio(t, h);
   if (lat > 1.0) {
     a.code = "latency_target";
     a.distance = lat;
     return a;
   }
-  double thr = 0.0;
-  if (t.rps) {
-    thr = std::max(thr, *t.rps / std::max(1e-12, a.result.perf.requests_per_s));
-  }
-  if (t.tokens) {
-    thr = std::max(thr, *t.tokens / std::max(1e-12, a.result.perf.output_tokens_per_s));
-  }
+  const double thr = throughput_ratio(t, h);
   if (thr > 1.0) {
     a.code = "throughput_target";
     a.distance = thr;
@@ -190,11 +250,10 @@ ReplicaSearch offline_replicas(const Search& S,
   const Attempt one = attempt_replicas(S, spec, g, p, probe, goal, 1);
   ReplicaSearch r{one.code.empty(), 1, one.result, one.code, one.distance};
   if (!r.found && one.code == "throughput_target") {
-    r.replicas = static_cast<int>(std::ceil(one.distance - 1e-9));
+    r.replicas =
+        static_cast<int>(std::min<double>(max_replicas + 1.0, std::ceil(one.distance - 1e-9)));
     if (r.replicas <= max_replicas) {
-      r.best.perf.requests_per_s *= r.replicas;
-      r.best.perf.output_tokens_per_s *= r.replicas;
-      r.best.perf.prefill_tokens_per_s *= r.replicas;
+      r.best = evaluate(S, spec, g, p, one.result.memory.batch, r.replicas);
       r.found = true;
     }
   }
@@ -265,19 +324,21 @@ serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec, const Re
   c.spec = spec;
   c.memory = r.best.memory;
   c.inference = r.best.perf;
+  c.inference_bands = r.best.bands;
   return c;
 }
 
 // Load headroom: how far demand may grow before these replicas stop meeting targets (1 when no
 // target bounds it).
-double load_headroom(const ServingGoal& goal, const ReplicaSearch& r) {
+double load_headroom(const Search& S, const ServingGoal& goal, const ReplicaSearch& r) {
   const Targets& t = goal.targets;
+  const Held h = held(S, r.best);
   double headroom = 1e9;
   if (t.rps) {
-    headroom = std::min(headroom, r.best.perf.requests_per_s / *t.rps);
+    headroom = std::min(headroom, h.requests_per_s / *t.rps);
   }
   if (t.tokens) {
-    headroom = std::min(headroom, r.best.perf.output_tokens_per_s / *t.tokens);
+    headroom = std::min(headroom, h.output_tokens_per_s / *t.tokens);
   }
   if (goal.concurrency) {
     headroom = std::min(headroom,
@@ -308,6 +369,9 @@ void price_per_token(const Search& S, Candidate& c) {
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const ServingGoal goal = serving_goal(S.spec);
   for (const Spec& spec : precision_variants(S.spec)) {
+    if (!engine_runs(S, spec, g, miss)) {
+      continue;
+    }
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
     for (const Parallelism& p : inference_layouts(spec, tps)) {
@@ -334,7 +398,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       }
       Candidate c = serving_candidate(g, p, spec, r);
       std::string why;
-      if (!cost_inference(S, c, std::max(1.0, load_headroom(goal, r)), why)) {
+      if (!cost_inference(S, c, std::max(1.0, load_headroom(S, goal, r)), why)) {
         miss.consider({"no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299});
         continue;
       }

@@ -104,7 +104,19 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         consider_training_memory_miss(m, p, miss);
         continue;
       }
-      const TrainingPerformance t = estimate_training(spec, g, p, m, S.eff);
+      TrainingPerformance t = estimate_training(spec, g, p, m, S.eff);
+      std::optional<TrainingBands> bands;
+      if (S.options.uncertainty != nullptr) {
+        bands = training_bands(t, *S.options.uncertainty, g);
+      }
+      // The deadline holds at the pessimistic edge of the band unless --confidence point.
+      if (bands && w.deadline && t.time_to_train && S.options.confidence == Confidence::band &&
+          seconds(bands->time_to_train.high) > *w.deadline) {
+        TrainingPerformance pessimistic = t;
+        pessimistic.time_to_train = seconds(bands->time_to_train.high);
+        consider_deadline_miss(pessimistic, *w.deadline, p, miss);
+        continue;
+      }
       if (t.meets_deadline && !*t.meets_deadline) {
         consider_deadline_miss(t, *w.deadline, p, miss);
         continue;
@@ -115,6 +127,7 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
       c.spec = spec;
       c.memory = m;
       c.training = t;
+      c.training_bands = bands;
       cost_training(S, price, c);
       found.push_back(std::move(c));
     }

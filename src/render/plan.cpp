@@ -6,6 +6,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <functional>
+#include <optional>
 #include <tuple>
 
 namespace rightsize {
@@ -35,13 +38,6 @@ std::string layout_text(const Candidate& c) {
     s += fmt::format(" EP{}", c.layout.ep);
   }
   return s;
-}
-
-std::string count_layout(const Candidate& c) {
-  if (c.replicas > 1) {
-    return fmt::format("{}x {}", c.replicas, layout_text(c));
-  }
-  return fmt::format("{} {}", c.gpus_per_replica(), layout_text(c));
 }
 
 std::string money(double usd) {
@@ -104,7 +100,7 @@ std::string targets_line(const Spec& s) {
       t.push_back(fmt::format(">= {:g} requests/s", *x.requests_per_s));
     }
   }
-  return t.empty() ? "none (cheapest configuration that fits)"
+  return t.empty() ? "none: ranked by $ per million output tokens at full load"
                    : fmt::format("{}", fmt::join(t, ", "));
 }
 
@@ -139,7 +135,21 @@ std::string short_verdict(const std::string& v) {
 }
 
 nlohmann::json candidate_json(const Candidate& c) {
-  const EstimateReport report{c.spec, *c.gpu, c.layout, c.memory, c.inference, c.training};
+  EstimateReport report{c.spec,
+                        *c.gpu,
+                        c.layout,
+                        c.memory,
+                        c.inference,
+                        c.training,
+                        c.replicas,
+                        c.inference_bands,
+                        c.training_bands,
+                        c.memory_band,
+                        0.8,
+                        false,
+                        {},
+                        std::nullopt,
+                        ""};
   nlohmann::json e = estimate_to_json(report);
   nlohmann::json j{
       {"rank", c.rank},
@@ -162,6 +172,19 @@ nlohmann::json candidate_json(const Candidate& c) {
          c.cost.usd_per_million_at_full_load ? nlohmann::json(*c.cost.usd_per_million_at_full_load)
                                              : nlohmann::json(nullptr)},
         {"tco_usd", c.cost.tco.si()},
+        {"on_prem",
+         c.cost.gpus_bought > 0
+             ? nlohmann::json{{"servers", c.cost.servers},
+                              {"gpus_per_server", c.cost.gpus_per_server},
+                              {"gpus_bought", c.cost.gpus_bought},
+                              {"gpus_needed_peak", c.cost.gpus_needed_peak},
+                              {"gpus_needed_first_month", c.cost.gpus_needed_first},
+                              {"peak_month", c.cost.peak_month},
+                              {"capex_usd", c.cost.purchase.si()},
+                              {"amortization_usd_per_month", c.cost.amortization_per_month.si()},
+                              {"operations_usd_per_month", c.cost.operations_per_month.si()},
+                              {"power_usd_per_month", c.cost.power_per_month.si()}}
+             : nlohmann::json(nullptr)},
         {"price", c.cost.price_label},
         {"price_stale", c.cost.price_stale},
         {"basis", c.cost.basis},
@@ -176,6 +199,7 @@ nlohmann::json candidate_json(const Candidate& c) {
   if (!c.precision_note.empty()) {
     j["precision_note"] = c.precision_note;
   }
+  // Bands sit beside the figures they qualify (estimate_to_json puts them there).
   if (e.contains("inference")) {
     j["inference"] = e["inference"];
   }
@@ -195,7 +219,13 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& r : plan.rejected) {
     rejected.push_back(
-        {{"gpu", r.gpu}, {"code", r.code}, {"reason", r.reason}, {"nearest_fix", r.nearest_fix}});
+        {{"gpu", r.gpu},
+         {"code", r.code},
+         {"reason", r.reason},
+         {"nearest_fix", r.nearest_fix},
+         {"fix",
+          r.fix ? nlohmann::json{{"pointer", r.fix->pointer}, {"value", r.fix->value}}
+                : nlohmann::json(nullptr)}});
   }
   nlohmann::json assumptions = nlohmann::json::array();
   for (const auto& a : plan.assumptions) {
@@ -248,128 +278,391 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   out << detail::dump_json(plan_to_json(plan, o), 2) << '\n';
 }
 
+namespace {
+
+constexpr std::size_t k_narrow_width = 80;
+
+// Words of `text` wrapped at `width` columns, its leading spaces kept; continuation lines start
+// with `indent` spaces.
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
+  // Leading spaces, and the spaces after a "label:" that align a column, are kept.
+  std::size_t lead = std::min(text.find_first_not_of(' '), text.size());
+  const std::size_t colon = text.find(": ", lead);
+  if (colon != std::string::npos && colon + 2 < text.size() && text[colon + 2] == ' ' &&
+      text.find(' ', lead) > colon) {
+    lead = std::min(text.find_first_not_of(' ', colon + 1), text.size());
+  }
+  std::string out = text.substr(0, lead);
+  std::size_t column = lead;
+  bool first_word = true;
+  std::size_t start = lead;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) {
+      end = text.size();
+    }
+    const std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) {
+      continue;
+    }
+    if (!first_word && width != std::string::npos && column + 1 + word.size() > width) {
+      out += '\n' + std::string(indent, ' ');
+      column = indent;
+    } else if (!first_word) {
+      out += ' ';
+      ++column;
+    }
+    out += word;
+    column += word.size();
+    first_word = false;
+  }
+  return out;
+}
+
+// A number short enough for a table cell: two significant digits below 10, none above.
+std::string compact(double v) {
+  if (v >= 100.0) {
+    return fmt::format("{:.0f}", v);
+  }
+  if (v >= 10.0) {
+    return fmt::format("{:.0f}", v);
+  }
+  return fmt::format("{:.2g}", v);
+}
+
+// A time, or a band of times, in one unit chosen by the larger value: "25-39ms", "1.1-2.3s".
+std::string time_cell(double point, std::optional<Band> band) {
+  const double top = band ? band->high : point;
+  const auto in = [&](double scale, const char* unit) {
+    return band ? fmt::format(
+                      "{}-{}{}", compact(band->low * scale), compact(band->high * scale), unit)
+                : fmt::format("{}{}", compact(point * scale), unit);
+  };
+  if (top < 1.0) {
+    return in(1e3, "ms");
+  }
+  if (top < 3600.0) {
+    return in(1.0, "s");
+  }
+  if (top < 86400.0 * 2) {
+    return in(1.0 / 3600.0, "h");
+  }
+  return in(1.0 / 86400.0, "d");
+}
+
+std::string rate_cell(double point, std::optional<Band> band) {
+  return band ? fmt::format("{:.0f}-{:.0f}", band->low, band->high) : fmt::format("{:.0f}", point);
+}
+
+// Total GPUs first, then how they are laid out: "1", "2 (TP2)", "16 (8xTP2)". On-prem, the GPUs
+// bought in whole servers of 8: "16 (2x8)".
+std::string gpus_cell(const Candidate& c) {
+  if (c.cost.gpus_bought > 0) {
+    return fmt::format("{} ({}x{})", c.cost.gpus_bought, c.cost.servers, c.cost.gpus_per_server);
+  }
+  if (c.replicas > 1) {
+    return fmt::format("{} ({}x{})", c.total_gpus(), c.replicas, layout_text(c));
+  }
+  if (c.total_gpus() > 1) {
+    return fmt::format("{} ({})", c.total_gpus(), layout_text(c));
+  }
+  return "1";
+}
+
+std::string math_of(const Candidate& c) {
+  return std::string(
+      to_string(c.inference ? c.inference->compute_precision : c.training->compute_precision));
+}
+
+// Weights / KV cache / math. Narrow: the weights' format, "*" when the math runs in another
+// format (weight-only kernels), and "/kv" when the KV cache differs: "fp8", "fp8*", "bf16/fp8".
+std::string precision_cell(const Candidate& c, bool wide) {
+  const std::string w(to_string(c.spec.precision.weights));
+  const std::string math = math_of(c);
+  if (c.training) {
+    return w == math ? w : w + "/" + math;
+  }
+  const std::string kv(to_string(c.spec.precision.kv_cache));
+  if (wide) {
+    return fmt::format("{}/{}/{}", w, kv, math);
+  }
+  return w + (math != w ? "*" : "") + (kv != w ? "/" + kv : "");
+}
+
+struct Column {
+  std::string header;
+  bool left = false; // text columns align left, numbers right
+  std::vector<std::string> cells;
+};
+
+void print_columns(const std::vector<Column>& columns, std::ostream& out) {
+  std::vector<std::size_t> width;
+  for (const auto& c : columns) {
+    std::size_t w = c.header.size();
+    for (const auto& cell : c.cells) {
+      w = std::max(w, cell.size());
+    }
+    width.push_back(w);
+  }
+  const auto row = [&](const std::function<const std::string&(const Column&)>& text) {
+    std::string line;
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      const std::string& t = text(columns[i]);
+      const bool last = i + 1 == columns.size();
+      if (i > 0) {
+        line += ' ';
+      }
+      line += columns[i].left ? (last ? t : fmt::format("{:<{}}", t, width[i]))
+                              : fmt::format("{:>{}}", t, width[i]);
+    }
+    out << line << '\n';
+  };
+  row([](const Column& c) -> const std::string& { return c.header; });
+  const std::size_t rows = columns.empty() ? 0 : columns.front().cells.size();
+  for (std::size_t r = 0; r < rows; ++r) {
+    row([r](const Column& c) -> const std::string& { return c.cells[r]; });
+  }
+}
+
+std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
+  std::vector<Column> cols{{"#", false, {}},
+                           {"GPU", true, {}},
+                           {"GPUS", true, {}},
+                           {wide ? "W/KV/MATH" : "W/KV", true, {}}};
+  if (wide) {
+    cols.push_back({"MEM/GPU", false, {}});
+  }
+  cols.push_back({"TTFT", false, {}});
+  cols.push_back({"TPOT", false, {}});
+  if (wide) {
+    cols.push_back({"TOK/S", false, {}});
+    cols.push_back({"$/HOUR", false, {}});
+  }
+  cols.push_back({"$/MTOK", false, {}});
+  cols.push_back({"TCO", false, {}});
+  cols.push_back({"SIZED", true, {}});
+  for (const auto* c : rows) {
+    const auto& i = *c->inference;
+    const auto& b = c->inference_bands;
+    std::size_t k = 0;
+    cols[k++].cells.push_back(std::to_string(c->rank));
+    cols[k++].cells.push_back(c->gpu->name);
+    cols[k++].cells.push_back(gpus_cell(*c));
+    cols[k++].cells.push_back(precision_cell(*c, wide));
+    if (wide) {
+      cols[k++].cells.push_back(fmt::format(
+          "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)));
+    }
+    cols[k++].cells.push_back(
+        time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
+    cols[k++].cells.push_back(
+        time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
+    if (wide) {
+      cols[k++].cells.push_back(rate_cell(
+          i.output_tokens_per_s, b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
+      cols[k++].cells.push_back(money(c->cost.per_hour.si()));
+    }
+    cols[k++].cells.push_back(c->cost.usd_per_million_output_tokens
+                                  ? money(*c->cost.usd_per_million_output_tokens)
+                                  : "-");
+    cols[k++].cells.push_back(money(c->cost.tco.si()));
+    cols[k++].cells.push_back(short_verdict(c->verdict));
+  }
+  return cols;
+}
+
+std::vector<Column> training_columns(const std::vector<const Candidate*>& rows, bool wide) {
+  std::vector<Column> cols{
+      {"#", false, {}}, {"GPU", true, {}}, {"GPUS", true, {}}, {"W/MATH", true, {}}};
+  if (wide) {
+    cols.push_back({"MEM/GPU", false, {}});
+  }
+  cols.push_back({"STEP", false, {}});
+  cols.push_back({"MFU", false, {}});
+  cols.push_back({"TIME", false, {}});
+  if (wide) {
+    cols.push_back({"$/HOUR", false, {}});
+  }
+  cols.push_back({"TCO", false, {}});
+  cols.push_back({"SIZED", true, {}});
+  for (const auto* c : rows) {
+    const auto& t = *c->training;
+    const auto& b = c->training_bands;
+    std::size_t k = 0;
+    cols[k++].cells.push_back(std::to_string(c->rank));
+    cols[k++].cells.push_back(c->gpu->name);
+    cols[k++].cells.push_back(gpus_cell(*c));
+    cols[k++].cells.push_back(precision_cell(*c, true));
+    if (wide) {
+      cols[k++].cells.push_back(fmt::format(
+          "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.capacity)));
+    }
+    cols[k++].cells.push_back(
+        time_cell(t.step.si(), b ? std::optional<Band>(b->step) : std::nullopt));
+    cols[k++].cells.push_back(fmt::format("{:.0f}%", 100.0 * t.mfu));
+    cols[k++].cells.push_back(
+        t.time_to_train ? time_cell(t.time_to_train->si(),
+                                    b ? std::optional<Band>(b->time_to_train) : std::nullopt)
+                        : "-");
+    if (wide) {
+      cols[k++].cells.push_back(money(c->cost.per_hour.si()));
+    }
+    cols[k++].cells.push_back(money(c->cost.tco.si()));
+    cols[k++].cells.push_back(short_verdict(c->verdict));
+  }
+  return cols;
+}
+
+// Rejections with the same code, reason and fix, as one group.
+struct RejectionGroup {
+  std::vector<std::string> gpus;
+  const Rejection* first = nullptr;
+};
+
+std::vector<RejectionGroup> group_rejections(const std::vector<Rejection>& rejected) {
+  std::vector<RejectionGroup> groups;
+  for (const auto& r : rejected) {
+    auto same = std::find_if(groups.begin(), groups.end(), [&](const RejectionGroup& g) {
+      return g.first->code == r.code && g.first->reason == r.reason &&
+             g.first->nearest_fix == r.nearest_fix;
+    });
+    if (same == groups.end()) {
+      groups.push_back({{}, &r});
+      same = std::prev(groups.end());
+    }
+    same->gpus.push_back(r.gpu);
+  }
+  return groups;
+}
+
+std::string names_text(const std::vector<std::string>& names) {
+  constexpr std::size_t k_listed = 4;
+  if (names.size() <= k_listed) {
+    return fmt::format("{}", fmt::join(names, ", "));
+  }
+  return fmt::format("{} and {} more",
+                     fmt::join(names.begin(), names.begin() + k_listed, ", "),
+                     names.size() - k_listed);
+}
+
+} // namespace
+
 void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& out) {
   const Spec& s = plan.spec;
+  const std::size_t width = o.wide ? std::string::npos : k_narrow_width;
   const auto bold = [&](const std::string& t) { return o.color ? "\033[1m" + t + "\033[0m" : t; };
+  const auto line = [&](const std::string& text, std::size_t indent) {
+    out << wrap(text, width, indent) << '\n';
+  };
   out << bold(fmt::format("{}: {}", s.name, s.model.name)) << '\n';
-  out << "  workload:     " << workload_line(s) << '\n';
-  out << "  requirements: " << requirements_line(plan) << '\n';
-  out << "  targets:      " << targets_line(s) << '\n';
-  out << "  deployment:   "
-      << (s.deployment.mode == DeploymentMode::cloud
-              ? fmt::format("cloud, {} prices, {} months, demand +{:.0f}%/month",
-                            s.deployment.price_kind,
-                            s.deployment.horizon_months,
-                            100.0 * s.deployment.growth_per_month)
-              : fmt::format("on-prem, {} months, demand +{:.0f}%/month",
-                            s.deployment.horizon_months,
-                            100.0 * s.deployment.growth_per_month))
-      << ", ranked by " << to_string(plan.objective) << "\n\n";
+  line("  workload:     " + workload_line(s), 16);
+  line("  requirements: " + requirements_line(plan), 16);
+  line("  targets:      " + targets_line(s), 16);
+  line("  deployment:   " +
+           (s.deployment.mode == DeploymentMode::cloud
+                ? fmt::format("cloud, {} prices, {} month{}, demand +{:.0f}%/month",
+                              s.deployment.price_kind,
+                              s.deployment.horizon_months,
+                              s.deployment.horizon_months == 1 ? "" : "s",
+                              100.0 * s.deployment.growth_per_month)
+                : fmt::format("on-prem, {} months, demand +{:.0f}%/month",
+                              s.deployment.horizon_months,
+                              100.0 * s.deployment.growth_per_month)) +
+           ", ranked by " + std::string(to_string(plan.objective)),
+       16);
+  if (!plan.uncertainty_note.empty()) {
+    line("  margins:      " + plan.uncertainty_note, 16);
+  }
+  for (const auto& note : plan.notes) {
+    line("  note:         " + note, 16);
+  }
+  out << '\n';
   if (!plan.feasible()) {
     out << bold("nothing feasible") << ": no GPU configuration meets the spec; closest misses:\n";
-  } else if (s.workload.is_training()) {
-    out << fmt::format("{:>2} {:<18} {:<14} {:>12} {:>8} {:>5} {:>9} {:>9} {:>9} {}\n",
-                       "#",
-                       "GPU",
-                       "GPUS LAYOUT",
-                       "MEM/GPU",
-                       "STEP",
-                       "MFU",
-                       "TIME",
-                       "$/HOUR",
-                       "TCO",
-                       "VERDICT");
-    for (const auto* c : shown(plan, o)) {
-      const auto& t = *c->training;
-      out << fmt::format("{:>2} {:<18} {:<14} {:>12} {:>8} {:>4.0f}% {:>9} {:>9} {:>9} {}\n",
-                         c->rank,
-                         c->gpu->name,
-                         count_layout(*c),
-                         fmt::format("{:.1f}/{:.0f}G",
-                                     to_gib(c->memory.per_gpu.total()),
-                                     to_gib(c->memory.capacity)),
-                         format_seconds(t.step),
-                         100.0 * t.mfu,
-                         t.time_to_train ? format_seconds(*t.time_to_train) : "-",
-                         money(c->cost.per_hour.si()),
-                         money(c->cost.tco.si()),
-                         short_verdict(c->verdict));
-    }
   } else {
-    out << fmt::format("{:>2} {:<18} {:<11} {:>11} {:>7} {:>7} {:>7} {:>8} {:>7} {:>8} {}\n",
-                       "#",
-                       "GPU",
-                       "GPUS",
-                       "MEM/GPU",
-                       "TTFT",
-                       "TPOT",
-                       "TOK/S",
-                       "$/HOUR",
-                       "$/MTOK",
-                       "TCO",
-                       "VERDICT");
-    for (const auto* c : shown(plan, o)) {
-      const auto& i = *c->inference;
-      out << fmt::format(
-          "{:>2} {:<18} {:<11} {:>11} {:>7} {:>7} {:>7.0f} {:>8} {:>7} {:>8} {}\n",
-          c->rank,
-          c->gpu->name,
-          count_layout(*c),
-          fmt::format(
-              "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)),
-          format_seconds(i.ttft),
-          format_seconds(i.tpot),
-          i.output_tokens_per_s,
-          money(c->cost.per_hour.si()),
-          c->cost.usd_per_million_output_tokens ? money(*c->cost.usd_per_million_output_tokens)
-                                                : "-",
-          money(c->cost.tco.si()),
-          short_verdict(c->verdict));
+    const auto rows = shown(plan, o);
+    print_columns(s.workload.is_training() ? training_columns(rows, o.wide)
+                                           : inference_columns(rows, o.wide),
+                  out);
+    if (!o.wide && !s.workload.is_training() &&
+        std::any_of(rows.begin(), rows.end(), [](const Candidate* c) {
+          return precision_cell(*c, false).find('*') != std::string::npos;
+        })) {
+      out << "* weights in that format, math in 16-bit (weight-only kernels; --wide shows all)\n";
+    }
+    if (rows.size() < plan.candidates.size()) {
+      out << fmt::format("({} more candidates: --top {} or --format json)\n",
+                         plan.candidates.size() - rows.size(),
+                         plan.candidates.size());
     }
   }
   if (plan.feasible()) {
     out << '\n';
     const auto& best = plan.candidates.front();
-    out << bold(fmt::format("recommended: {} x {} ({}{})",
-                            best.total_gpus(),
-                            best.gpu->name,
-                            layout_text(best),
-                            best.replicas > 1 ? fmt::format(", {} replicas", best.replicas) : ""))
-        << fmt::format(": {}, {}\n", best.verdict, best.verdict_reason);
-    out << "  " << (best.inference ? best.inference->explanation : best.training->explanation)
+    out << bold(wrap(
+               fmt::format("recommended: {} x {} ({}{}): {}, {}",
+                           best.total_gpus(),
+                           best.gpu->name,
+                           layout_text(best),
+                           best.replicas > 1 ? fmt::format(", {} replicas", best.replicas) : "",
+                           best.verdict,
+                           best.verdict_reason),
+               width,
+               2))
         << '\n';
-    out << "  price " << best.cost.price_label << (best.cost.price_stale ? " STALE" : "") << "; "
-        << best.cost.basis << '\n';
+    line("  " + (best.inference ? best.inference->explanation : best.training->explanation), 4);
+    line("  price " + best.cost.price_label + (best.cost.price_stale ? " STALE" : "") + "; " +
+             best.cost.basis,
+         4);
     if (best.cost.stops_meeting_targets_month) {
-      out << fmt::format("  with demand growing {:.0f}%/month it stops meeting targets in month {} "
-                         "unless more replicas are added\n",
-                         100.0 * s.deployment.growth_per_month,
-                         *best.cost.stops_meeting_targets_month);
+      line(fmt::format("  with demand growing {:.0f}%/month it stops meeting targets in month {} "
+                       "unless more replicas are added",
+                       100.0 * s.deployment.growth_per_month,
+                       *best.cost.stops_meeting_targets_month),
+           4);
     }
     if (!best.precision_note.empty()) {
-      out << "  precision: " << best.precision_note << '\n';
+      line("  precision: " + best.precision_note, 4);
     }
   }
   if (!plan.rejected.empty()) {
-    out << "\nnot recommended (" << plan.rejected.size() << "):\n";
-    for (const auto& r : plan.rejected) {
-      out << fmt::format("  {:<18} {:<17} {}", r.gpu, r.code, r.reason);
-      if (!r.nearest_fix.empty()) {
-        out << " (try: " << r.nearest_fix << ")";
+    const auto groups = group_rejections(plan.rejected);
+    out << "\nnot recommended (" << plan.rejected.size() << " GPUs):\n";
+    std::size_t listed = 0;
+    for (const auto& g : groups) {
+      if (o.top > 0 && listed >= static_cast<std::size_t>(o.top)) {
+        out << fmt::format("  ... {} more groups (--format json lists every one)\n",
+                           groups.size() - listed);
+        break;
       }
-      out << '\n';
+      ++listed;
+      const Rejection& r = *g.first;
+      std::string text =
+          r.code == "constraint" && g.gpus.size() > 1
+              ? fmt::format(
+                    "  {} GPUs excluded: {} ({})", g.gpus.size(), r.reason, names_text(g.gpus))
+              : fmt::format("  {}: {}", names_text(g.gpus), r.reason);
+      if (!r.nearest_fix.empty()) {
+        text += " (try: " + r.nearest_fix + ")";
+      }
+      line(text, 4);
     }
   }
-  out << "\nassumptions: prices per GPU-hour from the catalog (rightsize catalog show NAME); "
-      << fmt::format("{:g} h/month", s.deployment.hours_per_month);
+  std::string assumptions = fmt::format(
+      "assumptions: prices per GPU-hour from the catalog (rightsize catalog show NAME); {:g} "
+      "h/month",
+      s.deployment.hours_per_month);
   if (s.deployment.mode == DeploymentMode::onprem) {
-    out << fmt::format(", PUE {:g}, ${:g}/kWh, {:.0f}% utilization, {:g}-year amortization",
-                       s.deployment.pue,
-                       s.deployment.electricity_usd_per_kwh,
-                       100.0 * s.deployment.utilization,
-                       s.deployment.amortization_years);
+    assumptions += fmt::format(", PUE {:g}, ${:g}/kWh, {:.0f}% utilization, {:g}-year amortization",
+                               s.deployment.pue,
+                               s.deployment.electricity_usd_per_kwh,
+                               100.0 * s.deployment.utilization,
+                               s.deployment.amortization_years);
   }
-  out << "; memory and efficiency constants in data/ (--format json lists every one)\n";
+  assumptions += "; memory and efficiency constants in data/ (--format json lists every one)";
+  out << '\n';
+  line(assumptions, 2);
 }
 
 void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream& out) {

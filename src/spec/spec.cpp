@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace rightsize {
 
@@ -187,9 +189,7 @@ void read_targets(const FieldReader& r, InferenceTargets& t) {
   t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
 }
 
-void read_inference(const FieldReader& r,
-                    InferenceWorkload& w,
-                    std::vector<std::string>& defaults) {
+void read_inference(const FieldReader& r, InferenceWorkload& w) {
   r.reject_unknown({"type",
                     "input_tokens",
                     "output_tokens",
@@ -198,16 +198,10 @@ void read_inference(const FieldReader& r,
                     "gpu_memory_utilization",
                     "max_num_batched_tokens",
                     "targets"});
-  if (auto in = r.optional_integer("input_tokens", Range{1, limits::k_max_tokens})) {
-    w.input_tokens = *in;
-  } else {
-    defaults.push_back(fmt::format("workload.input_tokens = {} (default)", w.input_tokens));
-  }
-  if (auto out = r.optional_integer("output_tokens", Range{1, limits::k_max_tokens})) {
-    w.output_tokens = *out;
-  } else {
-    defaults.push_back(fmt::format("workload.output_tokens = {} (default)", w.output_tokens));
-  }
+  w.input_tokens =
+      r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
+  w.output_tokens =
+      r.optional_integer("output_tokens", Range{1, limits::k_max_tokens}).value_or(w.output_tokens);
   w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
   if (r.has("engine")) {
     w.engine = r.choice<Engine>("engine",
@@ -401,7 +395,8 @@ void read_deployment(const FieldReader& r, Deployment& d) {
                     "electricity_usd_per_kwh",
                     "amortization_years",
                     "operations_share",
-                    "stale_price_days"});
+                    "stale_price_days",
+                    "gpus_per_server"});
   if (r.has("mode")) {
     d.mode = r.choice<DeploymentMode>("mode",
                                       {{"cloud", DeploymentMode::cloud},
@@ -429,6 +424,7 @@ void read_deployment(const FieldReader& r, Deployment& d) {
       r.optional_number("operations_share", Range::non_negative(5.0)).value_or(d.operations_share);
   d.stale_price_days =
       r.optional_integer("stale_price_days", Range{1, 36500}).value_or(d.stale_price_days);
+  d.gpus_per_server = r.optional_integer("gpus_per_server", Range{1, 576});
 }
 
 // The dtype a serving engine computes in when the checkpoint says `t`: vLLM and SGLang serve
@@ -508,15 +504,138 @@ void read_precision(const FieldReader& root, Spec& spec) {
   }
 }
 
-void warn_long_context(Spec& spec) {
-  const long long context = spec.workload.is_training() ? spec.workload.training.seq_len
-                                                        : spec.workload.inference.input_tokens +
-                                                              spec.workload.inference.output_tokens;
-  if (spec.model.max_position > 0 && context > spec.model.max_position) {
-    spec.warnings.push_back(fmt::format("context of {} tokens exceeds the model's "
-                                        "max_position_embeddings ({})",
-                                        context,
-                                        spec.model.max_position));
+// "" when the model's context comes from its config, else how it was assumed (hf_config.cpp
+// records "assumed: ..." provenance for a config without max_position_embeddings).
+std::string assumed_context(const ModelArch& m) {
+  for (const auto& [field, where] : m.provenance) {
+    if (field == "max_position" && where.rfind("assumed: ", 0) == 0) {
+      return where.substr(9);
+    }
+  }
+  return {};
+}
+
+std::string describe_context(const ModelArch& m) {
+  const std::string assumed = assumed_context(m);
+  return fmt::format("the model's context of {} tokens ({})",
+                     m.max_position,
+                     assumed.empty() ? "max_position_embeddings" : "assumed: " + assumed);
+}
+
+// A context the config does not state is an assumption the report lists.
+void note_assumed_context(Spec& spec) {
+  const std::string assumed = assumed_context(spec.model);
+  if (!assumed.empty()) {
+    spec.defaults.push_back(
+        fmt::format("model context = {} tokens, {}", spec.model.max_position, assumed));
+  }
+}
+
+// Training past the context is how context is extended (long-context fine-tuning), so it is
+// only worth a warning.
+void warn_long_training(Spec& spec) {
+  const long long seq_len = spec.workload.training.seq_len;
+  if (spec.workload.is_training() && spec.model.max_position > 0 &&
+      seq_len > spec.model.max_position) {
+    spec.warnings.push_back(
+        fmt::format("seq_len of {} tokens exceeds {}", seq_len, describe_context(spec.model)));
+  }
+}
+
+// Whether serving refuses a request longer than the model's context. vLLM and SGLang refuse a
+// max_model_len / context_length above it (vllm/config.py _get_and_verify_max_len, sglang
+// model_config.py; both unless an environment variable overrides). TensorRT-LLM serves up to its
+// build's max_seq_len (NVIDIA's published GPT-J 6B runs use 2048 + 2048 tokens on a 2048-token
+// model), and transformers only warns, except that learned position embeddings (GPT-2,
+// StarCoder) have no row past the last.
+bool context_enforced(const Spec& spec) {
+  const Engine e = spec.workload.inference.engine;
+  return e == Engine::vllm || e == Engine::sglang || spec.model.learned_positions > 0;
+}
+
+// Lengths the user gave past the model's context: an error where serving refuses them, else a
+// warning. `field` is the one to blame.
+void check_given_lengths(Spec& spec, const FieldReader& workload, const char* field) {
+  const auto& w = spec.workload.inference;
+  const long long context = spec.model.max_position;
+  if (context <= 0 || w.input_tokens + w.output_tokens <= context) {
+    return;
+  }
+  const std::string what = fmt::format("{} input + {} output tokens exceed {}",
+                                       w.input_tokens,
+                                       w.output_tokens,
+                                       describe_context(spec.model));
+  if (!context_enforced(spec)) {
+    spec.warnings.push_back(what);
+    return;
+  }
+  throw InputError(workload.where(field),
+                   fmt::format("{}, {}: shorten the request or plan a model with a longer "
+                               "context",
+                               what,
+                               spec.model.learned_positions > 0
+                                   ? std::string("past its learned position embeddings")
+                                   : fmt::format("which {} refuses", to_string(w.engine))));
+}
+
+// One length given: the other, left to its default, takes at most what the given one leaves.
+void fit_other_length(Spec& spec, const FieldReader& workload, bool input_given) {
+  auto& w = spec.workload.inference;
+  const long long context = spec.model.max_position;
+  const char* given = input_given ? "input_tokens" : "output_tokens";
+  const long long kept = input_given ? w.input_tokens : w.output_tokens;
+  long long& other = input_given ? w.output_tokens : w.input_tokens;
+  const long long asked = other;
+  if (context > 0 && kept < context) {
+    other = std::min(asked, context - kept);
+  }
+  spec.defaults.push_back(fmt::format("workload.{} = {} (default{})",
+                                      input_given ? "output_tokens" : "input_tokens",
+                                      other,
+                                      other == asked ? std::string()
+                                                     : fmt::format(": {} cut to fit {} after {}",
+                                                                   asked,
+                                                                   describe_context(spec.model),
+                                                                   given)));
+  check_given_lengths(spec, workload, given);
+}
+
+// Neither length given: 4096 + 1024, or the context split 4:1 when it is shorter.
+void fit_default_lengths(Spec& spec) {
+  auto& w = spec.workload.inference;
+  const long long context = spec.model.max_position;
+  const char* why = spec.bare_hf_config ? "default for a bare config.json" : "default";
+  if (context <= 0 || w.input_tokens + w.output_tokens <= context) {
+    spec.defaults.push_back(fmt::format("workload.input_tokens = {}, output_tokens = {} ({})",
+                                        w.input_tokens,
+                                        w.output_tokens,
+                                        why));
+    return;
+  }
+  const std::string asked = fmt::format("{} + {}", w.input_tokens, w.output_tokens);
+  w.input_tokens = std::max(1LL, context * 4 / 5);
+  w.output_tokens = std::max(1LL, context - w.input_tokens);
+  spec.defaults.push_back(fmt::format(
+      "workload.input_tokens = {}, output_tokens = {} ({}: {} cut to fit {}, keeping 4:1)",
+      w.input_tokens,
+      w.output_tokens,
+      why,
+      asked,
+      describe_context(spec.model)));
+}
+
+// Inference lengths against the model's context: lengths given are checked, lengths left to
+// their defaults shrink to fit. `workload` is the spec's /workload, absent for a bare
+// config.json or a spec without one.
+void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workload) {
+  const bool input_given = workload && workload->has("input_tokens");
+  const bool output_given = workload && workload->has("output_tokens");
+  if (input_given && output_given) {
+    check_given_lengths(spec, *workload, "input_tokens");
+  } else if (input_given || output_given) {
+    fit_other_length(spec, *workload, input_given);
+  } else {
+    fit_default_lengths(spec);
   }
 }
 
@@ -545,16 +664,13 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     spec.name = spec.model.name;
     spec.workload.type = WorkloadType::inference;
     spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
-    spec.defaults.push_back(
-        fmt::format("workload.input_tokens = {}, output_tokens = {} (default for a bare "
-                    "config.json)",
-                    spec.workload.inference.input_tokens,
-                    spec.workload.inference.output_tokens));
+    note_assumed_context(spec);
+    fit_inference_lengths(spec, std::nullopt);
     spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
     spec.defaults.push_back("workload.engine = vllm (default)");
     read_precision(root, spec);
-    spec.warnings = spec.model.warnings;
-    warn_long_context(spec);
+    spec.warnings.insert(
+        spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
     return spec;
   }
   if (!json.contains("model")) {
@@ -592,21 +708,23 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
                      "model description");
   }
 
-  if (const auto w = root.optional_object("workload")) {
+  note_assumed_context(spec);
+  const auto w = root.optional_object("workload");
+  if (w) {
     spec.workload.type = w->choice<WorkloadType>("type",
                                                  {{"inference", WorkloadType::inference},
                                                   {"training", WorkloadType::training},
                                                   {"finetune", WorkloadType::finetune}});
-    if (spec.workload.type == WorkloadType::inference) {
-      read_inference(*w, spec.workload.inference, spec.defaults);
-    } else {
-      read_training(*w, spec.workload.type, spec.workload.training, spec.defaults);
-    }
   } else {
     spec.defaults.push_back("workload absent: inference with default lengths");
-    spec.defaults.push_back(fmt::format("workload.input_tokens = {}, output_tokens = {} (default)",
-                                        spec.workload.inference.input_tokens,
-                                        spec.workload.inference.output_tokens));
+  }
+  if (spec.workload.type == WorkloadType::inference) {
+    if (w) {
+      read_inference(*w, spec.workload.inference);
+    }
+    fit_inference_lengths(spec, w);
+  } else {
+    read_training(*w, spec.workload.type, spec.workload.training, spec.defaults);
   }
   read_precision(root, spec);
   if (const auto c = root.optional_object("constraints")) {
@@ -615,8 +733,10 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
   if (const auto d = root.optional_object("deployment")) {
     read_deployment(*d, spec.deployment);
   }
-  spec.warnings = spec.model.warnings;
-  warn_long_context(spec);
+  // The model's warnings first, then those of the workload.
+  spec.warnings.insert(
+      spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
+  warn_long_training(spec);
   return spec;
 }
 

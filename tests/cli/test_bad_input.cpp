@@ -268,6 +268,52 @@ std::vector<BadInput> cases() {
        "estimate {dir}/s.json --gpu H1OO",
        2,
        "--gpu: unknown GPU \"H1OO\" (did you mean \"H100\"?)"},
+      {"unknown provider",
+       {{"s.json", good}},
+       "plan {dir}/s.json --provider awz",
+       2,
+       "--provider: unknown provider \"awz\" (did you mean \"AWS\"?); the catalog has prices "
+       "from AWS, CoreWeave"},
+      {"unknown provider in the spec",
+       {{"s.json", spec_with(R"("deployment": {"provider": "Amazon"}, )")}},
+       "plan {dir}/s.json",
+       2,
+       "s.json:/deployment/provider: unknown provider \"Amazon\""},
+      {"unknown provider in a spec under check",
+       {{"s.json", spec_with(R"("deployment": {"provider": "awz"}, )")}},
+       "check {dir}/s.json",
+       2,
+       "s.json:/deployment/provider: unknown provider \"awz\" (did you mean \"AWS\"?)"},
+      {"price kind the catalog lacks",
+       {{"s.json", good}},
+       "plan {dir}/s.json --price-kind committed",
+       2,
+       "--price-kind: the catalog has no committed prices, only on_demand and spot: add "
+       "committed prices with --catalog FILE (docs/catalog.md)"},
+      {"price kind the provider lacks",
+       {{"s.json", good}},
+       "plan {dir}/s.json --provider aws --price-kind spot",
+       2,
+       "--price-kind: the catalog has no spot prices from AWS, only on_demand"},
+      {"price kind in the spec the catalog lacks",
+       {{"s.json", spec_with(R"("deployment": {"price_kind": "committed"}, )")}},
+       "plan {dir}/s.json",
+       2,
+       "s.json:/deployment/price_kind: the catalog has no committed prices"},
+      {"unknown price kind",
+       {{"s.json", good}},
+       "plan {dir}/s.json --price-kind comitted",
+       2,
+       "--price-kind: unknown price kind \"comitted\" (did you mean \"committed\"?)"},
+      {"inference lengths past the model's context",
+       {{"model/config.json", read_text(rightsize::test::config_path("llama-2-7b"))},
+        {"s.json",
+         k_spec_head +
+             R"("workload": {"type": "inference", "input_tokens": 4096, "output_tokens": 1024}})"}},
+       "plan {dir}/s.json",
+       2,
+       "s.json:/workload/input_tokens: 4096 input + 1024 output tokens exceed the model's "
+       "context of 4096 tokens (max_position_embeddings)"},
       {"unknown command", {}, "plna", 2, "unknown command \"plna\" (did you mean \"plan\"?)"},
       {"unknown flag", {{"s.json", good}}, "plan {dir}/s.json --frobnicate", 2, "--frobnicate"},
       {"bad format",
@@ -449,4 +495,21 @@ TEST_CASE("bad input: a spec named with bytes that are not UTF-8 plans and locks
   CHECK(after["locks"].size() == 2);
   CHECK(after["locks"].contains("other.json"));
   CHECK(run_binary("check '" + spec + "' --lock " + lock).exit_code == 0);
+}
+
+TEST_CASE("bad input: names in another case are not bad input", "[bad_input][cli]") {
+  // The user trial: "--provider aws" was exit 3 (nothing feasible) while "AWS" worked.
+  ScratchDir dir;
+  dir.write("model/config.json", read_text(rightsize::test::config_path("llama-3.1-8b")));
+  const auto spec = dir.write("s.json", spec_with(""));
+  const auto json =
+      run_binary("plan " + spec + " --provider aws --format json", "RIGHTSIZE_TODAY=2026-11-22");
+  INFO(json.err);
+  CHECK(json.exit_code == 0);
+  CHECK_THAT(json.out, Catch::Contains("AWS on_demand"));
+  CHECK_THAT(json.out, !Catch::Contains("RunPod"));
+  CHECK(run_binary("plan " + spec + " --price-kind On-Demand", "RIGHTSIZE_TODAY=2026-11-22")
+            .exit_code == 0);
+  const auto in_spec = dir.write("p.json", spec_with(R"("deployment": {"provider": "nebius"}, )"));
+  CHECK(run_binary("plan " + in_spec, "RIGHTSIZE_TODAY=2026-11-22").exit_code == 0);
 }

@@ -55,12 +55,12 @@ TEST_CASE("check: an unchanged spec exits 0", "[check][cli]") {
 TEST_CASE("check: more layers push memory past the GPU and fail with the threshold named",
           "[check][cli]") {
   LockedChat c;
-  c.edit_config([](nlohmann::json& j) { j["num_hidden_layers"] = 96; });
+  c.edit_config([](nlohmann::json& j) { j["num_hidden_layers"] = 200; });
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 1);
   CHECK_THAT(
       r.out,
-      Catch::Contains("FAIL memory: the locked configuration (1 x L40S-48GB) no longer fits"));
+      Catch::Contains("FAIL memory: the locked configuration (1 x H100-NVL-94GB) no longer fits"));
   CHECK_THAT(r.out, Catch::Contains("spec changed"));
   // JSON lists every crossed threshold.
   const auto report = nlohmann::json::parse(run_binary("check " + c.spec + " --format json").out);
@@ -75,9 +75,12 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
           "catalog change",
           "[check][cli]") {
   LockedChat c;
-  // The L40S's on-demand price moves up 5%: only the catalog changed.
+  // On-demand prices of the pick (H100 NVL) and the runner-up (L40S, within 1%) move up 5%:
+  // only the catalog changed.
   const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
-    "gpus": [{"name": "L40S", "prices": [{"provider": "RunPod", "kind": "on_demand",
+    "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
+      "usd_per_gpu_hour": 2.9295, "as_of": "2026-11-01", "source": "CARSONPO"}]},
+             {"name": "L40S", "prices": [{"provider": "RunPod", "kind": "on_demand",
       "usd_per_gpu_hour": 0.903, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
   const auto r = run_binary("check " + c.spec + " --catalog " + overlay);
   CHECK(r.exit_code == 0);

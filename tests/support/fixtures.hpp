@@ -5,6 +5,7 @@
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
+#include <rightsize/estimate/uncertainty.hpp>
 
 #include <string>
 
@@ -24,6 +25,12 @@ inline const Efficiency& efficiency() {
   static const Efficiency e =
       Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   return e;
+}
+
+inline const Uncertainty& uncertainty() {
+  static const Uncertainty u =
+      Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  return u;
 }
 
 } // namespace rightsize::test

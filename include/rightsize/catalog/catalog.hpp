@@ -41,6 +41,10 @@ struct Purchase {
   Usd server_share; // the GPU's share of its server (CPU, chassis, NICs, switches)
   std::string as_of;
   Provenance provenance;
+  // GPUs in the smallest unit one buys: an HGX or OAM board's server (8), an NVL72 rack (72), a
+  // PCIe server of a stated size. On-prem buys whole units; server_share is per GPU of this unit.
+  int gpus_per_server = 1;
+  Provenance server_provenance;
 };
 
 struct Mig {

@@ -5,8 +5,10 @@
 // serve the workload a structured reason. Search, cost and ranking: docs/plan.md.
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/engines.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
+#include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <optional>
@@ -18,10 +20,22 @@ namespace rightsize {
 enum class Objective { tco, cost_per_token, latency, gpus, power };
 std::string_view to_string(Objective o);
 
+// Which value targets are held to: the pessimistic edge of the prediction's uncertainty band
+// (default), or the point estimate (--confidence point). docs/plan.md, "Margins".
+enum class Confidence { band, point };
+std::string_view to_string(Confidence c);
+
 struct PlanOptions {
   Objective objective = Objective::tco;
   std::string today; // YYYY-MM-DD, for stale prices
   long stale_days = 180;
+  Confidence confidence = Confidence::band;
+  // The bands (data/uncertainty.json); null: no bands, targets held to the point estimate.
+  // Must outlive make_plan.
+  const Uncertainty* uncertainty = nullptr;
+  // Which formats each engine runs on each GPU generation (data/engines.json); null: every
+  // format the GPU has a rate for. Must outlive make_plan.
+  const EngineSupport* engines = nullptr;
 };
 
 struct MonthCost {
@@ -39,9 +53,22 @@ struct CostBreakdown {
   std::optional<int> stops_meeting_targets_month; // when growth outruns the recommended size
   std::string price_label; // "$2.95/h Nebius on_demand (retrieved ..., undated)"
   bool price_stale = false;
-  std::string basis;         // how the cost was computed, one line
-  Usd purchase;              // on-prem: GPUs + server share bought
-  UsdPerHour power_per_hour; // on-prem
+  std::string basis; // how the cost was computed, one line; names the same counts as below
+
+  // On-prem only (zero in the cloud). Whole servers are bought for the horizon's peak month:
+  // gpus_bought = servers x gpus_per_server >= gpus_needed_peak >= ... The month-by-month
+  // cost is amortization_per_month + operations_per_month + power_per_month, every month.
+  int gpus_per_server = 0;         // one server: HGX/OAM board, NVL72 rack, PCIe server
+  long long servers = 0;           // whole servers bought
+  long long gpus_bought = 0;       // servers x gpus_per_server
+  long long gpus_needed_peak = 0;  // GPUs the peak month's replicas occupy
+  long long gpus_needed_first = 0; // GPUs month 1's replicas occupy (training: the job's)
+  int peak_month = 0;              // the month the purchase is sized for (training: 0)
+  Usd purchase;                    // capex: gpus_bought x (GPU + server share per GPU)
+  Usd amortization_per_month;      // purchase / (12 x amortization_years)
+  Usd operations_per_month;        // purchase x operations_share / 12
+  Usd power_per_month;             // power_per_hour x hours_per_month
+  UsdPerHour power_per_hour;       // gpus_bought x TDP x utilization x PUE x electricity price
 };
 
 struct Candidate {
@@ -53,6 +80,9 @@ struct Candidate {
   MemoryEstimate memory;
   std::optional<InferencePerformance> inference;
   std::optional<TrainingPerformance> training;
+  std::optional<InferenceBands> inference_bands; // set when the plan has bands
+  std::optional<TrainingBands> training_bands;
+  std::optional<Band> memory_band; // total bytes per GPU
   CostBreakdown cost;
   std::string verdict; // right-sized, over-provisioned, tight
   std::string verdict_reason;
@@ -62,12 +92,19 @@ struct Candidate {
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }
 };
 
+// One change to the spec, as a JSON pointer and the value to put there.
+struct SpecChange {
+  std::string pointer; // "/precision/allow", "/constraints/allow_cross_node_tp", ...
+  nlohmann::json value;
+};
+
 struct Rejection {
   std::string gpu;
   std::string code; // memory_capacity, latency_target, throughput_target, deadline,
                     // interconnect, constraint, no_price
   std::string reason;
-  std::string nearest_fix;
+  std::string nearest_fix;       // prose; says so when no change within the spec helps
+  std::optional<SpecChange> fix; // the change that was tried and makes this GPU feasible
 };
 
 struct Requirements {
@@ -85,6 +122,10 @@ struct Plan {
   std::vector<Rejection> rejected;   // every GPU without a feasible configuration
   std::vector<Assumption> assumptions;
   std::vector<std::string> notes;
+  // How predictions carry bands and which edge targets were held to, for a person; empty when
+  // the plan has no bands.
+  std::string uncertainty_note;
+  Confidence confidence = Confidence::band;
   std::string catalog_version;
   std::string catalog_digest;
   Objective objective = Objective::tco;

@@ -14,6 +14,7 @@ namespace rightsize {
 struct RenderOptions {
   int top = 0;        // 0: all candidates
   bool color = false; // ANSI colour in the table
+  bool wide = false;  // every column; default: the table fits 80 columns
 };
 
 nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o);

@@ -123,6 +123,9 @@ struct Deployment {
   double amortization_years = 4.0;
   double operations_share = 0.15; // yearly operations cost as a share of the purchase
   long long stale_price_days = 180;
+  // On-prem: GPUs per server bought, for every GPU planned; unset, each GPU's catalog
+  // purchase.gpus_per_server (8 on HGX/OAM boards and PCIe servers, 72 per NVL72 rack...).
+  std::optional<long long> gpus_per_server;
 };
 
 struct Spec {

@@ -4,6 +4,7 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 using namespace rightsize;
 using rightsize::test::config_path;
@@ -11,6 +12,15 @@ using rightsize::test::config_path;
 namespace {
 ModelArch model_of(const std::string& name) {
   return load_spec(config_path(name)).model;
+}
+
+std::string provenance_of(const ModelArch& m, const std::string& field) {
+  for (const auto& [name, where] : m.provenance) {
+    if (name == field) {
+      return where;
+    }
+  }
+  return "none";
 }
 } // namespace
 
@@ -146,4 +156,53 @@ TEST_CASE("model: default quantization schemes per dtype", "[model]") {
   CHECK(quantization_for(DType::fp4, DType::bf16).bits_per_weight == 4.5);
   CHECK(quantization_for(DType::mxfp4, DType::bf16).bits_per_weight == 4.25);
   CHECK(quantization_for(DType::int4, DType::bf16).bits_per_weight == Approx(4.15625));
+}
+
+TEST_CASE("model: a config without max_position_embeddings takes its family's default", "[model]") {
+  // Gemma 3 keeps its text model under text_config, without max_position_embeddings.
+  const auto gemma3 = model_of("gemma-3-27b");
+  CHECK(gemma3.max_position == 131072);
+  CHECK(provenance_of(gemma3, "max_position") ==
+        "assumed: Gemma3TextConfig's default in transformers "
+        "(config.json omits max_position_embeddings)");
+  const auto falcon = model_of("falcon-7b");
+  CHECK(falcon.max_position == 2048);
+  CHECK(provenance_of(falcon, "max_position") ==
+        "assumed: FalconConfig's default in transformers (config.json "
+        "omits max_position_embeddings)");
+  // Stated contexts are read as they are, under any of their names.
+  CHECK(model_of("llama-2-7b").max_position == 4096);
+  CHECK_THAT(provenance_of(model_of("llama-2-7b"), "max_position"),
+             Catch::EndsWith(":/max_position_embeddings"));
+  CHECK(model_of("gpt2").max_position == 1024); // n_positions
+  CHECK(model_of("gemma-2-9b").max_position == 8192);
+  // YaRN configs whose max_position_embeddings already is the stretched length keep it.
+  CHECK(model_of("deepseek-v3").max_position == 163840);
+  CHECK(model_of("gpt-oss-120b").max_position == 131072);
+  CHECK(model_of("llama-3.1-8b").max_position == 131072); // llama3 rope type: stated length
+}
+
+TEST_CASE("model: YaRN rope scaling gives original x factor", "[model]") {
+  const nlohmann::json qwen = {
+      {"model_type", "qwen2"},
+      {"hidden_size", 256},
+      {"num_hidden_layers", 2},
+      {"num_attention_heads", 4},
+      {"intermediate_size", 512},
+      {"vocab_size", 1000},
+      {"torch_dtype", "bfloat16"},
+      {"max_position_embeddings", 32768},
+      {"rope_scaling",
+       {{"type", "yarn"}, {"factor", 4.0}, {"original_max_position_embeddings", 32768}}}};
+  const auto m = parse_hf_config(qwen, "config.json");
+  CHECK(m.max_position == 131072);
+  CHECK(provenance_of(m, "max_position") ==
+        "derived: rope_scaling yarn: original_max_position_embeddings 32768 x factor 4");
+  // Linear or malformed scaling leaves the stated context alone.
+  auto linear = qwen;
+  linear["rope_scaling"]["type"] = "linear";
+  CHECK(parse_hf_config(linear, "config.json").max_position == 32768);
+  auto malformed = qwen;
+  malformed["rope_scaling"]["factor"] = "four";
+  CHECK(parse_hf_config(malformed, "config.json").max_position == 32768);
 }

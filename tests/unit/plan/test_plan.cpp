@@ -114,7 +114,10 @@ TEST_CASE("plan: on-prem buys for the peak and pays power and operations", "[pla
   REQUIRE(p.feasible());
   const Candidate* h100 = find(p, "H100-SXM-80GB");
   REQUIRE(h100 != nullptr);
-  const double gpus = h100->total_gpus();
+  // Bought in whole 8-GPU HGX servers.
+  const double gpus = static_cast<double>(h100->cost.gpus_bought);
+  CHECK(h100->cost.gpus_bought % 8 == 0);
+  CHECK(h100->cost.gpus_bought >= h100->total_gpus());
   const double purchase = (27500.0 + 8000.0) * gpus;
   CHECK(h100->cost.purchase.si() == Approx(purchase));
   // Power: 700 W x utilization 0.5 x PUE 1.5 = 0.525 kW per GPU at $0.10/kWh.

@@ -6,6 +6,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <tuple>
+
 using namespace rightsize;
 using rightsize::test::config_path;
 using rightsize::test::ScratchDir;
@@ -246,4 +249,153 @@ TEST_CASE("spec: quantization configs", "[spec]") {
   CHECK(mo.weights.method == "nvfp4");
   CHECK(mo.precision.weights == DType::fp4);
   CHECK(mo.precision.kv_cache == DType::fp8);
+}
+
+namespace {
+
+// A small Llama-style config.json with the given extra fields, for context tests.
+std::string tiny_config(const std::string& extra) {
+  return R"({"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+      "num_attention_heads": 4, "intermediate_size": 512, "vocab_size": 1000,
+      "torch_dtype": "bfloat16")" +
+         extra + "}";
+}
+
+bool has_default(const Spec& s, const std::string& text) {
+  return std::any_of(
+      s.defaults.begin(), s.defaults.end(), [&](const std::string& d) { return d == text; });
+}
+
+} // namespace
+
+TEST_CASE("spec: a bare config.json's default lengths fit the model's context", "[spec]") {
+  // The user trial: 4096 in + 1024 out exceeds Llama-2, GPT-J and Phi-3-4k and was only a
+  // warning. The defaults now shrink to the context, keeping 4:1.
+  ScratchDir dir;
+  const auto s = load_spec(
+      dir.write("m2048/config.json", tiny_config(R"(, "max_position_embeddings": 2048)")));
+  CHECK(s.workload.inference.input_tokens == 1638);
+  CHECK(s.workload.inference.output_tokens == 410);
+  CHECK(has_default(s,
+                    "workload.input_tokens = 1638, output_tokens = 410 (default for a bare "
+                    "config.json: 4096 + 1024 cut to fit the model's context of 2048 tokens "
+                    "(max_position_embeddings), keeping 4:1)"));
+  CHECK(s.warnings.empty());
+
+  for (const auto& [model, input, output] : std::vector<std::tuple<std::string, int, int>>{
+           {"llama-2-7b", 3276, 820}, // max_position_embeddings 4096
+           {"phi-3-mini", 3276, 820}, // 4096
+           {"gpt-j-6b", 1638, 410},   // n_positions 2048
+           {"gpt2", 819, 205},        // n_positions 1024
+           {"falcon-7b", 1638, 410},  // omitted: FalconConfig's 2048
+           {"llama-3.1-8b", 4096, 1024}}) {
+    CAPTURE(model);
+    const auto bare = load_spec(config_path(model));
+    CHECK(bare.workload.inference.input_tokens == input);
+    CHECK(bare.workload.inference.output_tokens == output);
+    CHECK(bare.workload.inference.input_tokens + bare.workload.inference.output_tokens <=
+          bare.model.max_position);
+  }
+}
+
+TEST_CASE("spec: a context the config omits is a recorded assumption", "[spec]") {
+  // The user trial: Gemma-3-27B printed a longest context of 16,090,240 tokens, since its config
+  // omits max_position_embeddings.
+  const auto gemma = load_spec(config_path("gemma-3-27b"));
+  CHECK(gemma.model.max_position == 131072);
+  CHECK(has_default(gemma,
+                    "model context = 131072 tokens, Gemma3TextConfig's default in transformers "
+                    "(config.json omits max_position_embeddings)"));
+  CHECK(gemma.workload.inference.input_tokens == 4096);
+  // A family rightsize does not know has no default to assume: the limit stays unknown.
+  ScratchDir dir;
+  const auto unknown = load_spec(dir.write("c/config.json", R"({"model_type": "mylama",
+      "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "intermediate_size": 512, "vocab_size": 1000, "torch_dtype": "bfloat16"})"));
+  CHECK(unknown.model.max_position == 0);
+  CHECK(unknown.workload.inference.input_tokens == 4096);
+}
+
+TEST_CASE("spec: explicit lengths past the model's context are an error", "[spec]") {
+  ScratchDir dir;
+  dir.write("m/config.json", tiny_config(R"(, "max_position_embeddings": 2048)"));
+  dir.write("old/config.json", tiny_config("")); // LlamaConfig's default: 2048
+  const auto spec = [&](const std::string& workload, const std::string& model = "m") {
+    return dir.write("spec.json", R"({"model": ")" + model + R"(", "workload": )" + workload + "}");
+  };
+  const auto error_of = [&](const std::string& path) -> std::string {
+    try {
+      load_spec(path);
+    } catch (const InputError& e) {
+      std::string m = e.what();
+      return m.replace(0, path.size(), "spec.json");
+    }
+    return "no error";
+  };
+  CHECK(error_of(spec(R"({"type": "inference", "input_tokens": 2000, "output_tokens": 100})")) ==
+        "spec.json:/workload/input_tokens: 2000 input + 100 output tokens exceed the model's "
+        "context of 2048 tokens (max_position_embeddings), which vllm refuses: shorten the "
+        "request or plan a model with a longer context");
+  CHECK(error_of(spec(R"({"type": "inference", "engine": "sglang", "output_tokens": 2048})")) ==
+        "spec.json:/workload/output_tokens: 4096 input + 2048 output tokens exceed the model's "
+        "context of 2048 tokens (max_position_embeddings), which sglang refuses: shorten the "
+        "request or plan a model with a longer context");
+  CHECK_THAT(
+      error_of(spec(R"({"type": "inference", "input_tokens": 2000, "output_tokens": 100})", "old")),
+      Catch::Contains("the model's context of 2048 tokens (assumed: LlamaConfig's default "
+                      "in transformers (config.json omits max_position_embeddings)), "
+                      "which vllm refuses"));
+  // Exactly the context fits.
+  CHECK(error_of(spec(R"({"type": "inference", "input_tokens": 2000, "output_tokens": 48})")) ==
+        "no error");
+
+  // One length given: the other, left to its default, takes what remains.
+  auto s = load_spec(spec(R"({"type": "inference", "input_tokens": 2000})"));
+  CHECK(s.workload.inference.output_tokens == 48);
+  CHECK(has_default(s,
+                    "workload.output_tokens = 48 (default: 1024 cut to fit the model's context "
+                    "of 2048 tokens (max_position_embeddings) after input_tokens)"));
+  s = load_spec(spec(R"({"type": "inference", "output_tokens": 100})"));
+  CHECK(s.workload.inference.input_tokens == 1948);
+  // No workload at all: both defaults shrink.
+  s = load_spec(dir.write("nowork.json", R"({"model": "m"})"));
+  CHECK(s.workload.inference.input_tokens == 1638);
+  CHECK(s.workload.inference.output_tokens == 410);
+  // TensorRT-LLM serves up to its build's max_seq_len (NVIDIA measured GPT-J 6B, a 2048-token
+  // model, at 2048 + 2048): only a warning.
+  s = load_spec(spec(R"({"type": "inference", "engine": "tensorrt-llm", "input_tokens": 2048,
+      "output_tokens": 2048})"));
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings.front() == "2048 input + 2048 output tokens exceed the model's context of "
+                              "2048 tokens (max_position_embeddings)");
+  // Learned position embeddings have no row past the last, whatever the engine.
+  ScratchDir gpt2;
+  std::ifstream in(config_path("gpt2"));
+  std::stringstream text;
+  text << in.rdbuf();
+  gpt2.write("gpt2/config.json", text.str());
+  const auto learned = gpt2.write("spec.json", R"({"model": "gpt2", "workload": {"type":
+      "inference", "engine": "transformers", "input_tokens": 1000, "output_tokens": 100}})");
+  CHECK_THROWS_WITH(load_spec(learned),
+                    Catch::EndsWith("/workload/input_tokens: 1000 input + 100 output tokens "
+                                    "exceed the model's context of 1024 tokens "
+                                    "(max_position_embeddings), past its learned position "
+                                    "embeddings: shorten the request or plan a model with a "
+                                    "longer context"));
+  // Training past the context is how a context is extended: a warning, as before.
+  s = load_spec(spec(R"({"type": "training", "seq_len": 4096, "global_batch": 8})"));
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(s.warnings.front() == "seq_len of 4096 tokens exceeds the model's context of 2048 "
+                              "tokens (max_position_embeddings)");
+}
+
+TEST_CASE("spec: YaRN rope scaling stretches the context", "[spec]") {
+  // Qwen2.5 cards: add rope_scaling yarn with factor 4 to serve 131072 tokens.
+  ScratchDir dir;
+  dir.write("q/config.json", tiny_config(R"(, "max_position_embeddings": 32768,
+      "rope_scaling": {"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768})"));
+  const auto s = load_spec(dir.write("spec.json", R"({"model": "q", "workload": {"type":
+      "inference", "input_tokens": 100000, "output_tokens": 1000}})"));
+  CHECK(s.model.max_position == 131072);
+  CHECK(s.workload.inference.input_tokens == 100000);
 }

@@ -1,0 +1,204 @@
+// `rightsize estimate` as a user drives it: layouts from --gpus, replicas, the precision a plan
+// picked, targets judged like plan judges them, and the cost.
+
+#include "cli_helpers.hpp"
+#include "test_paths.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using rightsize::test::run_in_process;
+
+namespace {
+
+const std::string k_chat = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-3.1-8b-chat.json";
+const std::string k_lora = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-2-7b-lora.json";
+const std::string k_mixtral = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/mixtral-8x7b.json";
+
+rightsize::test::CliResult estimate(std::vector<std::string> args) {
+  ::setenv("RIGHTSIZE_TODAY", "2026-11-21", 1);
+  ::unsetenv("RIGHTSIZE_CATALOG");
+  args.insert(args.begin(), "estimate");
+  return run_in_process(args);
+}
+
+nlohmann::json estimate_json(std::vector<std::string> args) {
+  args.emplace_back("--format");
+  args.emplace_back("json");
+  const auto r = estimate(args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+const nlohmann::json& target(const nlohmann::json& report, const std::string& name) {
+  for (const auto& t : report.at("targets")) {
+    if (t.at("target") == name) {
+      return t;
+    }
+  }
+  FAIL("no target " << name);
+  static const nlohmann::json none;
+  return none;
+}
+
+} // namespace
+
+TEST_CASE("estimate: --gpus with --tp infers the data-parallel replicas", "[estimate][cli]") {
+  const auto j = estimate_json({k_chat, "--gpu", "H100", "--gpus", "8", "--tp", "2"});
+  CHECK(j["parallelism"]["tp"] == 2);
+  CHECK(j["parallelism"]["dp"] == 4);
+  CHECK(j["gpus"] == 8);
+  CHECK(j["replicas"] == 4);
+  CHECK(j["gpus_per_replica"] == 2);
+
+  SECTION("and with --pp") {
+    const auto k =
+        estimate_json({k_chat, "--gpu", "H100", "--gpus", "8", "--tp", "2", "--pp", "2"});
+    CHECK(k["parallelism"]["dp"] == 2);
+    CHECK(k["replicas"] == 2);
+  }
+  SECTION("GPUs that the layout does not divide are an input error") {
+    const auto r = estimate({k_chat, "--gpu", "H100", "--gpus", "6", "--tp", "4"});
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err == "rightsize: error: --gpus: 6 GPUs cannot be split into replicas of tp 4 x pp 1 "
+                   "= 4 GPUs\n");
+  }
+}
+
+TEST_CASE("estimate: replicas share the concurrency and add up the throughput", "[estimate][cli]") {
+  // 32 concurrent requests over 4 replicas: 8 each, as plan shares them.
+  const auto four = estimate_json({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "4"});
+  const auto one = estimate_json({k_chat, "--gpu", "H100", "--tp", "2", "--batch", "8"});
+  CHECK(four["inference"]["batch"] == 8);
+  CHECK(four["per_replica"]["batch"] == 8);
+  CHECK(four["replicas"] == 4);
+  CHECK(four["memory"] == one["memory"]);
+  CHECK(four["inference"]["ttft_ms"] == one["inference"]["ttft_ms"]);
+  CHECK(four["inference"]["tpot_ms"] == one["inference"]["tpot_ms"]);
+  const double per_replica = one["inference"]["output_tokens_per_s"];
+  CHECK(four["inference"]["output_tokens_per_s"].get<double>() ==
+        Approx(4 * per_replica).epsilon(1e-12));
+  CHECK(four["per_replica"]["output_tokens_per_s"].get<double>() ==
+        Approx(per_replica).epsilon(1e-12));
+  CHECK(four["inference"]["requests_per_s"].get<double>() ==
+        Approx(4 * one["inference"]["requests_per_s"].get<double>()).epsilon(1e-12));
+
+  SECTION("an odd share rounds up") {
+    CHECK(estimate_json({k_chat, "--gpu", "H100", "--dp", "3"})["inference"]["batch"] == 11);
+  }
+  SECTION("the table says which numbers are per replica") {
+    const auto r = estimate({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "4"});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("on 8 x H100-SXM-80GB: 4 replicas of tp 2"));
+    CHECK_THAT(r.out, Catch::Contains("per replica: 8 concurrent sequences"));
+    CHECK_THAT(r.out, Catch::Contains("all 4 replicas:"));
+  }
+  SECTION("expert parallelism stays inside a replica") {
+    const auto r = estimate({k_mixtral, "--gpu", "H100", "--tp", "2", "--dp", "4", "--ep", "8"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--ep: "));
+    CHECK(estimate({k_mixtral, "--gpu", "H100", "--tp", "2", "--dp", "4", "--ep", "2"}).exit_code ==
+          0);
+  }
+}
+
+TEST_CASE("estimate: --weights and --kv-cache evaluate the precision a plan picked",
+          "[estimate][cli]") {
+  const auto bf16 = estimate_json({k_chat, "--gpu", "L4", "--kv-cache", "bf16"});
+  const auto fp8 = estimate_json({k_chat, "--gpu", "L4", "--weights", "fp8", "--kv-cache", "fp8"});
+  CHECK(bf16["precision"]["weights"] == "bf16");
+  CHECK(bf16["precision"]["kv_cache"] == "bf16");
+  CHECK(fp8["precision"]["weights"] == "fp8");
+  CHECK(fp8["precision"]["kv_cache"] == "fp8");
+  const double w16 = bf16["memory"]["per_gpu"]["weights_bytes"];
+  const double w8 = fp8["memory"]["per_gpu"]["weights_bytes"];
+  CHECK(w8 < 0.6 * w16);
+  CHECK(fp8["inference"]["kv_cache_per_token_bytes"].get<double>() ==
+        Approx(bf16["inference"]["kv_cache_per_token_bytes"].get<double>() / 2));
+  CHECK(fp8["inference"]["compute_precision"] == "fp8");
+
+  SECTION("the spec's own precision changes nothing") {
+    CHECK(estimate_json({k_chat, "--gpu", "L4", "--weights", "bf16", "--kv-cache", "fp8"}) ==
+          estimate_json({k_chat, "--gpu", "L4"}));
+  }
+  SECTION("an unknown format is an input error with a suggestion") {
+    const auto r = estimate({k_chat, "--gpu", "L4", "--weights", "fp9"});
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("rightsize: error: --weights: unknown precision \"fp9\""));
+    CHECK_THAT(r.err, Catch::Contains("did you mean"));
+  }
+  SECTION("QLoRA keeps 4-bit base weights") {
+    const auto r = estimate({k_lora, "--gpu", "A10G", "--weights", "fp8"});
+    CHECK(r.exit_code == 0); // LoRA, not QLoRA: any base format
+  }
+}
+
+TEST_CASE("estimate: the spec's targets, judged at the band's pessimistic edge",
+          "[estimate][cli]") {
+  // The chat example: TTFT <= 1500 ms, TPOT <= 50 ms, >= 1000 tokens/s, >= 2 requests/s.
+  const auto j = estimate_json({k_chat, "--gpu", "H100"});
+  REQUIRE(j["targets"].size() == 4);
+  CHECK(j["confidence"] == "band");
+  const auto& tpot = target(j, "tpot_ms");
+  CHECK(tpot["limit"] == 50.0);
+  CHECK(tpot["predicted"] == j["inference"]["tpot_ms"]);
+  CHECK(tpot["held"] == j["bands"]["tpot_ms"][1]);
+  CHECK(tpot["held"].get<double>() > tpot["predicted"].get<double>());
+  CHECK(tpot["met"] == (tpot["held"].get<double>() <= 50.0));
+  CHECK(tpot["margin"].get<double>() ==
+        Approx((50.0 - tpot["held"].get<double>()) / 50.0).epsilon(1e-12));
+  const auto& tokens = target(j, "output_tokens_per_s");
+  CHECK(tokens["held"] == j["bands"]["output_tokens_per_s"][0]);
+  CHECK(tokens["met"] == (tokens["held"].get<double>() >= 1000.0));
+
+  SECTION("--confidence point judges the point estimate") {
+    const auto p = estimate_json({k_chat, "--gpu", "H100", "--confidence", "point"});
+    CHECK(p["confidence"] == "point");
+    CHECK(target(p, "tpot_ms")["held"] == p["inference"]["tpot_ms"]);
+  }
+  SECTION("the table says met or missed, and by how much") {
+    const auto r = estimate({k_chat, "--gpu", "L4"});
+    REQUIRE(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("targets (at the slow edge of each 80% band"));
+    CHECK_THAT(r.out,
+               Catch::Matches("(.|\\n)*TPOT [0-9.]+ ms vs 50 ms: (met, [0-9]+% under|"
+                              "MISSED, [0-9]+% over)(.|\\n)*"));
+  }
+  SECTION("a training deadline") {
+    const auto t = estimate_json({k_lora, "--gpu", "A10G"});
+    REQUIRE(t["targets"].size() == 1);
+    CHECK(t["targets"][0]["target"] == "deadline_hours");
+    CHECK(t["targets"][0]["limit"] == 8.0);
+    CHECK(t["targets"][0]["predicted"] == t["training"]["time_to_train_hours"]);
+  }
+}
+
+TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
+  const auto j = estimate_json({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "2"});
+  REQUIRE(j["cost"].is_object());
+  const double price = j["cost"]["price_usd_per_gpu_hour"];
+  CHECK(price > 0);
+  CHECK(j["cost"]["usd_per_hour"].get<double>() == Approx(4 * price).epsilon(1e-12));
+  CHECK(j["cost"]["kind"] == "on_demand");
+  CHECK_THAT(j["cost"]["price"].get<std::string>(), Catch::Contains("on_demand"));
+  CHECK(j["cost"]["usd_per_million_output_tokens"].get<double>() ==
+        Approx(4 * price / (j["inference"]["output_tokens_per_s"].get<double>() * 3600) * 1e6)
+            .epsilon(1e-12));
+
+  SECTION("in the table") {
+    const auto r = estimate({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "2"});
+    CHECK_THAT(r.out, Catch::Contains("cost: "));
+    CHECK_THAT(r.out, Catch::Contains("4 GPUs x $"));
+  }
+  SECTION("on-prem says where its cost is") {
+    const auto m = estimate_json({k_mixtral, "--gpu", "H100", "--tp", "2"});
+    CHECK(m["cost"].is_null());
+    CHECK_THAT(m["cost_note"].get<std::string>(), Catch::Contains("rightsize plan"));
+  }
+}

@@ -1,0 +1,189 @@
+// Rejections: the closest miss across layouts and precisions, and a fix that was tried and works
+// (or a plain "no change within the spec helps"). Each fix is applied here and re-planned.
+
+#include "fixtures.hpp"
+#include "test_paths.hpp"
+
+#include <rightsize/plan/plan.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace rightsize;
+using rightsize::test::catalog;
+using rightsize::test::config_path;
+using rightsize::test::constants;
+using rightsize::test::efficiency;
+using rightsize::test::uncertainty;
+
+namespace {
+
+Plan plan_of(const nlohmann::json& body, const std::string& file) {
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  return make_plan(parse_spec(body, file), catalog(), constants(), efficiency(), o);
+}
+
+nlohmann::json chat_70b(double tpot_ms) {
+  return {{"schema_version", 1},
+          {"name", "chat-70b"},
+          {"model", config_path("llama-3.1-70b")},
+          {"precision", {{"weights", "bf16"}, {"kv_cache", "bf16"}, {"allow", {"fp8"}}}},
+          {"workload",
+           {{"type", "inference"},
+            {"input_tokens", 2048},
+            {"output_tokens", 512},
+            {"concurrency", 16},
+            {"targets", {{"ttft_ms", 3000}, {"tpot_ms", tpot_ms}}}}},
+          {"deployment", {{"mode", "cloud"}, {"horizon_months", 12}}}};
+}
+
+const Rejection* rejection_of(const Plan& p, const std::string& gpu) {
+  for (const auto& r : p.rejected) {
+    if (r.gpu == gpu) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+bool is_candidate(const Plan& p, const std::string& gpu) {
+  for (const auto& c : p.candidates) {
+    if (c.gpu->name == gpu) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Every rejection's fix, applied to the spec and re-planned, makes that GPU a candidate; no reason
+// says "by 0%"; no fix allows a format the spec already allows.
+void check_rejections(const nlohmann::json& body, const std::string& file) {
+  const Plan p = plan_of(body, file);
+  int proven = 0;
+  for (const auto& r : p.rejected) {
+    INFO(file << ": " << r.gpu << ": " << r.reason << " (try: " << r.nearest_fix << ")");
+    CHECK(r.reason.find("by 0%") == std::string::npos);
+    if (r.code == "constraint") {
+      continue; // excluded by the spec itself
+    }
+    CHECK_FALSE(r.nearest_fix.empty());
+    if (!r.fix) {
+      continue;
+    }
+    nlohmann::json fixed = body;
+    fixed[nlohmann::json::json_pointer(r.fix->pointer)] = r.fix->value;
+    if (r.fix->pointer == "/precision/allow" && body.contains("precision") &&
+        body["precision"].contains("allow")) {
+      for (const auto& already : body["precision"]["allow"]) {
+        CHECK(std::count(r.fix->value.begin(), r.fix->value.end(), already) == 1);
+      }
+      CHECK(r.fix->value.size() == body["precision"]["allow"].size() + 1);
+    }
+    CHECK(is_candidate(plan_of(fixed, file), r.gpu));
+    ++proven;
+  }
+  (void)proven;
+}
+
+} // namespace
+
+TEST_CASE("rejections: every suggested fix of every bundled example makes its GPU feasible",
+          "[plan][rejections]") {
+  for (const auto& entry : std::filesystem::directory_iterator(RIGHTSIZE_EXAMPLES_DIR)) {
+    if (entry.path().extension() != ".json" ||
+        entry.path().filename().string().find("prices") != std::string::npos) {
+      continue;
+    }
+    std::ifstream in(entry.path());
+    const auto body = nlohmann::json::parse(in);
+    if (!body.contains("workload")) {
+      continue;
+    }
+    check_rejections(body, entry.path().string());
+  }
+}
+
+TEST_CASE("rejections: a GPU that fits at TP=2 is not rejected for memory at TP=1",
+          "[plan][rejections]") {
+  // Defect: 70B chat rejected A100-PCIE-80GB for "memory_capacity ... at 1 GPU (TP=1)" and
+  // suggested allow_cross_node_tp, yet TP=2 fits.
+  const nlohmann::json body = chat_70b(40);
+  check_rejections(body, "chat-70b.json");
+  const Plan p = plan_of(body, "chat-70b.json");
+  if (const Rejection* r = rejection_of(p, "A100-PCIE-80GB")) {
+    INFO(r->reason);
+    CHECK(r->code != "memory_capacity");
+  }
+}
+
+TEST_CASE("rejections: a 2 ms TPOT target rejects H100 and H200 for latency, not memory",
+          "[plan][rejections]") {
+  const nlohmann::json body = chat_70b(2);
+  const Plan p = plan_of(body, "chat-70b.json");
+  for (const char* gpu : {"H100-SXM-80GB", "H200-SXM-141GB"}) {
+    const Rejection* r = rejection_of(p, gpu);
+    REQUIRE(r != nullptr);
+    INFO(r->reason << " (try: " << r->nearest_fix << ")");
+    CHECK(r->code == "latency_target");
+    // fp8 is already allowed: the fix must not suggest it.
+    CHECK(r->nearest_fix.find("fp8 weights") == std::string::npos);
+  }
+  check_rejections(body, "chat-70b.json");
+}
+
+TEST_CASE("rejections: a pinned GPU that misses is under-provisioned", "[plan][rejections]") {
+  nlohmann::json body = chat_70b(40);
+  body["constraints"] = {{"gpus", {"L4"}}};
+  const Plan p = plan_of(body, "chat-70b.json");
+  const Rejection* r = rejection_of(p, "L4-24GB");
+  REQUIRE(r != nullptr);
+  CHECK_THAT(r->reason, Catch::StartsWith("under-provisioned: "));
+}
+
+TEST_CASE("verdicts: the best row is over-provisioned when a MIG slice of it would do",
+          "[plan][verdicts]") {
+  // Defect: the best-ranked candidate could never be over-provisioned, and MIG slices were never
+  // considered: a small model at a trickle of requests got a whole GPU, "right-sized".
+  const nlohmann::json body{
+      {"schema_version", 1},
+      {"name", "tiny"},
+      {"model", config_path("llama-3.2-3b")},
+      {"workload",
+       {{"type", "inference"},
+        {"input_tokens", 512},
+        {"output_tokens", 128},
+        {"concurrency", 1},
+        {"targets", {{"ttft_ms", 2000}, {"tpot_ms", 100}, {"requests_per_s", 0.05}}}}},
+      {"constraints", {{"gpus", {"H100-SXM-80GB"}}}},
+      {"deployment", {{"mode", "cloud"}, {"horizon_months", 12}}}};
+  const Plan p = plan_of(body, "tiny.json");
+  REQUIRE(p.feasible());
+  const Candidate& best = p.candidates.front();
+  CHECK(best.verdict == "over-provisioned");
+  CHECK_THAT(best.verdict_reason, Catch::Contains("MIG slice") && Catch::Contains("g."));
+}
+
+TEST_CASE("ranking: with no targets, plans rank by $ per million tokens at full load",
+          "[plan][ranking]") {
+  // Defect: a bare Llama-2-7B config picked "the cheapest box that loads the model": 1 x L4 at 28
+  // tokens/s and $4.30/M tokens, while an L40S serves at $1.28/M.
+  const nlohmann::json body = nlohmann::json::parse(std::ifstream(config_path("llama-2-7b")));
+  const Spec spec = parse_spec(body, config_path("llama-2-7b"));
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  const Plan p = make_plan(spec, catalog(), constants(), efficiency(), o);
+  REQUIRE(p.feasible());
+  CHECK(p.objective == Objective::cost_per_token);
+  const double best = *p.candidates.front().cost.usd_per_million_at_full_load;
+  for (const auto& c : p.candidates) {
+    REQUIRE(c.cost.usd_per_million_at_full_load);
+    CHECK(*c.cost.usd_per_million_at_full_load >= best);
+  }
+}
