@@ -387,7 +387,10 @@ std::string precision_cell(const Candidate& c, bool wide) {
   if (wide) {
     return fmt::format("{}/{}/{}", w, kv, math);
   }
-  return w + (math != w ? "*" : "") + (kv != w ? "/" + kv : "");
+  // bf16 math under fp16 weights (or the reverse) is the same width: no mark.
+  const auto sixteen = [](const std::string& f) { return f == "bf16" || f == "fp16"; };
+  const bool other_math = math != w && !(sixteen(math) && sixteen(w));
+  return w + (other_math ? "*" : "") + (kv != w ? "/" + kv : "");
 }
 
 struct Column {
