@@ -187,3 +187,29 @@ TEST_CASE("ranking: with no targets, plans rank by $ per million tokens at full 
     CHECK(*c.cost.usd_per_million_at_full_load >= best);
   }
 }
+
+TEST_CASE("engine support: a GPU generation the engine does not run is rejected with the data's "
+          "reason",
+          "[plan][rejections]") {
+  // Defect: T4 rows ran fp8 weights whatever the engine. SGLang does not run on Turing at all
+  // (data/engines.json), so a T4 is no candidate for an SGLang deployment.
+  nlohmann::json body = chat_70b(200);
+  body["model"] = config_path("llama-3.1-8b");
+  body["workload"]["engine"] = "sglang";
+  body["constraints"] = {{"gpus", {"T4", "L4"}}};
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  const EngineSupport engines =
+      load_engine_support(std::string(RIGHTSIZE_DATA_DIR) + "/engines.json");
+  o.engines = &engines;
+  const Plan p =
+      make_plan(parse_spec(body, "sglang.json"), catalog(), constants(), efficiency(), o);
+  const Rejection* t4 = rejection_of(p, "T4-16GB");
+  REQUIRE(t4 != nullptr);
+  CHECK(t4->code == "engine_support");
+  CHECK_THAT(t4->reason, Catch::Contains("sm75"));
+  for (const auto& c : p.candidates) {
+    CHECK(c.gpu->name != "T4-16GB");
+  }
+}
