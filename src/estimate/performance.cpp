@@ -353,17 +353,18 @@ InferencePerformance estimate_inference(const Spec& spec,
   // interrupts the others' decode steps, and waits for the prefills ahead of it (M/D/1). The
   // request rate lambda solves lambda * cycle(lambda) = c, where the cycle (TTFT + (osl - 1) *
   // TPOT) grows with lambda; bisection over (0, 1 / prefill).
-  const Seconds t0 = eff.engine(inf.engine).per_request;
+  // Looked up once: the bisection below evaluates the cycle a hundred times.
+  const EngineOverhead& engine = eff.engine(inf.engine);
+  const Seconds t0 = engine.per_request;
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
     const double share = std::min(0.98, lambda * r.prefill.si());
     // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only
     // part of each prefill.
-    tpot_out = r.decode_step / (1.0 - share * eff.engine(inf.engine).prefill_interference);
+    tpot_out = r.decode_step / (1.0 - share * engine.prefill_interference);
     const Seconds wait = r.prefill * (share / (2.0 * (1.0 - share)));
     // Requests that arrive together (benchmarks start them in waves) wait on average for half of
     // the others' prefills.
-    const Seconds wave =
-        r.prefill * (eff.engine(inf.engine).wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
+    const Seconds wave = r.prefill * (engine.wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
     ttft_out = t0 + r.prefill + r.decode_step * 0.5 + max(wait, wave);
     return share;
   };
