@@ -134,6 +134,22 @@ std::string short_verdict(const std::string& v) {
   return v;
 }
 
+// The `rightsize estimate` arguments that reproduce a candidate exactly: its GPU, layout,
+// replicas (serving: estimate's --dp), precision and per-replica batch.
+std::string estimate_args(const Plan& plan, const Candidate& c) {
+  return fmt::format("estimate {} --gpu {} --tp {} --pp {} --ep {} --dp {} --weights {} "
+                     "--kv-cache {} --batch {}",
+                     plan.spec.file,
+                     c.gpu->name,
+                     c.layout.tp,
+                     c.layout.pp,
+                     c.layout.ep,
+                     c.inference ? c.replicas : c.layout.dp,
+                     to_string(c.spec.precision.weights),
+                     to_string(c.spec.precision.kv_cache),
+                     c.memory.batch);
+}
+
 nlohmann::json candidate_json(const Candidate& c) {
   EstimateReport report{c.spec,
                         *c.gpu,
@@ -215,6 +231,7 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto* c : shown(plan, o)) {
     candidates.push_back(candidate_json(*c));
+    candidates.back()["estimate_command"] = "rightsize " + estimate_args(plan, *c);
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& r : plan.rejected) {
@@ -628,6 +645,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     if (!best.precision_note.empty()) {
       line("  precision: " + best.precision_note, 4);
     }
+    line("  check it: rightsize " + estimate_args(plan, best), 4);
   }
   if (!plan.rejected.empty()) {
     const auto groups = group_rejections(plan.rejected);

@@ -89,3 +89,25 @@ TEST_CASE("plan table: --top bounds the rejections too, grouped by reason", "[pl
   CHECK_THAT(top.out, Catch::Contains("more groups (--format json lists every one)"));
   CHECK_THAT(all.out, Catch::Contains(" more: no on_demand price in the catalog"));
 }
+
+TEST_CASE("plan: each candidate's estimate_command reproduces it through `rightsize estimate`",
+          "[plan][cli]") {
+  // Defect: plan ranked a configuration that `estimate` on the same spec said does not fit: the
+  // plan's precision, replicas and batch could not be given to estimate.
+  for (const char* name : {"llama-3.1-8b-chat.json", "llama-3.1-70b-sla.json"}) {
+    const auto plan =
+        nlohmann::json::parse(run_binary("plan " + example(name) + " --format json --top 3").out);
+    for (const auto& c : plan["candidates"]) {
+      const std::string command = c["estimate_command"];
+      REQUIRE(command.rfind("rightsize estimate ", 0) == 0);
+      const auto r =
+          run_binary(command.substr(std::string("rightsize ").size()) + " --format json");
+      INFO(command << "\n" << r.err);
+      REQUIRE(r.exit_code == 0);
+      const auto e = nlohmann::json::parse(r.out);
+      CHECK(e["inference"]["tpot_ms"] == c["inference"]["tpot_ms"]);
+      CHECK(e["inference"]["output_tokens_per_s"] == c["inference"]["output_tokens_per_s"]);
+      CHECK(e["memory"]["per_gpu"]["total_bytes"] == c["memory"]["per_gpu"]["total_bytes"]);
+    }
+  }
+}
