@@ -39,6 +39,7 @@ struct PlanCliOptions {
   std::string price_kind;
   std::string confidence = "band";
   bool wide = false;
+  bool share_gpus = false;
   double pue = 0;
   double electricity = -1;
   double amortization_years = 0;
@@ -120,6 +121,10 @@ void register_plan(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"band", "point"}))
       ->default_str("band");
   sub->add_flag("--wide", o->wide, "Table: every column (default: fits 80 columns)");
+  sub->add_flag("--share-gpus",
+                o->share_gpus,
+                "Rank MIG slices in the cloud too, at their share of the GPU's price (on-prem "
+                "always does)");
   sub->add_option("--color", o->color, "Colour in the table: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->default_str("auto");
@@ -181,6 +186,7 @@ void register_plan(CLI::App& app, Context& ctx) {
       options.uncertainty = &uncertainty;
       const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
       options.engines = &engines;
+      options.share_gpus = o->share_gpus;
       options.confidence = o->confidence == "point" ? Confidence::point : Confidence::band;
       options.today = today();
       options.stale_days = spec.deployment.stale_price_days;

@@ -355,7 +355,7 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
 // A MIG profile of `g` as a GPU of its own: "3g.40gb" has 3 of the GPU's compute slices and its
 // share of memory and bandwidth (NVIDIA's MIG user guide: memory slices carry their share of the
 // bandwidth). The largest profile stands for the whole GPU's memory.
-std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile) {
+std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool priced) {
   int compute = 0;
   double gb = 0;
   double largest_gb = 0;
@@ -389,6 +389,24 @@ std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile) {
   s.gpu_link_kind = "none";
   s.nvlink_domain = 1;
   s.mig.reset();
+  // Rented, a slice costs the share of the GPU it takes: the larger of its compute and memory
+  // shares (a 1g.10gb slice of an 80 GB GPU: max(1/7, 1/8) = 1/7).
+  const double share = std::max(compute_share, memory_share);
+  if (priced) {
+    for (auto& price : s.prices) {
+      price.per_gpu = price.per_gpu * share;
+    }
+    if (s.purchase) {
+      // Bought, a GPU holds floor(1 / share) such slices: each costs that fraction of it.
+      const int per_gpu = std::max(1, static_cast<int>(std::floor(1.0 / share + 1e-9)));
+      s.purchase->gpu = s.purchase->gpu / static_cast<double>(per_gpu);
+      s.purchase->server_share = s.purchase->server_share / static_cast<double>(per_gpu);
+      s.purchase->gpus_per_server *= per_gpu;
+    }
+  } else {
+    s.prices.clear();
+    s.purchase.reset();
+  }
   return s;
 }
 
@@ -414,7 +432,7 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
   }
   std::sort(by_size.begin(), by_size.end());
   for (const auto& [size, profile] : by_size) {
-    const auto slice = mig_slice(g, profile);
+    const auto slice = mig_slice(g, profile, true);
     if (!slice) {
       continue;
     }
@@ -430,6 +448,46 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
     }
   }
   return std::nullopt;
+}
+
+// MIG slices as candidates of their own (on-prem, or --share-gpus): each profile smaller than
+// the whole GPU, one slice per replica (no tensor parallelism across slices).
+void plan_slices(const Search& S, Plan& plan) {
+  const bool shared = S.options.share_gpus || S.spec.deployment.mode == DeploymentMode::onprem;
+  if (!shared || S.spec.workload.is_training()) {
+    return;
+  }
+  Spec one = S.spec;
+  one.constraints.max_gpus_per_node = 1;
+  const Search in_slices{one, S.catalog, S.constants, S.eff, S.options};
+  for (const Gpu& g : S.catalog.gpus) {
+    std::string why;
+    if (!g.mig || !allowed_by_constraints(g, S.spec, S.catalog, why)) {
+      continue;
+    }
+    for (const auto& profile : g.mig->profiles) {
+      auto slice = mig_slice(g, profile, true);
+      if (!slice) {
+        continue;
+      }
+      auto owned = std::make_shared<const Gpu>(std::move(*slice));
+      std::vector<Candidate> found;
+      Miss ignored; // a slice that cannot serve is no rejection: the whole GPU has its own row
+      detail::search_inference(in_slices, *owned, found, ignored);
+      if (found.empty()) {
+        continue;
+      }
+      Candidate c = best_candidate(found, S.spec, S.options);
+      c.partition = profile;
+      c.whole_gpu = &g;
+      c.slice = owned;
+      c.gpu = c.slice.get();
+      c.verdict_reason += fmt::format("; a {} MIG slice, priced at its share of the GPU, which "
+                                      "holds when the other slices serve other work",
+                                      profile);
+      plan.candidates.push_back(std::move(c));
+    }
+  }
 }
 
 // Candidates by score (then name, for stable output), real misses before constraint exclusions.
@@ -452,8 +510,8 @@ void rank(const Search& S, Plan& plan) {
     if (const auto slice = smallest_slice(S, best)) {
       best.verdict_reason +=
           fmt::format("; a {} MIG slice of it would serve this workload ({}), not ranked because "
-                      "the catalog prices whole GPUs: share the GPU with MIG on a cluster you "
-                      "run, or add a slice price",
+                      "cloud prices rent whole GPUs: --share-gpus ranks slices at their share of "
+                      "the GPU's price, for a cluster whose other slices serve other work",
                       slice->first,
                       slice->second);
     } else {
@@ -520,6 +578,7 @@ Plan make_plan(const Spec& spec,
   for (const Gpu& g : catalog.gpus) {
     plan_gpu(S, g, plan);
   }
+  plan_slices(S, plan);
   rank(S, plan);
   if (!plan.candidates.empty()) {
     for (const auto& a : plan.candidates.front().memory.assumptions) {

@@ -169,7 +169,8 @@ nlohmann::json candidate_json(const Candidate& c) {
   nlohmann::json e = estimate_to_json(report);
   nlohmann::json j{
       {"rank", c.rank},
-      {"gpu", c.gpu->name},
+      {"gpu", c.partition.empty() ? c.gpu->name : c.whole_gpu->name},
+      {"partition", c.partition.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.partition)},
       {"gpus_per_replica", c.gpus_per_replica()},
       {"replicas", c.replicas},
       {"gpus", c.total_gpus()},
@@ -231,7 +232,10 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto* c : shown(plan, o)) {
     candidates.push_back(candidate_json(*c));
-    candidates.back()["estimate_command"] = "rightsize " + estimate_args(plan, *c);
+    // estimate evaluates whole GPUs only.
+    candidates.back()["estimate_command"] =
+        c->partition.empty() ? nlohmann::json("rightsize " + estimate_args(plan, *c))
+                             : nlohmann::json(nullptr);
   }
   nlohmann::json rejected = nlohmann::json::array();
   for (const auto& r : plan.rejected) {
@@ -387,6 +391,20 @@ std::string gpus_cell(const Candidate& c) {
   return "1";
 }
 
+// The GPU, or for a MIG slice the GPU without its memory suffix and the profile:
+// "H100-SXM/1g.10gb".
+std::string gpu_cell(const Candidate& c) {
+  if (c.partition.empty() || c.whole_gpu == nullptr) {
+    return c.gpu->name;
+  }
+  std::string name = c.whole_gpu->name;
+  const auto dash = name.rfind('-');
+  if (dash != std::string::npos && name.size() > 2 && name.compare(name.size() - 2, 2, "GB") == 0) {
+    name.resize(dash);
+  }
+  return name + "/" + c.partition;
+}
+
 std::string math_of(const Candidate& c) {
   return std::string(
       to_string(c.inference ? c.inference->compute_precision : c.training->compute_precision));
@@ -467,7 +485,7 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
     const auto& b = c->inference_bands;
     std::size_t k = 0;
     cols[k++].cells.push_back(std::to_string(c->rank));
-    cols[k++].cells.push_back(c->gpu->name);
+    cols[k++].cells.push_back(gpu_cell(*c));
     cols[k++].cells.push_back(gpus_cell(*c));
     cols[k++].cells.push_back(precision_cell(*c, wide));
     if (wide) {
@@ -623,7 +641,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     out << bold(wrap(
                fmt::format("recommended: {} x {} ({}{}): {}, {}",
                            best.total_gpus(),
-                           best.gpu->name,
+                           best.partition.empty()
+                               ? best.gpu->name
+                               : best.partition + " MIG slice of " + best.whole_gpu->name,
                            layout_text(best),
                            best.replicas > 1 ? fmt::format(", {} replicas", best.replicas) : "",
                            best.verdict,
@@ -645,7 +665,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     if (!best.precision_note.empty()) {
       line("  precision: " + best.precision_note, 4);
     }
-    line("  check it: rightsize " + estimate_args(plan, best), 4);
+    if (best.partition.empty()) {
+      line("  check it: rightsize " + estimate_args(plan, best), 4);
+    }
   }
   if (!plan.rejected.empty()) {
     const auto groups = group_rejections(plan.rejected);

@@ -11,6 +11,7 @@
 #include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/spec/spec.hpp>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,9 @@ struct PlanOptions {
   // Which formats each engine runs on each GPU generation (data/engines.json); null: every
   // format the GPU has a rate for. Must outlive make_plan.
   const EngineSupport* engines = nullptr;
+  // Rank MIG slices in the cloud too, priced at their share of the GPU (--share-gpus): for a
+  // platform team that fills the other slices. On-prem always ranks them.
+  bool share_gpus = false;
 };
 
 struct MonthCost {
@@ -74,6 +78,11 @@ struct CostBreakdown {
 struct Candidate {
   int rank = 0;
   const Gpu* gpu = nullptr;
+  // A MIG slice ("3g.40gb") of `whole_gpu`; `gpu` is then the slice as a GPU of its own (scaled
+  // compute, memory, bandwidth and price), kept alive by `slice`.
+  std::string partition;
+  const Gpu* whole_gpu = nullptr;
+  std::shared_ptr<const Gpu> slice;
   Parallelism layout; // one replica (training: the whole job)
   int replicas = 1;
   Spec spec; // the spec as evaluated (precision may be an allowed cheaper one)
