@@ -75,7 +75,9 @@ OnPremCost on_prem_cost(const Gpu& g,
                         const Deployment& d,
                         const std::string& today) {
   OnPremCost o;
-  const auto per_server = d.gpus_per_server.value_or(g.purchase->gpus_per_server);
+  // deployment.gpus_per_server counts GPUs; a MIG slice's server holds that many GPUs' slices.
+  const auto per_server = d.gpus_per_server ? *d.gpus_per_server * g.purchase->units_per_gpu
+                                            : static_cast<long long>(g.purchase->gpus_per_server);
   o.fleet = whole_servers(static_cast<int>(per_server), per_replica, replicas);
   const auto gpus = static_cast<double>(o.fleet.gpus());
   o.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;

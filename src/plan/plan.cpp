@@ -402,6 +402,7 @@ std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool pric
       s.purchase->gpu = s.purchase->gpu / static_cast<double>(per_gpu);
       s.purchase->server_share = s.purchase->server_share / static_cast<double>(per_gpu);
       s.purchase->gpus_per_server *= per_gpu;
+      s.purchase->units_per_gpu = per_gpu;
     }
   } else {
     s.prices.clear();

@@ -45,6 +45,9 @@ struct Purchase {
   // PCIe server of a stated size. On-prem buys whole units; server_share is per GPU of this unit.
   int gpus_per_server = 1;
   Provenance server_provenance;
+  // Units bought per GPU: 1, or for a MIG slice planned as a GPU of its own, the slices one GPU
+  // holds (gpus_per_server then counts slices). Set by the planner, never read from a file.
+  int units_per_gpu = 1;
 };
 
 struct Mig {

@@ -21,7 +21,7 @@ using rightsize::test::uncertainty;
 namespace {
 
 // A 3B model at a trickle of requests: a whole GPU is far more than it needs.
-Plan tiny(bool share, const std::string& mode = "cloud") {
+Plan tiny(bool share, const std::string& mode = "cloud", int gpus_per_server = 0) {
   const nlohmann::json body{
       {"schema_version", 1},
       {"name", "tiny"},
@@ -33,11 +33,15 @@ Plan tiny(bool share, const std::string& mode = "cloud") {
         {"concurrency", 1},
         {"targets", {{"ttft_ms", 2000}, {"tpot_ms", 100}, {"requests_per_s", 0.05}}}}},
       {"deployment", {{"mode", mode}, {"horizon_months", 12}}}};
+  nlohmann::json spec = body;
+  if (gpus_per_server > 0) {
+    spec["deployment"]["gpus_per_server"] = gpus_per_server;
+  }
   PlanOptions o;
   o.today = "2026-11-21";
   o.uncertainty = &uncertainty();
   o.share_gpus = share;
-  return make_plan(parse_spec(body, "tiny.json"), catalog(), constants(), efficiency(), o);
+  return make_plan(parse_spec(spec, "tiny.json"), catalog(), constants(), efficiency(), o);
 }
 
 } // namespace
@@ -94,4 +98,17 @@ TEST_CASE("partitions: on-prem ranks slices, bought in whole servers", "[plan][m
   }
   CHECK(any_slice);
   CHECK_NOTHROW(check_invariants(p));
+}
+
+TEST_CASE("partitions: deployment.gpus_per_server counts GPUs, each holding its slices",
+          "[plan][mig]") {
+  // A server of 2 GPUs holds 14 1g.10gb slices of an H100, not 2.
+  const Plan p = tiny(false, "onprem", 2);
+  for (const auto& c : p.candidates) {
+    if (c.partition == "1g.10gb" && c.whole_gpu->name == "H100-SXM-80GB") {
+      CHECK(c.cost.gpus_per_server == 14);
+      return;
+    }
+  }
+  FAIL("no 1g.10gb slice of H100-SXM-80GB among the candidates");
 }
