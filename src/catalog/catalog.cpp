@@ -1,5 +1,7 @@
 // Loading and validating the GPU catalog (docs/catalog.md).
 
+#include "problems.hpp"
+
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/json_reader.hpp>
@@ -20,31 +22,7 @@ using detail::Range;
 
 namespace {
 
-// Collects every problem of a catalog instead of stopping at the first.
-class Problems {
-public:
-  void guard(const std::function<void()>& read) {
-    try {
-      read();
-    } catch (const InputError& e) {
-      m_errors.push_back(e);
-    }
-  }
-  void add(std::string where, std::string what) {
-    m_errors.emplace_back(std::move(where), std::move(what));
-  }
-  void throw_if_any() {
-    if (m_errors.size() == 1) {
-      throw m_errors.front();
-    }
-    if (!m_errors.empty()) {
-      throw InputErrors(std::move(m_errors));
-    }
-  }
-
-private:
-  std::vector<InputError> m_errors;
-};
+using detail::Problems;
 
 const std::vector<std::pair<std::string, TensorPrecision>>& precision_names() {
   static const std::vector<std::pair<std::string, TensorPrecision>> names{

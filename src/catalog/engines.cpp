@@ -1,5 +1,7 @@
 // Engine and GPU-generation format support (docs/catalog.md, "Engine support").
 
+#include "problems.hpp"
+
 #include <rightsize/catalog/engines.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/json_reader.hpp>
@@ -17,32 +19,7 @@ using detail::FieldReader;
 
 namespace {
 
-// Collects every problem of the file instead of stopping at the first.
-class Problems {
-public:
-  void guard(const std::function<void()>& read) {
-    try {
-      read();
-    } catch (const InputError& e) {
-      m_errors.push_back(e);
-    }
-  }
-  void add(std::string where, std::string what) {
-    m_errors.emplace_back(std::move(where), std::move(what));
-  }
-  [[nodiscard]] std::size_t count() const { return m_errors.size(); }
-  void throw_if_any() {
-    if (m_errors.size() == 1) {
-      throw m_errors.front();
-    }
-    if (!m_errors.empty()) {
-      throw InputErrors(std::move(m_errors));
-    }
-  }
-
-private:
-  std::vector<InputError> m_errors;
-};
+using detail::Problems;
 
 enum class Role { weights, math, kv_cache };
 
