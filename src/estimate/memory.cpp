@@ -1,5 +1,6 @@
 // The memory estimator. Formulas and sources: docs/model.md, "Memory".
 
+#include <rightsize/core/bisect.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/estimate/memory.hpp>
 
@@ -409,11 +410,10 @@ template <typename Fits> long long largest_that_fits(long long limit, const Fits
     lo = hi;
     hi *= 2;
   }
-  while (hi - lo > 1) {
-    const long long mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
+  if (hi - lo <= 1) {
+    return lo;
   }
-  return lo;
+  return first_holding(lo, hi, [&](long long n) { return !fits(n); }) - 1;
 }
 
 // --- Inference ---------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include "search.hpp"
 
+#include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
 
 #include <fmt/format.h>
@@ -158,17 +159,15 @@ long long largest_batch_meeting_latency(const Search& S,
                                         const Evaluated& probe,
                                         const Targets& t,
                                         int replicas) {
-  long long lo = 1;
-  long long hi = probe.memory.max_batch;
-  if ((t.ttft || t.tpot) &&
-      latency_ratio(t, held(S, evaluate(S, spec, g, p, hi, replicas))) > 1.0) {
-    while (hi - lo > 1) {
-      const long long mid = lo + (hi - lo) / 2;
-      (latency_ratio(t, held(S, evaluate(S, spec, g, p, mid, replicas))) <= 1.0 ? lo : hi) = mid;
-    }
-    hi = lo;
+  const auto misses = [&](long long batch) {
+    return latency_ratio(t, held(S, evaluate(S, spec, g, p, batch, replicas))) > 1.0;
+  };
+  const long long hi = probe.memory.max_batch;
+  if (!(t.ttft || t.tpot) || !misses(hi)) {
+    return hi;
   }
-  return hi;
+  // One below the smallest batch that misses; 1 at least (a batch of 1 is not re-checked).
+  return hi <= 1 ? 1LL : first_holding(1LL, hi, misses) - 1;
 }
 
 // Online serving: the requests in flight per replica. At least the spec's concurrency shared among
@@ -193,11 +192,9 @@ long long online_batch(const Search& S,
   if (hi <= lo || throughput_ratio(t, held(S, evaluate(S, spec, g, p, hi, replicas))) > 1.0) {
     return std::max(lo, hi);
   }
-  while (hi - lo > 1) {
-    const long long mid = lo + (hi - lo) / 2;
-    (throughput_ratio(t, held(S, evaluate(S, spec, g, p, mid, replicas))) <= 1.0 ? hi : lo) = mid;
-  }
-  return hi;
+  return first_holding(lo, hi, [&](long long batch) {
+    return throughput_ratio(t, held(S, evaluate(S, spec, g, p, batch, replicas))) <= 1.0;
+  });
 }
 
 // One replica count: the batch per replica (online_batch, or offline the largest that meets the
