@@ -8,6 +8,7 @@
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/plan/precision.hpp>
+#include <rightsize/plan/price.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/spec/spec.hpp>
 
@@ -251,18 +252,6 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
   return out;
 }
 
-// The cheapest price of the deployment's kind (and provider, when set), as plan picks it.
-const Price* deployment_price(const Gpu& g, const Deployment& d) {
-  const Price* best = nullptr;
-  for (const auto& p : g.prices) {
-    if (p.kind == d.price_kind && (!d.provider || p.provider == *d.provider) &&
-        (best == nullptr || p.per_gpu < best->per_gpu)) {
-      best = &p;
-    }
-  }
-  return best;
-}
-
 // Cloud: per hour = price x GPUs, and per million tokens at this load. On-prem ownership (whole
 // servers, power, amortization over a horizon) is plan's to compute.
 void price_report(EstimateReport& r, int gpus) {
@@ -272,7 +261,7 @@ void price_report(EstimateReport& r, int gpus) {
                   "by rightsize plan (docs/plan.md, \"Cost\")";
     return;
   }
-  const Price* p = deployment_price(r.gpu, d);
+  const Price* p = pick_price(r.gpu, d);
   if (p == nullptr) {
     r.cost_note = fmt::format("no {} price{} for {} in the catalog; add one with --catalog "
                               "(docs/catalog.md)",
@@ -283,12 +272,7 @@ void price_report(EstimateReport& r, int gpus) {
   }
   EstimateCost c;
   c.price = *p;
-  c.price_label = fmt::format("{} {} {} ({} {})",
-                              format_usd_per_hour(p->per_gpu),
-                              p->provider,
-                              p->kind,
-                              p->as_of_stated ? "as of" : "retrieved",
-                              p->as_of);
+  c.price_label = cloud_price_label(*p);
   c.price_stale = is_stale(p->as_of, today(), d.stale_price_days);
   c.per_hour = p->per_gpu * static_cast<double>(gpus);
   const double tokens_per_s = r.inference  ? r.inference->output_tokens_per_s

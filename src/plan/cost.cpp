@@ -4,11 +4,41 @@
 #include "search.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/price.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+
+namespace rightsize {
+
+const Price* pick_price(const Gpu& g, const Deployment& d) {
+  const Price* best = nullptr;
+  for (const auto& p : g.prices) {
+    if (p.kind != d.price_kind) {
+      continue;
+    }
+    if (d.provider && p.provider != *d.provider) {
+      continue;
+    }
+    if (best == nullptr || p.per_gpu < best->per_gpu) {
+      best = &p;
+    }
+  }
+  return best;
+}
+
+std::string cloud_price_label(const Price& p) {
+  return fmt::format("{} {} {} ({} {})",
+                     format_usd_per_hour(p.per_gpu),
+                     p.provider,
+                     p.kind,
+                     p.as_of_stated ? "as of" : "retrieved",
+                     p.as_of);
+}
+
+} // namespace rightsize
 
 namespace rightsize::detail {
 
@@ -23,15 +53,6 @@ long long replicas_for(const Candidate& c, double demand_factor, double headroom
 
 double demand(const Deployment& d, int month) {
   return std::pow(1.0 + d.growth_per_month, month - 1);
-}
-
-std::string cloud_price_label(const Price& p) {
-  return fmt::format("{} {} {} ({} {})",
-                     format_usd_per_hour(p.per_gpu),
-                     p.provider,
-                     p.kind,
-                     p.as_of_stated ? "as of" : "retrieved",
-                     p.as_of);
 }
 
 // Whole servers for `replicas` replicas of `per_replica` GPUs: a replica never straddles two
@@ -169,22 +190,6 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom) {
 }
 
 } // namespace
-
-const Price* pick_price(const Gpu& g, const Deployment& d) {
-  const Price* best = nullptr;
-  for (const auto& p : g.prices) {
-    if (p.kind != d.price_kind) {
-      continue;
-    }
-    if (d.provider && p.provider != *d.provider) {
-      continue;
-    }
-    if (best == nullptr || p.per_gpu < best->per_gpu) {
-      best = &p;
-    }
-  }
-  return best;
-}
 
 bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why) {
   const Deployment& d = S.spec.deployment;

@@ -4,6 +4,7 @@
 // shared by plan.cpp, the two searches and the costing. Not a public header.
 
 #include <rightsize/plan/plan.hpp>
+#include <rightsize/plan/price.hpp>
 
 #include <string>
 #include <vector>
@@ -63,8 +64,6 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
 
 // --- Cost (cost.cpp)
 
-// The cheapest price of the deployment's kind (and provider, when set), or null.
-const Price* pick_price(const Gpu& g, const Deployment& d);
 // Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
 // False, with `why`, when the catalog has no price for the deployment.
 bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why);
