@@ -352,22 +352,34 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
   plan.candidates.push_back(best_candidate(found, S.spec, S.options));
 }
 
+// A MIG profile name, "3g.40gb": compute slices and memory in GB; nullopt when not of that form.
+struct MigProfile {
+  int compute = 0;
+  double gb = 0;
+};
+
+std::optional<MigProfile> parse_mig_profile(const std::string& name) {
+  MigProfile m;
+  if (std::sscanf(name.c_str(), "%dg.%lfgb", &m.compute, &m.gb) != 2) {
+    return std::nullopt;
+  }
+  return m;
+}
+
 // A MIG profile of `g` as a GPU of its own: "3g.40gb" has 3 of the GPU's compute slices and its
 // share of memory and bandwidth (NVIDIA's MIG user guide: memory slices carry their share of the
 // bandwidth). The largest profile stands for the whole GPU's memory.
 std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool priced) {
-  int compute = 0;
-  double gb = 0;
-  double largest_gb = 0;
-  if (std::sscanf(profile.c_str(), "%dg.%lfgb", &compute, &gb) != 2 || !g.mig ||
-      g.mig->max_instances < 1) {
+  const auto parsed = parse_mig_profile(profile);
+  if (!parsed || !g.mig || g.mig->max_instances < 1) {
     return std::nullopt;
   }
+  const int compute = parsed->compute;
+  const double gb = parsed->gb;
+  double largest_gb = 0;
   for (const auto& p : g.mig->profiles) {
-    int c = 0;
-    double m = 0;
-    if (std::sscanf(p.c_str(), "%dg.%lfgb", &c, &m) == 2) {
-      largest_gb = std::max(largest_gb, m);
+    if (const auto m = parse_mig_profile(p)) {
+      largest_gb = std::max(largest_gb, m->gb);
     }
   }
   if (gb <= 0 || largest_gb <= 0 || compute >= g.mig->max_instances) {
@@ -425,10 +437,8 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
   const Search in_slice{one, S.catalog, S.constants, S.eff, S.options};
   std::vector<std::pair<double, std::string>> by_size;
   for (const auto& p : g.mig->profiles) {
-    int c = 0;
-    double m = 0;
-    if (std::sscanf(p.c_str(), "%dg.%lfgb", &c, &m) == 2) {
-      by_size.emplace_back(m * 100 + c, p);
+    if (const auto m = parse_mig_profile(p)) {
+      by_size.emplace_back(m->gb * 100 + m->compute, p);
     }
   }
   std::sort(by_size.begin(), by_size.end());
