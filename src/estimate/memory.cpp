@@ -61,7 +61,39 @@ std::string check_constant(const std::string& name, double value) {
                      value);
 }
 
+constexpr std::array<std::string_view, static_cast<std::size_t>(Constant::count)> k_constant_names{
+    "cuda_context_mib",
+    "cublas_workspace_mib",
+    "nccl_buffers_mib",
+    "cuda_graphs_mib",
+    "allocator_fragmentation",
+    "vllm_gpu_memory_utilization",
+    "sglang_mem_fraction_static",
+    "trtllm_kv_cache_free_gpu_mem_fraction",
+    "vllm_block_size_tokens",
+    "sglang_page_size_tokens",
+    "trtllm_tokens_per_block",
+    "max_num_batched_tokens",
+    "max_num_seqs",
+    "hf_loss_bytes_per_logit",
+    "megatron_loss_bytes_per_logit",
+    "lora_adapter_bytes_per_param"};
+
 } // namespace
+
+std::string_view constant_name(Constant c) {
+  return k_constant_names.at(static_cast<std::size_t>(c));
+}
+
+// Keeps the array the estimator reads in step with the named value.
+void Constants::index(const std::string& name) {
+  for (std::size_t i = 0; i < k_constant_names.size(); ++i) {
+    if (k_constant_names[i] == name) {
+      m_known[i] = m_values.at(name).value;
+      m_present[i] = true;
+    }
+  }
+}
 
 Constants Constants::load(const std::string& path) {
   const auto json = detail::load_json_file(path);
@@ -83,6 +115,7 @@ Constants Constants::load(const std::string& path) {
         f.member("value").fail(problem);
       }
       c.m_values[name] = Assumption{name, value, f.string("source")};
+      c.index(name);
     } catch (const InputError& e) {
       errors.push_back(e);
     }
@@ -104,10 +137,20 @@ void Constants::set(const std::string& name, double value, const std::string& wh
   }
   it->second.value = value;
   it->second.source = "overridden on the command line (" + where + ")";
+  index(name);
 }
 
 double Constants::get(const std::string& name) const {
   return assumption(name).value;
+}
+
+double Constants::get(Constant c) const {
+  const auto i = static_cast<std::size_t>(c);
+  if (!m_present.at(i)) {
+    throw InternalError("memory constant missing from data/memory.json: " +
+                        std::string(constant_name(c)));
+  }
+  return m_known[i];
 }
 
 const Assumption& Constants::assumption(const std::string& name) const {
@@ -188,8 +231,8 @@ Bytes engine_activation_peak(const Spec& spec,
     sequences = static_cast<double>(batch);
   } else {
     tokens = static_cast<double>(inf.max_num_batched_tokens.value_or(
-        static_cast<long long>(c.get("max_num_batched_tokens"))));
-    sequences = std::min(c.get("max_num_seqs"), tokens);
+        static_cast<long long>(c.get(Constant::max_num_batched_tokens))));
+    sequences = std::min(c.get(Constant::max_num_seqs), tokens);
   }
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
@@ -307,13 +350,13 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
   g.window = m.sliding_window;
   switch (spec.workload.inference.engine) {
   case Engine::vllm:
-    g.block = static_cast<long long>(c.get("vllm_block_size_tokens"));
+    g.block = static_cast<long long>(c.get(Constant::vllm_block_size_tokens));
     break;
   case Engine::sglang:
-    g.block = static_cast<long long>(c.get("sglang_page_size_tokens"));
+    g.block = static_cast<long long>(c.get(Constant::sglang_page_size_tokens));
     break;
   case Engine::tensorrt_llm:
-    g.block = static_cast<long long>(c.get("trtllm_tokens_per_block"));
+    g.block = static_cast<long long>(c.get(Constant::trtllm_tokens_per_block));
     break;
   case Engine::transformers:
     g.block = 1;                 // DynamicCache grows by concatenation, token by token
@@ -324,7 +367,12 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
   return g;
 }
 
-TrainingActivationTerms training_activations_per_layer(const Spec& spec, const Parallelism& p) {
+namespace {
+
+// training_activations_per_layer at a given micro-batch and recompute mode (the search varies
+// them without copying the spec).
+TrainingActivationTerms
+activation_terms(const Spec& spec, const Parallelism& p, long long micro, Recompute recompute) {
   const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
   const auto h = static_cast<double>(m.hidden);
@@ -356,24 +404,31 @@ TrainingActivationTerms training_activations_per_layer(const Spec& spec, const P
   // The a*s^2*b attention terms: softmax output 2, its dropout mask 1 and dropout output 2. Flash
   // attention and selective recompute never store them.
   double s2 = 0;
-  if (!w.flash_attention && w.recompute == Recompute::none) {
+  if (!w.flash_attention && recompute == Recompute::none) {
     s2 = 2.0 + (w.dropout ? 3.0 : 0.0);
   }
   const auto s = static_cast<double>(w.seq_len);
-  const auto b = static_cast<double>(w.micro_batch);
+  const auto b = static_cast<double>(micro);
   TrainingActivationTerms terms;
   terms.per_layer_sbh = replicated + split;
   terms.per_layer_s2 = s2;
   double bytes_per_layer =
       s * b * h * ((sp ? replicated / t : replicated) + split / t) + s2 * a * s * s * b / t;
-  if (w.flash_attention && w.recompute != Recompute::full) {
+  if (w.flash_attention && recompute != Recompute::full) {
     bytes_per_layer += 4.0 * a * s * b / t; // fp32 log-sum-exp per row
   }
-  if (w.recompute == Recompute::full) {
+  if (recompute == Recompute::full) {
     bytes_per_layer = 2.0 * s * b * h / (sp ? t : 1.0); // only the layer input is kept
   }
   terms.per_layer = Bytes(bytes_per_layer);
   return terms;
+}
+
+} // namespace
+
+TrainingActivationTerms training_activations_per_layer(const Spec& spec, const Parallelism& p) {
+  const auto& w = spec.workload.training;
+  return activation_terms(spec, p, w.micro_batch, w.recompute);
 }
 
 namespace {
@@ -381,7 +436,7 @@ namespace {
 // --- Shared terms ------------------------------------------------------------------------------
 
 Bytes cuda_context_bytes(const Constants& c) {
-  return mib(c.get("cuda_context_mib")) + mib(c.get("cublas_workspace_mib"));
+  return mib(c.get(Constant::cuda_context_mib)) + mib(c.get(Constant::cublas_workspace_mib));
 }
 
 // The constants cuda_context_bytes reads, cuBLAS first: the order reports have always listed them
@@ -418,19 +473,19 @@ template <typename Fits> long long largest_that_fits(long long limit, const Fits
 
 // --- Inference ---------------------------------------------------------------------------------
 
-// The constant holding the engine's memory fraction; transformers has none (nullptr).
-const char* engine_fraction_constant(Engine engine) {
+// The constant holding the engine's memory fraction; transformers has none.
+std::optional<Constant> engine_fraction_constant(Engine engine) {
   switch (engine) {
   case Engine::vllm:
-    return "vllm_gpu_memory_utilization";
+    return Constant::vllm_gpu_memory_utilization;
   case Engine::sglang:
-    return "sglang_mem_fraction_static";
+    return Constant::sglang_mem_fraction_static;
   case Engine::tensorrt_llm:
-    return "trtllm_kv_cache_free_gpu_mem_fraction";
+    return Constant::trtllm_kv_cache_free_gpu_mem_fraction;
   case Engine::transformers:
-    return nullptr;
+    return std::nullopt;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 bool inference_uses_nccl(const Parallelism& p) {
@@ -443,21 +498,21 @@ Bytes inference_fixed_overhead(const InferenceWorkload& inf,
                                const Constants& c) {
   Bytes overhead = cuda_context_bytes(c);
   if (inference_uses_nccl(p)) {
-    overhead += mib(c.get("nccl_buffers_mib"));
+    overhead += mib(c.get(Constant::nccl_buffers_mib));
   }
   if (inf.engine != Engine::transformers) {
-    overhead += mib(c.get("cuda_graphs_mib"));
+    overhead += mib(c.get(Constant::cuda_graphs_mib));
   }
   return overhead;
 }
 
 // The share of the GPU the engine lets itself use.
 double engine_memory_fraction(const InferenceWorkload& inf, const Constants& c) {
-  const char* constant = engine_fraction_constant(inf.engine);
-  if (constant == nullptr) {
+  const auto constant = engine_fraction_constant(inf.engine);
+  if (!constant) {
     return 1.0;
   }
-  return inf.gpu_memory_utilization.value_or(c.get(constant));
+  return inf.gpu_memory_utilization.value_or(c.get(*constant));
 }
 
 // The batch-independent terms of an inference estimate.
@@ -484,7 +539,7 @@ InferenceSetup inference_setup(const Spec& spec,
   s.kv_per_sequence = kv_per_sequence;
   s.fixed_overhead = inference_fixed_overhead(inf, p, c);
   s.fraction = engine_memory_fraction(inf, c);
-  s.fragmentation = c.get("allocator_fragmentation");
+  s.fragmentation = c.get(Constant::allocator_fragmentation);
   return s;
 }
 
@@ -582,8 +637,8 @@ std::vector<const char*> inference_assumption_names(const InferenceWorkload& inf
     names.insert(names.end(), {"cuda_graphs_mib", "max_num_batched_tokens", "max_num_seqs"});
   }
   // Listed even when gpu_memory_utilization overrides it.
-  const char* fraction = engine_fraction_constant(inf.engine);
-  names.push_back(fraction != nullptr ? fraction : "allocator_fragmentation");
+  const auto fraction = engine_fraction_constant(inf.engine);
+  names.push_back(fraction ? constant_name(*fraction).data() : "allocator_fragmentation");
   return names;
 }
 
@@ -591,7 +646,8 @@ MemoryEstimate inference_memory(const Spec& spec,
                                 const Gpu& gpu,
                                 const Parallelism& p,
                                 const Constants& c,
-                                std::optional<long long> batch) {
+                                std::optional<long long> batch,
+                                Detail detail) {
   const auto& inf = spec.workload.inference;
   const KvCacheGeometry kv = kv_cache_geometry(spec, p, c);
   const long long context_tokens = inf.input_tokens + inf.output_tokens;
@@ -611,6 +667,9 @@ MemoryEstimate inference_memory(const Spec& spec,
   e.budget = engine_budget(s, rest);
   e.kv_pool = max(Bytes(0), e.budget - rest);
   e.fits = e.batch >= 1 && rest < e.budget && e.per_gpu.total() <= e.budget;
+  if (detail == Detail::numbers) {
+    return e;
+  }
   const long long longest = longest_sequence(kv, e.kv_pool);
   const ModelArch& m = spec.model;
   e.max_context = m.max_position > 0 ? std::min(longest, m.max_position) : longest;
@@ -636,7 +695,7 @@ ParameterBytes lora_parameter_bytes(const Spec& spec, const Parallelism& p, cons
   ParameterBytes b;
   b.weights = weights_per_gpu(m, spec.weights, p).total().si();
   b.trainable_params = lora_parameters(spec) * stage_layer_share(m, p) / p.tp;
-  const double adapter = c.get("lora_adapter_bytes_per_param");
+  const double adapter = c.get(Constant::lora_adapter_bytes_per_param);
   b.weights += b.trainable_params * adapter * 4.0 / 16.0;
   b.gradients = b.trainable_params * adapter * 4.0 / 16.0;
   b.optimizer = b.trainable_params * adapter * 8.0 / 16.0;
@@ -683,9 +742,9 @@ double microbatches_in_flight(const TrainingWorkload& w, const Parallelism& p, l
   return in_flight;
 }
 
-const char* loss_constant(Framework framework) {
-  return framework == Framework::megatron ? "megatron_loss_bytes_per_logit"
-                                          : "hf_loss_bytes_per_logit";
+Constant loss_constant(Framework framework) {
+  return framework == Framework::megatron ? Constant::megatron_loss_bytes_per_logit
+                                          : Constant::hf_loss_bytes_per_logit;
 }
 
 // The loss: logits of every token (vocab-parallel over tp), on the last stage.
@@ -705,16 +764,12 @@ Bytes training_activations(const Spec& spec,
                            const Constants& c,
                            long long micro) {
   const auto& w = spec.workload.training;
-  Spec at_batch = spec;
-  at_batch.workload.training.micro_batch = micro;
-  const TrainingActivationTerms terms = training_activations_per_layer(at_batch, p);
+  const TrainingActivationTerms terms = activation_terms(spec, p, micro, w.recompute);
   const double layers_here = std::ceil(static_cast<double>(spec.model.layers) / p.pp);
   Bytes activations = terms.per_layer * layers_here * microbatches_in_flight(w, p, micro);
   if (w.recompute == Recompute::full) {
     // One layer is recomputed at a time: its full activations exist transiently.
-    Spec no_recompute = at_batch;
-    no_recompute.workload.training.recompute = Recompute::selective;
-    activations += training_activations_per_layer(no_recompute, p).per_layer;
+    activations += activation_terms(spec, p, micro, Recompute::selective).per_layer;
   }
   const Bytes logits = loss_logits_bytes(spec, p, c, micro);
   if (p.pp == 1) {
@@ -733,9 +788,9 @@ Bytes training_overhead(const Parallelism& p,
                         Bytes gradients) {
   Bytes overhead = cuda_context_bytes(c);
   if (training_uses_nccl(p)) {
-    overhead += mib(c.get("nccl_buffers_mib"));
+    overhead += mib(c.get(Constant::nccl_buffers_mib));
   }
-  overhead += (activations + gradients) * c.get("allocator_fragmentation");
+  overhead += (activations + gradients) * c.get(Constant::allocator_fragmentation);
   return overhead;
 }
 
@@ -746,7 +801,7 @@ std::vector<const char*> training_assumption_names(const TrainingWorkload& w,
   if (w.method != FinetuneMethod::full) {
     names.push_back("lora_adapter_bytes_per_param");
   }
-  names.push_back(loss_constant(w.framework));
+  names.push_back(constant_name(loss_constant(w.framework)).data());
   if (training_uses_nccl(p)) {
     names.push_back("nccl_buffers_mib");
   }
@@ -758,7 +813,8 @@ MemoryEstimate training_memory(const Spec& spec,
                                const Gpu& gpu,
                                const Parallelism& p,
                                const Constants& c,
-                               std::optional<long long> batch) {
+                               std::optional<long long> batch,
+                               Detail detail) {
   const auto& w = spec.workload.training;
   const ParameterBytes params = w.method == FinetuneMethod::full ? full_parameter_bytes(spec, p)
                                                                  : lora_parameter_bytes(spec, p, c);
@@ -776,7 +832,9 @@ MemoryEstimate training_memory(const Spec& spec,
   e.batch = micro;
   e.budget = e.capacity;
   e.fits = e.per_gpu.total() <= e.capacity;
-  e.assumptions = recorded_assumptions(c, training_assumption_names(w, p));
+  if (detail == Detail::full) {
+    e.assumptions = recorded_assumptions(c, training_assumption_names(w, p));
+  }
   return e;
 }
 
@@ -786,11 +844,12 @@ MemoryEstimate estimate_memory(const Spec& spec,
                                const Gpu& gpu,
                                const Parallelism& p,
                                const Constants& c,
-                               std::optional<long long> batch) {
+                               std::optional<long long> batch,
+                               Detail detail) {
   if (spec.workload.is_training()) {
-    return training_memory(spec, gpu, p, c, batch);
+    return training_memory(spec, gpu, p, c, batch, detail);
   }
-  return inference_memory(spec, gpu, p, c, batch);
+  return inference_memory(spec, gpu, p, c, batch, detail);
 }
 
 } // namespace rightsize

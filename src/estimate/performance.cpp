@@ -112,6 +112,10 @@ nlohmann::json Efficiency::to_json() const {
 }
 
 std::string Efficiency::family_name(const Gpu& gpu) {
+  return std::string(family_key(gpu));
+}
+
+std::string_view Efficiency::family_key(const Gpu& gpu) {
   const std::string& g = gpu.generation;
   if (g == "sm80" || g == "sm86") {
     return "ampere";
@@ -132,7 +136,7 @@ std::string Efficiency::family_name(const Gpu& gpu) {
 }
 
 const FamilyEfficiency& Efficiency::family(const Gpu& gpu) const {
-  const auto it = families.find(family_name(gpu));
+  const auto it = families.find(family_key(gpu));
   if (it == families.end()) {
     throw InputError("data/efficiency.json:/families",
                      "has no entry for GPU family " + family_name(gpu) + " of " + gpu.name);
@@ -141,7 +145,11 @@ const FamilyEfficiency& Efficiency::family(const Gpu& gpu) const {
 }
 
 const EngineOverhead& Efficiency::engine(Engine e) const {
-  return engines.at(std::string(to_string(e)));
+  const auto it = engines.find(to_string(e));
+  if (it == engines.end()) {
+    throw InternalError("data/efficiency.json has no engine " + std::string(to_string(e)));
+  }
+  return it->second;
 }
 
 // --- Model -------------------------------------------------------------------------------------
@@ -226,16 +234,30 @@ FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficienc
   return *gpu.rate(p) * efficiency;
 }
 
+// What an inference estimate looks up once: the GPU family's efficiencies, the engine's
+// overheads, the tensor rate at the compute precision times the family's efficiency.
+struct Resolved {
+  const FamilyEfficiency& fam;
+  const EngineOverhead& engine;
+  FlopsPerSecond compute_rate;
+};
+
+Resolved resolve(const Spec& spec, const Gpu& gpu, const Efficiency& eff) {
+  const FamilyEfficiency& fam = eff.family(gpu);
+  return {fam, eff.engine(spec.workload.inference.engine), effective_rate(spec, gpu, fam.compute)};
+}
+
 Step decode_step(const Spec& spec,
                  const Gpu& gpu,
                  const Parallelism& p,
                  const Efficiency& eff,
+                 const Resolved& rs,
                  const Constants& constants,
                  double batch,
                  double context) {
   const ModelArch& m = spec.model;
-  const auto& fam = eff.family(gpu);
-  const auto& engine = eff.engine(spec.workload.inference.engine);
+  const auto& fam = rs.fam;
+  const auto& engine = rs.engine;
   // Bytes read per step, all pipeline stages in sequence: the weights (MoE: only the experts the
   // batch's tokens touch) and the KV cache of every sequence.
   WeightBytes w = weights_per_gpu(m, spec.weights, p);
@@ -247,8 +269,7 @@ Step decode_step(const Spec& spec,
   Step s;
   s.bytes = (w.total() + kv.per_sequence(static_cast<long long>(context)) * batch) * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
-  s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) /
-              effective_rate(spec, gpu, fam.compute);
+  s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / rs.compute_rate;
   const double act = element_bytes(spec.precision.activations).si();
   const auto link = tp_link(gpu, p.tp, eff);
   // Two all-reduces per layer (after attention and after the MLP), Megatron-style.
@@ -270,17 +291,17 @@ Step prefill_step(const Spec& spec,
                   const Gpu& gpu,
                   const Parallelism& p,
                   const Efficiency& eff,
+                  const Resolved& rs,
                   double tokens,
                   double prompt) {
   const ModelArch& m = spec.model;
-  const auto& fam = eff.family(gpu);
-  const auto& engine = eff.engine(spec.workload.inference.engine);
+  const auto& fam = rs.fam;
+  const auto& engine = rs.engine;
   Step s;
   s.bytes = weights_per_gpu(m, spec.weights, p).total() * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   // Causal attention: each token attends to half the prompt on average.
-  s.compute = forward_flops(m, tokens, prompt / 2.0) / static_cast<double>(p.tp) /
-              effective_rate(spec, gpu, fam.compute);
+  s.compute = forward_flops(m, tokens, prompt / 2.0) / static_cast<double>(p.tp) / rs.compute_rate;
   const double act = element_bytes(spec.precision.activations).si();
   s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
                               p.tp,
@@ -317,20 +338,29 @@ std::string decode_explanation(const Step& s, const std::string& bottleneck) {
 
 } // namespace
 
+InferencePerformance with_replicas(InferencePerformance one, int replicas) {
+  const auto n = static_cast<double>(replicas);
+  one.requests_per_s *= n;
+  one.output_tokens_per_s *= n;
+  one.prefill_tokens_per_s *= n;
+  return one;
+}
+
 InferencePerformance estimate_inference(const Spec& spec,
                                         const Gpu& gpu,
                                         const Parallelism& p,
                                         const MemoryEstimate& memory,
                                         const Efficiency& eff,
                                         const Constants& constants,
-                                        int replicas) {
+                                        int replicas,
+                                        Detail detail) {
   const auto& inf = spec.workload.inference;
   InferencePerformance r;
   r.compute_precision = compute_precision(spec, gpu);
   const long long wanted = memory.batch;
   // The scheduler's own limit on sequences in flight (vLLM --max-num-seqs) caps it too.
   const long long c =
-      std::min({wanted, memory.max_batch, static_cast<long long>(constants.get("max_num_seqs"))});
+      std::min({wanted, memory.max_batch, static_cast<long long>(constants.get(Constant::max_num_seqs))});
   r.concurrency = c;
   if (c < 1) {
     r.bottleneck = "memory_capacity";
@@ -339,9 +369,10 @@ InferencePerformance estimate_inference(const Spec& spec,
   }
   const auto isl = static_cast<double>(inf.input_tokens);
   const auto osl = static_cast<double>(inf.output_tokens);
-  const Step pf = prefill_step(spec, gpu, p, eff, isl, isl);
+  const Resolved rs = resolve(spec, gpu, eff);
+  const Step pf = prefill_step(spec, gpu, p, eff, rs, isl, isl);
   const Step dec =
-      decode_step(spec, gpu, p, eff, constants, static_cast<double>(c), isl + osl / 2.0);
+      decode_step(spec, gpu, p, eff, rs, constants, static_cast<double>(c), isl + osl / 2.0);
   r.prefill = pf.total();
   r.decode_step = dec.total();
   r.decode_memory = dec.memory;
@@ -354,7 +385,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   // request rate lambda solves lambda * cycle(lambda) = c, where the cycle (TTFT + (osl - 1) *
   // TPOT) grows with lambda; bisection over (0, 1 / prefill).
   // Looked up once: the bisection below evaluates the cycle a hundred times.
-  const EngineOverhead& engine = eff.engine(inf.engine);
+  const EngineOverhead& engine = rs.engine;
   const Seconds t0 = engine.per_request;
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
     const double share = std::min(0.98, lambda * r.prefill.si());
@@ -372,6 +403,9 @@ InferencePerformance estimate_inference(const Spec& spec,
   double hi = 0.98 / r.prefill.si();
   for (int i = 0; i < 100; ++i) {
     const double mid = (lo + hi) / 2.0;
+    if (mid == lo || mid == hi) {
+      break; // converged to adjacent doubles: further halvings change nothing
+    }
     Seconds t1;
     Seconds t2;
     at_rate(mid, t1, t2);
@@ -390,9 +424,13 @@ InferencePerformance estimate_inference(const Spec& spec,
   }
   r.ttft = ttft;
   r.tpot = tpot;
-  r.requests_per_s = rate * replicas;
-  r.output_tokens_per_s = rate * osl * replicas;
-  r.prefill_tokens_per_s = rate * isl * replicas;
+  r.requests_per_s = rate;
+  r.output_tokens_per_s = rate * osl;
+  r.prefill_tokens_per_s = rate * isl;
+  r = with_replicas(r, replicas);
+  if (detail == Detail::numbers) {
+    return r;
+  }
   if (r.queueing) {
     r.bottleneck = "memory_capacity";
     r.explanation = fmt::format("only {} of {} concurrent sequences fit in the KV cache; the rest "
@@ -419,7 +457,8 @@ TrainingPerformance estimate_training(const Spec& spec,
                                       const Gpu& gpu,
                                       const Parallelism& p,
                                       const MemoryEstimate& memory,
-                                      const Efficiency& eff) {
+                                      const Efficiency& eff,
+                                      Detail detail) {
   const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
   TrainingPerformance r;
@@ -493,6 +532,9 @@ TrainingPerformance estimate_training(const Spec& spec,
     if (w.deadline) {
       r.meets_deadline = *r.time_to_train <= *w.deadline;
     }
+  }
+  if (detail == Detail::numbers) {
+    return r;
   }
   const Seconds comm = r.tensor_parallel_communication + r.data_parallel_exposed;
   if (r.host_input > gpu.host_link * 0.5) {

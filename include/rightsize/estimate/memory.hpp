@@ -7,9 +7,11 @@
 #include <rightsize/core/units.hpp>
 #include <rightsize/spec/spec.hpp>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rightsize {
@@ -31,6 +33,31 @@ struct Assumption {
   std::string source;
 };
 
+// The constants the estimator reads. Each is a field of data/memory.json under the same name;
+// reads go through this index so that an evaluation does no string look-up.
+enum class Constant : std::size_t {
+  cuda_context_mib,
+  cublas_workspace_mib,
+  nccl_buffers_mib,
+  cuda_graphs_mib,
+  allocator_fragmentation,
+  vllm_gpu_memory_utilization,
+  sglang_mem_fraction_static,
+  trtllm_kv_cache_free_gpu_mem_fraction,
+  vllm_block_size_tokens,
+  sglang_page_size_tokens,
+  trtllm_tokens_per_block,
+  max_num_batched_tokens,
+  max_num_seqs,
+  hf_loss_bytes_per_logit,
+  megatron_loss_bytes_per_logit,
+  lora_adapter_bytes_per_param,
+  count
+};
+
+// The name of a constant in data/memory.json.
+std::string_view constant_name(Constant c);
+
 // Runtime constants from data/memory.json, overridable one by one.
 class Constants {
 public:
@@ -40,12 +67,24 @@ public:
   // suggestion.
   void set(const std::string& name, double value, const std::string& where);
   [[nodiscard]] double get(const std::string& name) const;
+  // The estimator's reads: an array index. A constant missing from the file is an InternalError
+  // here, as with the name.
+  [[nodiscard]] double get(Constant c) const;
   [[nodiscard]] const Assumption& assumption(const std::string& name) const;
   [[nodiscard]] std::vector<std::string> names() const;
 
 private:
+  void index(const std::string& name);
+
   std::map<std::string, Assumption> m_values;
+  std::array<double, static_cast<std::size_t>(Constant::count)> m_known{};
+  std::array<bool, static_cast<std::size_t>(Constant::count)> m_present{};
 };
+
+// How much an estimate explains. `numbers` leaves out what only a report reads (notes, the
+// assumptions list, the explanation and bottleneck sentences, the longest context), for the
+// search's many evaluations; the figures are the same either way.
+enum class Detail { full, numbers };
 
 // Per-GPU memory, term by term.
 struct MemoryBreakdown {
@@ -111,6 +150,7 @@ MemoryEstimate estimate_memory(const Spec& spec,
                                const Gpu& gpu,
                                const Parallelism& p,
                                const Constants& c,
-                               std::optional<long long> batch = std::nullopt);
+                               std::optional<long long> batch = std::nullopt,
+                               Detail detail = Detail::full);
 
 } // namespace rightsize

@@ -42,9 +42,12 @@ public:
   [[nodiscard]] const EngineOverhead& engine(Engine e) const;
   // The family name of a GPU: ampere, ada, hopper, blackwell, turing, cdna3.
   static std::string family_name(const Gpu& gpu);
+  static std::string_view family_key(const Gpu& gpu);
 
-  std::map<std::string, FamilyEfficiency> families;
-  std::map<std::string, EngineOverhead> engines;
+  // Keyed by name as in data/efficiency.json; transparent, so family() and engine() find without
+  // building a string.
+  std::map<std::string, FamilyEfficiency, std::less<>> families;
+  std::map<std::string, EngineOverhead, std::less<>> engines;
   Seconds allreduce_latency;      // per ring step over NVLink / Infinity Fabric
   Seconds pcie_allreduce_latency; // per ring step over PCIe
   Seconds network_latency;
@@ -107,11 +110,16 @@ InferencePerformance estimate_inference(const Spec& spec,
                                         const MemoryEstimate& memory,
                                         const Efficiency& eff,
                                         const Constants& constants,
-                                        int replicas = 1);
+                                        int replicas = 1,
+                                        Detail detail = Detail::full);
+// A one-replica estimate as `replicas` copies serving together: the rates add up, latencies stay.
+InferencePerformance with_replicas(InferencePerformance one, int replicas);
+
 TrainingPerformance estimate_training(const Spec& spec,
                                       const Gpu& gpu,
                                       const Parallelism& p,
                                       const MemoryEstimate& memory,
-                                      const Efficiency& eff);
+                                      const Efficiency& eff,
+                                      Detail detail = Detail::full);
 
 } // namespace rightsize
