@@ -240,7 +240,7 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
 }
 
 // A training run costs its GPUs for the time to train (a month when no token count is given).
-void cost_training(const Search& S, const Price* price, Candidate& c) {
+void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail) {
   const Deployment& d = S.spec.deployment;
   const TrainingPerformance& t = *c.training;
   const Seconds run = t.time_to_train.value_or(hours(d.hours_per_month));
@@ -248,14 +248,16 @@ void cost_training(const Search& S, const Price* price, Candidate& c) {
   if (d.mode == DeploymentMode::cloud) {
     c.cost.per_hour = price->per_gpu * gpus;
     c.cost.tco = c.cost.per_hour * run;
-    c.cost.price_label = cloud_price_label(*price);
-    c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
-    c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
-                               gpus,
-                               gpus == 1.0 ? "" : "s",
-                               format_usd_per_hour(price->per_gpu),
-                               format_seconds(run),
-                               t.time_to_train ? "" : " (a month: no tokens given)");
+    if (detail == Detail::full) {
+      c.cost.price_label = cloud_price_label(*price);
+      c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
+      c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
+                                 gpus,
+                                 gpus == 1.0 ? "" : "s",
+                                 format_usd_per_hour(price->per_gpu),
+                                 format_seconds(run),
+                                 t.time_to_train ? "" : " (a month: no tokens given)");
+    }
   } else {
     // The job is one replica of all its GPUs, in whole servers, paid for the time it runs.
     const OnPremCost own = on_prem_cost(*c.gpu, c.layout.gpus(), 1, d, S.options.today);

@@ -49,6 +49,10 @@ constexpr double k_tight_headroom = 0.10;        // under 10% memory or latency 
 constexpr double k_overprovisioned_use = 0.40;   // under 40% of memory used...
 constexpr double k_overprovisioned_margin = 2.0; // ...and every latency target met twice over
 
+} // namespace
+
+namespace detail {
+
 bool has_targets(const Spec& spec) {
   if (spec.workload.is_training()) {
     return true;
@@ -88,6 +92,14 @@ double score(const Candidate& c, Objective o, const Spec& spec) {
   }
   return c.cost.tco.si();
 }
+
+} // namespace detail
+
+namespace {
+
+using detail::has_targets;
+using detail::owned_gpus;
+using detail::score;
 
 // Target / held value of the latency targets (or deadline), the worse; 1e9 when none binds.
 // `edge`: the pessimistic edge of the band, else the point estimate.

@@ -67,8 +67,18 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
 // Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
 // False, with `why`, when the catalog has no price for the deployment.
 bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why);
-// Training cost for the time to train; `price` may be null on-prem.
-void cost_training(const Search& S, const Price* price, Candidate& c);
+// Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
+// labels and the basis sentence out (the search scores every layout; only the best is shown).
+void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);
+
+// --- Ranking (plan.cpp)
+
+// Whether the spec sets any target (training: always).
+bool has_targets(const Spec& spec);
+// The GPUs a deployment occupies: on-prem, every GPU of the servers bought.
+long long owned_gpus(const Candidate& c);
+// A candidate's score under the objective: lower is better.
+double score(const Candidate& c, Objective o, const Spec& spec);
 
 // --- Searches (search_inference.cpp, search_training.cpp)
 

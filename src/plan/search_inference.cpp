@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
 #include <cmath>
 
 namespace rightsize::detail {
@@ -23,25 +24,11 @@ struct Targets {
   std::optional<double> tokens;
 };
 
+// The figures of one configuration (Detail::numbers: no sentences), as the search compares them.
 struct Evaluated {
   MemoryEstimate memory;
   InferencePerformance perf;
-  std::optional<InferenceBands> bands;
 };
-
-Evaluated evaluate(const Search& S,
-                   const Spec& spec,
-                   const Gpu& g,
-                   const Parallelism& p,
-                   std::optional<long long> batch,
-                   int replicas) {
-  Evaluated e{estimate_memory(spec, g, p, S.constants, batch), {}, {}};
-  e.perf = estimate_inference(spec, g, p, e.memory, S.eff, S.constants, replicas);
-  if (S.options.uncertainty != nullptr) {
-    e.bands = inference_bands(e.perf, *S.options.uncertainty, g, spec.workload.inference.engine);
-  }
-  return e;
-}
 
 // The values targets are held to: the pessimistic edge of each band (slow latency, low
 // throughput), or the point estimate with --confidence point or without bands.
@@ -52,15 +39,61 @@ struct Held {
   double output_tokens_per_s = 0;
 };
 
-Held held(const Search& S, const Evaluated& e) {
-  if (e.bands && S.options.confidence == Confidence::band) {
-    return {e.bands->ttft.high,
-            e.bands->tpot.high,
-            e.bands->requests_per_s.low,
-            e.bands->output_tokens_per_s.low};
+// Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
+// not depend on the replica count and performance only scales with it (with_replicas), so the
+// searches over batch and replicas below re-use each one-replica evaluation. The band ratios of
+// the GPU's family and the engine are looked up once.
+class LayoutEvaluator {
+public:
+  LayoutEvaluator(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p)
+      : m_s(S), m_spec(spec), m_gpu(g), m_p(p) {
+    if (S.options.uncertainty != nullptr && S.options.confidence == Confidence::band) {
+      const auto& u = *S.options.uncertainty;
+      const std::string family = Efficiency::family_name(g);
+      const std::string engine(to_string(spec.workload.inference.engine));
+      m_ttft_high = u.band("ttft", family, engine).high_ratio;
+      m_tpot_high = u.band("tpot", family, engine).high_ratio;
+    }
   }
-  return {e.perf.ttft.si(), e.perf.tpot.si(), e.perf.requests_per_s, e.perf.output_tokens_per_s};
-}
+
+  // `batch` concurrent sequences per replica (nullopt: the spec's concurrency, or all that fit).
+  Evaluated operator()(std::optional<long long> batch, int replicas) {
+    const long long key = batch.value_or(-1);
+    const auto hit = std::find_if(
+        m_cache.begin(), m_cache.end(), [&](const auto& entry) { return entry.first == key; });
+    const Evaluated& one = hit != m_cache.end() ? hit->second : compute(key, batch);
+    return {one.memory, with_replicas(one.perf, replicas)};
+  }
+
+  // As inference_bands() would hold them, without building the bands: a time's slow edge is
+  // point x high_ratio, a rate's low edge point / the TPOT high_ratio (docs/plan.md).
+  [[nodiscard]] Held held(const Evaluated& e) const {
+    if (m_ttft_high) {
+      return {e.perf.ttft.si() * *m_ttft_high,
+              e.perf.tpot.si() * *m_tpot_high,
+              e.perf.requests_per_s / *m_tpot_high,
+              e.perf.output_tokens_per_s / *m_tpot_high};
+    }
+    return {e.perf.ttft.si(), e.perf.tpot.si(), e.perf.requests_per_s, e.perf.output_tokens_per_s};
+  }
+
+private:
+  const Evaluated& compute(long long key, std::optional<long long> batch) {
+    Evaluated e{estimate_memory(m_spec, m_gpu, m_p, m_s.constants, batch, Detail::numbers), {}};
+    e.perf = estimate_inference(
+        m_spec, m_gpu, m_p, e.memory, m_s.eff, m_s.constants, 1, Detail::numbers);
+    m_cache.emplace_back(key, std::move(e));
+    return m_cache.back().second;
+  }
+
+  const Search& m_s;
+  const Spec& m_spec;
+  const Gpu& m_gpu;
+  const Parallelism& m_p;
+  std::optional<double> m_ttft_high;
+  std::optional<double> m_tpot_high;
+  std::deque<std::pair<long long, Evaluated>> m_cache; // stable references; a few dozen entries
+};
 
 // Whether latency targets hold, and by how much (held value / target, the worse of the two).
 double latency_ratio(const Targets& t, const Held& h) {
@@ -152,15 +185,12 @@ struct Attempt {
 
 // Offline serving: the largest batch per replica that meets the latency targets (all that fits,
 // or less, found by bisection).
-long long largest_batch_meeting_latency(const Search& S,
-                                        const Spec& spec,
-                                        const Gpu& g,
-                                        const Parallelism& p,
+long long largest_batch_meeting_latency(LayoutEvaluator& eval,
                                         const Evaluated& probe,
                                         const Targets& t,
                                         int replicas) {
   const auto misses = [&](long long batch) {
-    return latency_ratio(t, held(S, evaluate(S, spec, g, p, batch, replicas))) > 1.0;
+    return latency_ratio(t, eval.held(eval(batch, replicas))) > 1.0;
   };
   const long long hi = probe.memory.max_batch;
   if (!(t.ttft || t.tpot) || !misses(hi)) {
@@ -175,43 +205,39 @@ long long largest_batch_meeting_latency(const Search& S,
 // rate r with requests of duration d holds r x d of them at once. The smallest such batch, by
 // bisection (throughput grows with the batch), capped at what fits.
 long long online_batch(const Search& S,
-                       const Spec& spec,
-                       const Gpu& g,
-                       const Parallelism& p,
+                       LayoutEvaluator& eval,
                        const Evaluated& probe,
                        const ServingGoal& goal,
                        int replicas) {
   const Targets& t = goal.targets;
+  const auto holds = [&](long long batch) {
+    return throughput_ratio(t, eval.held(eval(batch, replicas))) <= 1.0;
+  };
   long long lo = (*goal.concurrency + replicas - 1) / replicas;
-  if ((!t.rps && !t.tokens) ||
-      throughput_ratio(t, held(S, evaluate(S, spec, g, p, lo, replicas))) <= 1.0) {
+  if ((!t.rps && !t.tokens) || holds(lo)) {
     return lo;
   }
   long long hi = std::min<long long>(probe.memory.max_batch,
-                                     static_cast<long long>(S.constants.get("max_num_seqs")));
-  if (hi <= lo || throughput_ratio(t, held(S, evaluate(S, spec, g, p, hi, replicas))) > 1.0) {
+                                     static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
+  if (hi <= lo || !holds(hi)) {
     return std::max(lo, hi);
   }
-  return first_holding(lo, hi, [&](long long batch) {
-    return throughput_ratio(t, held(S, evaluate(S, spec, g, p, batch, replicas))) <= 1.0;
-  });
+  return first_holding(lo, hi, holds);
 }
 
 // One replica count: the batch per replica (online_batch, or offline the largest that meets the
 // latency targets), evaluated, and the target it misses.
 Attempt attempt_replicas(const Search& S,
-                         const Spec& spec,
-                         const Gpu& g,
-                         const Parallelism& p,
+                         LayoutEvaluator& eval,
                          const Evaluated& probe,
                          const ServingGoal& goal,
                          int replicas) {
   const Targets& t = goal.targets;
   const long long batch = goal.concurrency
-                              ? online_batch(S, spec, g, p, probe, goal, replicas)
-                              : largest_batch_meeting_latency(S, spec, g, p, probe, t, replicas);
-  Attempt a{evaluate(S, spec, g, p, batch, replicas), "", 0.0};
-  const Held h = held(S, a.result);
+                              ? online_batch(S, eval, probe, goal, replicas)
+                              : largest_batch_meeting_latency(eval, probe, t, replicas);
+  Attempt a{eval(batch, replicas), "", 0.0};
+  const Held h = eval.held(a.result);
   const double lat = latency_ratio(t, h);
   if (lat > 1.0) {
     a.code = "latency_target";
@@ -238,19 +264,17 @@ struct ReplicaSearch {
 // Offline: each replica runs its own largest batch that meets the latency targets, independent of
 // how many replicas there are, so throughput adds up and one evaluation decides.
 ReplicaSearch offline_replicas(const Search& S,
-                               const Spec& spec,
-                               const Gpu& g,
-                               const Parallelism& p,
+                               LayoutEvaluator& eval,
                                const Evaluated& probe,
                                const ServingGoal& goal,
                                int max_replicas) {
-  const Attempt one = attempt_replicas(S, spec, g, p, probe, goal, 1);
+  const Attempt one = attempt_replicas(S, eval, probe, goal, 1);
   ReplicaSearch r{one.code.empty(), 1, one.result, one.code, one.distance};
   if (!r.found && one.code == "throughput_target") {
     r.replicas =
         static_cast<int>(std::min<double>(max_replicas + 1.0, std::ceil(one.distance - 1e-9)));
     if (r.replicas <= max_replicas) {
-      r.best = evaluate(S, spec, g, p, one.result.memory.batch, r.replicas);
+      r.best = eval(one.result.memory.batch, r.replicas);
       r.found = true;
     }
   }
@@ -263,9 +287,7 @@ ReplicaSearch offline_replicas(const Search& S,
 // Online: replicas share the concurrency, so more replicas lower each one's batch. Double until
 // every target holds, then bisect down to the fewest.
 ReplicaSearch online_replicas(const Search& S,
-                              const Spec& spec,
-                              const Gpu& g,
-                              const Parallelism& p,
+                              LayoutEvaluator& eval,
                               const Evaluated& probe,
                               const ServingGoal& goal,
                               int max_replicas) {
@@ -274,7 +296,7 @@ ReplicaSearch online_replicas(const Search& S,
   Attempt last;
   bool found = false;
   while (hi <= max_replicas) {
-    last = attempt_replicas(S, spec, g, p, probe, goal, hi);
+    last = attempt_replicas(S, eval, probe, goal, hi);
     if (last.code.empty()) {
       found = true;
       break;
@@ -288,7 +310,7 @@ ReplicaSearch online_replicas(const Search& S,
   ReplicaSearch r{true, hi, last.result, "", 0.0};
   while (r.replicas - lo > 1) {
     const int mid = lo + (r.replicas - lo) / 2;
-    Attempt a = attempt_replicas(S, spec, g, p, probe, goal, mid);
+    Attempt a = attempt_replicas(S, eval, probe, goal, mid);
     if (a.code.empty()) {
       r.replicas = mid;
       r.best = std::move(a.result);
@@ -312,8 +334,8 @@ Miss target_miss(const ReplicaSearch& r, const Parallelism& p) {
           r.distance};
 }
 
-Candidate
-serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec, const ReplicaSearch& r) {
+// A layout's candidate as the search scores it: the figures of the replica search, no sentences.
+Candidate serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec, const ReplicaSearch& r) {
   Candidate c;
   c.gpu = &g;
   c.layout = p;
@@ -321,15 +343,48 @@ serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec, const Re
   c.spec = spec;
   c.memory = r.best.memory;
   c.inference = r.best.perf;
-  c.inference_bands = r.best.bands;
   return c;
+}
+
+// The candidate re-evaluated with every sentence and band (Detail::full) at the batch and replicas
+// the search settled on: the same figures, now explained. Only the candidates kept are.
+void explain(const Search& S, Candidate& c) {
+  const Spec& spec = c.spec;
+  c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
+  c.inference =
+      estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
+  if (S.options.uncertainty != nullptr) {
+    c.inference_bands = inference_bands(
+        *c.inference, *S.options.uncertainty, *c.gpu, spec.workload.inference.engine);
+  }
+}
+
+// The lowest score any number of replicas of a layout with `per_replica` GPUs can have: its cost
+// with one replica every month, which cost_inference computes the same way as for more (every
+// term grows with the replicas). Only where the objective's score grows with the cost or the GPU
+// count (tco, gpus, power); nullopt otherwise, and when the GPU has no price.
+std::optional<double>
+score_lower_bound(const Search& S, const Gpu& g, const Parallelism& p) {
+  const Objective o = S.options.objective;
+  if (!S.options.prune || (o != Objective::tco && o != Objective::gpus && o != Objective::power)) {
+    return std::nullopt;
+  }
+  Candidate one;
+  one.gpu = &g;
+  one.layout = p;
+  one.replicas = 1;
+  std::string why;
+  if (!cost_inference(S, one, 1e300, why)) {
+    return std::nullopt;
+  }
+  return score(one, o, S.spec);
 }
 
 // Load headroom: how far demand may grow before these replicas stop meeting targets (1 when no
 // target bounds it).
-double load_headroom(const Search& S, const ServingGoal& goal, const ReplicaSearch& r) {
+double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const ReplicaSearch& r) {
   const Targets& t = goal.targets;
-  const Held h = held(S, r.best);
+  const Held h = eval.held(r.best);
   double headroom = 1e9;
   if (t.rps) {
     headroom = std::min(headroom, h.requests_per_s / *t.rps);
@@ -346,13 +401,13 @@ double load_headroom(const Search& S, const ServingGoal& goal, const ReplicaSear
 }
 
 // $ per million output tokens at the planned load and with every replica running full.
-void price_per_token(const Search& S, Candidate& c) {
+void price_per_token(LayoutEvaluator& eval, Candidate& c) {
   if (c.cost.price_label.empty() || c.inference->output_tokens_per_s <= 0) {
     return;
   }
   c.cost.usd_per_million_output_tokens =
       c.cost.per_hour.si() / (c.inference->output_tokens_per_s * 3600.0) * 1e6;
-  const Evaluated full = evaluate(S, c.spec, *c.gpu, c.layout, std::nullopt, c.replicas);
+  const Evaluated full = eval(std::nullopt, c.replicas);
   if (full.perf.output_tokens_per_s > 0) {
     c.cost.usd_per_million_at_full_load =
         c.cost.per_hour.si() / (full.perf.output_tokens_per_s * 3600.0) * 1e6;
@@ -362,9 +417,15 @@ void price_per_token(const Search& S, Candidate& c) {
 } // namespace
 
 // For each precision and layout: fit probe (one request, one replica) → replica search → cost →
-// candidate. Layouts that fail leave the closest miss, to explain a rejection.
+// score. Layouts that fail leave the closest miss, to explain a rejection. `found` gets the first
+// configuration that meets the spec and the best by score (the first of the lowest, as plan.cpp
+// ranks) when that is another; a layout whose lowest possible score cannot beat the best so far is
+// skipped after its fit probe (PlanOptions::prune).
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const ServingGoal goal = serving_goal(S.spec);
+  std::optional<Candidate> first; // the first configuration that meets the spec
+  std::optional<Candidate> best;  // a later one that scores strictly lower, if any
+  double best_score = 0;          // of the best so far: `best`, else `first`
   for (const Spec& spec : precision_variants(S.spec)) {
     if (!engine_runs(S, spec, g, miss)) {
       continue;
@@ -378,29 +439,48 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus) {
         continue;
       }
-      const Evaluated probe = evaluate(S, spec, g, p, 1, 1);
+      LayoutEvaluator eval(S, spec, g, p);
+      const Evaluated probe = eval(1, 1);
       if (probe.memory.max_batch < 1) {
         miss.consider(memory_miss(probe, p));
         continue;
       }
       widest_fits = widest_fits || (p.tp == tps.back() && p.pp == 1);
+      if (first) {
+        if (const auto bound = score_lower_bound(S, g, p); bound && *bound >= best_score) {
+          continue; // cannot beat the best: a miss would not matter, the GPU has a candidate
+        }
+      }
       const int max_replicas =
           static_cast<int>(std::min<long long>(k_max_replicas, goal.max_gpus / per_replica));
       const ReplicaSearch r = goal.concurrency
-                                  ? online_replicas(S, spec, g, p, probe, goal, max_replicas)
-                                  : offline_replicas(S, spec, g, p, probe, goal, max_replicas);
+                                  ? online_replicas(S, eval, probe, goal, max_replicas)
+                                  : offline_replicas(S, eval, probe, goal, max_replicas);
       if (!r.found) {
         miss.consider(target_miss(r, p));
         continue;
       }
       Candidate c = serving_candidate(g, p, spec, r);
       std::string why;
-      if (!cost_inference(S, c, std::max(1.0, load_headroom(S, goal, r)), why)) {
+      if (!cost_inference(S, c, std::max(1.0, load_headroom(eval, goal, r)), why)) {
         miss.consider({"no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299});
         continue;
       }
-      price_per_token(S, c);
-      found.push_back(std::move(c));
+      price_per_token(eval, c);
+      const double sc = score(c, S.options.objective, S.spec);
+      if (!first) {
+        first = std::move(c);
+        best_score = sc;
+      } else if (sc < best_score) {
+        best = std::move(c);
+        best_score = sc;
+      }
+    }
+  }
+  for (auto* kept : {&first, &best}) {
+    if (*kept) {
+      explain(S, **kept);
+      found.push_back(std::move(**kept));
     }
   }
 }

@@ -85,10 +85,41 @@ void consider_deadline_miss(const TrainingPerformance& t,
   }
 }
 
+// The deadline's pessimistic edge: time to train x the step-time band's high ratio, as
+// training_bands() computes it; nullopt when the deadline is held at the point estimate.
+std::optional<double> deadline_ratio(const Search& S, const Gpu& g) {
+  if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
+    return std::nullopt;
+  }
+  return S.options.uncertainty->band("step_time", Efficiency::family_name(g), "megatron")
+      .high_ratio;
+}
+
+// A layout that meets the deadline, with every figure and sentence (Detail::full): the one shown.
+Candidate training_candidate(const Search& S,
+                             const Gpu& g,
+                             const Price* price,
+                             const Spec& spec,
+                             const Parallelism& p) {
+  Candidate c;
+  c.gpu = &g;
+  c.layout = p;
+  c.spec = spec;
+  c.memory = estimate_memory(spec, g, p, S.constants);
+  c.training = estimate_training(spec, g, p, c.memory, S.eff);
+  if (S.options.uncertainty != nullptr) {
+    c.training_bands = training_bands(*c.training, *S.options.uncertainty, g);
+  }
+  cost_training(S, price, c);
+  return c;
+}
+
 } // namespace
 
 // For each precision and layout: memory → step time and time to train against the deadline →
-// cost → candidate.
+// cost → score. Layouts are many (TP x PP x DP) and only the best is shown, so each is evaluated
+// and costed as figures only (Detail::numbers) and the best, the first of the lowest score as
+// plan.cpp ranks, is then explained in full.
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const auto& w = S.spec.workload.training;
   const long long max_gpus = S.spec.constraints.max_gpus.value_or(4096);
@@ -97,23 +128,26 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
     miss = std::move(*no_price);
     return;
   }
-  for (const Spec& spec : precision_variants(S.spec)) {
+  const std::optional<double> edge = deadline_ratio(S, g);
+  const std::vector<Spec> variants = precision_variants(S.spec);
+  const Spec* best_spec = nullptr;
+  Parallelism best_layout;
+  double best_score = 0;
+  Candidate trial;
+  trial.gpu = &g;
+  for (const Spec& spec : variants) {
     for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
-      const MemoryEstimate m = estimate_memory(spec, g, p, S.constants);
+      const MemoryEstimate m = estimate_memory(spec, g, p, S.constants, {}, Detail::numbers);
       if (!m.fits) {
         consider_training_memory_miss(m, p, miss);
         continue;
       }
-      TrainingPerformance t = estimate_training(spec, g, p, m, S.eff);
-      std::optional<TrainingBands> bands;
-      if (S.options.uncertainty != nullptr) {
-        bands = training_bands(t, *S.options.uncertainty, g);
-      }
+      const TrainingPerformance t = estimate_training(spec, g, p, m, S.eff, Detail::numbers);
       // The deadline holds at the pessimistic edge of the band unless --confidence point.
-      if (bands && w.deadline && t.time_to_train && S.options.confidence == Confidence::band &&
-          seconds(bands->time_to_train.high) > *w.deadline) {
+      if (edge && w.deadline && t.time_to_train &&
+          seconds(t.time_to_train->si() * *edge) > *w.deadline) {
         TrainingPerformance pessimistic = t;
-        pessimistic.time_to_train = seconds(bands->time_to_train.high);
+        pessimistic.time_to_train = seconds(t.time_to_train->si() * *edge);
         consider_deadline_miss(pessimistic, *w.deadline, p, miss);
         continue;
       }
@@ -121,16 +155,21 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         consider_deadline_miss(t, *w.deadline, p, miss);
         continue;
       }
-      Candidate c;
-      c.gpu = &g;
-      c.layout = p;
-      c.spec = spec;
-      c.memory = m;
-      c.training = t;
-      c.training_bands = bands;
-      cost_training(S, price, c);
-      found.push_back(std::move(c));
+      trial.layout = p;
+      trial.memory = m;
+      trial.training = t;
+      trial.cost = {};
+      cost_training(S, price, trial, Detail::numbers);
+      const double sc = score(trial, S.options.objective, S.spec);
+      if (best_spec == nullptr || sc < best_score) {
+        best_spec = &spec;
+        best_layout = p;
+        best_score = sc;
+      }
     }
+  }
+  if (best_spec != nullptr) {
+    found.push_back(training_candidate(S, g, price, *best_spec, best_layout));
   }
 }
 

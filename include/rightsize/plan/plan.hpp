@@ -40,6 +40,10 @@ struct PlanOptions {
   // Rank MIG slices in the cloud too, priced at their share of the GPU (--share-gpus): for a
   // platform team that fills the other slices. On-prem always ranks them.
   bool share_gpus = false;
+  // Skip serving layouts whose cost cannot beat the best found so far on the same GPU (an exact
+  // lower bound; the plan is the same either way). false: evaluate every layout, for the test
+  // that proves the two identical.
+  bool prune = true;
 };
 
 struct MonthCost {
