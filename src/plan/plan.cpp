@@ -292,7 +292,7 @@ Rejection rejection_from_miss(const Search& S, const Gpu& g, const Miss& miss) {
   }
   std::vector<std::string> tried;
   for (Trial& t : trials_for(S.spec, miss)) {
-    const Search again{t.spec, S.catalog, S.constants, S.eff, S.options};
+    const Search again{t.spec, S.catalog, S.constants, S.eff, S.options, true, S.cache};
     std::vector<Candidate> found;
     Miss ignored;
     if (S.spec.workload.is_training()) {
@@ -597,7 +597,8 @@ Plan make_plan(const Spec& spec,
   for (const auto& name : spec.constraints.gpus) {
     (void)catalog.resolve(name, spec.constraints.where + "/gpus");
   }
-  const Search S{spec, catalog, constants, efficiency, effective};
+  detail::EvaluationCache cache(catalog);
+  const Search S{spec, catalog, constants, efficiency, effective, false, &cache};
   for (const Gpu& g : catalog.gpus) {
     plan_gpu(S, g, plan);
   }

@@ -7,6 +7,7 @@
 #include <rightsize/plan/price.hpp>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace rightsize::detail {
@@ -40,12 +41,57 @@ struct Miss {
   }
 };
 
+// The figures of one serving configuration at one replica (Detail::numbers: no sentences).
+struct Evaluated {
+  MemoryEstimate memory;
+  InferencePerformance perf;
+};
+
+// Serving evaluations of one plan, shared by its searches: a rejection's fix trials search again
+// the layouts the first search tried. Within one make_plan the spec's model and workload are
+// fixed, so an evaluation is determined by the precision variant (its weight and KV-cache
+// formats), the GPU, the layout and the batch. Catalog GPUs only: MIG slices are temporary Gpu
+// objects whose addresses can be reused.
+class EvaluationCache {
+public:
+  struct Key {
+    const Gpu* gpu = nullptr;
+    DType weights = DType::bf16;
+    DType kv_cache = DType::bf16;
+    int tp = 1;
+    int pp = 1;
+    int ep = 1;
+    long long batch = 0; // -1: the spec's concurrency, or all that fit
+    bool operator==(const Key& o) const {
+      return gpu == o.gpu && weights == o.weights && kv_cache == o.kv_cache && tp == o.tp &&
+             pp == o.pp && ep == o.ep && batch == o.batch;
+    }
+  };
+  explicit EvaluationCache(const Catalog& catalog) : m_catalog(catalog) {}
+  // Whether evaluations on `g` may be kept.
+  [[nodiscard]] bool holds(const Gpu& g) const;
+  [[nodiscard]] const Evaluated* find(const Key& k) const;
+  const Evaluated& insert(const Key& k, Evaluated e);
+
+private:
+  struct Hash {
+    std::size_t operator()(const Key& k) const;
+  };
+  const Catalog& m_catalog;
+  std::unordered_map<Key, Evaluated, Hash> m_entries;
+};
+
 struct Search {
   const Spec& spec;
   const Catalog& catalog;
   const Constants& constants;
   const Efficiency& eff;
   const PlanOptions& options;
+  // Only whether some configuration meets the spec (a rejection's fix trials): the search stops
+  // at the first, which goes to `found` unexplained.
+  bool any = false;
+  // Shared by the plan's searches; null: none.
+  EvaluationCache* cache = nullptr;
 };
 
 // --- Layouts and precisions (layouts.cpp)

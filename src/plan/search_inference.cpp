@@ -24,12 +24,6 @@ struct Targets {
   std::optional<double> tokens;
 };
 
-// The figures of one configuration (Detail::numbers: no sentences), as the search compares them.
-struct Evaluated {
-  MemoryEstimate memory;
-  InferencePerformance perf;
-};
-
 // The values targets are held to: the pessimistic edge of each band (slow latency, low
 // throughput), or the point estimate with --confidence point or without bands.
 struct Held {
@@ -37,6 +31,20 @@ struct Held {
   double tpot = 0; // seconds
   double requests_per_s = 0;
   double output_tokens_per_s = 0;
+};
+
+// A one-replica evaluation as `replicas` replicas: rates scale (as with_replicas() does),
+// latencies and memory do not. Points into the layout's memo.
+struct At {
+  const Evaluated* one = nullptr;
+  int replicas = 1;
+  [[nodiscard]] const MemoryEstimate& memory() const { return one->memory; }
+  [[nodiscard]] double requests_per_s() const {
+    return one->perf.requests_per_s * static_cast<double>(replicas);
+  }
+  [[nodiscard]] double output_tokens_per_s() const {
+    return one->perf.output_tokens_per_s * static_cast<double>(replicas);
+  }
 };
 
 // Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
@@ -57,33 +65,53 @@ public:
   }
 
   // `batch` concurrent sequences per replica (nullopt: the spec's concurrency, or all that fit).
-  Evaluated operator()(std::optional<long long> batch, int replicas) {
+  At operator()(std::optional<long long> batch, int replicas) {
     const long long key = batch.value_or(-1);
     const auto hit = std::find_if(
-        m_cache.begin(), m_cache.end(), [&](const auto& entry) { return entry.first == key; });
-    const Evaluated& one = hit != m_cache.end() ? hit->second : compute(key, batch);
-    return {one.memory, with_replicas(one.perf, replicas)};
+        m_memo.begin(), m_memo.end(), [&](const auto& entry) { return entry.first == key; });
+    return {hit != m_memo.end() ? hit->second : compute(key, batch), replicas};
   }
 
   // As inference_bands() would hold them, without building the bands: a time's slow edge is
   // point x high_ratio, a rate's low edge point / the TPOT high_ratio (docs/plan.md).
-  [[nodiscard]] Held held(const Evaluated& e) const {
+  [[nodiscard]] Held held(const At& e) const {
+    const InferencePerformance& one = e.one->perf;
     if (m_ttft_high) {
-      return {e.perf.ttft.si() * *m_ttft_high,
-              e.perf.tpot.si() * *m_tpot_high,
-              e.perf.requests_per_s / *m_tpot_high,
-              e.perf.output_tokens_per_s / *m_tpot_high};
+      return {one.ttft.si() * *m_ttft_high,
+              one.tpot.si() * *m_tpot_high,
+              e.requests_per_s() / *m_tpot_high,
+              e.output_tokens_per_s() / *m_tpot_high};
     }
-    return {e.perf.ttft.si(), e.perf.tpot.si(), e.perf.requests_per_s, e.perf.output_tokens_per_s};
+    return {one.ttft.si(), one.tpot.si(), e.requests_per_s(), e.output_tokens_per_s()};
   }
 
 private:
-  const Evaluated& compute(long long key, std::optional<long long> batch) {
+  const Evaluated* compute(long long key, std::optional<long long> batch) {
+    const bool shared = m_s.cache != nullptr && m_s.cache->holds(m_gpu);
+    const EvaluationCache::Key k{&m_gpu,
+                                 m_spec.precision.weights,
+                                 m_spec.precision.kv_cache,
+                                 m_p.tp,
+                                 m_p.pp,
+                                 m_p.ep,
+                                 key};
+    if (shared) {
+      if (const Evaluated* hit = m_s.cache->find(k)) {
+        m_memo.emplace_back(key, hit);
+        return hit;
+      }
+    }
     Evaluated e{estimate_memory(m_spec, m_gpu, m_p, m_s.constants, batch, Detail::numbers), {}};
     e.perf = estimate_inference(
         m_spec, m_gpu, m_p, e.memory, m_s.eff, m_s.constants, 1, Detail::numbers);
-    m_cache.emplace_back(key, std::move(e));
-    return m_cache.back().second;
+    const Evaluated* kept = nullptr;
+    if (shared) {
+      kept = &m_s.cache->insert(k, std::move(e));
+    } else {
+      kept = &m_own.emplace_back(std::move(e));
+    }
+    m_memo.emplace_back(key, kept);
+    return kept;
   }
 
   const Search& m_s;
@@ -92,7 +120,8 @@ private:
   const Parallelism& m_p;
   std::optional<double> m_ttft_high;
   std::optional<double> m_tpot_high;
-  std::deque<std::pair<long long, Evaluated>> m_cache; // stable references; a few dozen entries
+  std::vector<std::pair<long long, const Evaluated*>> m_memo; // by batch; a few dozen entries
+  std::deque<Evaluated> m_own; // when the plan's cache does not hold this GPU (stable addresses)
 };
 
 // Whether latency targets hold, and by how much (held value / target, the worse of the two).
@@ -161,7 +190,8 @@ std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<i
   return out;
 }
 
-Miss memory_miss(const Evaluated& probe, const Parallelism& p) {
+Miss memory_miss(const At& at, const Parallelism& p) {
+  const Evaluated& probe = *at.one;
   const int per_replica = p.tp * p.pp;
   const Bytes need = probe.memory.per_gpu.total() - probe.memory.per_gpu.kv_cache;
   return {"memory_capacity",
@@ -178,7 +208,7 @@ Miss memory_miss(const Evaluated& probe, const Parallelism& p) {
 
 // One layout at one replica count: the evaluation, and which target it misses.
 struct Attempt {
-  Evaluated result;
+  At result;
   std::string code;    // empty when every target holds; else latency_target or throughput_target
   double distance = 0; // achieved / target of the missed constraint
 };
@@ -186,13 +216,13 @@ struct Attempt {
 // Offline serving: the largest batch per replica that meets the latency targets (all that fits,
 // or less, found by bisection).
 long long largest_batch_meeting_latency(LayoutEvaluator& eval,
-                                        const Evaluated& probe,
+                                        const At& probe,
                                         const Targets& t,
                                         int replicas) {
   const auto misses = [&](long long batch) {
     return latency_ratio(t, eval.held(eval(batch, replicas))) > 1.0;
   };
-  const long long hi = probe.memory.max_batch;
+  const long long hi = probe.memory().max_batch;
   if (!(t.ttft || t.tpot) || !misses(hi)) {
     return hi;
   }
@@ -206,7 +236,7 @@ long long largest_batch_meeting_latency(LayoutEvaluator& eval,
 // bisection (throughput grows with the batch), capped at what fits.
 long long online_batch(const Search& S,
                        LayoutEvaluator& eval,
-                       const Evaluated& probe,
+                       const At& probe,
                        const ServingGoal& goal,
                        int replicas) {
   const Targets& t = goal.targets;
@@ -217,7 +247,7 @@ long long online_batch(const Search& S,
   if ((!t.rps && !t.tokens) || holds(lo)) {
     return lo;
   }
-  long long hi = std::min<long long>(probe.memory.max_batch,
+  long long hi = std::min<long long>(probe.memory().max_batch,
                                      static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
   if (hi <= lo || !holds(hi)) {
     return std::max(lo, hi);
@@ -229,7 +259,7 @@ long long online_batch(const Search& S,
 // latency targets), evaluated, and the target it misses.
 Attempt attempt_replicas(const Search& S,
                          LayoutEvaluator& eval,
-                         const Evaluated& probe,
+                         const At& probe,
                          const ServingGoal& goal,
                          int replicas) {
   const Targets& t = goal.targets;
@@ -256,7 +286,7 @@ Attempt attempt_replicas(const Search& S,
 struct ReplicaSearch {
   bool found = false;
   int replicas = 0;
-  Evaluated best;   // found: the evaluation at `replicas`
+  At best;          // found: the evaluation at `replicas`
   std::string code; // not found: the target missed, as in Attempt
   double distance = 0;
 };
@@ -265,7 +295,7 @@ struct ReplicaSearch {
 // how many replicas there are, so throughput adds up and one evaluation decides.
 ReplicaSearch offline_replicas(const Search& S,
                                LayoutEvaluator& eval,
-                               const Evaluated& probe,
+                               const At& probe,
                                const ServingGoal& goal,
                                int max_replicas) {
   const Attempt one = attempt_replicas(S, eval, probe, goal, 1);
@@ -274,7 +304,7 @@ ReplicaSearch offline_replicas(const Search& S,
     r.replicas =
         static_cast<int>(std::min<double>(max_replicas + 1.0, std::ceil(one.distance - 1e-9)));
     if (r.replicas <= max_replicas) {
-      r.best = eval(one.result.memory.batch, r.replicas);
+      r.best = eval(one.result.memory().batch, r.replicas);
       r.found = true;
     }
   }
@@ -288,7 +318,7 @@ ReplicaSearch offline_replicas(const Search& S,
 // every target holds, then bisect down to the fewest.
 ReplicaSearch online_replicas(const Search& S,
                               LayoutEvaluator& eval,
-                              const Evaluated& probe,
+                              const At& probe,
                               const ServingGoal& goal,
                               int max_replicas) {
   int lo = 0; // misses
@@ -313,7 +343,7 @@ ReplicaSearch online_replicas(const Search& S,
     Attempt a = attempt_replicas(S, eval, probe, goal, mid);
     if (a.code.empty()) {
       r.replicas = mid;
-      r.best = std::move(a.result);
+      r.best = a.result;
     } else {
       lo = mid;
     }
@@ -341,8 +371,8 @@ Candidate serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec
   c.layout = p;
   c.replicas = r.replicas;
   c.spec = spec;
-  c.memory = r.best.memory;
-  c.inference = r.best.perf;
+  c.memory = r.best.memory();
+  c.inference = with_replicas(r.best.one->perf, r.best.replicas);
   return c;
 }
 
@@ -394,7 +424,7 @@ double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const
   }
   if (goal.concurrency) {
     headroom = std::min(headroom,
-                        static_cast<double>(r.best.memory.max_batch * r.replicas) /
+                        static_cast<double>(r.best.memory().max_batch * r.replicas) /
                             static_cast<double>(*goal.concurrency));
   }
   return headroom > 1e8 ? 1.0 : headroom;
@@ -407,14 +437,41 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c) {
   }
   c.cost.usd_per_million_output_tokens =
       c.cost.per_hour.si() / (c.inference->output_tokens_per_s * 3600.0) * 1e6;
-  const Evaluated full = eval(std::nullopt, c.replicas);
-  if (full.perf.output_tokens_per_s > 0) {
+  const At full = eval(std::nullopt, c.replicas);
+  if (full.output_tokens_per_s() > 0) {
     c.cost.usd_per_million_at_full_load =
-        c.cost.per_hour.si() / (full.perf.output_tokens_per_s * 3600.0) * 1e6;
+        c.cost.per_hour.si() / (full.output_tokens_per_s() * 3600.0) * 1e6;
   }
 }
 
 } // namespace
+
+bool EvaluationCache::holds(const Gpu& g) const {
+  const auto& gpus = m_catalog.gpus;
+  return !gpus.empty() && &g >= gpus.data() && &g < gpus.data() + gpus.size();
+}
+
+const Evaluated* EvaluationCache::find(const Key& k) const {
+  const auto it = m_entries.find(k);
+  return it == m_entries.end() ? nullptr : &it->second;
+}
+
+const Evaluated& EvaluationCache::insert(const Key& k, Evaluated e) {
+  return m_entries.emplace(k, std::move(e)).first->second;
+}
+
+std::size_t EvaluationCache::Hash::operator()(const Key& k) const {
+  std::size_t h = std::hash<const Gpu*>{}(k.gpu);
+  for (const long long v : {static_cast<long long>(k.weights),
+                            static_cast<long long>(k.kv_cache),
+                            static_cast<long long>(k.tp),
+                            static_cast<long long>(k.pp),
+                            static_cast<long long>(k.ep),
+                            k.batch}) {
+    h = h * 1'000'003 ^ std::hash<long long>{}(v);
+  }
+  return h;
+}
 
 // For each precision and layout: fit probe (one request, one replica) → replica search → cost →
 // score. Layouts that fail leave the closest miss, to explain a rejection. `found` gets the first
@@ -440,8 +497,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         continue;
       }
       LayoutEvaluator eval(S, spec, g, p);
-      const Evaluated probe = eval(1, 1);
-      if (probe.memory.max_batch < 1) {
+      const At probe = eval(1, 1);
+      if (probe.memory().max_batch < 1) {
         miss.consider(memory_miss(probe, p));
         continue;
       }
@@ -467,6 +524,10 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         continue;
       }
       price_per_token(eval, c);
+      if (S.any) {
+        found.push_back(std::move(c));
+        return;
+      }
       const double sc = score(c, S.options.objective, S.spec);
       if (!first) {
         first = std::move(c);

@@ -155,6 +155,10 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         consider_deadline_miss(t, *w.deadline, p, miss);
         continue;
       }
+      if (S.any) {
+        found.push_back(training_candidate(S, g, price, spec, p));
+        return;
+      }
       trial.layout = p;
       trial.memory = m;
       trial.training = t;
