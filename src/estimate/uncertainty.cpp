@@ -66,30 +66,57 @@ Uncertainty Uncertainty::load(const std::string& path) {
   return from_json(detail::load_json_file(path), path);
 }
 
+const Uncertainty::Entry& Uncertainty::entry(const std::string& metric,
+                                             const std::string& family,
+                                             const std::string& engine,
+                                             bool& own) const {
+  const auto& groups = m_metrics.at(metric);
+  std::string key;
+  key.reserve(family.size() + 1 + engine.size());
+  key.append(family).append("/").append(engine);
+  const auto it = groups.find(key);
+  own = it != groups.end();
+  return own ? it->second : groups.at("all");
+}
+
+double Uncertainty::widened(const std::string& metric, double ratio, bool own) const {
+  // Memory and step-time bands are not split by family or engine: every line informs every
+  // prediction, so the overall band is not widened for them.
+  if (own || metric == "memory" || metric == "step_time") {
+    return ratio;
+  }
+  return std::pow(ratio, widening);
+}
+
 RatioBand Uncertainty::band(const std::string& metric,
                             const std::string& family,
                             const std::string& engine) const {
-  const auto& groups = m_metrics.at(metric);
-  const auto own = groups.find(family + "/" + engine);
-  if (own != groups.end()) {
-    return {own->second.low_ratio,
-            own->second.high_ratio,
-            true,
-            fmt::format("{}/{}, {} held-out lines", family, engine, own->second.lines)};
+  bool own = false;
+  const Entry& e = entry(metric, family, engine, own);
+  const double low = widened(metric, e.low_ratio, own);
+  const double high = widened(metric, e.high_ratio, own);
+  if (own) {
+    return {low, high, true, fmt::format("{}/{}, {} held-out lines", family, engine, e.lines)};
   }
-  const Entry& all = groups.at("all");
   if (metric == "memory" || metric == "step_time") {
-    // These bands are not split by family or engine: every line informs every prediction.
-    return {all.low_ratio, all.high_ratio, true, fmt::format("{} held-out lines", all.lines)};
+    return {low, high, true, fmt::format("{} held-out lines", e.lines)};
   }
-  return {std::pow(all.low_ratio, widening),
-          std::pow(all.high_ratio, widening),
+  return {low,
+          high,
           false,
           fmt::format("no {}/{} lines: all {} held-out lines, widened x{:g}",
                       family,
                       engine,
-                      all.lines,
+                      e.lines,
                       widening)};
+}
+
+double Uncertainty::high_ratio(const std::string& metric,
+                               const std::string& family,
+                               const std::string& engine) const {
+  bool own = false;
+  const Entry& e = entry(metric, family, engine, own);
+  return widened(metric, e.high_ratio, own);
 }
 
 InferenceBands inference_bands(const InferencePerformance& p,

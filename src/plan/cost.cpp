@@ -191,7 +191,8 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom) {
 
 } // namespace
 
-bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why) {
+bool cost_inference(
+    const Search& S, Candidate& c, double headroom, std::string& why, Detail detail) {
   const Deployment& d = S.spec.deployment;
   const Gpu& g = *c.gpu;
   if (d.mode == DeploymentMode::onprem) {
@@ -213,8 +214,10 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
   const int per_replica = c.gpus_per_replica();
   const Seconds month = hours(d.hours_per_month);
   CostBreakdown& k = c.cost;
-  k.price_label = cloud_price_label(*p);
-  k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
+  if (detail == Detail::full) {
+    k.price_label = cloud_price_label(*p);
+    k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
+  }
   k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
   // Cloud adds replicas month by month as demand grows.
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
@@ -222,6 +225,9 @@ bool cost_inference(const Search& S, Candidate& c, double headroom, std::string&
     const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
     k.months.push_back({m, replicas, cost});
     k.tco += cost;
+  }
+  if (detail == Detail::numbers) {
+    return true;
   }
   k.basis = fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added as demand grows "
                         "{:.0f}%/month",

@@ -23,7 +23,9 @@ struct Miss {
 
   // 0: does not fit in memory; 1: fits, misses a target or the deadline; 2: meets every target,
   // no price; -1: nothing tried.
-  [[nodiscard]] int stage() const {
+  [[nodiscard]] int stage() const { return stage_of(code); }
+
+  static int stage_of(const std::string& code) {
     if (code.empty()) {
       return -1;
     }
@@ -33,9 +35,16 @@ struct Miss {
     return code == "memory_capacity" ? 0 : code == "no_price" ? 2 : 1;
   }
 
+  // Whether a miss with this code and distance would replace this one (so that its reason need
+  // only be written when it would).
+  [[nodiscard]] bool closer(const std::string& other_code, double other_distance) const {
+    const int s = stage_of(other_code);
+    return s > stage() || (s == stage() && other_distance < distance);
+  }
+
   // Keeps `other` when it came closer.
   void consider(Miss other) {
-    if (other.stage() > stage() || (other.stage() == stage() && other.distance < distance)) {
+    if (closer(other.code, other.distance)) {
       *this = std::move(other);
     }
   }
@@ -112,7 +121,12 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
 
 // Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
 // False, with `why`, when the catalog has no price for the deployment.
-bool cost_inference(const Search& S, Candidate& c, double headroom, std::string& why);
+// Detail::numbers leaves the price label and the basis sentence out.
+bool cost_inference(const Search& S,
+                    Candidate& c,
+                    double headroom,
+                    std::string& why,
+                    Detail detail = Detail::full);
 // Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
 // labels and the basis sentence out (the search scores every layout; only the best is shown).
 void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);

@@ -59,8 +59,8 @@ public:
       const auto& u = *S.options.uncertainty;
       const std::string family = Efficiency::family_name(g);
       const std::string engine(to_string(spec.workload.inference.engine));
-      m_ttft_high = u.band("ttft", family, engine).high_ratio;
-      m_tpot_high = u.band("tpot", family, engine).high_ratio;
+      m_ttft_high = u.high_ratio("ttft", family, engine);
+      m_tpot_high = u.high_ratio("tpot", family, engine);
     }
   }
 
@@ -404,7 +404,7 @@ score_lower_bound(const Search& S, const Gpu& g, const Parallelism& p) {
   one.layout = p;
   one.replicas = 1;
   std::string why;
-  if (!cost_inference(S, one, 1e300, why)) {
+  if (!cost_inference(S, one, 1e300, why, Detail::numbers)) {
     return std::nullopt;
   }
   return score(one, o, S.spec);
@@ -499,7 +499,11 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       LayoutEvaluator eval(S, spec, g, p);
       const At probe = eval(1, 1);
       if (probe.memory().max_batch < 1) {
-        miss.consider(memory_miss(probe, p));
+        const Evaluated& e = *probe.one;
+        const Bytes need = e.memory.per_gpu.total() - e.memory.per_gpu.kv_cache;
+        if (miss.closer("memory_capacity", need / e.memory.budget)) {
+          miss.consider(memory_miss(probe, p));
+        }
         continue;
       }
       widest_fits = widest_fits || (p.tp == tps.back() && p.pp == 1);
@@ -514,7 +518,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
                                   ? online_replicas(S, eval, probe, goal, max_replicas)
                                   : offline_replicas(S, eval, probe, goal, max_replicas);
       if (!r.found) {
-        miss.consider(target_miss(r, p));
+        if (miss.closer(r.code, r.distance)) {
+          miss.consider(target_miss(r, p));
+        }
         continue;
       }
       Candidate c = serving_candidate(g, p, spec, r);

@@ -91,8 +91,7 @@ std::optional<double> deadline_ratio(const Search& S, const Gpu& g) {
   if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
     return std::nullopt;
   }
-  return S.options.uncertainty->band("step_time", Efficiency::family_name(g), "megatron")
-      .high_ratio;
+  return S.options.uncertainty->high_ratio("step_time", Efficiency::family_name(g), "megatron");
 }
 
 // A layout that meets the deadline, with every figure and sentence (Detail::full): the one shown.

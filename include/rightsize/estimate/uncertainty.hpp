@@ -40,6 +40,10 @@ public:
   // engine ("vllm"); the overall band widened when the pair has no band of its own.
   [[nodiscard]] RatioBand
   band(const std::string& metric, const std::string& family, const std::string& engine) const;
+  // band(...).high_ratio without the basis sentence, for the search.
+  [[nodiscard]] double high_ratio(const std::string& metric,
+                                  const std::string& family,
+                                  const std::string& engine) const;
 
   double coverage = 0.8;
   double widening = 1.5; // log-space factor for uncalibrated pairs
@@ -50,6 +54,14 @@ private:
     double high_ratio = 1;
     long long lines = 0;
   };
+  // The pair's own entry, or (own = false) the metric's overall one.
+  [[nodiscard]] const Entry& entry(const std::string& metric,
+                                   const std::string& family,
+                                   const std::string& engine,
+                                   bool& own) const;
+  // The ratio as a band uses it: an overall one widened unless the metric is not split.
+  [[nodiscard]] double widened(const std::string& metric, double ratio, bool own) const;
+
   std::map<std::string, std::map<std::string, Entry>> m_metrics; // metric -> group -> band
 };
 
