@@ -10,8 +10,14 @@
 # (rightsize/<stage> -> include/rightsize/<stage>), and it sees its own view plus the views of the
 # stages it depends on, transitively. An include of a stage above it is "No such file or
 # directory" at compile time, not a comment in review.
+#
+# GENERATED names sources that a build-time tool of the stage writes (the catalog's bundled data,
+# docs/catalog.md). The tool needs the stage's own code but cannot link rightsize_<name>, whose
+# library includes its output; so the stage's sources then compile once into the OBJECT library
+# rightsize_<name>_objects, which the tool links, and rightsize_<name> is those objects plus the
+# generated sources.
 function(rightsize_stage name)
-  cmake_parse_arguments(ARG "" "" "DEPENDS;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPENDS;LIBS;GENERATED" ${ARGN})
   set(visible ${name})
   foreach(dep IN LISTS ARG_DEPENDS)
     if(NOT TARGET rightsize_${dep})
@@ -40,9 +46,16 @@ function(rightsize_stage name)
   set_property(GLOBAL PROPERTY RIGHTSIZE_STAGE_INCLUDE_FLAGS_${name} ${flags})
 
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  list(TRANSFORM ARG_DEPENDS PREPEND rightsize_ OUTPUT_VARIABLE dep_targets)
+  if(ARG_GENERATED)
+    add_library(rightsize_${name}_objects OBJECT ${sources})
+    target_include_directories(rightsize_${name}_objects PUBLIC ${view})
+    target_link_libraries(rightsize_${name}_objects PUBLIC ${dep_targets} ${ARG_LIBS}
+                          PRIVATE rightsize_warnings)
+    set(sources $<TARGET_OBJECTS:rightsize_${name}_objects> ${ARG_GENERATED})
+  endif()
   add_library(rightsize_${name} STATIC ${sources})
   target_include_directories(rightsize_${name} PUBLIC ${view})
-  list(TRANSFORM ARG_DEPENDS PREPEND rightsize_ OUTPUT_VARIABLE dep_targets)
   target_link_libraries(rightsize_${name} PUBLIC ${dep_targets} ${ARG_LIBS}
                         PRIVATE rightsize_warnings)
 endfunction()

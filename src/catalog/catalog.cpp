@@ -1,9 +1,11 @@
 // Loading and validating the GPU catalog (docs/catalog.md).
 
+#include "bundled.hpp"
 #include "problems.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 
 #include <fmt/format.h>
@@ -467,7 +469,7 @@ struct Origin {
   std::string pointer;
 };
 
-Catalog parse_entries(nlohmann::json doc,
+Catalog parse_entries(const nlohmann::json& doc,
                       const std::vector<Origin>& origins,
                       const std::string& top_file,
                       std::string digest) {
@@ -517,8 +519,20 @@ Catalog parse_entries(nlohmann::json doc,
     c.gpus.push_back(std::move(g));
   }
   problems.throw_if_any();
-  c.merged = std::move(doc);
   c.digest = std::move(digest);
+  return c;
+}
+
+// A complete catalog document read from `file`; `digest` is that of what was read.
+Catalog parse_complete(const nlohmann::json& json, const std::string& file, std::string digest) {
+  std::vector<Origin> origins;
+  if (json.is_object() && json.contains("gpus") && json["gpus"].is_array()) {
+    for (std::size_t i = 0; i < json["gpus"].size(); ++i) {
+      origins.push_back({file, "/gpus/" + std::to_string(i)});
+    }
+  }
+  auto c = parse_entries(json, origins, file, std::move(digest));
+  c.files = {file};
   return c;
 }
 
@@ -648,56 +662,48 @@ std::vector<std::string> Catalog::names() const {
 }
 
 Catalog parse_catalog(const nlohmann::json& json, const std::string& file) {
-  std::vector<Origin> origins;
-  if (json.is_object() && json.contains("gpus") && json["gpus"].is_array()) {
-    for (std::size_t i = 0; i < json["gpus"].size(); ++i) {
-      origins.push_back({file, "/gpus/" + std::to_string(i)});
-    }
-  }
-  auto c = parse_entries(json, origins, file, detail::fnv1a_hex(json.dump()));
-  c.files = {file};
-  return c;
+  return parse_complete(json, file, detail::fnv1a_hex(json.dump()));
 }
 
 namespace {
-Catalog parse_catalog_file(const std::string& file) {
-  std::string text;
-  auto json = detail::load_json_file(file, text);
-  std::vector<Origin> origins;
-  if (json.is_object() && json.contains("gpus") && json["gpus"].is_array()) {
-    for (std::size_t i = 0; i < json["gpus"].size(); ++i) {
-      origins.push_back({file, "/gpus/" + std::to_string(i)});
-    }
+std::string read_json_text(const std::string& file) {
+  return read_input_file(file, k_max_json_file_bytes, "JSON input");
+}
+
+Catalog load_complete(const std::string& file) {
+  const std::string text = read_json_text(file);
+  // The bundled catalog, unedited: validated when it was compiled in (bundled.hpp).
+  if (auto bundled = detail::bundled_catalog(text, file)) {
+    return std::move(*bundled);
   }
-  auto c = parse_entries(std::move(json), origins, file, detail::fnv1a_hex(text));
-  c.files = {file};
-  return c;
+  return parse_complete(detail::parse_json_text(text, file), file, detail::fnv1a_hex(text));
 }
 } // namespace
 
 Catalog load_catalog(const std::string& bundled_path, const std::string& overlay_path) {
   if (overlay_path.empty()) {
-    return parse_catalog_file(bundled_path);
+    return load_complete(bundled_path);
   }
-  std::string overlay_text;
-  const auto overlay = detail::load_json_file(overlay_path, overlay_text);
+  const std::string overlay_text = read_json_text(overlay_path);
+  const auto overlay = detail::parse_json_text(overlay_text, overlay_path);
   const FieldReader over(overlay, overlay_path);
   if (!overlay.is_object()) {
     over.fail("a catalog must be a JSON object");
   }
   if (!over.has("extends")) {
-    return parse_catalog_file(overlay_path);
+    return parse_complete(overlay, overlay_path, detail::fnv1a_hex(overlay_text));
   }
   if (over.string("extends") != "bundled") {
     over.member("extends").fail("must be \"bundled\" (or absent for a complete catalog)");
   }
   over.reject_unknown(
       {"schema_version", "extends", "sources", "gpus", "catalog_version", "description"});
-  std::string base_text;
-  const auto base_doc = detail::load_json_file(bundled_path, base_text);
+  const std::string base_text = read_json_text(bundled_path);
+  nlohmann::json merged = detail::parse_json_text(base_text, bundled_path);
   // The bundled catalog must itself be sound before anything is merged into it.
-  const Catalog base = parse_catalog(base_doc, bundled_path);
-  nlohmann::json merged = base_doc;
+  auto bundled = detail::bundled_catalog(base_text, bundled_path);
+  const Catalog base = bundled ? std::move(*bundled) : parse_complete(merged, bundled_path, "");
+  const std::string base_version = merged.value("catalog_version", "");
   std::vector<Origin> origins;
   for (std::size_t i = 0; i < merged["gpus"].size(); ++i) {
     origins.push_back({bundled_path, "/gpus/" + std::to_string(i)});
@@ -708,8 +714,7 @@ Catalog load_catalog(const std::string& bundled_path, const std::string& overlay
     }
   }
   if (over.has("catalog_version")) {
-    merged["catalog_version"] =
-        base_doc.value("catalog_version", "") + "+" + over.string("catalog_version");
+    merged["catalog_version"] = base_version + "+" + over.string("catalog_version");
   }
   if (over.has("gpus")) {
     const auto entries = over.array("gpus");
@@ -731,8 +736,8 @@ Catalog load_catalog(const std::string& bundled_path, const std::string& overlay
       origins[index] = {overlay_path, pointer};
     }
   }
-  auto c = parse_entries(
-      std::move(merged), origins, overlay_path, detail::fnv1a_hex(base_text + overlay_text));
+  auto c =
+      parse_entries(merged, origins, overlay_path, detail::fnv1a_hex(base_text + overlay_text));
   c.files = {bundled_path, overlay_path};
   return c;
 }

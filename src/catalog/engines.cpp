@@ -1,9 +1,11 @@
 // Engine and GPU-generation format support (docs/catalog.md, "Engine support").
 
+#include "bundled.hpp"
 #include "problems.hpp"
 
 #include <rightsize/catalog/engines.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 
 #include <fmt/format.h>
@@ -682,7 +684,12 @@ EngineSupport parse_engine_support(const nlohmann::json& json, const std::string
 }
 
 EngineSupport load_engine_support(const std::string& path) {
-  return parse_engine_support(detail::load_json_file(path), path);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
+  if (auto bundled = detail::bundled_engine_support(text, path)) {
+    return std::move(*bundled);
+  }
+  return parse_engine_support(detail::parse_json_text(text, path), path);
 }
 
 SupportAnswer supports(const EngineSupport& support,

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -52,13 +53,21 @@ std::string describe_file_type(mode_t mode) {
 }
 
 // Reads at most max_bytes + 1 bytes from fd: one byte more than allowed proves the input too big
-// even where the size is not known up front (standard input, /proc files).
-std::string
-read_capped(int fd, const std::string& path, std::size_t max_bytes, std::string_view what) {
-  std::string text;
-  char buffer[65536];
+// even where the size is not known up front (standard input, /proc files). `expected` (the size
+// stat gave, or 0) sizes the buffer, so that a regular file is read straight into its string.
+std::string read_capped(int fd,
+                        const std::string& path,
+                        std::size_t max_bytes,
+                        std::string_view what,
+                        std::size_t expected = 0) {
+  std::string text(std::min(expected == 0 ? std::size_t{65536} : expected + 1, max_bytes + 1),
+                   '\0');
+  std::size_t used = 0;
   while (true) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (used == text.size()) {
+      text.resize(std::min(2 * text.size(), max_bytes + 1));
+    }
+    const ssize_t n = ::read(fd, text.data() + used, text.size() - used);
     if (n < 0) {
       if (errno == EINTR) {
         continue;
@@ -66,10 +75,11 @@ read_capped(int fd, const std::string& path, std::size_t max_bytes, std::string_
       throw InputError(path, "cannot read file: " + describe_errno(errno));
     }
     if (n == 0) {
+      text.resize(used);
       return text;
     }
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {
+    used += static_cast<std::size_t>(n);
+    if (used > max_bytes) {
       throw InputError(
           path,
           fmt::format("larger than the {} MiB limit for {}", max_bytes / (1024 * 1024), what));
@@ -126,7 +136,7 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, std:
   if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     throw InputError(path, "is " + describe_file_type(info.st_mode) + ", expected a regular file");
   }
-  return read_capped(fd.get(), path, max_bytes, what);
+  return read_capped(fd.get(), path, max_bytes, what, static_cast<std::size_t>(info.st_size));
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {

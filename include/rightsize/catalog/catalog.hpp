@@ -102,7 +102,6 @@ struct Catalog {
   std::vector<std::string> files; // what was read, in order
   std::map<std::string, CatalogSource> sources;
   std::vector<Gpu> gpus;
-  nlohmann::json merged; // the catalog JSON after overlays, for `catalog show`
 
   // Resolves a name a person would type ("H100", "a100-40gb", "L40S") case-insensitively over
   // names and aliases. Unknown or ambiguous names throw InputError at `where` with suggestions.
