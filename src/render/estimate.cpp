@@ -162,36 +162,22 @@ nlohmann::json cost_json(const EstimateReport& r) {
 
 } // namespace
 
-nlohmann::json estimate_to_json(const EstimateReport& r) {
+nlohmann::json estimate_sections_json(const EstimateReport& r) {
   const auto& m = r.memory;
   const auto& p = r.parallelism;
-  nlohmann::json j{
-      {"schema_version", 1},
-      {"spec", r.spec.name},
-      {"gpu", r.gpu.name},
-      {"gpus", p.gpus() * r.replicas},
-      {"gpus_per_replica", p.gpus()},
-      {"replicas", r.replicas},
-      {"parallelism", {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp * r.replicas}, {"ep", p.ep}}},
-      {"precision",
-       {{"weights", std::string(to_string(r.spec.precision.weights))},
-        {"kv_cache", std::string(to_string(r.spec.precision.kv_cache))}}},
-      {"fits", m.fits},
-      {"memory",
-       {{"capacity_bytes", m.capacity.si()},
-        {"budget_bytes", m.budget.si()},
-        {"per_gpu",
-         {{"weights_bytes", m.per_gpu.weights.si()},
-          {"kv_cache_bytes", m.per_gpu.kv_cache.si()},
-          {"activations_bytes", m.per_gpu.activations.si()},
-          {"gradients_bytes", m.per_gpu.gradients.si()},
-          {"optimizer_bytes", m.per_gpu.optimizer.si()},
-          {"overhead_bytes", m.per_gpu.overhead.si()},
-          {"total_bytes", m.per_gpu.total().si()}}},
-        {"headroom_bytes", (m.budget - m.per_gpu.total()).si()}}},
-      {"assumptions", assumptions_json(m.assumptions)},
-      {"notes", m.notes},
-  };
+  nlohmann::json j = nlohmann::json::object();
+  j["parallelism"] = {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp * r.replicas}, {"ep", p.ep}};
+  j["memory"] = {{"capacity_bytes", m.capacity.si()},
+                 {"budget_bytes", m.budget.si()},
+                 {"per_gpu",
+                  {{"weights_bytes", m.per_gpu.weights.si()},
+                   {"kv_cache_bytes", m.per_gpu.kv_cache.si()},
+                   {"activations_bytes", m.per_gpu.activations.si()},
+                   {"gradients_bytes", m.per_gpu.gradients.si()},
+                   {"optimizer_bytes", m.per_gpu.optimizer.si()},
+                   {"overhead_bytes", m.per_gpu.overhead.si()},
+                   {"total_bytes", m.per_gpu.total().si()}}},
+                 {"headroom_bytes", (m.budget - m.per_gpu.total()).si()}};
   if (r.spec.workload.is_training()) {
     const auto& w = r.spec.workload.training;
     j["training"] = {
@@ -274,6 +260,24 @@ nlohmann::json estimate_to_json(const EstimateReport& r) {
   if (r.memory_band && j.contains("memory")) {
     j["memory"]["bands"] = {{"total_bytes", bands["memory_total_bytes"]}};
   }
+  return j;
+}
+
+nlohmann::json estimate_to_json(const EstimateReport& r) {
+  const auto& m = r.memory;
+  const auto& p = r.parallelism;
+  nlohmann::json j = estimate_sections_json(r);
+  j["schema_version"] = 1;
+  j["spec"] = r.spec.name;
+  j["gpu"] = r.gpu.name;
+  j["gpus"] = p.gpus() * r.replicas;
+  j["gpus_per_replica"] = p.gpus();
+  j["replicas"] = r.replicas;
+  j["precision"] = {{"weights", std::string(to_string(r.spec.precision.weights))},
+                    {"kv_cache", std::string(to_string(r.spec.precision.kv_cache))}};
+  j["fits"] = m.fits;
+  j["assumptions"] = assumptions_json(m.assumptions);
+  j["notes"] = m.notes;
   j["targets"] = targets_json(r);
   j["cost"] = cost_json(r);
   if (!r.cost_note.empty()) {

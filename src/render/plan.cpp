@@ -166,7 +166,7 @@ nlohmann::json candidate_json(const Candidate& c) {
                         {},
                         std::nullopt,
                         ""};
-  nlohmann::json e = estimate_to_json(report);
+  nlohmann::json e = estimate_sections_json(report);
   nlohmann::json j{
       {"rank", c.rank},
       {"gpu", c.partition.empty() ? c.gpu->name : c.whole_gpu->name},
@@ -174,11 +174,11 @@ nlohmann::json candidate_json(const Candidate& c) {
       {"gpus_per_replica", c.gpus_per_replica()},
       {"replicas", c.replicas},
       {"gpus", c.total_gpus()},
-      {"parallelism", e["parallelism"]},
+      {"parallelism", std::move(e["parallelism"])},
       {"precision",
        {{"weights", std::string(to_string(c.spec.precision.weights))},
         {"kv_cache", std::string(to_string(c.spec.precision.kv_cache))}}},
-      {"memory", e["memory"]},
+      {"memory", std::move(e["memory"])},
       {"cost",
        {{"usd_per_hour", c.cost.per_hour.si()},
         {"usd_per_million_output_tokens",
@@ -218,10 +218,10 @@ nlohmann::json candidate_json(const Candidate& c) {
   }
   // Bands sit beside the figures they qualify (estimate_to_json puts them there).
   if (e.contains("inference")) {
-    j["inference"] = e["inference"];
+    j["inference"] = std::move(e["inference"]);
   }
   if (e.contains("training")) {
-    j["training"] = e["training"];
+    j["training"] = std::move(e["training"]);
   }
   return j;
 }

@@ -65,6 +65,9 @@ struct EstimateReport {
 };
 
 nlohmann::json estimate_to_json(const EstimateReport& r);
+// The sections of an estimate that a plan's candidates repeat: parallelism, memory, inference (and
+// per_replica) or training, each with its bands, bottleneck, explanation and the bands together.
+nlohmann::json estimate_sections_json(const EstimateReport& r);
 void render_estimate_json(const EstimateReport& r, std::ostream& out);
 void render_estimate_table(const EstimateReport& r, std::ostream& out);
 
