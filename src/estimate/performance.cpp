@@ -1,5 +1,6 @@
 // The performance model. Formulas and sources: docs/model.md, "Performance".
 
+#include <rightsize/core/bisect.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/estimate/performance.hpp>
@@ -399,20 +400,17 @@ InferencePerformance estimate_inference(const Spec& spec,
     ttft_out = t0 + r.prefill + r.decode_step * 0.5 + max(wait, wave);
     return share;
   };
-  double lo = 0.0;
-  double hi = 0.98 / r.prefill.si();
-  for (int i = 0; i < 100; ++i) {
-    const double mid = (lo + hi) / 2.0;
-    if (mid == lo || mid == hi) {
-      break; // converged to adjacent doubles: further halvings change nothing
-    }
+  const auto in_flight = [&](double lambda) {
     Seconds t1;
     Seconds t2;
-    at_rate(mid, t1, t2);
-    const double in_flight = mid * (t1 + t2 * std::max(0.0, osl - 1.0)).si();
-    (in_flight < static_cast<double>(c) ? lo : hi) = mid;
-  }
-  const double rate = lo;
+    at_rate(lambda, t1, t2);
+    return lambda * (t1 + t2 * std::max(0.0, osl - 1.0)).si();
+  };
+  // in_flight is increasing in lambda and computed from positive terms with one subtraction
+  // (1 - share x interference, share <= 0.98): its relative rounding error stays under about 60
+  // ulp (1.3e-14); 1e-13 bounds it with room, which makes the fast bisection exact.
+  const double rate =
+      bisect_crossing_fast(0.98 / r.prefill.si(), static_cast<double>(c), 1e-13, in_flight);
   Seconds ttft;
   Seconds tpot;
   const double share = at_rate(rate, ttft, tpot);
