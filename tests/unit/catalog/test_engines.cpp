@@ -3,6 +3,7 @@
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -85,11 +86,22 @@ json with(json doc, const std::string& pointer, const json& value) {
 
 } // namespace
 
+TEST_CASE("engines: every engine a spec can name has its entry, under the spec's name",
+          "[engines]") {
+  // engines.json once spelled tensorrt_llm while specs say tensorrt-llm: every TensorRT-LLM spec
+  // was rejected on every GPU as an unknown engine.
+  const auto names = bundled().engine_names();
+  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::tensorrt_llm, Engine::transformers}) {
+    CAPTURE(to_string(e));
+    CHECK(std::find(names.begin(), names.end(), std::string(to_string(e))) != names.end());
+  }
+}
+
 TEST_CASE("engines: the bundled engines.json loads", "[engines]") {
   const auto& s = bundled();
   CHECK(s.version == "2026.11.1");
   CHECK(s.engine_names() ==
-        std::vector<std::string>{"sglang", "tensorrt_llm", "transformers", "vllm"});
+        std::vector<std::string>{"sglang", "tensorrt-llm", "transformers", "vllm"});
   SECTION("every generation of the GPU catalog is known") {
     for (const auto& g : catalog().gpus) {
       CAPTURE(g.name, g.generation);
@@ -122,10 +134,10 @@ TEST_CASE("engines: fp8 weights by engine and generation", "[engines]") {
     CHECK(a.math_precision() == TensorPrecision::fp16);
   }
   SECTION("T4 with the other engines: no fp8 kernel") {
-    const auto trt = supports(s, "tensorrt_llm", gpu("T4"), "fp8", "fp16", "fp16");
+    const auto trt = supports(s, "tensorrt-llm", gpu("T4"), "fp8", "fp16", "fp16");
     CHECK(trt.status == SupportStatus::unsupported);
     CHECK(trt.reason ==
-          "tensorrt_llm does not run on sm75 (Turing): it runs on sm80+, source TRTLLM_SUPPORT");
+          "tensorrt-llm does not run on sm75 (Turing): it runs on sm80+, source TRTLLM_SUPPORT");
     CHECK(trt.math.empty());
     CHECK_FALSE(trt.math_precision());
 
@@ -157,13 +169,13 @@ TEST_CASE("engines: fp8 weights by engine and generation", "[engines]") {
                         "weight-only W8A16 at bf16 math");
   }
   SECTION("A100 with TensorRT-LLM: no FP8 on Ampere") {
-    const auto a = supports(s, "tensorrt_llm", gpu("A100-80GB"), "fp8", "bf16", "bf16");
+    const auto a = supports(s, "tensorrt-llm", gpu("A100-80GB"), "fp8", "bf16", "bf16");
     CHECK(a.status == SupportStatus::unsupported);
-    CHECK(a.reason == "tensorrt_llm has no kernel for fp8 weights on sm80 (Ampere): needs sm89+ "
+    CHECK(a.reason == "tensorrt-llm has no kernel for fp8 weights on sm80 (Ampere): needs sm89+ "
                       "(FP8 W8A8 per tensor), source TRTLLM_QUANT");
   }
   SECTION("H100: FP8 W8A8 at fp8 math") {
-    for (const char* engine : {"vllm", "sglang", "tensorrt_llm", "transformers"}) {
+    for (const char* engine : {"vllm", "sglang", "tensorrt-llm", "transformers"}) {
       CAPTURE(engine);
       const auto a = supports(s, engine, gpu("H100"), "fp8", "bf16", "fp8");
       CHECK(a.runs());
@@ -193,7 +205,7 @@ TEST_CASE("engines: other formats", "[engines]") {
   const auto& s = bundled();
 
   SECTION("B200: fp4 (NVFP4) at fp4 math") {
-    for (const char* engine : {"vllm", "sglang", "tensorrt_llm"}) {
+    for (const char* engine : {"vllm", "sglang", "tensorrt-llm"}) {
       CAPTURE(engine);
       const auto a = supports(s, engine, gpu("B200"), "fp4", "fp8", "fp4");
       CHECK(a.runs());
@@ -206,9 +218,9 @@ TEST_CASE("engines: other formats", "[engines]") {
     CHECK(a.runs());
     CHECK(a.math == "bf16");
     CHECK(a.kernel == "FP4 Marlin, weight-only W4A16");
-    const auto trt = supports(s, "tensorrt_llm", gpu("H100"), "fp4", "bf16", "fp4");
+    const auto trt = supports(s, "tensorrt-llm", gpu("H100"), "fp4", "bf16", "fp4");
     CHECK(trt.status == SupportStatus::unsupported);
-    CHECK(trt.reason == "tensorrt_llm has no kernel for fp4 weights on sm90 (Hopper): needs sm100+ "
+    CHECK(trt.reason == "tensorrt-llm has no kernel for fp4 weights on sm90 (Hopper): needs sm100+ "
                         "(NVFP4 W4A4), source TRTLLM_QUANT");
   }
   SECTION("T4 with bf16 everything on vLLM: runs fp16 math and an fp16 KV cache") {
@@ -238,15 +250,15 @@ TEST_CASE("engines: other formats", "[engines]") {
     CHECK(t4.math == "fp16");
   }
   SECTION("MI300X: no TensorRT-LLM") {
-    const auto a = supports(s, "tensorrt_llm", gpu("MI300X"), "bf16", "bf16", "bf16");
+    const auto a = supports(s, "tensorrt-llm", gpu("MI300X"), "bf16", "bf16", "bf16");
     CHECK(a.status == SupportStatus::unsupported);
     CHECK(a.reason ==
-          "tensorrt_llm does not run on gfx942 (CDNA 3): it runs on sm80+, source TRTLLM_SUPPORT");
+          "tensorrt-llm does not run on gfx942 (CDNA 3): it runs on sm80+, source TRTLLM_SUPPORT");
   }
   SECTION("a format no row lists") {
-    const auto a = supports(s, "tensorrt_llm", gpu("H100"), "nf4", "bf16", "bf16");
+    const auto a = supports(s, "tensorrt-llm", gpu("H100"), "nf4", "bf16", "bf16");
     CHECK(a.status == SupportStatus::unsupported);
-    CHECK(a.reason == "tensorrt_llm has no kernel for nf4 weights on sm90 (Hopper): the engine "
+    CHECK(a.reason == "tensorrt-llm has no kernel for nf4 weights on sm90 (Hopper): the engine "
                       "support data lists none on any GPU");
     CHECK(a.sources.empty());
   }
@@ -264,7 +276,7 @@ TEST_CASE("engines: unknown names are answers, not crashes", "[engines]") {
     const auto a = supports(s, "vlm", gpu("H100"), "bf16", "bf16", "bf16");
     CHECK(a.status == SupportStatus::unknown);
     CHECK(a.reason == "unknown engine \"vlm\" (did you mean \"vllm\"?); engine support lists "
-                      "sglang, tensorrt_llm, transformers, vllm");
+                      "sglang, tensorrt-llm, transformers, vllm");
   }
   SECTION("engine names are case-insensitive") {
     CHECK(supports(s, "vLLM", gpu("H100"), "bf16", "bf16", "bf16").runs());
