@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 
 namespace rightsize::cli {
@@ -182,11 +183,23 @@ void register_check(CLI::App& app, Context& ctx) {
       const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
       std::vector<CheckResult> results;
       int exit_code = 0;
+      // Specs of one directory share one lock file: read each once (it holds every spec's entry,
+      // so reading it per spec made check quadratic), and with --update write each once at the
+      // end, after every spec planned.
+      std::map<std::string, LockFile> locks;
+      const auto lock_at = [&](const std::string& path, bool allow_missing) -> LockFile& {
+        auto it = locks.find(path);
+        if (it == locks.end()) {
+          it = locks.emplace(path, read_lock_file(path, allow_missing)).first;
+        }
+        return it->second;
+      };
       for (const auto& file : specs) {
         const std::string lock_path = o->lock.empty() ? default_lock_path(file) : o->lock;
         const Planned p = plan_spec(file, catalog, constants, eff, uncertainty, engines);
         if (o->update) {
-          write_lock_entry(p.plan, file, lock_path);
+          lock_at(lock_path, /*allow_missing=*/true).entries[lock_key(file)] =
+              make_lock_entry(p.plan);
           CheckResult r;
           r.spec_file = file;
           r.lock_file = lock_path;
@@ -195,7 +208,7 @@ void register_check(CLI::App& app, Context& ctx) {
           results.push_back(r);
           continue;
         }
-        const LockFile lock = read_lock_file(lock_path, /*allow_missing=*/false);
+        const LockFile& lock = lock_at(lock_path, /*allow_missing=*/false);
         const std::string key = lock_key(file);
         const auto it = lock.entries.find(key);
         if (it == lock.entries.end()) {
@@ -225,6 +238,11 @@ void register_check(CLI::App& app, Context& ctx) {
         r.lock_file = lock_path;
         exit_code = worse(exit_code, r.exit_code);
         results.push_back(std::move(r));
+      }
+      if (o->update) {
+        for (const auto& [path, lock] : locks) {
+          write_lock_file(lock);
+        }
       }
       if (o->common.format == "json") {
         render_check_json(results, exit_code, ctx.out);
