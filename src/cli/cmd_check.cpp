@@ -10,10 +10,14 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 namespace rightsize::cli {
 
@@ -30,6 +34,7 @@ struct CheckOptions {
   std::string fail_on = "infeasible,memory,cost,latency";
   bool update = false;
   std::vector<std::string> assume;
+  int jobs = 0; // 0: one per core
 };
 
 double parse_percent(const std::string& text, const char* flag) {
@@ -117,6 +122,40 @@ Planned plan_spec(const std::string& file,
   return {spec, make_plan(spec, catalog, constants, eff, options)};
 }
 
+// Plans specs [begin, end) on `jobs` threads (the plans are independent and the data they share
+// is read-only); a spec whose planning throws keeps its exception, rethrown in spec order by the
+// caller, so the first error reported is the one a sequential run would stop at.
+struct PlannedOrError {
+  std::optional<Planned> planned;
+  std::exception_ptr error;
+};
+
+template <class Plan1>
+std::vector<PlannedOrError>
+plan_range(const std::vector<std::string>& specs, std::size_t begin, std::size_t end, int jobs,
+           const Plan1& plan_one) {
+  std::vector<PlannedOrError> out(end - begin);
+  std::atomic<std::size_t> next{begin};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < end; i = next++) {
+      try {
+        out[i - begin].planned = plan_one(specs[i]);
+      } catch (...) {
+        out[i - begin].error = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < jobs; ++w) {
+    pool.emplace_back(work);
+  }
+  work();
+  for (auto& t : pool) {
+    t.join();
+  }
+  return out;
+}
+
 } // namespace
 
 // Writes (or replaces) the lock entry of `plan`'s spec; used by plan --lock and check --update.
@@ -145,6 +184,9 @@ void register_check(CLI::App& app, Context& ctx) {
       ->default_str("infeasible,memory,cost,latency");
   sub->add_flag("--update", o->update, "Rewrite the lock files from the current plans (exit 0)");
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)");
+  sub->add_option("-j,--jobs", o->jobs, "Specs planned at once (default: one per core)")
+      ->check(CLI::Range(1, 256))
+      ->type_name("N");
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, {"table", "json", "markdown"});
   sub->callback([&ctx, o]() {
@@ -194,9 +236,27 @@ void register_check(CLI::App& app, Context& ctx) {
         }
         return it->second;
       };
-      for (const auto& file : specs) {
+      // Planned a chunk at a time on every core, then compared in spec order: the output is the
+      // same whatever --jobs, and memory stays that of a chunk of plans.
+      const int jobs = o->jobs > 0 ? o->jobs
+                                   : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+      const std::size_t chunk = 16 * static_cast<std::size_t>(jobs);
+      std::vector<PlannedOrError> chunk_plans;
+      for (std::size_t index = 0; index < specs.size(); ++index) {
+        const std::string& file = specs[index];
+        if (index % chunk == 0) {
+          chunk_plans = plan_range(specs, index, std::min(specs.size(), index + chunk), jobs,
+                             [&](const std::string& f) {
+                               return plan_spec(f, catalog, constants, eff, uncertainty, engines);
+                             });
+        }
+        PlannedOrError& slot = chunk_plans[index % chunk];
+        if (slot.error) {
+          std::rethrow_exception(slot.error);
+        }
         const std::string lock_path = o->lock.empty() ? default_lock_path(file) : o->lock;
-        const Planned p = plan_spec(file, catalog, constants, eff, uncertainty, engines);
+        const Planned p = std::move(*slot.planned);
+        slot.planned.reset();
         if (o->update) {
           lock_at(lock_path, /*allow_missing=*/true).entries[lock_key(file)] =
               make_lock_entry(p.plan);

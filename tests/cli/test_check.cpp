@@ -1,6 +1,7 @@
 // End-to-end tests of `rightsize plan --lock` and `rightsize check` through the real binary.
 
 #include "cli_helpers.hpp"
+#include "spec_generator.hpp"
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 
 namespace fs = std::filesystem;
 using rightsize::test::run_binary;
@@ -140,4 +142,39 @@ TEST_CASE("check: many specs at once, the worst exit code", "[check][cli]") {
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::StartsWith("### rightsize: :x: sizing regression in 2 of 2 specs"));
   CHECK_THAT(r.out, Catch::Contains("| Figure | Locked | Now | Change |"));
+}
+
+TEST_CASE("check: the output is the same whatever --jobs, and the first error in spec order wins",
+          "[check][cli]") {
+  ScratchDir dir;
+  const auto specs = rightsize::bench::generate_specs(
+      40, 5, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
+  for (const auto& [name, body] : specs) {
+    std::ofstream(dir.path() + "/" + name) << body.dump(2);
+  }
+  const auto update1 = run_binary("check " + dir.path() + " --update --format json --jobs 1");
+  REQUIRE(update1.exit_code == 0);
+  std::ifstream in1(dir.path() + "/rightsize.lock.json");
+  const std::string lock1((std::istreambuf_iterator<char>(in1)), std::istreambuf_iterator<char>());
+  const auto update3 = run_binary("check " + dir.path() + " --update --format json --jobs 3");
+  REQUIRE(update3.exit_code == 0);
+  std::ifstream in3(dir.path() + "/rightsize.lock.json");
+  const std::string lock3((std::istreambuf_iterator<char>(in3)), std::istreambuf_iterator<char>());
+  CHECK(lock1 == lock3);
+  CHECK(update1.out == update3.out);
+  const auto check1 = run_binary("check " + dir.path() + " --format json --jobs 1");
+  const auto check3 = run_binary("check " + dir.path() + " --format json --jobs 3");
+  CHECK(check1.exit_code == check3.exit_code);
+  CHECK(check1.out == check3.out);
+  CHECK(check1.err == check3.err);
+  SECTION("a broken spec midway: the same one-line error as one at a time") {
+    std::ofstream(dir.path() + "/" + specs[20].first) << "{ not json";
+    std::ofstream(dir.path() + "/" + specs[30].first) << "{\"schema_version\": 1}";
+    const auto a = run_binary("check " + dir.path() + " --jobs 1");
+    const auto b = run_binary("check " + dir.path() + " --jobs 4");
+    CHECK(a.exit_code == 2);
+    CHECK(b.exit_code == 2);
+    CHECK(a.err == b.err);
+    CHECK_THAT(b.err, Catch::Contains(specs[20].first));
+  }
 }
