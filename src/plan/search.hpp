@@ -48,6 +48,15 @@ struct Miss {
       *this = std::move(other);
     }
   }
+
+  // The same, writing the reason (write_reason() -> std::string) only when it is kept: the search
+  // considers far more misses than it keeps.
+  template <class Reason>
+  void consider(const std::string& other_code, double other_distance, const Reason& write_reason) {
+    if (closer(other_code, other_distance)) {
+      *this = Miss{other_code, write_reason(), "", other_distance};
+    }
+  }
 };
 
 // The figures of one serving configuration at one replica (Detail::numbers: no sentences).

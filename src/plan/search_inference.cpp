@@ -190,20 +190,19 @@ std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<i
   return out;
 }
 
-Miss memory_miss(const At& at, const Parallelism& p) {
-  const Evaluated& probe = *at.one;
+void consider_memory_miss(const At& at, const Parallelism& p, Miss& miss) {
+  const MemoryEstimate& m = at.memory();
   const int per_replica = p.tp * p.pp;
-  const Bytes need = probe.memory.per_gpu.total() - probe.memory.per_gpu.kv_cache;
-  return {"memory_capacity",
-          fmt::format("needs {} per GPU at {} GPU{} (TP={}{}), has {}",
-                      format_bytes(need),
-                      per_replica,
-                      per_replica > 1 ? "s" : "",
-                      p.tp,
-                      p.pp > 1 ? fmt::format(", PP={}", p.pp) : "",
-                      format_bytes(probe.memory.budget)),
-          "",
-          need / probe.memory.budget};
+  const Bytes need = m.per_gpu.total() - m.per_gpu.kv_cache;
+  miss.consider("memory_capacity", need / m.budget, [&] {
+    return fmt::format("needs {} per GPU at {} GPU{} (TP={}{}), has {}",
+                       format_bytes(need),
+                       per_replica,
+                       per_replica > 1 ? "s" : "",
+                       p.tp,
+                       p.pp > 1 ? fmt::format(", PP={}", p.pp) : "",
+                       format_bytes(m.budget));
+  });
 }
 
 // One layout at one replica count: the evaluation, and which target it misses.
@@ -351,17 +350,16 @@ ReplicaSearch online_replicas(const Search& S,
   return r;
 }
 
-Miss target_miss(const ReplicaSearch& r, const Parallelism& p) {
-  return {r.code,
-          r.code == "latency_target"
-              ? fmt::format("misses the latency target by {:.0f}% even at TP={}",
-                            100.0 * (r.distance - 1.0),
-                            p.tp)
-              : fmt::format("reaches {:.0f}% of the throughput target with {} GPUs",
-                            100.0 / r.distance,
-                            r.replicas * p.tp * p.pp),
-          "",
-          r.distance};
+void consider_target_miss(const ReplicaSearch& r, const Parallelism& p, Miss& miss) {
+  miss.consider(r.code, r.distance, [&] {
+    return r.code == "latency_target"
+               ? fmt::format("misses the latency target by {:.0f}% even at TP={}",
+                             100.0 * (r.distance - 1.0),
+                             p.tp)
+               : fmt::format("reaches {:.0f}% of the throughput target with {} GPUs",
+                             100.0 / r.distance,
+                             r.replicas * p.tp * p.pp);
+  });
 }
 
 // A layout's candidate as the search scores it: the figures of the replica search, no sentences.
@@ -499,11 +497,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       LayoutEvaluator eval(S, spec, g, p);
       const At probe = eval(1, 1);
       if (probe.memory().max_batch < 1) {
-        const Evaluated& e = *probe.one;
-        const Bytes need = e.memory.per_gpu.total() - e.memory.per_gpu.kv_cache;
-        if (miss.closer("memory_capacity", need / e.memory.budget)) {
-          miss.consider(memory_miss(probe, p));
-        }
+        consider_memory_miss(probe, p, miss);
         continue;
       }
       widest_fits = widest_fits || (p.tp == tps.back() && p.pp == 1);
@@ -518,9 +512,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
                                   ? online_replicas(S, eval, probe, goal, max_replicas)
                                   : offline_replicas(S, eval, probe, goal, max_replicas);
       if (!r.found) {
-        if (miss.closer(r.code, r.distance)) {
-          miss.consider(target_miss(r, p));
-        }
+        consider_target_miss(r, p, miss);
         continue;
       }
       Candidate c = serving_candidate(g, p, spec, r);
