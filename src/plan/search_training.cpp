@@ -155,7 +155,13 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         continue;
       }
       if (S.any) {
-        found.push_back(training_candidate(S, g, price, spec, p));
+        Candidate c; // only its existence is asked: unexplained, as the serving search leaves it
+        c.gpu = &g;
+        c.layout = p;
+        c.spec = spec;
+        c.memory = m;
+        c.training = t;
+        found.push_back(std::move(c));
         return;
       }
       trial.layout = p;
