@@ -3,6 +3,7 @@
 // The bundled data, loaded once per test binary.
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/engines.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -24,6 +25,12 @@ inline const Constants& constants() {
 inline const Efficiency& efficiency() {
   static const Efficiency e =
       Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  return e;
+}
+
+inline const EngineSupport& engines() {
+  static const EngineSupport e =
+      load_engine_support(std::string(RIGHTSIZE_DATA_DIR) + "/engines.json");
   return e;
 }
 

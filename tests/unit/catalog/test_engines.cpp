@@ -1,3 +1,4 @@
+#include "fixtures.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
@@ -12,20 +13,13 @@
 
 using namespace rightsize;
 using nlohmann::json;
+using rightsize::test::catalog;
 using rightsize::test::ScratchDir;
 
 namespace {
 
-const std::string k_engines = std::string(RIGHTSIZE_DATA_DIR) + "/engines.json";
-
 const EngineSupport& bundled() {
-  static const EngineSupport s = load_engine_support(k_engines);
-  return s;
-}
-
-const Catalog& catalog() {
-  static const Catalog c = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  return c;
+  return rightsize::test::engines();
 }
 
 const Gpu& gpu(const std::string& name) {

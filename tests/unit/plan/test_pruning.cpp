@@ -8,7 +8,6 @@
 #include "spec_generator.hpp"
 #include "test_paths.hpp"
 
-#include <rightsize/catalog/engines.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/render/plan.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -22,15 +21,10 @@ using namespace rightsize;
 using rightsize::test::catalog;
 using rightsize::test::constants;
 using rightsize::test::efficiency;
+using rightsize::test::engines;
 using rightsize::test::uncertainty;
 
 namespace {
-
-const EngineSupport& engines() {
-  static const EngineSupport e =
-      load_engine_support(std::string(RIGHTSIZE_DATA_DIR) + "/engines.json");
-  return e;
-}
 
 Plan plan_of(const Spec& spec, Objective objective, bool prune, bool share_gpus) {
   PlanOptions o;

@@ -200,9 +200,7 @@ TEST_CASE("engine support: a GPU generation the engine does not run is rejected 
   PlanOptions o;
   o.today = "2026-11-21";
   o.uncertainty = &uncertainty();
-  const EngineSupport engines =
-      load_engine_support(std::string(RIGHTSIZE_DATA_DIR) + "/engines.json");
-  o.engines = &engines;
+  o.engines = &rightsize::test::engines();
   const Plan p =
       make_plan(parse_spec(body, "sglang.json"), catalog(), constants(), efficiency(), o);
   const Rejection* t4 = rejection_of(p, "T4-16GB");
