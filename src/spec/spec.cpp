@@ -396,7 +396,8 @@ void read_deployment(const FieldReader& r, Deployment& d) {
                     "amortization_years",
                     "operations_share",
                     "stale_price_days",
-                    "gpus_per_server"});
+                    "gpus_per_server",
+                    "scale_to_zero"});
   if (r.has("mode")) {
     d.mode = r.choice<DeploymentMode>("mode",
                                       {{"cloud", DeploymentMode::cloud},
@@ -425,6 +426,7 @@ void read_deployment(const FieldReader& r, Deployment& d) {
   d.stale_price_days =
       r.optional_integer("stale_price_days", Range{1, 36500}).value_or(d.stale_price_days);
   d.gpus_per_server = r.optional_integer("gpus_per_server", Range{1, 576});
+  d.scale_to_zero = r.optional_boolean("scale_to_zero").value_or(d.scale_to_zero);
 }
 
 // The dtype a serving engine computes in when the checkpoint says `t`: vLLM and SGLang serve

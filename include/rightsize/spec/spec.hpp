@@ -126,6 +126,9 @@ struct Deployment {
   // On-prem: GPUs per server bought, for every GPU planned; unset, each GPU's catalog
   // purchase.gpus_per_server (8 on HGX/OAM boards and PCIe servers, 72 per NVL72 rack...).
   std::optional<long long> gpus_per_server;
+  // rightsize deploy: the autoscaler may take the deployment to zero replicas when idle (KEDA
+  // minReplicaCount 0). Does not change the plan.
+  bool scale_to_zero = false;
 };
 
 struct Spec {
