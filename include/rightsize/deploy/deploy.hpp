@@ -1,0 +1,150 @@
+#pragma once
+
+// rightsize deploy: the recommended serving configuration of a plan as Kubernetes objects (the
+// engine's Deployment or LeaderWorkerSet, Service, PodDisruptionBudget) with an autoscaler sized
+// from the capacity model. Every derived number is explained in docs/deploy.md; the engine
+// argument names, metric names and GPU labels come from data/deploy.json, each with its source.
+
+#include <rightsize/core/units.hpp>
+#include <rightsize/deploy/manifest.hpp>
+#include <rightsize/plan/plan.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rightsize {
+
+// --- data/deploy.json
+
+// One engine's command line, as data: a new engine version is a data change.
+struct EngineRecipe {
+  std::string version;
+  std::string image;
+  std::vector<std::string> command;
+  std::string model_arg; // empty: the model is positional, right after the command
+  int port = 8000;
+  std::string port_arg;
+  std::string host_arg;
+  std::string health_path;
+  std::string metrics_path;
+  Seconds startup; // engine start beyond reading the weights
+  // Argument names by role (tensor_parallel, pipeline_parallel, expert_parallel, max_model_len,
+  // max_num_seqs, memory_fraction, kv_cache_dtype, quantization, served_model_name); an empty
+  // name: the engine has no such argument.
+  std::map<std::string, std::string> args;
+  bool memory_fraction_of_total = true; // false: of the memory free after the weights
+  std::map<std::string, std::string> kv_cache_dtypes; // rightsize dtype -> engine value
+  std::map<std::string, std::string> quantizations;   // weight dtype -> engine value
+  std::string metric_running;
+  std::string metric_waiting;
+  std::string metric_model_label;
+  // Multi-node under LeaderWorkerSet; absent: the engine has no recipe here.
+  struct MultiNode {
+    std::string leader; // shell, {serve} = the engine's command line
+    std::string worker;
+    std::vector<std::string> serve_args; // may hold {nodes}
+  };
+  std::optional<MultiNode> multi_node;
+  std::map<std::string, std::string> sources;
+  [[nodiscard]] const std::string& arg(const std::string& role) const;
+};
+
+struct GpuProduct {
+  std::string resource; // nvidia.com/gpu, amd.com/gpu
+  std::string label;    // the node label that names the product
+  std::string value;
+};
+
+struct DeployData {
+  double storage_read_gb_per_s = 0;
+  std::string storage_source;
+  std::map<std::string, EngineRecipe> engines; // vllm, sglang, tensorrt-llm
+  std::map<std::string, GpuProduct> gpu_products; // by catalog GPU name
+  std::string mig_resource_prefix;                // nvidia.com/mig-
+  std::string dcgm_dram_active;                   // DCGM_FI_PROF_DRAM_ACTIVE
+  std::string dcgm_pod_label = "pod";
+  std::string dcgm_namespace_label = "namespace";
+  bool dcgm_dram_active_by_default = false;
+};
+
+DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file);
+DeployData load_deploy_data(const std::string& path);
+
+// --- The deployment
+
+enum class Autoscaler { hpa, keda, none };
+std::string_view to_string(Autoscaler a);
+
+struct DeployOptions {
+  Autoscaler autoscaler = Autoscaler::hpa;
+  std::string name_space = "default";
+  std::string image;     // empty: the engine's image from data/deploy.json
+  std::string model_uri; // empty: the model's Hugging Face id, else the spec's name
+  // Where KEDA reads the engine's metrics.
+  std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
+};
+
+// What one estimate needs besides the plan: the capacity model is re-run per replica.
+struct DeployInputs {
+  const Constants& constants;
+  const Efficiency& efficiency;
+  const Uncertainty* uncertainty = nullptr; // null: targets held to the point estimate
+  Confidence confidence = Confidence::band;
+  const DeployData& data;
+};
+
+// The figures behind the manifests, each derived from the plan (docs/deploy.md).
+struct ServingSettings {
+  std::string name;   // DNS-1123: the spec's name
+  std::string engine; // vllm, sglang, tensorrt-llm
+  std::string engine_version;
+  std::string image;
+  std::string model_uri;
+  std::string gpu;       // catalog name
+  std::string partition; // MIG profile, or empty
+  Parallelism layout;
+  int gpus_per_replica = 1;
+  int gpus_per_node = 1;  // GPUs one pod requests
+  int nodes_per_replica = 1;
+  long long max_model_len = 0;
+  // Concurrent sequences one replica holds while its band-edge TTFT and TPOT meet the targets
+  // (capped by what fits and the scheduler's limit); the engine's max-num-seqs and the
+  // autoscaler's per-replica target.
+  long long capacity_per_replica = 0;
+  long long planned_per_replica = 0; // the plan's batch per replica at its replica count
+  double memory_fraction = 0;
+  std::string kv_cache_dtype;   // engine value, empty when the engine default is meant
+  std::string quantization;     // engine value, empty: none or a pre-quantized checkpoint
+  bool prequantized_checkpoint = false;
+  int replicas = 1;     // the plan's first month
+  int min_replicas = 1; // 0 with scale to zero
+  int max_replicas = 1; // the horizon's peak month
+  Bytes weights_read_per_node;
+  Seconds cold_start;
+  int startup_failure_threshold = 0; // x 10 s
+  // Predicted DCGM_FI_PROF_DRAM_ACTIVE at the capacity: the HPA's per-pod target.
+  double dram_active_at_capacity = 0;
+  std::vector<std::string> engine_args; // the full command line
+};
+
+struct DeployReport {
+  ServingSettings settings;
+  std::vector<Node> objects; // Kubernetes objects in apply order
+  std::vector<std::string> notes; // for a person: caveats the manifests cannot say
+};
+
+// The manifests of the plan's recommended candidate. InputError when the plan has no serving
+// candidate, the engine has no recipe (or no multi-node recipe when a replica spans nodes), or the
+// GPU has no product label.
+DeployReport make_deployment(const Plan& plan,
+                             const DeployInputs& inputs,
+                             const DeployOptions& options);
+
+// A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters.
+std::string dns_label(std::string_view text);
+
+} // namespace rightsize

@@ -1,0 +1,154 @@
+// data/deploy.json: engine recipes, GPU product labels and the storage figure (docs/deploy.md,
+// docs/deploy-data.md for the sources).
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/deploy/deploy.hpp>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+namespace {
+
+const std::vector<std::string> k_arg_roles{"tensor_parallel",
+                                           "pipeline_parallel",
+                                           "expert_parallel",
+                                           "expert_parallel_size",
+                                           "max_model_len",
+                                           "max_num_seqs",
+                                           "memory_fraction",
+                                           "kv_cache_dtype",
+                                           "quantization",
+                                           "served_model_name"};
+
+std::map<std::string, std::string> string_map(const FieldReader& r) {
+  if (!r.is_object()) {
+    r.fail("must be an object of strings");
+  }
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : r.json().items()) {
+    out[key] = r.string(key);
+  }
+  return out;
+}
+
+EngineRecipe read_engine(const FieldReader& e) {
+  e.reject_unknown({"version",
+                    "image",
+                    "command",
+                    "model_arg",
+                    "port",
+                    "port_arg",
+                    "host_arg",
+                    "health_path",
+                    "metrics_path",
+                    "startup_s",
+                    "args",
+                    "memory_fraction_meaning",
+                    "kv_cache_dtypes",
+                    "quantizations",
+                    "metrics",
+                    "multi_node",
+                    "sources",
+                    "notes"});
+  EngineRecipe r;
+  r.version = e.string("version");
+  r.image = e.string("image");
+  r.command = e.string_array("command");
+  if (r.command.empty()) {
+    e.member("command").fail_plain("must name the engine's executable");
+  }
+  r.model_arg = e.string("model_arg");
+  r.port = static_cast<int>(e.integer("port", Range{1, 65535}));
+  r.port_arg = e.string("port_arg");
+  r.host_arg = e.string("host_arg");
+  r.health_path = e.string("health_path");
+  r.metrics_path = e.string("metrics_path");
+  r.startup = seconds(e.number("startup_s", Range::non_negative(3600)));
+  const FieldReader args = e.object("args");
+  args.reject_unknown(k_arg_roles);
+  for (const auto& role : k_arg_roles) {
+    r.args[role] = args.string(role);
+  }
+  r.memory_fraction_of_total =
+      e.choice<bool>("memory_fraction_meaning", {{"total", true}, {"kv_of_free", false}});
+  r.kv_cache_dtypes = string_map(e.object("kv_cache_dtypes"));
+  r.quantizations = string_map(e.object("quantizations"));
+  const FieldReader m = e.object("metrics");
+  m.reject_unknown({"running", "waiting", "model_label"});
+  r.metric_running = m.string("running");
+  r.metric_waiting = m.string("waiting");
+  r.metric_model_label = m.string("model_label");
+  if (const auto mn = e.optional_object("multi_node")) {
+    mn->reject_unknown({"leader", "worker", "serve_args", "source"});
+    r.multi_node = EngineRecipe::MultiNode{
+        mn->string("leader"), mn->string("worker"), mn->string_array("serve_args")};
+    if (r.multi_node->leader.find("{serve}") == std::string::npos) {
+      mn->member("leader").fail("must contain {serve}, where the engine's command line goes");
+    }
+  }
+  for (const auto& [key, value] : e.object("sources").json().items()) {
+    r.sources[key] = e.object("sources").string(key);
+  }
+  return r;
+}
+
+} // namespace
+
+const std::string& EngineRecipe::arg(const std::string& role) const {
+  static const std::string none;
+  const auto it = args.find(role);
+  return it == args.end() ? none : it->second;
+}
+
+DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
+  const FieldReader root(j, file);
+  root.reject_unknown({"schema_version",
+                       "description",
+                       "storage",
+                       "engines",
+                       "gpu_products",
+                       "gpu_products_source",
+                       "mig_resource_prefix",
+                       "mig_source",
+                       "dcgm"});
+  if (root.integer("schema_version", Range::positive(1e6)) != 1) {
+    root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
+  }
+  DeployData d;
+  const FieldReader storage = root.object("storage");
+  storage.reject_unknown({"read_gb_per_s", "source"});
+  d.storage_read_gb_per_s = storage.number("read_gb_per_s", Range::positive(1e4));
+  d.storage_source = storage.string("source");
+  const FieldReader engines = root.object("engines");
+  for (const auto& [name, value] : engines.json().items()) {
+    d.engines[name] = read_engine(engines.object(name));
+  }
+  const FieldReader products = root.object("gpu_products");
+  for (const auto& [name, value] : products.json().items()) {
+    const FieldReader p = products.object(name);
+    p.reject_unknown({"resource", "label", "value", "confidence", "note", "source"});
+    d.gpu_products[name] = GpuProduct{p.string("resource"), p.string("label"), p.string("value")};
+  }
+  d.mig_resource_prefix = root.string("mig_resource_prefix");
+  const FieldReader dcgm = root.object("dcgm");
+  dcgm.reject_unknown({"dram_active",
+                       "gpu_util",
+                       "pod_label",
+                       "namespace_label",
+                       "exported_by_default",
+                       "source",
+                       "note"});
+  d.dcgm_dram_active = dcgm.string("dram_active");
+  d.dcgm_pod_label = dcgm.string("pod_label");
+  d.dcgm_namespace_label = dcgm.string("namespace_label");
+  d.dcgm_dram_active_by_default = dcgm.boolean("exported_by_default");
+  return d;
+}
+
+DeployData load_deploy_data(const std::string& path) {
+  return parse_deploy_data(detail::load_json_file(path), path);
+}
+
+} // namespace rightsize

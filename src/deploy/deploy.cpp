@@ -1,0 +1,783 @@
+// The recommended serving configuration as Kubernetes objects. How each number is derived:
+// docs/deploy.md.
+
+#include <rightsize/core/bisect.hpp>
+#include <rightsize/core/error.hpp>
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/deploy/deploy.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace rightsize {
+
+namespace {
+
+constexpr int k_probe_period_s = 10;
+
+// GPUs one Kubernetes node holds: the catalog's server size, except NVL72 racks, whose nodes are
+// compute trays of 4 GPUs (72 GPUs in 18 trays).
+int gpus_per_node(const Gpu& g) {
+  const int server = g.purchase ? g.purchase->gpus_per_server : 8;
+  return server > 8 ? 4 : std::max(1, server);
+}
+
+std::string engine_key(Engine e) {
+  return std::string(to_string(e));
+}
+
+// The largest number of concurrent sequences per replica at which the targets, held as the plan
+// holds them (the band's slow edge unless --confidence point), still hold: a bisection over the
+// batch with the same estimator, between the plan's batch (which holds) and what fits.
+struct Capacity {
+  long long sequences = 0;
+  InferencePerformance perf; // at `sequences`
+};
+
+Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
+  const Spec& spec = c.spec;
+  const Gpu& g = *c.gpu;
+  const auto& targets = spec.workload.inference.targets;
+  double ttft_high = 1.0;
+  double tpot_high = 1.0;
+  if (in.uncertainty != nullptr && in.confidence == Confidence::band) {
+    const std::string family = Efficiency::family_name(g);
+    const std::string engine = engine_key(spec.workload.inference.engine);
+    ttft_high = in.uncertainty->high_ratio("ttft", family, engine);
+    tpot_high = in.uncertainty->high_ratio("tpot", family, engine);
+  }
+  const auto evaluate = [&](long long batch) {
+    const MemoryEstimate m =
+        estimate_memory(spec, g, c.layout, in.constants, batch, Detail::numbers);
+    return estimate_inference(spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers);
+  };
+  const auto holds = [&](long long batch) {
+    const InferencePerformance p = evaluate(batch);
+    return (!targets.ttft || p.ttft.si() * ttft_high <= targets.ttft->si()) &&
+           (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si());
+  };
+  const long long limit =
+      std::min<long long>(c.memory.max_batch,
+                          static_cast<long long>(in.constants.get(Constant::max_num_seqs)));
+  const long long planned = std::clamp<long long>(c.memory.batch, 1, std::max(1LL, limit));
+  long long cap = limit;
+  if ((targets.ttft || targets.tpot) && !holds(limit)) {
+    cap = holds(planned) ? first_holding(planned, limit, [&](long long b) { return !holds(b); }) - 1
+                         : planned;
+  }
+  cap = std::max(1LL, cap);
+  return {cap, evaluate(cap)};
+}
+
+Node labels_of(const std::string& name) {
+  Node l = Node::map();
+  l.set("app.kubernetes.io/name", Node::str(name));
+  l.set("app.kubernetes.io/managed-by", Node::str("rightsize"));
+  return l;
+}
+
+Node selector_of(const std::string& name) {
+  Node l = Node::map();
+  l.set("app.kubernetes.io/name", Node::str(name));
+  return l;
+}
+
+Node metadata(const ServingSettings& s, const DeployOptions& o, const std::string& name) {
+  Node m = Node::map();
+  m.set("name", Node::str(name));
+  m.set("namespace", Node::str(o.name_space));
+  m.set("labels", labels_of(s.name));
+  return m;
+}
+
+Node strings(const std::vector<std::string>& v) {
+  Node n = Node::seq();
+  for (const auto& s : v) {
+    n.push(Node::str(s));
+  }
+  return n;
+}
+
+Node http_probe(const EngineRecipe& r, int period, int failures, const std::string& comment) {
+  Node get = Node::map();
+  get.set("path", Node::str(r.health_path));
+  get.set("port", Node::str("http"));
+  Node p = Node::map();
+  p.set("httpGet", std::move(get));
+  p.set("periodSeconds", Node::integer(period));
+  p.set("failureThreshold", Node::integer(failures), comment);
+  return p;
+}
+
+// The engine's command line, from its recipe and the settings.
+std::vector<std::string> engine_command_line(const ServingSettings& s, const EngineRecipe& r) {
+  std::vector<std::string> a = r.command;
+  if (r.model_arg.empty()) {
+    a.push_back(s.model_uri);
+  } else {
+    a.push_back(r.model_arg);
+    a.push_back(s.model_uri);
+  }
+  const auto add = [&](const std::string& role, const std::string& value) {
+    const std::string& flag = r.arg(role);
+    if (!flag.empty() && !value.empty()) {
+      a.push_back(flag);
+      a.push_back(value);
+    }
+  };
+  add("served_model_name", s.name);
+  if (!r.host_arg.empty()) {
+    a.push_back(r.host_arg);
+    a.push_back("0.0.0.0");
+  }
+  if (!r.port_arg.empty()) {
+    a.push_back(r.port_arg);
+    a.push_back(std::to_string(r.port));
+  }
+  add("tensor_parallel", std::to_string(s.layout.tp));
+  if (s.layout.pp > 1) {
+    add("pipeline_parallel", std::to_string(s.layout.pp));
+  }
+  if (s.layout.ep > 1) {
+    if (!r.arg("expert_parallel").empty()) {
+      a.push_back(r.arg("expert_parallel")); // a switch: experts over the TP group
+    }
+    add("expert_parallel_size", std::to_string(s.layout.ep));
+  }
+  add("max_model_len", std::to_string(s.max_model_len));
+  add("max_num_seqs", std::to_string(s.capacity_per_replica));
+  add("memory_fraction", fmt::format("{:.2f}", s.memory_fraction));
+  add("kv_cache_dtype", s.kv_cache_dtype);
+  add("quantization", s.quantization);
+  return a;
+}
+
+std::string shell_quote(const std::string& word) {
+  const bool plain = std::all_of(word.begin(), word.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
+           std::string_view("-_./:=,@%+$()").find(ch) != std::string_view::npos;
+  });
+  if (plain && !word.empty()) {
+    return word;
+  }
+  std::string out = "'";
+  for (const char ch : word) {
+    out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  }
+  return out + "'";
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// One pod's spec: the engine container with its GPUs, probes and shared memory.
+Node pod_spec(const ServingSettings& s,
+              const EngineRecipe& r,
+              const GpuProduct& product,
+              const std::string& gpu_resource,
+              const std::vector<std::string>& command,
+              const std::vector<std::string>& args,
+              bool serves,
+              bool spread) {
+  Node container = Node::map();
+  container.set("name", Node::str("engine"));
+  container.set("image", Node::str(s.image), fmt::format("{} {}", s.engine, s.engine_version));
+  container.set("command", strings(command));
+  if (!args.empty()) {
+    container.set("args", strings(args));
+  }
+  Node ports = Node::seq();
+  Node port = Node::map();
+  port.set("name", Node::str("http"));
+  port.set("containerPort", Node::integer(r.port));
+  ports.push(std::move(port));
+  container.set("ports", std::move(ports));
+  std::string why;
+  if (!s.partition.empty()) {
+    why = fmt::format("one MIG slice {} of an {}", s.partition, s.gpu);
+  } else if (s.nodes_per_replica > 1) {
+    why = fmt::format("{} of the replica's {} GPUs (TP={} x PP={}) on each of {} nodes",
+                      s.gpus_per_node,
+                      s.gpus_per_replica,
+                      s.layout.tp,
+                      s.layout.pp,
+                      s.nodes_per_replica);
+  } else {
+    why = fmt::format("the replica's GPU{}: TP={} x PP={}",
+                      s.gpus_per_replica > 1 ? "s" : "",
+                      s.layout.tp,
+                      s.layout.pp);
+  }
+  Node limits = Node::map();
+  limits.set(gpu_resource, Node::integer(s.gpus_per_node), why);
+  Node requests = Node::map();
+  requests.set(gpu_resource, Node::integer(s.gpus_per_node));
+  Node resources = Node::map();
+  resources.set("limits", std::move(limits));
+  resources.set("requests", std::move(requests));
+  container.set("resources", std::move(resources));
+  if (serves) {
+    container.set("startupProbe",
+                  http_probe(r,
+                             k_probe_period_s,
+                             s.startup_failure_threshold,
+                             fmt::format("x {} s = twice the expected cold start of {}",
+                                         k_probe_period_s,
+                                         format_seconds(s.cold_start))));
+    container.set("readinessProbe", http_probe(r, k_probe_period_s, 3, ""));
+    container.set("livenessProbe", http_probe(r, 30, 3, "after the startup probe has passed"));
+  }
+  Node mounts = Node::seq();
+  Node shm = Node::map();
+  shm.set("name", Node::str("dshm"));
+  shm.set("mountPath", Node::str("/dev/shm"));
+  mounts.push(std::move(shm));
+  container.set("volumeMounts", std::move(mounts));
+
+  Node spec = Node::map();
+  Node selector = Node::map();
+  selector.set(product.label, Node::str(product.value), "GPU feature discovery's product label");
+  spec.set("nodeSelector", std::move(selector));
+  Node tolerations = Node::seq();
+  Node toleration = Node::map();
+  toleration.set("key", Node::str(product.resource));
+  toleration.set("operator", Node::str("Exists"));
+  toleration.set("effect", Node::str("NoSchedule"));
+  tolerations.push(std::move(toleration));
+  spec.set("tolerations", std::move(tolerations));
+  if (spread) {
+    Node constraint = Node::map();
+    constraint.set("maxSkew", Node::integer(1));
+    constraint.set("topologyKey", Node::str("kubernetes.io/hostname"));
+    constraint.set("whenUnsatisfiable",
+                   Node::str("ScheduleAnyway"),
+                   "replicas on different nodes where there is room: one node's loss takes one");
+    Node match = Node::map();
+    match.set("matchLabels", selector_of(s.name));
+    constraint.set("labelSelector", std::move(match));
+    Node constraints = Node::seq();
+    constraints.push(std::move(constraint));
+    spec.set("topologySpreadConstraints", std::move(constraints));
+  }
+  Node containers = Node::seq();
+  containers.push(std::move(container));
+  spec.set("containers", std::move(containers));
+  Node volumes = Node::seq();
+  Node dshm = Node::map();
+  dshm.set("name", Node::str("dshm"));
+  Node empty = Node::map();
+  empty.set("medium", Node::str("Memory"));
+  dshm.set("emptyDir", std::move(empty), "shared memory for NCCL and the engine's workers");
+  volumes.push(std::move(dshm));
+  spec.set("volumes", std::move(volumes));
+  return spec;
+}
+
+Node pod_template(const ServingSettings& s, Node spec, bool leader) {
+  Node meta = Node::map();
+  Node labels = labels_of(s.name);
+  if (leader) {
+    labels.set("rightsize.dev/role", Node::str("leader"));
+  }
+  meta.set("labels", std::move(labels));
+  Node t = Node::map();
+  t.set("metadata", std::move(meta));
+  t.set("spec", std::move(spec));
+  return t;
+}
+
+Node workload_object(const ServingSettings& s,
+                     const DeployOptions& o,
+                     const EngineRecipe& r,
+                     const GpuProduct& product,
+                     const std::string& gpu_resource) {
+  const std::string replicas_comment = fmt::format(
+      "the plan's replicas in its first month; the autoscaler moves it between {} and {}",
+      s.min_replicas,
+      s.max_replicas);
+  if (s.nodes_per_replica == 1) {
+    Node d = Node::map();
+    d.set("apiVersion", Node::str("apps/v1"));
+    d.set("kind", Node::str("Deployment"));
+    d.set("metadata", metadata(s, o, s.name));
+    Node spec = Node::map();
+    spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+    Node sel = Node::map();
+    sel.set("matchLabels", selector_of(s.name));
+    spec.set("selector", std::move(sel));
+    Node rolling = Node::map();
+    rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
+    rolling.set("maxUnavailable", Node::integer(1));
+    Node strategy = Node::map();
+    strategy.set("type", Node::str("RollingUpdate"));
+    strategy.set("rollingUpdate", std::move(rolling));
+    spec.set("strategy", std::move(strategy));
+    std::vector<std::string> command = s.engine_args;
+    spec.set("template",
+             pod_template(s,
+                          pod_spec(s, r, product, gpu_resource, command, {}, true, s.replicas > 1 || s.max_replicas > 1),
+                          false));
+    d.set("spec", std::move(spec));
+    return d;
+  }
+  // A replica across nodes: a LeaderWorkerSet group of nodes_per_replica pods, the leader serving.
+  const auto& mn = *r.multi_node;
+  std::vector<std::string> serve = s.engine_args;
+  for (const auto& a : mn.serve_args) {
+    serve.push_back(replace_all(a, "{nodes}", std::to_string(s.nodes_per_replica)));
+  }
+  std::string serve_line;
+  for (const auto& w : serve) {
+    serve_line += (serve_line.empty() ? "" : " ") + shell_quote(w);
+  }
+  const auto shell = [&](const std::string& templ) {
+    return std::vector<std::string>{
+        "/bin/sh",
+        "-c",
+        replace_all(replace_all(templ, "{serve}", serve_line),
+                    "{nodes}",
+                    std::to_string(s.nodes_per_replica))};
+  };
+  Node lws = Node::map();
+  lws.set("apiVersion", Node::str("leaderworkerset.x-k8s.io/v1"));
+  lws.set("kind", Node::str("LeaderWorkerSet"));
+  lws.set("metadata", metadata(s, o, s.name));
+  Node spec = Node::map();
+  spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+  Node group = Node::map();
+  group.set("size",
+            Node::integer(s.nodes_per_replica),
+            fmt::format("nodes per replica: {} GPUs at {} per node", s.gpus_per_replica, s.gpus_per_node));
+  group.set("restartPolicy", Node::str("RecreateGroupOnPodRestart"), "a replica lives or dies whole");
+  group.set("leaderTemplate",
+            pod_template(s, pod_spec(s, r, product, gpu_resource, shell(mn.leader), {}, true, false), true));
+  group.set("workerTemplate",
+            pod_template(s, pod_spec(s, r, product, gpu_resource, shell(mn.worker), {}, false, false), false));
+  spec.set("leaderWorkerTemplate", std::move(group));
+  lws.set("spec", std::move(spec));
+  return lws;
+}
+
+Node service_object(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r) {
+  Node svc = Node::map();
+  svc.set("apiVersion", Node::str("v1"));
+  svc.set("kind", Node::str("Service"));
+  svc.set("metadata", metadata(s, o, s.name));
+  Node spec = Node::map();
+  Node sel = selector_of(s.name);
+  if (s.nodes_per_replica > 1) {
+    sel.set("rightsize.dev/role", Node::str("leader"), "only a group's leader serves");
+  }
+  spec.set("selector", std::move(sel));
+  Node port = Node::map();
+  port.set("name", Node::str("http"));
+  port.set("port", Node::integer(r.port));
+  port.set("targetPort", Node::str("http"));
+  Node ports = Node::seq();
+  ports.push(std::move(port));
+  spec.set("ports", std::move(ports));
+  svc.set("spec", std::move(spec));
+  return svc;
+}
+
+Node disruption_budget(const ServingSettings& s, const DeployOptions& o) {
+  Node pdb = Node::map();
+  pdb.set("apiVersion", Node::str("policy/v1"));
+  pdb.set("kind", Node::str("PodDisruptionBudget"));
+  pdb.set("metadata", metadata(s, o, s.name));
+  Node spec = Node::map();
+  spec.set("maxUnavailable",
+           Node::integer(1),
+           "node drains take one replica's pods at a time");
+  Node sel = Node::map();
+  sel.set("matchLabels", selector_of(s.name));
+  spec.set("selector", std::move(sel));
+  pdb.set("spec", std::move(spec));
+  return pdb;
+}
+
+Node scale_target(const ServingSettings& s, bool keda) {
+  Node ref = Node::map();
+  const bool lws = s.nodes_per_replica > 1;
+  ref.set("apiVersion", Node::str(lws ? "leaderworkerset.x-k8s.io/v1" : "apps/v1"));
+  ref.set("kind", Node::str(lws ? "LeaderWorkerSet" : "Deployment"));
+  ref.set("name", Node::str(s.name));
+  (void)keda;
+  return ref;
+}
+
+std::string hpa_metric_name(const ServingSettings&) {
+  return "rightsize_gpu_dram_active";
+}
+
+std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& d) {
+  const std::string metric = hpa_metric_name(s);
+  Node hpa = Node::map();
+  hpa.set("apiVersion", Node::str("autoscaling/v2"));
+  hpa.set("kind", Node::str("HorizontalPodAutoscaler"));
+  hpa.set("metadata", metadata(s, o, s.name));
+  Node spec = Node::map();
+  spec.set("scaleTargetRef", scale_target(s, false));
+  spec.set("minReplicas", Node::integer(std::max(1, s.min_replicas)));
+  spec.set("maxReplicas",
+           Node::integer(s.max_replicas),
+           "the plan's replicas in the peak month of its growth horizon");
+  Node target = Node::map();
+  target.set("type", Node::str("AverageValue"));
+  const long long milli = std::max(1LL, std::llround(s.dram_active_at_capacity * 1000.0));
+  target.set("averageValue",
+             Node::str(fmt::format("{}m", milli)),
+             fmt::format("DRAM active {:.2f}: predicted at {} concurrent sequences per replica, "
+                         "the most at which the latency targets hold",
+                         s.dram_active_at_capacity,
+                         s.capacity_per_replica));
+  Node name = Node::map();
+  name.set("name", Node::str(metric));
+  Node pods = Node::map();
+  pods.set("metric", std::move(name));
+  pods.set("target", std::move(target));
+  Node m = Node::map();
+  m.set("type", Node::str("Pods"));
+  m.set("pods", std::move(pods));
+  Node metrics = Node::seq();
+  metrics.push(std::move(m));
+  spec.set("metrics", std::move(metrics));
+  Node down = Node::map();
+  down.set("stabilizationWindowSeconds",
+           Node::integer(300),
+           "a replica takes minutes to come back: scale down slowly");
+  Node behavior = Node::map();
+  behavior.set("scaleDown", std::move(down));
+  spec.set("behavior", std::move(behavior));
+  hpa.set("spec", std::move(spec));
+
+  // prometheus-adapter: the per-pod metric, from dcgm-exporter's series.
+  Node overrides = Node::map();
+  Node ns = Node::map();
+  ns.set("resource", Node::str("namespace"));
+  overrides.set(d.dcgm_namespace_label, std::move(ns));
+  Node pod = Node::map();
+  pod.set("resource", Node::str("pod"));
+  overrides.set(d.dcgm_pod_label, std::move(pod));
+  Node resources = Node::map();
+  resources.set("overrides", std::move(overrides));
+  Node naming = Node::map();
+  naming.set("matches", Node::str("^" + d.dcgm_dram_active + "$"));
+  naming.set("as", Node::str(metric));
+  Node rule = Node::map();
+  rule.set("seriesQuery",
+           Node::str(fmt::format("{}{{{}!=\"\",{}!=\"\"}}",
+                                 d.dcgm_dram_active,
+                                 d.dcgm_namespace_label,
+                                 d.dcgm_pod_label)));
+  rule.set("resources", std::move(resources));
+  rule.set("name", std::move(naming));
+  rule.set("metricsQuery", Node::str("avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"));
+  Node rules = Node::seq();
+  rules.push(std::move(rule));
+  Node config = Node::map();
+  config.set("rules", std::move(rules));
+  Node cm = Node::map();
+  cm.set("apiVersion", Node::str("v1"));
+  cm.set("kind", Node::str("ConfigMap"));
+  Node meta = metadata(s, o, s.name + "-prometheus-adapter-rules");
+  Node* labels = meta.find("labels");
+  labels->set("app.kubernetes.io/component", Node::str("prometheus-adapter-config"));
+  Node annotations = Node::map();
+  annotations.set("rightsize.dev/usage",
+                  Node::str("merge these rules into the rules of prometheus-adapter's config.yaml"));
+  meta.set("annotations", std::move(annotations));
+  cm.set("metadata", std::move(meta));
+  Node data = Node::map();
+  data.set("config.yaml", Node::document(std::move(config)));
+  cm.set("data", std::move(data));
+  std::vector<Node> out;
+  out.push_back(std::move(cm));
+  out.push_back(std::move(hpa));
+  return out;
+}
+
+Node keda_object(const ServingSettings& s,
+                 const DeployOptions& o,
+                 const EngineRecipe& r,
+                 bool scale_to_zero) {
+  Node so = Node::map();
+  so.set("apiVersion", Node::str("keda.sh/v1alpha1"));
+  so.set("kind", Node::str("ScaledObject"));
+  so.set("metadata", metadata(s, o, s.name));
+  Node spec = Node::map();
+  spec.set("scaleTargetRef", scale_target(s, true));
+  spec.set("minReplicaCount",
+           Node::integer(s.min_replicas),
+           scale_to_zero ? "deployment.scale_to_zero: idle means no replica"
+                         : "scale_to_zero not set: one replica stays up");
+  spec.set("maxReplicaCount",
+           Node::integer(s.max_replicas),
+           "the plan's replicas in the peak month of its growth horizon");
+  spec.set("pollingInterval", Node::integer(15));
+  spec.set("cooldownPeriod",
+           Node::integer(300),
+           "seconds without load before going to zero");
+  const std::string match = fmt::format("{{namespace=\"{}\",{}=\"{}\"}}",
+                                        o.name_space,
+                                        r.metric_model_label,
+                                        s.name);
+  Node meta = Node::map();
+  meta.set("serverAddress", Node::str(o.prometheus));
+  meta.set("query",
+           Node::str(fmt::format("sum({}{}) + sum({}{})",
+                                 r.metric_running,
+                                 match,
+                                 r.metric_waiting,
+                                 match)),
+           "requests running and waiting, over every replica");
+  meta.set("threshold",
+           Node::str(std::to_string(s.capacity_per_replica)),
+           fmt::format("requests per replica: the most concurrent sequences at which the "
+                       "latency targets hold (the plan runs {})",
+                       s.planned_per_replica));
+  if (scale_to_zero) {
+    meta.set("activationThreshold", Node::str("0"), "any request wakes it");
+  }
+  Node trigger = Node::map();
+  trigger.set("type", Node::str("prometheus"));
+  trigger.set("metadata", std::move(meta));
+  Node triggers = Node::seq();
+  triggers.push(std::move(trigger));
+  spec.set("triggers", std::move(triggers));
+  so.set("spec", std::move(spec));
+  return so;
+}
+
+} // namespace
+
+std::string_view to_string(Autoscaler a) {
+  switch (a) {
+  case Autoscaler::hpa:
+    return "hpa";
+  case Autoscaler::keda:
+    return "keda";
+  case Autoscaler::none:
+    return "none";
+  }
+  return "none";
+}
+
+std::string dns_label(std::string_view text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) != 0) {
+      out += static_cast<char>(std::tolower(c));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') {
+    out.pop_back();
+  }
+  if (out.size() > 63) {
+    out.resize(63);
+    while (!out.empty() && out.back() == '-') {
+      out.pop_back();
+    }
+  }
+  return out.empty() ? std::string("rightsize") : out;
+}
+
+DeployReport make_deployment(const Plan& plan,
+                             const DeployInputs& in,
+                             const DeployOptions& o) {
+  if (plan.spec.workload.is_training()) {
+    throw InputError(plan.spec.file + ":/workload/type",
+                     "rightsize deploy writes serving deployments; this spec is a training job");
+  }
+  const std::string engine = engine_key(plan.spec.workload.inference.engine);
+  const auto recipe_it = in.data.engines.find(engine);
+  if (recipe_it == in.data.engines.end()) {
+    throw InputError(plan.spec.file + ":/workload/engine",
+                     fmt::format("engine {} has no serving recipe in data/deploy.json; deploy "
+                                 "with --engine vllm, sglang or tensorrt-llm",
+                                 engine));
+  }
+  if (!plan.feasible()) {
+    throw InputError(plan.spec.file,
+                     "nothing feasible to deploy: no GPU configuration satisfies the spec "
+                     "(rightsize plan says why)");
+  }
+  const Candidate& c = plan.candidates.front();
+  const Spec& spec = c.spec;
+  const EngineRecipe& r = recipe_it->second;
+  const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
+  const auto product_it = in.data.gpu_products.find(whole.name);
+  if (product_it == in.data.gpu_products.end()) {
+    throw InputError("data/deploy.json:/gpu_products",
+                     "has no Kubernetes product label for " + whole.name);
+  }
+  const GpuProduct& product = product_it->second;
+
+  DeployReport report;
+  ServingSettings& s = report.settings;
+  s.name = dns_label(plan.spec.name);
+  s.engine = engine;
+  s.engine_version = r.version;
+  s.image = o.image.empty() ? r.image : o.image;
+  if (!o.model_uri.empty()) {
+    s.model_uri = o.model_uri;
+  } else if (spec.model.name.find('/') != std::string::npos) {
+    s.model_uri = spec.model.name;
+  } else {
+    throw InputError("--model-uri",
+                     fmt::format("is needed: the model ({}) names no Hugging Face id "
+                                 "(_name_or_path in its config.json); give the checkpoint to "
+                                 "serve, an id or a path on a mounted volume",
+                                 spec.model.name));
+  }
+  s.gpu = whole.name;
+  s.partition = c.partition;
+  s.layout = c.layout;
+  s.gpus_per_replica = c.gpus_per_replica();
+  const std::string gpu_resource =
+      c.partition.empty() ? product.resource : in.data.mig_resource_prefix + c.partition;
+  const int node_gpus = gpus_per_node(whole);
+  s.nodes_per_replica = c.partition.empty()
+                            ? static_cast<int>((s.gpus_per_replica + node_gpus - 1) / node_gpus)
+                            : 1;
+  s.gpus_per_node = s.gpus_per_replica / s.nodes_per_replica;
+  if (s.gpus_per_node * s.nodes_per_replica != s.gpus_per_replica) {
+    throw InputError(plan.spec.file,
+                     fmt::format("a replica of {} GPUs does not split evenly over nodes of {}",
+                                 s.gpus_per_replica,
+                                 node_gpus));
+  }
+  if (s.nodes_per_replica > 1 && !r.multi_node) {
+    throw InputError("--engine",
+                     fmt::format("{} has no multi-node recipe in data/deploy.json, and a replica "
+                                 "of {} needs {} nodes; use --engine vllm or sglang",
+                                 engine,
+                                 s.gpus_per_replica,
+                                 s.nodes_per_replica));
+  }
+  if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node) {
+    report.notes.push_back(fmt::format(
+        "tensor parallelism (TP={}) spans nodes of {} GPUs: its all-reduces cross the network",
+        s.layout.tp,
+        s.gpus_per_node));
+  }
+  s.max_model_len = spec.workload.inference.input_tokens + spec.workload.inference.output_tokens;
+
+  const Capacity cap = capacity_per_replica(c, in);
+  s.capacity_per_replica = cap.sequences;
+  s.planned_per_replica = c.memory.batch;
+
+  // The memory fraction the estimate assumed, in the engine's own terms.
+  const MemoryEstimate& m = c.memory;
+  if (r.memory_fraction_of_total) {
+    s.memory_fraction = m.budget / m.capacity;
+  } else {
+    const Bytes outside = m.budget - m.kv_pool;
+    s.memory_fraction = m.kv_pool / (m.capacity - outside);
+  }
+  s.memory_fraction = std::floor(s.memory_fraction * 100.0 + 1e-9) / 100.0;
+  const std::string kv = std::string(to_string(spec.precision.kv_cache));
+  if (const auto it = r.kv_cache_dtypes.find(kv); it != r.kv_cache_dtypes.end()) {
+    s.kv_cache_dtype = it->second;
+  } else {
+    report.notes.push_back(fmt::format("{} has no KV-cache setting for {}: left at its default",
+                                       engine,
+                                       kv));
+  }
+  const std::string w = std::string(to_string(spec.precision.weights));
+  const bool stored_as_planned = spec.precision.weights == plan.spec.precision.weights;
+  if (!stored_as_planned) {
+    if (const auto it = r.quantizations.find(w); it != r.quantizations.end()) {
+      s.quantization = it->second;
+    } else {
+      s.prequantized_checkpoint = true;
+      report.notes.push_back(fmt::format(
+          "the plan serves {} weights, which {} does not make on load: --model-uri must name a "
+          "checkpoint already quantized to {}",
+          w,
+          engine,
+          w));
+    }
+  }
+
+  s.replicas = c.replicas;
+  s.max_replicas = c.replicas;
+  for (const auto& month : c.cost.months) {
+    s.max_replicas = std::max<int>(s.max_replicas, static_cast<int>(month.replicas));
+  }
+  s.min_replicas = spec.deployment.scale_to_zero && o.autoscaler == Autoscaler::keda ? 0 : 1;
+
+  // Cold start: the checkpoint read from storage by each node, then the engine's own start.
+  // (A pre-quantized checkpoint: about the served weights, per GPU times the GPUs.)
+  const Bytes stored = s.prequantized_checkpoint
+                           ? m.per_gpu.weights * static_cast<double>(s.gpus_per_replica)
+                           : plan.requirements.weights;
+  s.weights_read_per_node = stored / static_cast<double>(s.nodes_per_replica);
+  s.cold_start = seconds(s.weights_read_per_node.si() / (in.data.storage_read_gb_per_s * 1e9)) +
+                 r.startup;
+  s.startup_failure_threshold = static_cast<int>(
+      std::max(3.0, std::ceil(2.0 * s.cold_start.si() / k_probe_period_s)));
+
+  // DRAM busy at the capacity: bytes read per decode step per GPU over the step at peak
+  // bandwidth, while decoding (not prefilling).
+  const InferencePerformance& p = cap.perf;
+  if (p.decode_step.si() > 0) {
+    const double per_gpu_bytes = p.decode_bytes.si() / static_cast<double>(s.layout.pp);
+    s.dram_active_at_capacity =
+        std::clamp(per_gpu_bytes / (c.gpu->memory_bandwidth.si() * p.decode_step.si()) *
+                       (1.0 - p.prefill_share),
+                   0.01,
+                   0.95);
+  }
+  s.engine_args = engine_command_line(s, r);
+
+  // The objects, in apply order.
+  if (o.autoscaler == Autoscaler::hpa) {
+    for (auto& obj : hpa_objects(s, o, in.data)) {
+      report.objects.push_back(std::move(obj));
+    }
+    if (!in.data.dcgm_dram_active_by_default) {
+      report.notes.push_back(fmt::format(
+          "the HPA reads {}, which dcgm-exporter exports only with its profiling counters "
+          "enabled (docs/deploy.md, \"HPA\")",
+          in.data.dcgm_dram_active));
+    }
+  }
+  report.objects.push_back(workload_object(s, o, r, product, gpu_resource));
+  report.objects.push_back(service_object(s, o, r));
+  report.objects.push_back(disruption_budget(s, o));
+  if (o.autoscaler == Autoscaler::keda) {
+    if (r.metric_running.empty() || r.metric_waiting.empty()) {
+      throw InputError("--autoscaler",
+                       fmt::format("keda scales on the engine's running and waiting requests, "
+                                   "which {} {} does not export (data/deploy.json); use "
+                                   "--autoscaler hpa",
+                                   engine,
+                                   r.version));
+    }
+    report.objects.push_back(keda_object(s, o, r, s.min_replicas == 0));
+    if (s.min_replicas == 0) {
+      report.notes.push_back(fmt::format(
+          "scale to zero: a request that finds no replica waits about {} (cold start) and the "
+          "engine's metrics vanish with its pods; wake it from your gateway's request metric "
+          "(docs/deploy.md, \"Scale to zero\")",
+          format_seconds(s.cold_start)));
+    }
+  }
+  if (spec.deployment.scale_to_zero && o.autoscaler != Autoscaler::keda) {
+    report.notes.push_back("deployment.scale_to_zero needs --autoscaler keda; ignored");
+  }
+  return report;
+}
+
+} // namespace rightsize

@@ -1,0 +1,162 @@
+// rightsize deploy's manifests as YAML. Strings that YAML would read as another type ("40",
+// "true", "1e3", "") are double-quoted, so a KEDA threshold stays the string Kubernetes wants.
+
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/deploy.hpp>
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <sstream>
+
+namespace rightsize {
+
+namespace {
+
+// Whether a plain scalar would not read back as this string.
+bool needs_quotes(const std::string& s) {
+  if (s.empty()) {
+    return true;
+  }
+  static const char* const special[] = {"true",  "false", "yes", "no",   "on",  "off", "null",
+                                        "True",  "False", "Yes", "No",   "On",  "Off", "Null",
+                                        "TRUE",  "FALSE", "YES", "NO",   "ON",  "OFF", "NULL",
+                                        "~",     "y",     "n",   "Y",    "N"};
+  for (const char* word : special) {
+    if (s == word) {
+      return true;
+    }
+  }
+  // Anything that starts like a number (digits, a sign or a point before a digit): YAML 1.1 and
+  // 1.2 read many such forms as numbers or dates (0x1F, 1e3, 1_000, 12:30, 2026-11-21).
+  const auto digit = [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)) != 0; };
+  return digit(s[0]) ||
+         (s.size() > 1 && std::string_view("+-.").find(s[0]) != std::string_view::npos &&
+          digit(s[1]));
+}
+
+void emit(YAML::Emitter& out, const Node& n);
+
+void emit_comment(YAML::Emitter& out, const Node& n) {
+  if (!n.comment().empty()) {
+    out << YAML::Comment(n.comment());
+  }
+}
+
+void emit(YAML::Emitter& out, const Node& n) {
+  switch (n.kind()) {
+  case Node::Kind::map:
+    out << YAML::BeginMap;
+    for (const auto& [key, value] : n.entries()) {
+      out << YAML::Key << key << YAML::Value;
+      emit(out, value);
+    }
+    out << YAML::EndMap;
+    break;
+  case Node::Kind::seq:
+    out << YAML::BeginSeq;
+    for (const auto& item : n.items()) {
+      emit(out, item);
+    }
+    out << YAML::EndSeq;
+    break;
+  case Node::Kind::string:
+    if (needs_quotes(n.text())) {
+      out << YAML::DoubleQuoted << n.text();
+    } else {
+      out << n.text();
+    }
+    break;
+  case Node::Kind::document:
+    out << YAML::Literal << manifest_yaml(n.items().front());
+    break;
+  case Node::Kind::integer:
+  case Node::Kind::number:
+  case Node::Kind::boolean:
+    out << n.text();
+    break;
+  }
+  emit_comment(out, n);
+}
+
+std::string comment_lines(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    out += line.empty() ? "#\n" : "# " + line + "\n";
+  }
+  return out;
+}
+
+} // namespace
+
+std::string manifest_yaml(const Node& object) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  out.SetSeqFormat(YAML::Block);
+  emit(out, object);
+  std::string text = out.c_str();
+  if (text.empty() || text.back() != '\n') {
+    text += '\n';
+  }
+  return text;
+}
+
+std::string deploy_header(const DeployReport& report) {
+  const ServingSettings& s = report.settings;
+  std::string text = fmt::format(
+      "rightsize deploy: {} as {} replica{} of {} x {}{} (TP={}{}), {} {}\n",
+      s.name,
+      s.replicas,
+      s.replicas > 1 ? "s" : "",
+      s.gpus_per_replica,
+      s.gpu,
+      s.partition.empty() ? "" : " MIG " + s.partition,
+      s.layout.tp,
+      s.layout.pp > 1 ? fmt::format(", PP={}", s.layout.pp) : "",
+      s.engine,
+      s.engine_version);
+  text += fmt::format(
+      "per replica: {} GPU{} on {} node{}; up to {} concurrent sequences while the latency "
+      "targets hold (the plan runs {})\n",
+      s.gpus_per_replica,
+      s.gpus_per_replica > 1 ? "s" : "",
+      s.nodes_per_replica,
+      s.nodes_per_replica > 1 ? "s" : "",
+      s.capacity_per_replica,
+      s.planned_per_replica);
+  text += fmt::format("replicas: {} now, between {} and {} over the growth horizon\n",
+                      s.replicas,
+                      s.min_replicas,
+                      s.max_replicas);
+  text += fmt::format("cold start: about {} ({} of weights per node, then the engine's start)\n",
+                      format_seconds(s.cold_start),
+                      format_bytes(s.weights_read_per_node));
+  for (const auto& note : report.notes) {
+    text += "note: " + note + "\n";
+  }
+  text += "docs/deploy.md explains every number; apply with kubectl apply -f\n";
+  return comment_lines(text);
+}
+
+void render_deploy_yaml(const DeployReport& report, std::ostream& out) {
+  out << deploy_header(report);
+  for (const Node& object : report.objects) {
+    out << "---\n" << manifest_yaml(object);
+  }
+}
+
+std::string manifest_file_name(const Node& object) {
+  std::string kind;
+  if (const Node* k = object.find("kind")) {
+    for (const char ch : k->text()) {
+      kind += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    }
+  }
+  const Node* name = object.at({"metadata", "name"});
+  return kind + "-" + (name != nullptr ? name->text() : std::string("object")) + ".yaml";
+}
+
+} // namespace rightsize
