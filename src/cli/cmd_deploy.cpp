@@ -29,11 +29,60 @@ struct DeployCliOptions {
   std::string model_uri;
   std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
   std::string output_dir;
+  std::string lock;
+  bool lock_given = false;
 };
+
+std::string configuration_text(const std::string& gpu, const Parallelism& p, int replicas,
+                               const std::string& weights, const std::string& kv) {
+  return fmt::format("{} replica{} of {} TP={} PP={} EP={} ({} weights, {} KV cache)",
+                     replicas,
+                     replicas > 1 ? "s" : "",
+                     gpu,
+                     p.tp,
+                     p.pp,
+                     p.ep,
+                     weights,
+                     kv);
+}
+
+// The lock's recommended configuration among the plan's candidates (the plan was made with the
+// locked precision): the same GPU and layout, at the lock's replicas.
+Candidate locked_candidate(const Plan& plan,
+                           const LockedConfiguration& l,
+                           const std::string& lock_path,
+                           Context& ctx) {
+  for (const Candidate& c : plan.candidates) {
+    if (c.gpu->name == l.gpu && c.layout.tp == l.layout.tp && c.layout.pp == l.layout.pp &&
+        c.layout.ep == l.layout.ep && to_string(c.spec.precision.weights) == l.weights &&
+        to_string(c.spec.precision.kv_cache) == l.kv_cache) {
+      Candidate out = c;
+      if (c.replicas != l.replicas) {
+        ctx.log->warn("{}: the spec now needs {} replicas of the locked configuration, the lock "
+                      "says {}: deploying {} (rightsize check reports the change)",
+                      lock_path,
+                      c.replicas,
+                      l.replicas,
+                      l.replicas);
+        out.replicas = l.replicas;
+      }
+      return out;
+    }
+  }
+  throw InputError(lock_path,
+                   fmt::format("the locked configuration, {}, is no longer one the plan finds "
+                               "for the spec as it is now; see rightsize check, and re-lock "
+                               "with rightsize check --update",
+                               configuration_text(l.gpu, l.layout, l.replicas, l.weights,
+                                                  l.kv_cache)));
+}
 
 // Writes one file per object under `dir`, each with the header; the directory is created.
 void write_objects(const DeployReport& report, const std::string& dir) {
   std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
+    throw InputError("--output", fmt::format("{} exists and is not a directory", dir));
+  }
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
     throw InputError("--output", fmt::format("cannot create directory {}: {}", dir, ec.message()));
@@ -81,11 +130,19 @@ void register_deploy(CLI::App& app, Context& ctx) {
   sub->add_option("--prometheus", o->prometheus, "Prometheus URL that KEDA queries")
       ->default_str(o->prometheus)
       ->group(k8s);
+  CLI::Option* lock_option =
+      sub->add_option("--lock",
+                      o->lock,
+                      "Deploy the configuration locked for this spec (rightsize plan --lock; "
+                      "default: rightsize.lock.json beside the spec) instead of a fresh plan's")
+          ->expected(0, 1)
+          ->type_name("[FILE]");
   sub->add_option("-o,--output",
                   o->output_dir,
                   "Write one file per object under DIR instead of one YAML stream to stdout")
       ->type_name("DIR");
-  sub->callback([&ctx, o]() {
+  sub->callback([&ctx, o, lock_option]() {
+    o->lock_given = lock_option->count() > 0;
     ctx.action = [&ctx, o]() {
       if (o->name_space != dns_label(o->name_space)) {
         throw InputError("--namespace",
@@ -93,11 +150,48 @@ void register_deploy(CLI::App& app, Context& ctx) {
                                      "got \"{}\"",
                                      o->name_space));
       }
+      // A locked configuration: its entry, and the plan made with its precision.
+      std::optional<LockedConfiguration> locked;
+      std::string lock_path;
+      if (o->lock_given) {
+        lock_path = o->lock.empty()
+                        ? (fs::path(o->plan.spec).parent_path() / "rightsize.lock.json").string()
+                        : o->lock;
+        const LockFile lock = read_lock_file(lock_path, /*allow_missing=*/false);
+        const auto it = lock.entries.find(lock_key(o->plan.spec));
+        if (it == lock.entries.end()) {
+          throw InputError(lock_path,
+                           "has no lock for " + lock_key(o->plan.spec) +
+                               "; create it with 'rightsize plan " + o->plan.spec + " --lock'");
+        }
+        if (!it->second.recommended) {
+          throw InputError(lock_path,
+                           "locks no configuration for " + lock_key(o->plan.spec) +
+                               ": nothing was feasible when it was written");
+        }
+        locked = it->second.recommended;
+      }
       const auto run = run_plan(o->plan, ctx, [&](Spec& spec) {
         if (!o->engine.empty()) {
           spec.workload.inference.engine = o->engine == "vllm"     ? Engine::vllm
                                            : o->engine == "sglang" ? Engine::sglang
                                                                    : Engine::tensorrt_llm;
+        }
+        if (locked) {
+          const auto dtype = [&](const std::string& name, const char* field) {
+            const auto d = parse_dtype(name);
+            if (!d) {
+              throw InputError(lock_path + ":" + field, "unknown format \"" + name + "\"");
+            }
+            return *d;
+          };
+          // The checkpoint stays as stored; the locked format is the one allowed variant.
+          const DType weights = dtype(locked->weights, "weights");
+          dtype(locked->kv_cache, "kv_cache");
+          spec.precision.allow.clear();
+          if (weights != spec.precision.weights) {
+            spec.precision.allow.push_back(weights);
+          }
         }
       });
       const DeployData data = load_deploy_data(bundled_data_dir() + "/deploy.json");
@@ -126,7 +220,12 @@ void register_deploy(CLI::App& app, Context& ctx) {
                                 &run->uncertainty,
                                 run->options.confidence,
                                 data};
-      const DeployReport report = make_deployment(run->plan, inputs, options);
+      std::optional<Candidate> chosen;
+      if (locked && run->plan.feasible()) {
+        chosen = locked_candidate(run->plan, *locked, lock_path, ctx);
+      }
+      const DeployReport report =
+          make_deployment(run->plan, inputs, options, chosen ? &*chosen : nullptr);
       for (const auto& note : report.notes) {
         ctx.log->warn("{}: {}", run->spec.file, note);
       }

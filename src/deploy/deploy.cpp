@@ -594,7 +594,8 @@ std::string dns_label(std::string_view text) {
 
 DeployReport make_deployment(const Plan& plan,
                              const DeployInputs& in,
-                             const DeployOptions& o) {
+                             const DeployOptions& o,
+                             const Candidate* chosen) {
   if (plan.spec.workload.is_training()) {
     throw InputError(plan.spec.file + ":/workload/type",
                      "rightsize deploy writes serving deployments; this spec is a training job");
@@ -612,7 +613,7 @@ DeployReport make_deployment(const Plan& plan,
                      "nothing feasible to deploy: no GPU configuration satisfies the spec "
                      "(rightsize plan says why)");
   }
-  const Candidate& c = plan.candidates.front();
+  const Candidate& c = chosen != nullptr ? *chosen : plan.candidates.front();
   const Spec& spec = c.spec;
   const EngineRecipe& r = recipe_it->second;
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;

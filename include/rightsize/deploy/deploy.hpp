@@ -140,9 +140,11 @@ struct DeployReport {
 // The manifests of the plan's recommended candidate. InputError when the plan has no serving
 // candidate, the engine has no recipe (or no multi-node recipe when a replica spans nodes), or the
 // GPU has no product label.
+// `chosen`: the candidate to deploy (a locked configuration); null: the plan's recommendation.
 DeployReport make_deployment(const Plan& plan,
                              const DeployInputs& inputs,
-                             const DeployOptions& options);
+                             const DeployOptions& options,
+                             const Candidate* chosen = nullptr);
 
 // A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters.
 std::string dns_label(std::string_view text);
