@@ -93,10 +93,10 @@ Node metadata(const ServingSettings& s, const DeployOptions& o, const std::strin
   return m;
 }
 
-Node strings(const std::vector<std::string>& v) {
+Node strings(const std::vector<std::string>& v, const std::vector<std::string>& notes = {}) {
   Node n = Node::seq();
-  for (const auto& s : v) {
-    n.push(Node::str(s));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    n.push(Node::str(v[i]), i < notes.size() ? notes[i] : std::string());
   }
   return n;
 }
@@ -107,51 +107,63 @@ Node http_probe(const EngineRecipe& r, int period, int failures, const std::stri
   get.set("port", Node::str("http"));
   Node p = Node::map();
   p.set("httpGet", std::move(get));
-  p.set("periodSeconds", Node::integer(period));
+  p.set("periodSeconds", Node::integer(period), fmt::format("ask every {} s", period));
   p.set("failureThreshold", Node::integer(failures), comment);
   return p;
 }
 
-// The engine's command line, from its recipe and the settings.
-std::vector<std::string> engine_command_line(const ServingSettings& s, const EngineRecipe& r) {
+// The engine's command line, from its recipe and the settings, and beside each value where it
+// comes from (`notes`, one per word, empty where the word explains itself).
+std::vector<std::string> engine_command_line(const ServingSettings& s,
+                                             const EngineRecipe& r,
+                                             std::vector<std::string>& notes) {
   std::vector<std::string> a = r.command;
-  if (r.model_arg.empty()) {
-    a.push_back(s.model_uri);
-  } else {
-    a.push_back(r.model_arg);
-    a.push_back(s.model_uri);
+  notes.assign(a.size(), "");
+  const auto word = [&](std::string w, std::string note = {}) {
+    a.push_back(std::move(w));
+    notes.push_back(std::move(note));
+  };
+  if (!r.model_arg.empty()) {
+    word(r.model_arg);
   }
-  const auto add = [&](const std::string& role, const std::string& value) {
+  word(s.model_uri, "the checkpoint to serve");
+  const auto add = [&](const std::string& role, const std::string& value, std::string note) {
     const std::string& flag = r.arg(role);
     if (!flag.empty() && !value.empty()) {
-      a.push_back(flag);
-      a.push_back(value);
+      word(flag);
+      word(value, std::move(note));
     }
   };
-  add("served_model_name", s.name);
+  add("served_model_name", s.name, "the name clients ask for, and the model label of its metrics");
   if (!r.host_arg.empty()) {
-    a.push_back(r.host_arg);
-    a.push_back("0.0.0.0");
+    word(r.host_arg);
+    word("0.0.0.0", "reachable through the Service");
   }
   if (!r.port_arg.empty()) {
-    a.push_back(r.port_arg);
-    a.push_back(std::to_string(r.port));
+    word(r.port_arg);
+    word(std::to_string(r.port), "the engine's port (data/deploy.json)");
   }
-  add("tensor_parallel", std::to_string(s.layout.tp));
+  add("tensor_parallel", std::to_string(s.layout.tp), "the plan's tensor-parallel size");
   if (s.layout.pp > 1) {
-    add("pipeline_parallel", std::to_string(s.layout.pp));
+    add("pipeline_parallel", std::to_string(s.layout.pp), "the plan's pipeline stages");
   }
   if (s.layout.ep > 1) {
     if (!r.arg("expert_parallel").empty()) {
-      a.push_back(r.arg("expert_parallel")); // a switch: experts over the TP group
+      word(r.arg("expert_parallel"), "the plan's experts spread over the TP group");
     }
-    add("expert_parallel_size", std::to_string(s.layout.ep));
+    add("expert_parallel_size", std::to_string(s.layout.ep), "the plan's expert-parallel size");
   }
-  add("max_model_len", std::to_string(s.max_model_len));
-  add("max_num_seqs", std::to_string(s.capacity_per_replica));
-  add("memory_fraction", fmt::format("{:.2f}", s.memory_fraction));
-  add("kv_cache_dtype", s.kv_cache_dtype);
-  add("quantization", s.quantization);
+  add("max_model_len",
+      std::to_string(s.max_model_len),
+      "input + output tokens of the spec: the length the KV cache was sized for");
+  add("max_num_seqs",
+      std::to_string(s.capacity_per_replica),
+      "capacity per replica: the most sequences at which TTFT and TPOT hold (docs/deploy.md)");
+  add("memory_fraction",
+      fmt::format("{:.2f}", s.memory_fraction),
+      "the memory fraction the estimate assumed (data/memory.json)");
+  add("kv_cache_dtype", s.kv_cache_dtype, "the plan's KV-cache format");
+  add("quantization", s.quantization, "the plan's weight format, made on load");
   return a;
 }
 
@@ -189,14 +201,16 @@ Node pod_spec(const ServingSettings& s,
   Node container = Node::map();
   container.set("name", Node::str("engine"));
   container.set("image", Node::str(s.image), fmt::format("{} {}", s.engine, s.engine_version));
-  container.set("command", strings(command));
+  container.set("command",
+                strings(command, command == s.engine_args ? s.engine_arg_notes
+                                                          : std::vector<std::string>{}));
   if (!args.empty()) {
     container.set("args", strings(args));
   }
   Node ports = Node::seq();
   Node port = Node::map();
   port.set("name", Node::str("http"));
-  port.set("containerPort", Node::integer(r.port));
+  port.set("containerPort", Node::integer(r.port), "the engine's port (data/deploy.json)");
   ports.push(std::move(port));
   container.set("ports", std::move(ports));
   std::string why;
@@ -218,7 +232,7 @@ Node pod_spec(const ServingSettings& s,
   Node limits = Node::map();
   limits.set(gpu_resource, Node::integer(s.gpus_per_node), why);
   Node requests = Node::map();
-  requests.set(gpu_resource, Node::integer(s.gpus_per_node));
+  requests.set(gpu_resource, Node::integer(s.gpus_per_node), "the same: GPUs are not overcommitted");
   Node resources = Node::map();
   resources.set("limits", std::move(limits));
   resources.set("requests", std::move(requests));
@@ -231,7 +245,8 @@ Node pod_spec(const ServingSettings& s,
                              fmt::format("x {} s = twice the expected cold start of {}",
                                          k_probe_period_s,
                                          format_seconds(s.cold_start))));
-    container.set("readinessProbe", http_probe(r, k_probe_period_s, 3, ""));
+    container.set("readinessProbe",
+                  http_probe(r, k_probe_period_s, 3, "out of the Service after 30 s without an answer"));
     container.set("livenessProbe", http_probe(r, 30, 3, "after the startup probe has passed"));
   }
   Node mounts = Node::seq();
@@ -254,7 +269,7 @@ Node pod_spec(const ServingSettings& s,
   spec.set("tolerations", std::move(tolerations));
   if (spread) {
     Node constraint = Node::map();
-    constraint.set("maxSkew", Node::integer(1));
+    constraint.set("maxSkew", Node::integer(1), "at most one replica more on any node than on another");
     constraint.set("topologyKey", Node::str("kubernetes.io/hostname"));
     constraint.set("whenUnsatisfiable",
                    Node::str("ScheduleAnyway"),
@@ -314,7 +329,7 @@ Node workload_object(const ServingSettings& s,
     spec.set("selector", std::move(sel));
     Node rolling = Node::map();
     rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
-    rolling.set("maxUnavailable", Node::integer(1));
+    rolling.set("maxUnavailable", Node::integer(1), "one replica replaced at a time");
     Node strategy = Node::map();
     strategy.set("type", Node::str("RollingUpdate"));
     strategy.set("rollingUpdate", std::move(rolling));
@@ -378,7 +393,7 @@ Node service_object(const ServingSettings& s, const DeployOptions& o, const Engi
   spec.set("selector", std::move(sel));
   Node port = Node::map();
   port.set("name", Node::str("http"));
-  port.set("port", Node::integer(r.port));
+  port.set("port", Node::integer(r.port), "the engine's port");
   port.set("targetPort", Node::str("http"));
   Node ports = Node::seq();
   ports.push(std::move(port));
@@ -425,7 +440,9 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   hpa.set("metadata", metadata(s, o, s.name));
   Node spec = Node::map();
   spec.set("scaleTargetRef", scale_target(s, false));
-  spec.set("minReplicas", Node::integer(std::max(1, s.min_replicas)));
+  spec.set("minReplicas",
+           Node::integer(std::max(1, s.min_replicas)),
+           "an HPA does not scale to zero: one replica stays up");
   spec.set("maxReplicas",
            Node::integer(s.max_replicas),
            "the plan's replicas in the peak month of its growth horizon");
@@ -521,7 +538,7 @@ Node keda_object(const ServingSettings& s,
   spec.set("maxReplicaCount",
            Node::integer(s.max_replicas),
            "the plan's replicas in the peak month of its growth horizon");
-  spec.set("pollingInterval", Node::integer(15));
+  spec.set("pollingInterval", Node::integer(15), "seconds between queries (KEDA's default is 30)");
   spec.set("cooldownPeriod",
            Node::integer(300),
            "seconds without load before going to zero");
@@ -740,7 +757,7 @@ DeployReport make_deployment(const Plan& plan,
                    0.01,
                    0.95);
   }
-  s.engine_args = engine_command_line(s, r);
+  s.engine_args = engine_command_line(s, r, s.engine_arg_notes);
 
   // The objects, in apply order.
   if (o.autoscaler == Autoscaler::hpa) {
@@ -768,11 +785,13 @@ DeployReport make_deployment(const Plan& plan,
     }
     report.objects.push_back(keda_object(s, o, r, s.min_replicas == 0));
     if (s.min_replicas == 0) {
+      const auto& ttft = spec.workload.inference.targets.ttft;
       report.notes.push_back(fmt::format(
-          "scale to zero: a request that finds no replica waits about {} (cold start) and the "
+          "scale to zero: a request that finds no replica waits about {} (cold start){}, and the "
           "engine's metrics vanish with its pods; wake it from your gateway's request metric "
           "(docs/deploy.md, \"Scale to zero\")",
-          format_seconds(s.cold_start)));
+          format_seconds(s.cold_start),
+          ttft ? fmt::format(" against a TTFT target of {}", format_seconds(*ttft)) : ""));
     }
   }
   if (spec.deployment.scale_to_zero && o.autoscaler != Autoscaler::keda) {

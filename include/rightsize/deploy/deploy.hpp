@@ -128,7 +128,8 @@ struct ServingSettings {
   int startup_failure_threshold = 0; // x 10 s
   // Predicted DCGM_FI_PROF_DRAM_ACTIVE at the capacity: the HPA's per-pod target.
   double dram_active_at_capacity = 0;
-  std::vector<std::string> engine_args; // the full command line
+  std::vector<std::string> engine_args;      // the full command line
+  std::vector<std::string> engine_arg_notes; // where each word comes from ("" where evident)
 };
 
 struct DeployReport {
