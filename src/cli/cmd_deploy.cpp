@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -51,19 +52,20 @@ std::string configuration_text(const std::string& gpu, const Parallelism& p, int
 Candidate locked_candidate(const Plan& plan,
                            const LockedConfiguration& l,
                            const std::string& lock_path,
-                           Context& ctx) {
+                           std::vector<std::string>& notes) {
   for (const Candidate& c : plan.candidates) {
     if (c.gpu->name == l.gpu && c.layout.tp == l.layout.tp && c.layout.pp == l.layout.pp &&
         c.layout.ep == l.layout.ep && to_string(c.spec.precision.weights) == l.weights &&
         to_string(c.spec.precision.kv_cache) == l.kv_cache) {
       Candidate out = c;
       if (c.replicas != l.replicas) {
-        ctx.log->warn("{}: the spec now needs {} replicas of the locked configuration, the lock "
-                      "says {}: deploying {} (rightsize check reports the change)",
-                      lock_path,
-                      c.replicas,
-                      l.replicas,
-                      l.replicas);
+        notes.push_back(fmt::format("{}: the spec now needs {} replicas of the locked "
+                                    "configuration, the lock says {}: deploying {} (rightsize "
+                                    "check reports the change)",
+                                    lock_path,
+                                    c.replicas,
+                                    l.replicas,
+                                    l.replicas));
         out.replicas = l.replicas;
       }
       return out;
@@ -77,20 +79,61 @@ Candidate locked_candidate(const Plan& plan,
                                                   l.kv_cache)));
 }
 
-// Writes one file per object under `dir`, each with the header; the directory is created.
+// Writes one file per object under `dir`, each with the header; the directory is created. A
+// directory holding other manifests is refused: `kubectl apply -f DIR` would apply them too
+// (an HPA left from an earlier run beside a new ScaledObject).
 void write_objects(const DeployReport& report, const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) {
     throw InputError("--output", fmt::format("{} exists and is not a directory", dir));
   }
+  std::vector<std::pair<fs::path, std::string>> files;
+  const std::string header = deploy_header(report);
+  for (const Node& object : report.objects) {
+    files.emplace_back(fs::path(dir) / manifest_file_name(object), header + manifest_yaml(object));
+  }
+  if (fs::is_directory(dir, ec)) {
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const auto ours = std::find_if(files.begin(), files.end(), [&](const auto& f) {
+        return f.first.filename() == entry.path().filename();
+      });
+      if (ours == files.end()) {
+        const auto ext = entry.path().extension();
+        if (ext == ".yaml" || ext == ".yml" || ext == ".json") {
+          throw InputError("--output",
+                           fmt::format("{} already holds {}, which kubectl apply -f would apply "
+                                       "with these manifests; write to a new or empty directory",
+                                       dir,
+                                       entry.path().filename().string()));
+        }
+      } else if (!entry.is_regular_file()) {
+        throw InputError("--output",
+                         fmt::format("{} exists and is not a file", entry.path().string()));
+      }
+    }
+  }
   fs::create_directories(dir, ec);
   if (ec || !fs::is_directory(dir)) {
     throw InputError("--output", fmt::format("cannot create directory {}: {}", dir, ec.message()));
   }
-  const std::string header = deploy_header(report);
-  for (const Node& object : report.objects) {
-    write_file_atomically((fs::path(dir) / manifest_file_name(object)).string(),
-                          header + manifest_yaml(object));
+  for (const auto& [path, text] : files) {
+    write_file_atomically(path.string(), text);
+  }
+}
+
+// An option given as an empty string, or as a word that would read as a flag.
+void require_word(const CLI::Option* option, const std::string& value, const std::string& name) {
+  if (option->count() == 0) {
+    return;
+  }
+  if (value.empty()) {
+    throw InputError(name, "must not be empty");
+  }
+  if (value.front() == '-') {
+    throw InputError(name, fmt::format("must not start with '-', got \"{}\"", value));
+  }
+  if (value.find_first_of(" \t\n") != std::string::npos) {
+    throw InputError(name, fmt::format("must not contain spaces, got \"{}\"", value));
   }
 }
 
@@ -120,9 +163,10 @@ void register_deploy(CLI::App& app, Context& ctx) {
   sub->add_option("--namespace", o->name_space, "Namespace of every object")
       ->default_str("default")
       ->group(k8s);
-  sub->add_option("--image", o->image, "Container image (default: the engine's, data/deploy.json)")
-      ->group(k8s);
-  sub->add_option("--model-uri",
+  CLI::Option* image_option =
+      sub->add_option("--image", o->image, "Container image (default: the engine's, data/deploy.json)")
+          ->group(k8s);
+  CLI::Option* uri_option = sub->add_option("--model-uri",
                   o->model_uri,
                   "The checkpoint to serve: a Hugging Face id or a path on a mounted volume "
                   "(default: the config's _name_or_path)")
@@ -137,16 +181,29 @@ void register_deploy(CLI::App& app, Context& ctx) {
                       "default: rightsize.lock.json beside the spec) instead of a fresh plan's")
           ->expected(0, 1)
           ->type_name("[FILE]");
-  sub->add_option("-o,--output",
+  CLI::Option* output_option = sub->add_option("-o,--output",
                   o->output_dir,
                   "Write one file per object under DIR instead of one YAML stream to stdout")
       ->type_name("DIR");
-  sub->callback([&ctx, o, lock_option]() {
+  sub->callback([&ctx, o, lock_option, image_option, uri_option, output_option]() {
     o->lock_given = lock_option->count() > 0;
+    require_word(image_option, o->image, "--image");
+    require_word(uri_option, o->model_uri, "--model-uri");
+    if (output_option->count() > 0 && o->output_dir.empty()) {
+      throw InputError("--output", "must name a directory");
+    }
+    const auto& url = o->prometheus;
+    const auto scheme = url.find("://");
+    if ((url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) ||
+        url.size() <= scheme + 3) {
+      throw InputError("--prometheus",
+                       fmt::format("must be an http:// or https:// URL, got \"{}\"", url));
+    }
     ctx.action = [&ctx, o]() {
       if (o->name_space != dns_label(o->name_space)) {
         throw InputError("--namespace",
-                         fmt::format("must be a DNS-1123 label (lower case letters, digits, '-'), "
+                         fmt::format("must be a DNS-1123 label (at most 63 lower-case letters, "
+                                     "digits and '-', starting and ending with a letter or digit), "
                                      "got \"{}\"",
                                      o->name_space));
       }
@@ -221,11 +278,13 @@ void register_deploy(CLI::App& app, Context& ctx) {
                                 run->options.confidence,
                                 data};
       std::optional<Candidate> chosen;
+      std::vector<std::string> lock_notes;
       if (locked && run->plan.feasible()) {
-        chosen = locked_candidate(run->plan, *locked, lock_path, ctx);
+        chosen = locked_candidate(run->plan, *locked, lock_path, lock_notes);
       }
-      const DeployReport report =
+      DeployReport report =
           make_deployment(run->plan, inputs, options, chosen ? &*chosen : nullptr);
+      report.notes.insert(report.notes.begin(), lock_notes.begin(), lock_notes.end());
       for (const auto& note : report.notes) {
         ctx.log->warn("{}: {}", run->spec.file, note);
       }

@@ -128,8 +128,13 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   const FieldReader products = root.object("gpu_products");
   for (const auto& [name, value] : products.json().items()) {
     const FieldReader p = products.object(name);
-    p.reject_unknown({"resource", "label", "value", "confidence", "note", "source"});
-    d.gpu_products[name] = GpuProduct{p.string("resource"), p.string("label"), p.string("value")};
+    p.reject_unknown(
+        {"resource", "label", "value", "confidence", "note", "source", "cpu_arch", "cpu_arch_source"});
+    GpuProduct product{p.string("resource"), p.string("label"), p.string("value"), "amd64"};
+    if (p.has("cpu_arch")) {
+      product.cpu_arch = p.choice<std::string>("cpu_arch", {{"amd64", "amd64"}, {"arm64", "arm64"}});
+    }
+    d.gpu_products[name] = product;
   }
   d.mig_resource_prefix = root.string("mig_resource_prefix");
   const FieldReader dcgm = root.object("dcgm");

@@ -35,6 +35,7 @@ std::string engine_key(Engine e) {
 struct Capacity {
   long long sequences = 0;
   InferencePerformance perf; // at `sequences`
+  bool latency_bound = false; // below what fits because a latency target stops it
 };
 
 Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
@@ -69,7 +70,7 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
                          : planned;
   }
   cap = std::max(1LL, cap);
-  return {cap, evaluate(cap)};
+  return {cap, evaluate(cap), cap < limit};
 }
 
 Node labels_of(const std::string& name) {
@@ -158,10 +159,13 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       "input + output tokens of the spec: the length the KV cache was sized for");
   add("max_num_seqs",
       std::to_string(s.capacity_per_replica),
-      "capacity per replica: the most sequences at which TTFT and TPOT hold (docs/deploy.md)");
+      s.latency_bound ? "capacity per replica: the most sequences at which TTFT and TPOT hold "
+                        "(docs/deploy.md)"
+                      : "capacity per replica: all the sequences that fit (no latency target "
+                        "stops it sooner)");
   add("memory_fraction",
       fmt::format("{:.2f}", s.memory_fraction),
-      "the memory fraction the estimate assumed (data/memory.json)");
+      "the memory fraction the estimate assumed (data/memory.json or --assume)");
   add("kv_cache_dtype", s.kv_cache_dtype, "the plan's KV-cache format");
   add("quantization", s.quantization, "the plan's weight format, made on load");
   return a;
@@ -200,7 +204,12 @@ Node pod_spec(const ServingSettings& s,
               bool spread) {
   Node container = Node::map();
   container.set("name", Node::str("engine"));
-  container.set("image", Node::str(s.image), fmt::format("{} {}", s.engine, s.engine_version));
+  container.set("image",
+                Node::str(s.image),
+                s.image == r.image ? fmt::format("{} {}", s.engine, s.engine_version)
+                                   : fmt::format("--image; arguments written for {} {}",
+                                                 s.engine,
+                                                 s.engine_version));
   container.set("command",
                 strings(command, command == s.engine_args ? s.engine_arg_notes
                                                           : std::vector<std::string>{}));
@@ -258,7 +267,7 @@ Node pod_spec(const ServingSettings& s,
 
   Node spec = Node::map();
   Node selector = Node::map();
-  selector.set(product.label, Node::str(product.value), "GPU feature discovery's product label");
+  selector.set(product.label, Node::str(product.value), "the node label naming the GPU (data/deploy.json)");
   spec.set("nodeSelector", std::move(selector));
   Node tolerations = Node::seq();
   Node toleration = Node::map();
@@ -313,17 +322,21 @@ Node workload_object(const ServingSettings& s,
                      const EngineRecipe& r,
                      const GpuProduct& product,
                      const std::string& gpu_resource) {
-  const std::string replicas_comment = fmt::format(
-      "the plan's replicas in its first month; the autoscaler moves it between {} and {}",
-      s.min_replicas,
-      s.max_replicas);
+  const std::string replicas_comment =
+      s.max_replicas > s.replicas
+          ? fmt::format("the plan's replicas in its first month; no autoscaler: its peak month "
+                        "needs {}",
+                        s.max_replicas)
+          : "the plan's replicas; no autoscaler";
   if (s.nodes_per_replica == 1) {
     Node d = Node::map();
     d.set("apiVersion", Node::str("apps/v1"));
     d.set("kind", Node::str("Deployment"));
     d.set("metadata", metadata(s, o, s.name));
     Node spec = Node::map();
-    spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+    if (!s.autoscaled) {
+      spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+    }
     Node sel = Node::map();
     sel.set("matchLabels", selector_of(s.name));
     spec.set("selector", std::move(sel));
@@ -365,7 +378,9 @@ Node workload_object(const ServingSettings& s,
   lws.set("kind", Node::str("LeaderWorkerSet"));
   lws.set("metadata", metadata(s, o, s.name));
   Node spec = Node::map();
-  spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+  if (!s.autoscaled) {
+    spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+  }
   Node group = Node::map();
   group.set("size",
             Node::integer(s.nodes_per_replica),
@@ -410,7 +425,9 @@ Node disruption_budget(const ServingSettings& s, const DeployOptions& o) {
   Node spec = Node::map();
   spec.set("maxUnavailable",
            Node::integer(1),
-           "node drains take one replica's pods at a time");
+           s.nodes_per_replica > 1
+               ? "drains evict one pod at a time; a LeaderWorkerSet recreates that pod's group"
+               : "drains evict one replica at a time");
   Node sel = Node::map();
   sel.set("matchLabels", selector_of(s.name));
   spec.set("selector", std::move(sel));
@@ -445,16 +462,18 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
            "an HPA does not scale to zero: one replica stays up");
   spec.set("maxReplicas",
            Node::integer(s.max_replicas),
-           "the plan's replicas in the peak month of its growth horizon");
+           "the replicas the peak month of the plan's growth horizon needs");
   Node target = Node::map();
   target.set("type", Node::str("AverageValue"));
   const long long milli = std::max(1LL, std::llround(s.dram_active_at_capacity * 1000.0));
   target.set("averageValue",
              Node::str(fmt::format("{}m", milli)),
              fmt::format("DRAM active {:.2f}: predicted at {} concurrent sequences per replica, "
-                         "the most at which the latency targets hold",
+                         "{}",
                          s.dram_active_at_capacity,
-                         s.capacity_per_replica));
+                         s.capacity_per_replica,
+                         s.latency_bound ? "the most at which the latency targets hold"
+                                         : "all that fit"));
   Node name = Node::map();
   name.set("name", Node::str(metric));
   Node pods = Node::map();
@@ -469,7 +488,7 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   Node down = Node::map();
   down.set("stabilizationWindowSeconds",
            Node::integer(300),
-           "a replica takes minutes to come back: scale down slowly");
+           "the HPA's default, kept explicit: a replica takes minutes to come back");
   Node behavior = Node::map();
   behavior.set("scaleDown", std::move(down));
   spec.set("behavior", std::move(behavior));
@@ -493,7 +512,9 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
            Node::str(fmt::format("{}{{{}!=\"\",{}!=\"\"}}",
                                  d.dcgm_dram_active,
                                  d.dcgm_namespace_label,
-                                 d.dcgm_pod_label)));
+                                 d.dcgm_pod_label)),
+           "the GPU's pod, as dcgm-exporter labels it: its ServiceMonitor needs honorLabels: "
+           "true, or Prometheus renames them exported_namespace and exported_pod");
   rule.set("resources", std::move(resources));
   rule.set("name", std::move(naming));
   rule.set("metricsQuery", Node::str("avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"));
@@ -521,6 +542,32 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   return out;
 }
 
+// The Prometheus Operator's PodMonitor: Prometheus scrapes the engine's metrics, which KEDA's
+// query reads.
+Node pod_monitor(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r) {
+  Node pm = Node::map();
+  pm.set("apiVersion", Node::str("monitoring.coreos.com/v1"));
+  pm.set("kind", Node::str("PodMonitor"));
+  pm.set("metadata", metadata(s, o, s.name));
+  Node spec = Node::map();
+  Node labels = selector_of(s.name);
+  if (s.nodes_per_replica > 1) {
+    labels.set("rightsize.dev/role", Node::str("leader"), "a group's leader serves and counts");
+  }
+  Node selector = Node::map();
+  selector.set("matchLabels", std::move(labels));
+  spec.set("selector", std::move(selector));
+  Node endpoint = Node::map();
+  endpoint.set("port", Node::str("http"));
+  endpoint.set("path", Node::str(r.metrics_path), "the engine's metrics (data/deploy.json)");
+  endpoint.set("interval", Node::str("15s"), "as often as KEDA asks");
+  Node endpoints = Node::seq();
+  endpoints.push(std::move(endpoint));
+  spec.set("podMetricsEndpoints", std::move(endpoints));
+  pm.set("spec", std::move(spec));
+  return pm;
+}
+
 Node keda_object(const ServingSettings& s,
                  const DeployOptions& o,
                  const EngineRecipe& r,
@@ -537,7 +584,7 @@ Node keda_object(const ServingSettings& s,
                          : "scale_to_zero not set: one replica stays up");
   spec.set("maxReplicaCount",
            Node::integer(s.max_replicas),
-           "the plan's replicas in the peak month of its growth horizon");
+           "the replicas the peak month of the plan's growth horizon needs");
   spec.set("pollingInterval", Node::integer(15), "seconds between queries (KEDA's default is 30)");
   spec.set("cooldownPeriod",
            Node::integer(300),
@@ -557,8 +604,9 @@ Node keda_object(const ServingSettings& s,
            "requests running and waiting, over every replica");
   meta.set("threshold",
            Node::str(std::to_string(s.capacity_per_replica)),
-           fmt::format("requests per replica: the most concurrent sequences at which the "
-                       "latency targets hold (the plan runs {})",
+           fmt::format("requests per replica: the most concurrent sequences {} (the plan runs "
+                       "{})",
+                       s.latency_bound ? "at which the latency targets hold" : "that fit",
                        s.planned_per_replica));
   if (scale_to_zero) {
     meta.set("activationThreshold", Node::str("0"), "any request wakes it");
@@ -609,6 +657,14 @@ std::string dns_label(std::string_view text) {
   return out.empty() ? std::string("rightsize") : out;
 }
 
+std::string object_name(std::string_view text) {
+  std::string name = dns_label(text);
+  if (std::isdigit(static_cast<unsigned char>(name.front())) != 0) {
+    name = dns_label("m-" + name);
+  }
+  return name;
+}
+
 DeployReport make_deployment(const Plan& plan,
                              const DeployInputs& in,
                              const DeployOptions& o,
@@ -640,10 +696,33 @@ DeployReport make_deployment(const Plan& plan,
                      "has no Kubernetes product label for " + whole.name);
   }
   const GpuProduct& product = product_it->second;
+  if (o.image.empty() && whole.vendor == "amd") {
+    throw InputError("--image",
+                     fmt::format("is needed: {} is built for NVIDIA's CUDA, and {} needs the "
+                                 "engine's ROCm build",
+                                 r.image,
+                                 whole.name));
+  }
+  if (o.image.empty() && product.cpu_arch != "amd64") {
+    throw InputError("--image",
+                     fmt::format("is needed: {} nodes have {} CPUs (Grace) and {} is built for "
+                                 "x86-64; give the engine's {} image",
+                                 whole.name,
+                                 product.cpu_arch,
+                                 r.image,
+                                 product.cpu_arch));
+  }
+  if (o.autoscaler == Autoscaler::hpa && whole.vendor != "nvidia") {
+    throw InputError("--autoscaler",
+                     fmt::format("hpa reads {} from NVIDIA's dcgm-exporter, which {} GPUs do not "
+                                 "have; use --autoscaler keda or none",
+                                 in.data.dcgm_dram_active,
+                                 whole.vendor));
+  }
 
   DeployReport report;
   ServingSettings& s = report.settings;
-  s.name = dns_label(plan.spec.name);
+  s.name = object_name(plan.spec.name);
   s.engine = engine;
   s.engine_version = r.version;
   s.image = o.image.empty() ? r.image : o.image;
@@ -693,6 +772,7 @@ DeployReport make_deployment(const Plan& plan,
 
   const Capacity cap = capacity_per_replica(c, in);
   s.capacity_per_replica = cap.sequences;
+  s.latency_bound = cap.latency_bound;
   s.planned_per_replica = c.memory.batch;
 
   // The memory fraction the estimate assumed, in the engine's own terms.
@@ -708,9 +788,22 @@ DeployReport make_deployment(const Plan& plan,
   if (const auto it = r.kv_cache_dtypes.find(kv); it != r.kv_cache_dtypes.end()) {
     s.kv_cache_dtype = it->second;
   } else {
-    report.notes.push_back(fmt::format("{} has no KV-cache setting for {}: left at its default",
+    // The capacity, the batch limit and the KV pool all assume this format: it has to come
+    // from the checkpoint's own quantization config.
+    report.notes.push_back(fmt::format(
+        "the plan keeps the KV cache in {}, which {}'s command line cannot set "
+        "(data/deploy.json): --model-uri must name a checkpoint whose quantization config "
+        "stores the KV cache in {}, or plan without {} in precision.allow",
+        kv,
+        engine,
+        kv,
+        kv));
+  }
+  if (r.arg("served_model_name").empty()) {
+    report.notes.push_back(fmt::format("{} takes no served model name: clients send the model "
+                                       "as --model-uri names it ({})",
                                        engine,
-                                       kv));
+                                       s.model_uri));
   }
   const std::string w = std::string(to_string(spec.precision.weights));
   const bool stored_as_planned = spec.precision.weights == plan.spec.precision.weights;
@@ -733,6 +826,16 @@ DeployReport make_deployment(const Plan& plan,
   for (const auto& month : c.cost.months) {
     s.max_replicas = std::max<int>(s.max_replicas, static_cast<int>(month.replicas));
   }
+  // The plan grows the rate targets; the concurrency grows with demand too, and each replica
+  // holds at most the capacity: the peak month's concurrency over the capacity.
+  const auto& d = spec.deployment;
+  if (spec.workload.inference.concurrency && d.growth_per_month > 0) {
+    const double peak = static_cast<double>(*spec.workload.inference.concurrency) *
+                        std::pow(1.0 + d.growth_per_month, static_cast<double>(d.horizon_months - 1));
+    const double needed = std::ceil(peak / static_cast<double>(s.capacity_per_replica) - 1e-9);
+    s.max_replicas = std::max(s.max_replicas, static_cast<int>(std::min(needed, 1e6)));
+  }
+  s.autoscaled = o.autoscaler != Autoscaler::none;
   s.min_replicas = spec.deployment.scale_to_zero && o.autoscaler == Autoscaler::keda ? 0 : 1;
 
   // Cold start: the checkpoint read from storage by each node, then the engine's own start.
@@ -783,6 +886,7 @@ DeployReport make_deployment(const Plan& plan,
                                    engine,
                                    r.version));
     }
+    report.objects.push_back(pod_monitor(s, o, r));
     report.objects.push_back(keda_object(s, o, r, s.min_replicas == 0));
     if (s.min_replicas == 0) {
       const auto& ttft = spec.workload.inference.targets.ttft;

@@ -106,31 +106,47 @@ std::string manifest_yaml(const Node& object) {
 
 std::string deploy_header(const DeployReport& report) {
   const ServingSettings& s = report.settings;
-  std::string text = fmt::format(
-      "rightsize deploy: {} as {} replica{} of {} x {}{} (TP={}{}), {} {}\n",
-      s.name,
-      s.replicas,
-      s.replicas > 1 ? "s" : "",
-      s.gpus_per_replica,
-      s.gpu,
-      s.partition.empty() ? "" : " MIG " + s.partition,
-      s.layout.tp,
-      s.layout.pp > 1 ? fmt::format(", PP={}", s.layout.pp) : "",
-      s.engine,
-      s.engine_version);
+  std::string layout = fmt::format("TP={}", s.layout.tp);
+  if (s.layout.pp > 1) {
+    layout += fmt::format(", PP={}", s.layout.pp);
+  }
+  if (s.layout.ep > 1) {
+    layout += fmt::format(", EP={}", s.layout.ep);
+  }
+  std::string text = fmt::format("rightsize deploy: {} as {} replica{} of {} ({}), {} {}\n",
+                                 s.name,
+                                 s.replicas,
+                                 s.replicas > 1 ? "s" : "",
+                                 s.partition.empty()
+                                     ? fmt::format("{} x {}", s.gpus_per_replica, s.gpu)
+                                     : fmt::format("a {} MIG slice of an {}", s.partition, s.gpu),
+                                 layout,
+                                 s.engine,
+                                 s.engine_version);
   text += fmt::format(
-      "per replica: {} GPU{} on {} node{}; up to {} concurrent sequences while the latency "
-      "targets hold (the plan runs {})\n",
-      s.gpus_per_replica,
-      s.gpus_per_replica > 1 ? "s" : "",
+      "per replica: {} on {} node{}; up to {} concurrent sequences, {}; the plan runs {}\n",
+      s.partition.empty()
+          ? fmt::format("{} GPU{}", s.gpus_per_replica, s.gpus_per_replica > 1 ? "s" : "")
+          : std::string("1 MIG slice"),
       s.nodes_per_replica,
       s.nodes_per_replica > 1 ? "s" : "",
       s.capacity_per_replica,
+      s.latency_bound ? "the most at which the latency targets hold" : "all that fit",
       s.planned_per_replica);
-  text += fmt::format("replicas: {} now, between {} and {} over the growth horizon\n",
-                      s.replicas,
-                      s.min_replicas,
-                      s.max_replicas);
+  if (s.autoscaled) {
+    text += fmt::format("replicas: {} now; the autoscaler keeps them between {} and {} (the peak "
+                        "month of the growth horizon)\n",
+                        s.replicas,
+                        s.min_replicas,
+                        s.max_replicas);
+  } else {
+    text += fmt::format("replicas: {}, fixed (no autoscaler){}\n",
+                        s.replicas,
+                        s.max_replicas > s.replicas
+                            ? fmt::format("; the peak month of the growth horizon needs {}",
+                                          s.max_replicas)
+                            : "");
+  }
   text += fmt::format("cold start: about {} ({} of weights per node, then the engine's start)\n",
                       format_seconds(s.cold_start),
                       format_bytes(s.weights_read_per_node));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Self-test of tests/deploy/validate_manifests.py against the hand-written fixtures:
-#   * fixtures/good.yaml must pass (exit 0), also when read from stdin;
+#   * fixtures/good.yaml must pass (exit 0), also when read from stdin, and contain every
+#     (apiVersion, kind) the validator supports;
 #   * every fixtures/bad-*.yaml must fail (exit 1) with exactly one error line, equal to
 #     "FILE: " + the text of its "# expect: ..." header (document number, Kind/name, field);
 #   * usage / missing file / broken YAML exit 2;
@@ -39,6 +40,18 @@ if [ "$rc" -eq 0 ] && [ -z "$out" ] && [[ "$err" == "ok: "*" documents" ]]; then
 else
   fail "good.yaml: rc=$rc, expected 0"; echo "$out"; echo "$err"
 fi
+
+# good.yaml must contain every (apiVersion, kind) the validator supports (incl. PodMonitor)
+if missing=$("$PY" - "$V" "$FX/good.yaml" <<'EOF'
+import importlib.util, sys, yaml
+sys.dont_write_bytecode = True  # do not leave tests/deploy/__pycache__ behind
+spec = importlib.util.spec_from_file_location("vm", sys.argv[1])
+vm = importlib.util.module_from_spec(spec); spec.loader.exec_module(vm)
+have = {(d.get("apiVersion"), d.get("kind")) for d in yaml.safe_load_all(open(sys.argv[2])) if d}
+miss = sorted(f"{av} {k}" for av, k in vm.KINDS if (av, k) not in have)
+print(", ".join(miss)); sys.exit(1 if miss else 0)
+EOF
+); then pass "good.yaml covers all supported kinds"; else fail "good.yaml lacks: $missing"; fi
 
 run - <"$FX/good.yaml"
 if [ "$rc" -eq 0 ]; then pass "good.yaml accepted from stdin"; else fail "stdin: rc=$rc"; echo "$out"; fi

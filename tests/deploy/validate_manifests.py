@@ -13,7 +13,8 @@ Exit 0 if every document is valid (`ok: N documents` on stderr), 1 if any is inv
 What is checked, per document:
   * (apiVersion, kind) is one of the supported pairs; a known kind with another apiVersion
     or an unknown kind is an error;
-  * the object against its schema (Kubernetes OpenAPI v3 or CRD openAPIV3Schema), made
+  * the object against its schema (Kubernetes OpenAPI v3 or CRD openAPIV3Schema: KEDA
+    ScaledObject, LeaderWorkerSet, Prometheus Operator PodMonitor), made
     strict at load time: every object schema with `properties` and no
     `additionalProperties` gets `additionalProperties: false`, except at or below
     `x-kubernetes-preserve-unknown-fields: true`; int-or-string and Quantity accept int or
@@ -58,6 +59,8 @@ KINDS = {
     ("keda.sh/v1alpha1", "ScaledObject"): (CRD + "keda.sh_scaledobjects_v1alpha1.json", None),
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): (
         CRD + "leaderworkerset.x-k8s.io_leaderworkersets_v1.json", None),
+    ("monitoring.coreos.com/v1", "PodMonitor"): (
+        CRD + "monitoring.coreos.com_podmonitors_v1.json", None),
 }
 API_VERSION_OF = {kind: av for (av, kind) in KINDS}
 OBJECT_META = (K8S + "api__v1_openapi.json", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")

@@ -57,6 +57,7 @@ struct GpuProduct {
   std::string resource; // nvidia.com/gpu, amd.com/gpu
   std::string label;    // the node label that names the product
   std::string value;
+  std::string cpu_arch = "amd64"; // of the nodes that hold it: arm64 for Grace (GH200, GB200)
 };
 
 struct DeployData {
@@ -82,7 +83,7 @@ std::string_view to_string(Autoscaler a);
 struct DeployOptions {
   Autoscaler autoscaler = Autoscaler::hpa;
   std::string name_space = "default";
-  std::string image;     // empty: the engine's image from data/deploy.json
+  std::string image;     // empty: the engine's image from data/deploy.json (CUDA, x86-64)
   std::string model_uri; // empty: the model's Hugging Face id, else the spec's name
   // Where KEDA reads the engine's metrics.
   std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
@@ -116,13 +117,15 @@ struct ServingSettings {
   // autoscaler's per-replica target.
   long long capacity_per_replica = 0;
   long long planned_per_replica = 0; // the plan's batch per replica at its replica count
+  bool latency_bound = false;        // the capacity is set by TTFT/TPOT targets, not memory
   double memory_fraction = 0;
   std::string kv_cache_dtype;   // engine value, empty when the engine default is meant
   std::string quantization;     // engine value, empty: none or a pre-quantized checkpoint
   bool prequantized_checkpoint = false;
   int replicas = 1;     // the plan's first month
   int min_replicas = 1; // 0 with scale to zero
-  int max_replicas = 1; // the horizon's peak month
+  int max_replicas = 1; // the horizon's peak month (replicas for the plan's growth)
+  bool autoscaled = true;
   Bytes weights_read_per_node;
   Seconds cold_start;
   int startup_failure_threshold = 0; // x 10 s
@@ -149,5 +152,8 @@ DeployReport make_deployment(const Plan& plan,
 
 // A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters.
 std::string dns_label(std::string_view text);
+// A DNS-1035 label (a Service's name): a DNS-1123 label that starts with a letter ("m-" is put
+// before one that would start with a digit).
+std::string object_name(std::string_view text);
 
 } // namespace rightsize

@@ -9,6 +9,7 @@ reproduces the committed files byte for byte or fails.
     /usr/bin/python3 tests/data/schemas/vendor.py \
         --kubectl-validate-git ~/src/kubectl-validate/.git \
         --keda-git ~/src/keda/.git --lws-git ~/src/lws/.git \
+        --prometheus-operator-git ~/src/prometheus-operator/.git \
         [--out tests/data/schemas] [--check]
 
 Kubernetes: the OpenAPI v3 documents are kubernetes/kubernetes `api/openapi-spec/v3/*.json`
@@ -70,6 +71,11 @@ CRDS = {
         "commit": "2161f38ff333f9e24d3c44adef7cd5d9787cac00",
         "path": "config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
         "version": "v1", "blob": "2b376d69063e46bec99d0d815d36948cdc87d128"},
+    "monitoring.coreos.com_podmonitors_v1.json": {
+        "repo": "prometheus-operator/prometheus-operator", "arg": "prometheus_operator_git",
+        "tag": "v0.93.0", "commit": "f8fafd475f3d132e239432ae6172de60a6cb6516",
+        "path": "example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",
+        "version": "v1", "blob": "5c1bde3d4a5f3131fd6c148ab933193b867173f2"},
 }
 
 # Written next to the outputs: where every vendored file came from (generated, do not edit).
@@ -159,6 +165,7 @@ def main():
     ap.add_argument("--kubernetes-rev", default="release-1.33")
     ap.add_argument("--keda-git", required=True)
     ap.add_argument("--lws-git", required=True)
+    ap.add_argument("--prometheus-operator-git", required=True)
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--check", action="store_true",
                     help="regenerate into a temporary dir and compare with --out")

@@ -15,6 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 using namespace rightsize;
@@ -94,10 +95,13 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   const Candidate& c = plan.candidates.front();
   const DeployReport r = deploy(plan, Autoscaler::keda);
   const auto docs = as_yaml(r);
-  REQUIRE(docs.size() == 4); // Deployment, Service, PodDisruptionBudget, ScaledObject
+  REQUIRE(docs.size() == 5); // Deployment, Service, PodDisruptionBudget, PodMonitor, ScaledObject
+  const YAML::Node pm = yaml_object(docs, "PodMonitor");
+  CHECK(pm["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>() == "http");
 
   const YAML::Node d = yaml_object(docs, "Deployment");
-  CHECK(d["spec"]["replicas"].as<int>() == c.replicas);
+  CHECK(!d["spec"]["replicas"]); // the autoscaler owns it: re-applying must not reset it
+  CHECK(r.settings.replicas == c.replicas);
   const YAML::Node container = d["spec"]["template"]["spec"]["containers"][0];
   CHECK(container["resources"]["limits"]["nvidia.com/gpu"].as<int>() == c.gpus_per_replica());
   CHECK(container["resources"]["requests"]["nvidia.com/gpu"].as<int>() == c.gpus_per_replica());
@@ -123,7 +127,12 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   for (const auto& m : c.cost.months) {
     peak = std::max<int>(peak, static_cast<int>(m.replicas));
   }
-  CHECK(so["spec"]["maxReplicaCount"].as<int>() == peak);
+  // The plan's months, or more where the concurrency grown over the horizon needs more:
+  // 32 x 1.05^23 = 98.2 sequences over the capacity.
+  const double grown = 32.0 * std::pow(1.05, 23.0);
+  const int by_concurrency =
+      static_cast<int>(std::ceil(grown / static_cast<double>(r.settings.capacity_per_replica)));
+  CHECK(so["spec"]["maxReplicaCount"].as<int>() == std::max(peak, by_concurrency));
   const YAML::Node trigger = so["spec"]["triggers"][0];
   CHECK(trigger["metadata"]["threshold"].as<std::string>() ==
         std::to_string(r.settings.capacity_per_replica));
@@ -261,6 +270,7 @@ TEST_CASE("deploy: a MIG slice is requested by its profile", "[deploy]") {
   REQUIRE_FALSE(c.partition.empty());
   const DeployReport r = deploy(plan, Autoscaler::none);
   CHECK(r.objects.size() == 3); // no autoscaler
+  CHECK(yaml_object(as_yaml(r), "Deployment")["spec"]["replicas"].as<int>() == c.replicas);
   const auto docs = as_yaml(r);
   const YAML::Node limits =
       yaml_object(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"];
@@ -320,7 +330,25 @@ TEST_CASE("deploy: data/deploy.json covers the catalog and is read strictly", "[
                     Catch::Contains("deploy.json:/storage/read_gb_per_s"));
 }
 
+TEST_CASE("deploy: AMD and Grace GPUs need an image of their own, AMD no DCGM metric",
+          "[deploy]") {
+  const Plan plan = plan_of(load_spec(example("mixtral-8x7b.json")));
+  REQUIRE(plan.candidates.front().gpu->vendor == "amd");
+  CHECK_THROWS_WITH(deploy(plan, Autoscaler::keda), Catch::Contains("ROCm"));
+  const DeployInputs in{constants(), efficiency(), &uncertainty(), Confidence::band, deploy_data()};
+  DeployOptions o;
+  o.autoscaler = Autoscaler::hpa;
+  o.model_uri = "org/model";
+  o.image = "rocm/vllm:latest";
+  CHECK_THROWS_WITH(make_deployment(plan, in, o), Catch::Contains("use --autoscaler keda"));
+  o.autoscaler = Autoscaler::keda;
+  CHECK(make_deployment(plan, in, o).objects.size() == 5);
+  CHECK(deploy_data().gpu_products.at("GH200-144GB").cpu_arch == "arm64");
+  CHECK(deploy_data().gpu_products.at("H100-SXM-80GB").cpu_arch == "amd64");
+}
+
 TEST_CASE("deploy: names are DNS-1123 labels", "[deploy]") {
+  CHECK(object_name("70b-chat") == "m-70b-chat"); // a Service's name starts with a letter
   CHECK(dns_label("llama-3.1-8b-chat") == "llama-3-1-8b-chat");
   CHECK(dns_label("My Model_v2!") == "my-model-v2");
   CHECK(dns_label("---") == "rightsize");
