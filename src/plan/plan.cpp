@@ -364,6 +364,10 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
   plan.candidates.push_back(best_candidate(found, S.spec, S.options));
 }
 
+} // namespace
+
+namespace detail {
+
 // A MIG profile name, "3g.40gb": compute slices and memory in GB; nullopt when not of that form.
 struct MigProfile {
   int compute = 0;
@@ -435,6 +439,10 @@ std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool pric
   return s;
 }
 
+} // namespace detail
+
+namespace {
+
 // The smallest MIG slice of the best candidate's GPU that meets every target on one replica:
 // its profile and a short account of its speed; nullopt when none does.
 std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& S,
@@ -449,13 +457,13 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
   const Search in_slice{one, S.catalog, S.constants, S.eff, S.options};
   std::vector<std::pair<double, std::string>> by_size;
   for (const auto& p : g.mig->profiles) {
-    if (const auto m = parse_mig_profile(p)) {
+    if (const auto m = detail::parse_mig_profile(p)) {
       by_size.emplace_back(m->gb * 100 + m->compute, p);
     }
   }
   std::sort(by_size.begin(), by_size.end());
   for (const auto& [size, profile] : by_size) {
-    const auto slice = mig_slice(g, profile, true);
+    const auto slice = detail::mig_slice(g, profile, true);
     if (!slice) {
       continue;
     }
@@ -489,7 +497,7 @@ void plan_slices(const Search& S, Plan& plan) {
       continue;
     }
     for (const auto& profile : g.mig->profiles) {
-      auto slice = mig_slice(g, profile, true);
+      auto slice = detail::mig_slice(g, profile, true);
       if (!slice) {
         continue;
       }

@@ -6,6 +6,7 @@
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/plan/price.hpp>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -139,6 +140,12 @@ bool cost_inference(const Search& S,
 // Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
 // labels and the basis sentence out (the search scores every layout; only the best is shown).
 void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);
+
+// --- MIG slices (plan.cpp)
+
+// A MIG profile of `g` as a GPU of its own ("3g.40gb": 3 compute slices, its share of memory and
+// bandwidth), priced at its share when `priced`; nullopt for the whole GPU or a bad profile.
+std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool priced);
 
 // --- Ranking (plan.cpp)
 

@@ -1,0 +1,211 @@
+// One given configuration evaluated and costed as the plan would, without a search
+// (include/rightsize/plan/evaluate.hpp). Targets are held as the search holds them: the slow edge
+// of each band unless --confidence point (docs/plan.md, "Margins").
+
+#include "search.hpp"
+
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/evaluate.hpp>
+#include <rightsize/plan/precision.hpp>
+#include <rightsize/plan/price.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace rightsize {
+
+namespace {
+
+// The catalog GPU, or the MIG slice "<name> <profile>" of one; null when neither.
+std::shared_ptr<const Gpu> find_gpu(const Catalog& catalog, const std::string& name) {
+  if (const Gpu* g = catalog.find(name)) {
+    return {std::shared_ptr<const Gpu>(), g}; // not owned: the catalog outlives the result
+  }
+  const auto space = name.rfind(' ');
+  if (space == std::string::npos) {
+    return nullptr;
+  }
+  const Gpu* whole = catalog.find(name.substr(0, space));
+  if (whole == nullptr) {
+    return nullptr;
+  }
+  auto slice = detail::mig_slice(*whole, name.substr(space + 1), true);
+  return slice ? std::make_shared<const Gpu>(std::move(*slice)) : nullptr;
+}
+
+void evaluate_inference(const detail::Search& S,
+                        Candidate& c,
+                        std::optional<long long> batch,
+                        ConfigurationEvaluation& out) {
+  const Spec& spec = c.spec;
+  const auto& inf = spec.workload.inference;
+  if (!batch && inf.concurrency) {
+    batch = (*inf.concurrency + c.replicas - 1) / c.replicas;
+  }
+  c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, batch);
+  if (!c.memory.fits || c.memory.max_batch < 1) {
+    const Bytes need = c.memory.per_gpu.total() - c.memory.per_gpu.kv_cache;
+    out.problem_kind = "memory";
+    out.problem = fmt::format("no longer fits: needs {} per GPU before the KV cache, has {}",
+                              format_bytes(need),
+                              format_bytes(c.memory.budget));
+    if (c.memory.max_batch >= 1) {
+      out.problem = fmt::format("no longer fits: {} per GPU, has {}",
+                                format_bytes(c.memory.per_gpu.total()),
+                                format_bytes(c.memory.budget));
+    }
+    return;
+  }
+  c.inference = estimate_inference(
+      spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
+  double ttft_high = 1.0;
+  double tpot_high = 1.0;
+  if (S.options.uncertainty != nullptr) {
+    c.inference_bands =
+        inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, inf.engine);
+    if (S.options.confidence == Confidence::band) {
+      ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
+      tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
+    }
+  }
+  const InferencePerformance& p = *c.inference;
+  const auto& t = inf.targets;
+  if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
+    out.problem_kind = "latency";
+    out.problem = fmt::format("misses the TTFT target: {} > {}",
+                              format_seconds(seconds(p.ttft.si() * ttft_high)),
+                              format_seconds(*t.ttft));
+  } else if (t.tpot && p.tpot.si() * tpot_high > t.tpot->si()) {
+    out.problem_kind = "latency";
+    out.problem = fmt::format("misses the TPOT target: {} > {}",
+                              format_seconds(seconds(p.tpot.si() * tpot_high)),
+                              format_seconds(*t.tpot));
+  } else if (t.output_tokens_per_s && p.output_tokens_per_s / tpot_high < *t.output_tokens_per_s) {
+    out.problem_kind = "throughput";
+    out.problem = fmt::format("misses the throughput target: {:.0f} < {:.0f} output tokens/s",
+                              p.output_tokens_per_s / tpot_high,
+                              *t.output_tokens_per_s);
+  } else if (t.requests_per_s && p.requests_per_s / tpot_high < *t.requests_per_s) {
+    out.problem_kind = "throughput";
+    out.problem = fmt::format("misses the request-rate target: {:.2f} < {:.2f} requests/s",
+                              p.requests_per_s / tpot_high,
+                              *t.requests_per_s);
+  }
+  // Load headroom as the search computes it (search_inference.cpp, load_headroom): how far
+  // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
+  double headroom = 1e9;
+  if (t.requests_per_s) {
+    headroom = std::min(headroom, p.requests_per_s / tpot_high / *t.requests_per_s);
+  }
+  if (t.output_tokens_per_s) {
+    headroom = std::min(headroom, p.output_tokens_per_s / tpot_high / *t.output_tokens_per_s);
+  }
+  if (inf.concurrency) {
+    headroom = std::min(headroom,
+                        static_cast<double>(c.memory.max_batch * c.replicas) /
+                            static_cast<double>(*inf.concurrency));
+  }
+  headroom = headroom > 1e8 ? 1.0 : headroom;
+  std::string why;
+  if (!detail::cost_inference(S, c, std::max(1.0, headroom), why)) {
+    if (out.problem.empty()) {
+      out.problem_kind = "price";
+      out.problem = why;
+    }
+    return;
+  }
+  if (!c.cost.price_label.empty() && p.output_tokens_per_s > 0) {
+    c.cost.usd_per_million_output_tokens =
+        c.cost.per_hour.si() / (p.output_tokens_per_s * 3600.0) * 1e6;
+  }
+}
+
+void evaluate_training(const detail::Search& S, Candidate& c, ConfigurationEvaluation& out) {
+  const Spec& spec = c.spec;
+  c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants);
+  if (!c.memory.fits) {
+    out.problem_kind = "memory";
+    out.problem = fmt::format("no longer fits: {} per GPU, has {}",
+                              format_bytes(c.memory.per_gpu.total()),
+                              format_bytes(c.memory.budget));
+    return;
+  }
+  c.training = estimate_training(spec, *c.gpu, c.layout, c.memory, S.eff);
+  if (S.options.uncertainty != nullptr) {
+    c.training_bands = training_bands(*c.training, *S.options.uncertainty, *c.gpu);
+  }
+  const auto& w = spec.workload.training;
+  if (w.deadline && c.training->time_to_train) {
+    double high = 1.0;
+    if (c.training_bands && S.options.confidence == Confidence::band &&
+        c.training->step.si() > 0) {
+      high = c.training_bands->step.high / c.training->step.si();
+    }
+    if (c.training->time_to_train->si() * high > w.deadline->si()) {
+      out.problem_kind = "deadline";
+      out.problem = fmt::format("misses the deadline: {} > {}",
+                                format_seconds(seconds(c.training->time_to_train->si() * high)),
+                                format_seconds(*w.deadline));
+    }
+  }
+  const Price* price = pick_price(*c.gpu, spec.deployment);
+  if (spec.deployment.mode == DeploymentMode::cloud && price == nullptr) {
+    if (out.problem.empty()) {
+      out.problem_kind = "price";
+      out.problem = "no price for it in the catalog";
+    }
+    return;
+  }
+  detail::cost_training(S, price, c);
+}
+
+} // namespace
+
+ConfigurationEvaluation evaluate_configuration(const Spec& spec,
+                                               const Catalog& catalog,
+                                               const Constants& constants,
+                                               const Efficiency& efficiency,
+                                               const PlanOptions& options,
+                                               const ConfigurationRef& ref) {
+  ConfigurationEvaluation out;
+  const auto gpu = find_gpu(catalog, ref.gpu);
+  if (!gpu) {
+    out.problem_kind = "gone";
+    out.problem = fmt::format("GPU {} is no longer in the catalog", ref.gpu);
+    return out;
+  }
+  const Parallelism& p = ref.layout;
+  if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.dp < 1 || spec.model.heads % p.tp != 0) {
+    out.problem_kind = "gone";
+    out.problem = fmt::format("TP={} does not divide the model's {} attention heads any more",
+                              p.tp,
+                              spec.model.heads);
+    return out;
+  }
+  Candidate c;
+  c.gpu = gpu.get();
+  if (gpu.use_count() > 0) { // a MIG slice, kept alive by the candidate
+    c.slice = gpu;
+    const auto space = ref.gpu.rfind(' ');
+    c.partition = ref.gpu.substr(space + 1);
+    c.whole_gpu = catalog.find(ref.gpu.substr(0, space));
+  }
+  c.layout = p;
+  c.replicas = std::max(1, ref.replicas);
+  c.spec = (ref.weights == spec.precision.weights && ref.kv_cache == spec.precision.kv_cache)
+               ? spec
+               : with_precision(spec, ref.weights, ref.kv_cache);
+  const detail::Search S{c.spec, catalog, constants, efficiency, options};
+  if (spec.workload.is_training()) {
+    evaluate_training(S, c, out);
+  } else {
+    evaluate_inference(S, c, ref.batch, out);
+  }
+  if (out.problem_kind != "gone") {
+    out.candidate = std::move(c);
+  }
+  return out;
+}
+
+} // namespace rightsize
