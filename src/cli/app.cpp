@@ -76,7 +76,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model and its workload and says "
                "which GPUs, how many, in what layout, at what cost, and why.",
                "rightsize"};
-  app.set_version_flag("--version", std::string("rightsize ") + RIGHTSIZE_VERSION);
+  // The release and the versions of the data compiled into it (cmake/Packaging.cmake reads them
+  // from data/ at configure time; docs/release.md): no file is read to print them.
+  app.set_version_flag("--version",
+                       "rightsize " RIGHTSIZE_VERSION " (catalog " RIGHTSIZE_CATALOG_VERSION
+                       ", engines " RIGHTSIZE_ENGINES_VERSION ")");
   app.require_subcommand(1);
   app.fallthrough();
   app.add_flag("-v,--verbose", ctx.verbosity, "More log output on stderr (repeat for more)");
