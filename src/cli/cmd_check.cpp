@@ -1,13 +1,16 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/plan_setup.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
-#include <rightsize/catalog/prices.hpp>
 #include <rightsize/check/lock.hpp>
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/plan/evaluate.hpp>
 #include <rightsize/render/check.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <atomic>
@@ -16,6 +19,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -26,18 +30,25 @@ namespace fs = std::filesystem;
 namespace {
 
 struct CheckOptions {
-  CommonOptions common;
+  PlanCliOptions plan;
   std::vector<std::string> specs;
   std::string lock;
-  std::string max_cost = "10%";
-  std::string max_latency = "20%";
-  std::string fail_on = "infeasible,memory,cost,latency";
+  std::string config;
+  // Thresholds given on the command line (empty: the config file's, else the default).
+  std::string max_cost;
+  std::string max_latency;
+  std::string max_ttft;
+  std::string max_tpot;
+  std::string max_throughput_drop;
+  std::string max_gpus;
+  std::string min_headroom;
+  std::string fail_on;
   bool update = false;
-  std::vector<std::string> assume;
+  bool replan = false;
   int jobs = 0; // 0: one per core
 };
 
-double parse_percent(const std::string& text, const char* flag) {
+double parse_percent(const std::string& text, const std::string& where) {
   std::string t = text;
   const bool pct = !t.empty() && t.back() == '%';
   if (pct) {
@@ -46,18 +57,113 @@ double parse_percent(const std::string& text, const char* flag) {
   try {
     std::size_t used = 0;
     const double v = std::stod(t, &used);
-    if (used != t.size() || v < 0 || !std::isfinite(v)) {
+    if (used != t.size() || v < 0 || !std::isfinite(v) || (pct ? v / 100.0 : v) > 100.0) {
       throw std::invalid_argument("bad");
     }
     return pct ? v / 100.0 : v;
   } catch (const std::exception&) {
-    throw InputError(flag,
+    throw InputError(where,
                      "expected a percentage such as 10% (or a fraction such as 0.1), got \"" +
                          text + "\"");
   }
 }
 
-// Specs named on the command line; a directory means every spec in it (not lock files).
+std::vector<std::string> parse_fail_on(const std::vector<std::string>& items,
+                                       const std::string& where) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    if (item.empty()) {
+      continue;
+    }
+    if (std::find(check_names().begin(), check_names().end(), item) == check_names().end()) {
+      throw InputError(where, "unknown check \"" + item + "\"" + did_you_mean(item, check_names()));
+    }
+    out.push_back(item);
+  }
+  return out;
+}
+
+// The thresholds: defaults, then the config file's, then the command line's.
+CheckThresholds thresholds_from(const CheckOptions& o, Context& ctx) {
+  CheckThresholds t;
+  std::string config = o.config;
+  std::error_code ec;
+  if (config.empty() && fs::exists(".rightsize.json", ec)) {
+    config = ".rightsize.json";
+  }
+  if (!config.empty()) {
+    const nlohmann::json j = detail::load_json_file(config);
+    const detail::FieldReader r(j, config);
+    if (!j.is_object()) {
+      r.fail("a config file must be a JSON object");
+    }
+    r.reject_unknown({"schema_version", "thresholds", "fail_on"});
+    if (r.integer("schema_version", detail::Range::positive(1e6)) != 1) {
+      r.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
+    }
+    if (const auto th = r.optional_object("thresholds")) {
+      th->reject_unknown(
+          {"cost", "ttft", "tpot", "time_to_train", "throughput", "gpus", "memory_headroom"});
+      const auto read = [&](const char* key, double& into) {
+        if (!th->has(key)) {
+          return;
+        }
+        const auto m = th->member(key);
+        into = m.json().is_string() ? parse_percent(m.as_string(), m.where())
+                                    : m.as_number(detail::Range::non_negative(100.0));
+      };
+      read("cost", t.cost);
+      read("ttft", t.ttft);
+      read("tpot", t.tpot);
+      read("time_to_train", t.time_to_train);
+      read("throughput", t.throughput);
+      read("gpus", t.gpus);
+      read("memory_headroom", t.memory_headroom);
+    }
+    if (r.has("fail_on")) {
+      t.fail_on = parse_fail_on(r.string_array("fail_on"), r.where("fail_on"));
+    }
+    ctx.log->info("thresholds from {}", config);
+  }
+  if (!o.max_cost.empty()) {
+    t.cost = parse_percent(o.max_cost, "--max-cost-increase");
+  }
+  if (!o.max_latency.empty()) {
+    t.ttft = t.tpot = t.time_to_train = parse_percent(o.max_latency, "--max-latency-increase");
+  }
+  if (!o.max_ttft.empty()) {
+    t.ttft = parse_percent(o.max_ttft, "--max-ttft-increase");
+  }
+  if (!o.max_tpot.empty()) {
+    t.tpot = parse_percent(o.max_tpot, "--max-tpot-increase");
+  }
+  if (!o.max_throughput_drop.empty()) {
+    t.throughput = parse_percent(o.max_throughput_drop, "--max-throughput-decrease");
+  }
+  if (!o.max_gpus.empty()) {
+    t.gpus = parse_percent(o.max_gpus, "--max-gpus-increase");
+  }
+  if (!o.min_headroom.empty()) {
+    t.memory_headroom = parse_percent(o.min_headroom, "--min-memory-headroom");
+  }
+  if (!o.fail_on.empty()) {
+    std::vector<std::string> items;
+    std::stringstream list(o.fail_on);
+    for (std::string item; std::getline(list, item, ',');) {
+      items.push_back(item);
+    }
+    t.fail_on = parse_fail_on(items, "--fail-on");
+  }
+  // A configuration that fitted and no longer does always fails.
+  if (!t.fails_on("memory")) {
+    t.fail_on.emplace_back("memory");
+    ctx.log->info("--fail-on: memory is always checked");
+  }
+  return t;
+}
+
+// Specs named on the command line; a directory means every spec in it (not lock files, not the
+// config file).
 std::vector<std::string> expand_specs(const std::vector<std::string>& given) {
   std::vector<std::string> out;
   for (const auto& g : given) {
@@ -67,7 +173,7 @@ std::vector<std::string> expand_specs(const std::vector<std::string>& given) {
       for (const auto& e : fs::directory_iterator(g)) {
         const auto name = e.path().filename().string();
         if (e.path().extension() == ".json" && name.find(".lock.") == std::string::npos &&
-            name != "rightsize.lock.json") {
+            name != "rightsize.lock.json" && name != ".rightsize.json") {
           found.push_back(e.path().string());
         }
       }
@@ -94,224 +200,344 @@ int worse(int a, int b) {
   return rank(a) >= rank(b) ? a : b;
 }
 
-struct Planned {
-  Spec spec;
-  Plan plan;
+// What a check of one spec needs that does not depend on the spec.
+struct Shared {
+  const Catalog& catalog;
+  const Efficiency& eff;
+  const Uncertainty& uncertainty;
+  const EngineSupport& engines;
+  // Constants and model digests per --assume list (locks may record different ones).
+  std::map<std::vector<std::string>, std::pair<Constants, std::string>> by_assume;
 };
 
-Planned plan_spec(const std::string& file,
-                  const Catalog& catalog,
-                  const Constants& constants,
-                  const Efficiency& eff,
-                  const Uncertainty& uncertainty,
-                  const EngineSupport& engines) {
-  Spec spec = load_spec(file);
-  // As in `plan`: the spec's provider in any case, and no plan against prices the catalog lacks.
-  if (spec.deployment.mode == DeploymentMode::cloud) {
-    auto& d = spec.deployment;
-    if (d.provider) {
-      d.provider = resolve_provider(catalog, *d.provider, file + ":/deployment/provider");
-    }
-    check_price_kind(catalog, d.price_kind, d.provider, file + ":/deployment/price_kind");
-  }
-  PlanOptions options;
-  options.today = today();
-  options.stale_days = spec.deployment.stale_price_days;
-  options.uncertainty = &uncertainty;
-  options.engines = &engines;
-  return {spec, make_plan(spec, catalog, constants, eff, options)};
+// One spec's work, done on a worker thread: the lock entry it is compared with, its plan made
+// with the lock's settings (and the command line's), and the locked configuration re-evaluated.
+struct SpecCheck {
+  std::string file;
+  std::string lock_path;
+  std::optional<LockEntry> entry; // none: added
+  PlanCliOptions settings;
+  nlohmann::json settings_json;
+  std::string model_digest;
+  Spec spec;
+  std::string spec_digest; // as written, before the settings
+  Plan plan;
+  std::optional<ConfigurationEvaluation> locked_now;
+  // Everything the plan depends on is as locked (spec, catalog, model data, settings, rightsize
+  // version): the plan would be the lock's, so it is not made again.
+  bool unchanged = false;
+  bool same_version = false;
+  std::string error; // set: this spec could not be checked
+};
+
+std::optional<DType> dtype_of(const std::string& name) {
+  return parse_dtype(name);
 }
 
-// Plans specs [begin, end) on `jobs` threads (the plans are independent and the data they share
-// is read-only); a spec whose planning throws keeps its exception, rethrown in spec order by the
-// caller, so the first error reported is the one a sequential run would stop at.
-struct PlannedOrError {
-  std::optional<Planned> planned;
-  std::exception_ptr error;
-};
-
-template <class Plan1>
-std::vector<PlannedOrError>
-plan_range(const std::vector<std::string>& specs, std::size_t begin, std::size_t end, int jobs,
-           const Plan1& plan_one) {
-  std::vector<PlannedOrError> out(end - begin);
-  std::atomic<std::size_t> next{begin};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < end; i = next++) {
-      try {
-        out[i - begin].planned = plan_one(specs[i]);
-      } catch (...) {
-        out[i - begin].error = std::current_exception();
-      }
+void check_one(SpecCheck& c, const Shared& shared, bool replan) {
+  const auto& [constants, digest] = shared.by_assume.at(c.settings.assume);
+  c.model_digest = digest;
+  c.spec = load_spec(c.file);
+  c.spec_digest = digest_spec(c.spec);
+  if (!replan && c.entry && c.same_version && c.entry->spec_digest == c.spec_digest &&
+      c.entry->catalog_digest == shared.catalog.digest && c.entry->model_digest == digest &&
+      !c.entry->settings.is_null() &&
+      c.entry->settings == c.settings_json) {
+    c.unchanged = true;
+    return;
+  }
+  apply_settings(c.settings, shared.catalog, c.spec);
+  const PlanOptions options =
+      plan_options_for(c.settings, c.spec, shared.uncertainty, shared.engines);
+  c.plan = make_plan(c.spec, shared.catalog, constants, shared.eff, options);
+  if (c.entry && c.entry->recommended) {
+    const LockedConfiguration& l = *c.entry->recommended;
+    const auto weights = dtype_of(l.weights);
+    const auto kv = dtype_of(l.kv_cache);
+    if (weights && kv) {
+      ConfigurationRef ref{l.gpu, l.layout, l.replicas, *weights, *kv, l.batch};
+      c.locked_now =
+          evaluate_configuration(c.spec, shared.catalog, constants, shared.eff, options, ref);
     }
-  };
-  std::vector<std::thread> pool;
-  for (int w = 1; w < jobs; ++w) {
-    pool.emplace_back(work);
   }
-  work();
-  for (auto& t : pool) {
-    t.join();
+}
+
+std::string error_text(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const InputError& x) {
+    return x.what();
+  } catch (const std::exception& x) {
+    return std::string("internal error: ") + x.what();
   }
-  return out;
 }
 
 } // namespace
 
-// Writes (or replaces) the lock entry of `plan`'s spec; used by plan --lock and check --update.
+// Writes (or replaces) the lock entry of `plan`'s spec; used by plan --lock.
 void write_lock_entry(const Plan& plan,
                       const std::string& spec_file,
-                      const std::string& lock_path) {
+                      const std::string& lock_path,
+                      const std::string& digest,
+                      const nlohmann::json& settings,
+                      const std::string& spec_digest) {
   LockFile lock = read_lock_file(lock_path, /*allow_missing=*/true);
-  lock.entries[lock_key(spec_file)] = make_lock_entry(plan);
+  lock.entries[lock_key(spec_file)] = make_lock_entry(plan, digest, settings, spec_digest);
   write_lock_file(lock);
 }
 
 void register_check(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<CheckOptions>();
   auto* sub = app.add_subcommand("check",
-                                 "Re-plan specs and compare with their lock files: exit 1 "
-                                 "when a threshold is crossed (for CI, docs/ci.md)");
+                                 "Re-plan specs with the settings their locks recorded and "
+                                 "compare: exit 1 when a threshold is crossed (for CI, "
+                                 "docs/ci.md)");
   sub->add_option("SPEC", o->specs, "Specs or directories of specs")->required();
   sub->add_option("--lock", o->lock, "Lock file (default: rightsize.lock.json beside each spec)")
       ->type_name("FILE");
-  sub->add_option("--max-cost-increase", o->max_cost, "Fail above this cost increase")
-      ->default_str("10%");
-  sub->add_option("--max-latency-increase", o->max_latency, "Fail above this TTFT/TPOT increase")
-      ->default_str("20%");
-  sub->add_option(
-         "--fail-on", o->fail_on, "Comma-separated: infeasible, gpu-change, cost, latency, memory")
-      ->default_str("infeasible,memory,cost,latency");
-  sub->add_flag("--update", o->update, "Rewrite the lock files from the current plans (exit 0)");
-  sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)");
+  sub->add_option("--config",
+                  o->config,
+                  "Thresholds and fail-on list (default: .rightsize.json in the current "
+                  "directory, if there is one)")
+      ->type_name("FILE");
+  auto* th = "Thresholds (override the config file's)";
+  sub->add_option("--max-cost-increase", o->max_cost, "$/hour or TCO rise (10%)")->group(th);
+  sub->add_option("--max-latency-increase", o->max_latency, "TTFT, TPOT and time-to-train rise (20%)")
+      ->group(th);
+  sub->add_option("--max-ttft-increase", o->max_ttft, "TTFT rise (20%)")->group(th);
+  sub->add_option("--max-tpot-increase", o->max_tpot, "TPOT rise (20%)")->group(th);
+  sub->add_option("--max-throughput-decrease", o->max_throughput_drop, "tokens/s drop (10%)")
+      ->group(th);
+  sub->add_option("--max-gpus-increase", o->max_gpus, "GPU count rise (0%)")->group(th);
+  sub->add_option("--min-memory-headroom", o->min_headroom, "memory budget left free (0%)")
+      ->group(th);
+  sub->add_option("--fail-on",
+                  o->fail_on,
+                  "Comma-separated checks that fail the job: infeasible, memory, cost, latency, "
+                  "throughput, gpus, gpu-change, added, removed (default: the first five)")
+      ->group(th);
+  sub->add_flag("--update",
+                o->update,
+                "Accept the current plans: rewrite the lock entries (and drop those of removed "
+                "specs); exit 0")
+      ->group(th);
+  sub->add_flag("--replan",
+                o->replan,
+                "Plan every spec again, even those whose spec, catalog, model data, settings and "
+                "rightsize version are all as locked (whose plan is then the lock's)");
   sub->add_option("-j,--jobs", o->jobs, "Specs planned at once (default: one per core)")
       ->check(CLI::Range(1, 256))
       ->type_name("N");
-  add_catalog_option(*sub, o->common);
-  add_format_option(*sub, o->common, {"table", "json", "markdown"});
-  sub->callback([&ctx, o]() {
-    ctx.action = [&ctx, o]() {
-      CheckThresholds t;
-      t.max_cost_increase = parse_percent(o->max_cost, "--max-cost-increase");
-      t.max_latency_increase = parse_percent(o->max_latency, "--max-latency-increase");
-      t.fail_on.clear();
-      const std::vector<std::string> known{"infeasible", "gpu-change", "cost", "latency", "memory"};
-      std::stringstream list(o->fail_on);
-      for (std::string item; std::getline(list, item, ',');) {
-        if (item.empty()) {
-          continue;
-        }
-        if (std::find(known.begin(), known.end(), item) == known.end()) {
-          throw InputError("--fail-on",
-                           "unknown check \"" + item + "\"" + did_you_mean(item, known));
-        }
-        t.fail_on.push_back(item);
-      }
-      // A configuration that fitted and no longer does always fails.
-      if (!t.fails_on("memory")) {
-        t.fail_on.emplace_back("memory");
-        ctx.log->info("--fail-on: memory is always checked");
-      }
+  add_catalog_option(*sub, o->plan.common);
+  add_format_option(*sub, o->plan.common, {"table", "json", "markdown"});
+  add_plan_options(*sub, o->plan);
+  sub->callback([&ctx, o, sub]() {
+    const nlohmann::json given = given_settings(*sub, o->plan);
+    ctx.action = [&ctx, o, given]() {
+      const CheckThresholds t = thresholds_from(*o, ctx);
       const auto specs = expand_specs(o->specs);
       if (!o->lock.empty() && specs.size() > 1) {
         throw InputError("--lock",
                          "one lock file cannot be given for several specs; leave it out "
                          "to use rightsize.lock.json beside each spec");
       }
-      const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
-      const Constants constants = load_constants(o->assume);
+      const Catalog catalog =
+          load_catalog(bundled_catalog_path(), user_catalog_path(o->plan.common));
       const Efficiency eff = Efficiency::load(bundled_data_dir() + "/efficiency.json");
       const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
       const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
-      std::vector<CheckResult> results;
-      int exit_code = 0;
-      // Specs of one directory share one lock file: read each once (it holds every spec's entry,
-      // so reading it per spec made check quadratic), and with --update write each once at the
-      // end, after every spec planned.
+      Shared shared{catalog, eff, uncertainty, engines, {}};
+
+      // Lock files, read once each (a directory's specs share one). A lock file that cannot be
+      // read is an error of every spec that uses it.
       std::map<std::string, LockFile> locks;
-      const auto lock_at = [&](const std::string& path, bool allow_missing) -> LockFile& {
-        auto it = locks.find(path);
-        if (it == locks.end()) {
-          it = locks.emplace(path, read_lock_file(path, allow_missing)).first;
+      std::map<std::string, std::string> lock_errors;
+      std::vector<SpecCheck> checks(specs.size());
+      for (std::size_t i = 0; i < specs.size(); ++i) {
+        SpecCheck& c = checks[i];
+        c.file = specs[i];
+        c.lock_path = o->lock.empty() ? default_lock_path(c.file) : o->lock;
+        if (locks.count(c.lock_path) == 0 && lock_errors.count(c.lock_path) == 0) {
+          try {
+            locks.emplace(c.lock_path, read_lock_file(c.lock_path, /*allow_missing=*/true));
+          } catch (const InputError& e) {
+            lock_errors.emplace(c.lock_path, e.what());
+          }
         }
-        return it->second;
-      };
-      // Planned a chunk at a time on every core, then compared in spec order: the output is the
-      // same whatever --jobs, and memory stays that of a chunk of plans.
-      const int jobs = o->jobs > 0 ? o->jobs
-                                   : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-      const std::size_t chunk = 16 * static_cast<std::size_t>(jobs);
-      std::vector<PlannedOrError> chunk_plans;
-      for (std::size_t index = 0; index < specs.size(); ++index) {
-        const std::string& file = specs[index];
-        if (index % chunk == 0) {
-          chunk_plans = plan_range(specs, index, std::min(specs.size(), index + chunk), jobs,
-                             [&](const std::string& f) {
-                               return plan_spec(f, catalog, constants, eff, uncertainty, engines);
-                             });
-        }
-        PlannedOrError& slot = chunk_plans[index % chunk];
-        if (slot.error) {
-          std::rethrow_exception(slot.error);
-        }
-        const std::string lock_path = o->lock.empty() ? default_lock_path(file) : o->lock;
-        const Planned p = std::move(*slot.planned);
-        slot.planned.reset();
-        if (o->update) {
-          lock_at(lock_path, /*allow_missing=*/true).entries[lock_key(file)] =
-              make_lock_entry(p.plan);
-          CheckResult r;
-          r.spec_file = file;
-          r.lock_file = lock_path;
-          r.status = "ok";
-          r.cause = "lock updated";
-          results.push_back(r);
+        if (const auto err = lock_errors.find(c.lock_path); err != lock_errors.end()) {
+          c.error = err->second;
           continue;
         }
-        const LockFile& lock = lock_at(lock_path, /*allow_missing=*/false);
-        const std::string key = lock_key(file);
-        const auto it = lock.entries.find(key);
-        if (it == lock.entries.end()) {
-          throw InputError(lock_path,
-                           "has no lock for " + key + "; create it with 'rightsize plan " + file +
-                               " --lock'");
+        const LockFile& lock = locks.at(c.lock_path);
+        if (const auto it = lock.entries.find(lock_key(c.file)); it != lock.entries.end()) {
+          c.entry = it->second;
         }
-        // The locked configuration, re-evaluated on the spec as it is now.
-        std::optional<MemoryEstimate> locked_now;
-        if (it->second.recommended) {
-          if (const Gpu* g = catalog.find(it->second.recommended->gpu)) {
-            const auto& l = it->second.recommended->layout;
-            Parallelism layout = l;
-            std::optional<long long> batch;
-            if (!p.spec.workload.is_training() && p.spec.workload.inference.concurrency) {
-              batch =
-                  (*p.spec.workload.inference.concurrency + it->second.recommended->replicas - 1) /
-                  it->second.recommended->replicas;
+        c.same_version = lock.rightsize_version == RIGHTSIZE_VERSION;
+        // The lock's settings, replayed; the command line's override them.
+        try {
+          nlohmann::json settings = c.entry && !c.entry->settings.is_null()
+                                        ? c.entry->settings
+                                        : settings_to_json(PlanCliOptions{});
+          for (const auto& [key, value] : given.items()) {
+            settings[key] = value;
+          }
+          c.settings = settings_from_json(
+              settings,
+              c.lock_path,
+              "/locks/" + detail::escape_pointer_token(lock_key(c.file)) + "/settings");
+          c.settings.common = o->plan.common;
+          c.settings_json = settings_to_json(c.settings);
+          if (c.entry && !c.entry->settings.is_null()) {
+            // Normalized as written, so that equal settings compare equal.
+            c.entry->settings = settings_to_json(settings_from_json(
+                c.entry->settings,
+                c.lock_path,
+                "/locks/" + detail::escape_pointer_token(lock_key(c.file)) + "/settings"));
+          }
+          c.settings.spec = c.file;
+          if (shared.by_assume.count(c.settings.assume) == 0) {
+            shared.by_assume.emplace(
+                c.settings.assume,
+                std::make_pair(load_constants(c.settings.assume), model_digest(c.settings.assume)));
+          }
+        } catch (const InputError& e) {
+          c.error = e.what();
+        }
+      }
+
+      // Planned on every core; each spec's outcome is its own, in spec order.
+      const int jobs =
+          o->jobs > 0 ? o->jobs
+                      : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+      std::atomic<std::size_t> next{0};
+      const auto work = [&] {
+        for (std::size_t i = next++; i < checks.size(); i = next++) {
+          SpecCheck& c = checks[i];
+          if (!c.error.empty()) {
+            continue;
+          }
+          try {
+            check_one(c, shared, o->replan);
+          } catch (...) {
+            c.error = error_text(std::current_exception());
+          }
+        }
+      };
+      std::vector<std::thread> pool;
+      for (int w = 1; w < jobs && static_cast<std::size_t>(w) < checks.size(); ++w) {
+        pool.emplace_back(work);
+      }
+      work();
+      for (auto& worker : pool) {
+        worker.join();
+      }
+
+      std::vector<CheckResult> results;
+      int exit_code = 0;
+      std::map<std::string, std::set<std::string>> checked_keys; // per lock file
+      for (SpecCheck& c : checks) {
+        checked_keys[c.lock_path].insert(lock_key(c.file));
+        CheckResult r;
+        if (!c.error.empty()) {
+          r.status = "error";
+          r.error = c.error;
+          r.exit_code = 2;
+        } else if (!c.entry) {
+          r = added_result(c.plan, t);
+          if (o->update) {
+            r.status = "added";
+            r.exit_code = 0;
+            r.crossed.clear();
+          }
+        } else {
+          Cause cause;
+          cause.spec = c.spec_digest != c.entry->spec_digest;
+          cause.catalog = c.plan.catalog_digest != c.entry->catalog_digest;
+          cause.unknown = c.entry->model_digest.empty() || c.entry->settings.is_null();
+          cause.model = !c.entry->model_digest.empty() && c.entry->model_digest != c.model_digest;
+          cause.settings = !c.entry->settings.is_null() && c.entry->settings != c.settings_json;
+          if (c.unchanged) {
+            r = unchanged_result(*c.entry, t);
+          } else {
+            r = compare_with_lock(
+                c.plan, *c.entry, c.locked_now ? &*c.locked_now : nullptr, cause, t);
+          }
+          if (o->update) {
+            // Accepted: what moved is reported, nothing fails.
+            r.status = r.changes.empty() && !r.recommendation_changed ? "ok" : "updated";
+            r.exit_code = 0;
+            for (const auto& x : r.crossed) {
+              r.warnings.push_back("accepted: " + x.text);
             }
-            if (p.spec.model.heads % layout.tp == 0) {
-              locked_now = estimate_memory(p.spec, *g, layout, constants, batch);
+            r.crossed.clear();
+            for (auto& change : r.changes) {
+              change.crossed = false;
+            }
+            if (r.recommendation_changed && r.now) {
+              r.warnings.push_back("the lock now holds " + configuration_text(*r.now));
             }
           }
         }
-        CheckResult r = compare_with_lock(p.plan, it->second, locked_now, t);
-        r.spec_file = file;
-        r.lock_file = lock_path;
+        r.spec_file = c.file;
+        r.lock_file = c.lock_path;
+        if (o->update && c.error.empty() && !c.unchanged) {
+          locks[c.lock_path].path = c.lock_path;
+          locks[c.lock_path].entries[lock_key(c.file)] =
+              make_lock_entry(c.plan, c.model_digest, c.settings_json, c.spec_digest);
+        }
         exit_code = worse(exit_code, r.exit_code);
         results.push_back(std::move(r));
+      }
+      // Entries whose spec file is gone: removed (only what was checked shares their lock).
+      for (auto& [path, lock] : locks) {
+        std::vector<std::string> gone;
+        for (const auto& [key, entry] : lock.entries) {
+          if (checked_keys[path].count(key) != 0) {
+            continue;
+          }
+          std::error_code ec;
+          const fs::path spec_path = fs::path(path).parent_path() / key;
+          if (fs::exists(spec_path, ec)) {
+            continue; // a spec not named on this command line
+          }
+          CheckResult r;
+          r.spec_file = spec_path.string();
+          r.lock_file = path;
+          r.status = "removed";
+          r.locked = entry.recommended;
+          const std::string line = fmt::format(
+              "removed: the lock has an entry for {}, whose spec is gone{}",
+              key,
+              entry.recommended ? " (" + configuration_text(*entry.recommended) + ")" : "");
+          if (o->update) {
+            gone.push_back(key);
+          } else if (t.fails_on("removed")) {
+            r.crossed.push_back({"removed", line});
+            r.exit_code = 1;
+          }
+          exit_code = worse(exit_code, r.exit_code);
+          results.push_back(std::move(r));
+        }
+        for (const auto& key : gone) {
+          lock.entries.erase(key);
+        }
       }
       if (o->update) {
         for (const auto& [path, lock] : locks) {
           write_lock_file(lock);
         }
       }
-      if (o->common.format == "json") {
+      if (o->plan.common.format == "json") {
         render_check_json(results, exit_code, ctx.out);
-      } else if (o->common.format == "markdown") {
-        render_check_markdown(results, ctx.out);
+      } else if (o->plan.common.format == "markdown") {
+        render_check_markdown(results, exit_code, ctx.out);
       } else {
-        render_check_table(results, ctx.out);
+        render_check_table(results, exit_code, ctx.out);
       }
       for (const auto& r : results) {
+        if (!r.error.empty()) {
+          ctx.log->error("{}", r.error);
+        }
         for (const auto& w : r.warnings) {
           ctx.log->warn("{}: {}", r.spec_file, w);
         }

@@ -148,6 +148,7 @@ void register_deploy(CLI::App& app, Context& ctx) {
       "model; docs/deploy.md");
   sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json (serving)")
       ->required();
+  add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);
   auto* k8s = "Kubernetes";
   sub->add_option("--engine", o->engine, "Serving engine: vllm, sglang or tensorrt-llm (default: the spec's)")

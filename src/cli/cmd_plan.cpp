@@ -35,6 +35,7 @@ void register_plan(CLI::App& app, Context& ctx) {
                                  "many, in what layout, at what cost, and why not the others");
   sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json")->required();
   add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "csv"});
+  add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);
   sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
@@ -86,7 +87,12 @@ void register_plan(CLI::App& app, Context& ctx) {
             o->lock.empty()
                 ? (std::filesystem::path(o->plan.spec).parent_path() / "rightsize.lock.json").string()
                 : o->lock;
-        write_lock_entry(plan, o->plan.spec, path);
+        write_lock_entry(plan,
+                         o->plan.spec,
+                         path,
+                         model_digest(o->plan.assume),
+                         settings_to_json(o->plan),
+                         run->spec_digest);
         ctx.log->info("wrote lock {}", path);
       }
       if (!plan.feasible()) {

@@ -8,6 +8,7 @@
 #include <rightsize/plan/plan.hpp>
 
 #include <CLI/App.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
@@ -27,6 +28,13 @@ Constants load_constants(const std::vector<std::string>& assume);
 
 // Writes (or replaces) the lock entry of a plan's spec in `lock_path` (plan --lock, check
 // --update).
-void write_lock_entry(const Plan& plan, const std::string& spec_file, const std::string& lock_path);
+// The entry records the settings that shaped the plan and the digest of rightsize's model data,
+// so that check replays the one and reports the other.
+void write_lock_entry(const Plan& plan,
+                      const std::string& spec_file,
+                      const std::string& lock_path,
+                      const std::string& model_digest,
+                      const nlohmann::json& settings,
+                      const std::string& spec_digest);
 
 } // namespace rightsize::cli

@@ -8,10 +8,12 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/check/lock.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <CLI/App.hpp>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <memory>
@@ -40,12 +42,35 @@ struct PlanCliOptions {
   double utilization = 0;
 };
 
-// Adds --objective, --confidence, --share-gpus, --assume and the deployment overrides to `sub`.
+// Adds --objective, --confidence, --share-gpus, --assume and the deployment overrides to `sub`
+// (not --catalog: each command adds it).
 void add_plan_options(CLI::App& sub, PlanCliOptions& o);
+
+// The settings a lock records and check replays: objective, confidence, share_gpus, assume, and
+// each deployment override that is set. JSON, so that the check stage stores it as it is.
+nlohmann::json settings_to_json(const PlanCliOptions& o);
+// The same settings read back (`where` names the lock entry in errors); the spec and catalog
+// paths are left empty.
+PlanCliOptions settings_from_json(const nlohmann::json& j, const std::string& file,
+                                  const std::string& pointer);
+// The settings given on `sub`'s command line (options counted by CLI11), as settings_to_json
+// writes them: what overrides a lock's.
+nlohmann::json given_settings(const CLI::App& sub, const PlanCliOptions& o);
+// The overrides and the provider and price kind resolved against the catalog, applied to `spec`.
+void apply_settings(const PlanCliOptions& o, const Catalog& catalog, Spec& spec);
+// PlanOptions for these settings; the pointers must outlive the plan.
+PlanOptions plan_options_for(const PlanCliOptions& o,
+                             const Spec& spec,
+                             const Uncertainty& uncertainty,
+                             const EngineSupport& engines);
+// Digest of rightsize's own model data (the bundled memory, efficiency, uncertainty and engine
+// files) and the --assume overrides: a lock records it, and check says when it moved.
+std::string model_digest(const std::vector<std::string>& assume);
 
 // A plan and everything it was made from (PlanOptions points into this struct).
 struct PlanRun {
   Spec spec;
+  std::string spec_digest; // of the spec as written, before the settings (check/lock.hpp)
   Catalog catalog;
   Constants constants;
   Efficiency efficiency;

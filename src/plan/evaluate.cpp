@@ -44,17 +44,14 @@ void evaluate_inference(const detail::Search& S,
     batch = (*inf.concurrency + c.replicas - 1) / c.replicas;
   }
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, batch);
-  if (!c.memory.fits || c.memory.max_batch < 1) {
+  // As the search judges it: a configuration serves when one sequence fits beside the weights;
+  // requests beyond what the KV cache holds queue (and show in TTFT).
+  if (c.memory.max_batch < 1) {
     const Bytes need = c.memory.per_gpu.total() - c.memory.per_gpu.kv_cache;
     out.problem_kind = "memory";
     out.problem = fmt::format("no longer fits: needs {} per GPU before the KV cache, has {}",
                               format_bytes(need),
                               format_bytes(c.memory.budget));
-    if (c.memory.max_batch >= 1) {
-      out.problem = fmt::format("no longer fits: {} per GPU, has {}",
-                                format_bytes(c.memory.per_gpu.total()),
-                                format_bytes(c.memory.budget));
-    }
     return;
   }
   c.inference = estimate_inference(

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <set>
 
 namespace fs = std::filesystem;
 using rightsize::test::run_binary;
@@ -46,25 +47,30 @@ struct LockedChat {
 
 } // namespace
 
-TEST_CASE("check: an unchanged spec exits 0", "[check][cli]") {
+TEST_CASE("check: an unchanged spec exits 0, and the report still shows the bill",
+          "[check][cli]") {
   LockedChat c;
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("no sizing change in 1 spec"));
-  CHECK_THAT(r.out, Catch::Contains("nothing changed"));
+  CHECK_THAT(r.out, Catch::Contains("pass: 1 spec, no sizing change; $2,037/month"));
+  CHECK_THAT(r.out, Catch::Contains("1 x H100-NVL-94GB"));
+  const auto md = run_binary("check " + c.spec + " --format markdown");
+  CHECK_THAT(md.out, Catch::StartsWith("<!-- rightsize-check -->\n### rightsize :white_check_mark:"));
+  CHECK_THAT(md.out, Catch::Contains("| $2,037 |"));
 }
 
 TEST_CASE("check: more layers push memory past the GPU and fail with the threshold named",
           "[check][cli]") {
   LockedChat c;
-  c.edit_config([](nlohmann::json& j) { j["num_hidden_layers"] = 200; });
+  c.edit_config([](nlohmann::json& j) { j["num_hidden_layers"] = 400; });
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 1);
-  CHECK_THAT(
-      r.out,
-      Catch::Contains("FAIL memory: the locked configuration (1 x H100-NVL-94GB) no longer fits"));
+  CHECK_THAT(r.out,
+             Catch::Contains("FAIL memory: the locked configuration, 1 x H100-NVL-94GB (TP1 PP1 "
+                             "DP1, fp8/fp8), no longer fits"));
   CHECK_THAT(r.out, Catch::Contains("spec changed"));
-  // JSON lists every crossed threshold.
+  // The figures then compare the new recommendation with the lock, and say so.
+  CHECK_THAT(r.out, Catch::Contains("the new recommendation against the lock"));
   const auto report = nlohmann::json::parse(run_binary("check " + c.spec + " --format json").out);
   CHECK(report["exit_code"] == 1);
   CHECK(report["results"][0]["crossed"].size() >= 2);
@@ -77,36 +83,40 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
           "catalog change",
           "[check][cli]") {
   LockedChat c;
-  // On-demand prices of the pick (H100 NVL) and the runner-up (L40S, within 1%) move up 5%:
-  // only the catalog changed.
+  // The on-demand price of the locked pick (H100 NVL) moves up 5%: only the catalog changed.
   const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
     "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
-      "usd_per_gpu_hour": 2.9295, "as_of": "2026-11-01", "source": "CARSONPO"}]},
-             {"name": "L40S", "prices": [{"provider": "RunPod", "kind": "on_demand",
-      "usd_per_gpu_hour": 0.903, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
+      "usd_per_gpu_hour": 2.9295, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
   const auto r = run_binary("check " + c.spec + " --catalog " + overlay);
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("catalog changed (prices or GPU data moved), spec unchanged"));
-  CHECK_THAT(r.err, Catch::Contains("rightsize: warning:") && Catch::Contains("cost rose +5.0%"));
+  CHECK_THAT(r.out, Catch::Contains("catalog changed"));
+  CHECK_THAT(r.err, Catch::Contains("rightsize: warning:") && Catch::Contains("$/hour +5.0%"));
   // Over the threshold it fails.
   const auto strict =
       run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2%");
   CHECK(strict.exit_code == 1);
-  CHECK_THAT(strict.out, Catch::Contains("FAIL cost: $/hour +5.0% exceeds the 2% threshold"));
-  // --update accepts the change.
-  CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --update").exit_code == 0);
+  CHECK_THAT(strict.out,
+             Catch::Contains("FAIL cost: $/hour $2.79/h -> $2.93/h (+5.0%), over the 2% threshold"));
+  // --update accepts the change and says what it accepted.
+  const auto update =
+      run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2% --update");
+  CHECK(update.exit_code == 0);
+  CHECK_THAT(update.out, Catch::Contains("updated"));
+  CHECK_THAT(update.err, Catch::Contains("accepted: cost: $/hour $2.79/h -> $2.93/h (+5.0%)"));
   CHECK(run_binary("check " + c.spec + " --catalog " + overlay).exit_code == 0);
 }
 
-TEST_CASE("check: corrupt, missing or mismatched lock files are exit 2", "[check][cli]") {
+TEST_CASE("check: corrupt or foreign lock files are the spec's error, in a complete report",
+          "[check][cli]") {
   LockedChat c;
   const std::string lock = c.dir.path() + "/rightsize.lock.json";
   std::ofstream(lock) << "{\"schema_version\": 1, \"locks\": {";
   auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("rightsize.lock.json:1:") && Catch::Contains("invalid JSON"));
+  CHECK_THAT(r.out, Catch::Contains("1 error"));
 
-  std::ofstream(lock) << R"({"schema_version": 2, "locks": {}})";
+  std::ofstream(lock) << R"({"schema_version": 3, "locks": {}})";
   r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/schema_version: unsupported lock schema version"));
@@ -116,15 +126,13 @@ TEST_CASE("check: corrupt, missing or mismatched lock files are exit 2", "[check
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/locks/other.json/spec_digest: required field is missing"));
 
+  // No entry, or no lock file at all: the spec is new.
   std::ofstream(lock) << R"({"schema_version": 1, "locks": {}})";
   r = run_binary("check " + c.spec);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("has no lock for chat.json; create it with 'rightsize plan"));
-
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("1 added"));
   fs::remove(lock);
-  r = run_binary("check " + c.spec);
-  CHECK(r.exit_code == 2);
-  CHECK_THAT(r.err, Catch::Contains("lock file not found"));
+  CHECK(run_binary("check " + c.spec).exit_code == 0);
   CHECK(run_binary("check " + c.spec + " --max-cost-increase lots").exit_code == 2);
   CHECK(run_binary("check " + c.spec + " --fail-on cost,latncy").exit_code == 2);
 }
@@ -136,12 +144,163 @@ TEST_CASE("check: many specs at once, the worst exit code", "[check][cli]") {
   REQUIRE(run_binary("plan " + second + " --lock --format csv").exit_code == 0);
   auto r = run_binary("check " + c.dir.path());
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("no sizing change in 2 specs"));
+  CHECK_THAT(r.out, Catch::Contains("pass: 2 specs, no sizing change"));
   c.edit_config([](nlohmann::json& j) { j["num_hidden_layers"] = 96; });
   r = run_binary("check " + c.dir.path() + " --format markdown");
   CHECK(r.exit_code == 1);
-  CHECK_THAT(r.out, Catch::StartsWith("### rightsize: :x: sizing regression in 2 of 2 specs"));
-  CHECK_THAT(r.out, Catch::Contains("| Figure | Locked | Now | Change |"));
+  CHECK_THAT(r.out, Catch::Contains("### rightsize :x: FAIL: 2 specs: 2 regression"));
+  CHECK_THAT(r.out, Catch::Contains("| Figure | Locked | Now | Change | Threshold |"));
+}
+
+// Issue 15, "Seen" 1: a lock written with command-line settings replays them.
+TEST_CASE("check: a lock made with --objective or --mode replays them", "[check][cli]") {
+  LockedChat c;
+  for (const char* flags : {"--objective latency", "--mode onprem"}) {
+    INFO(flags);
+    REQUIRE(run_binary("plan " + c.spec + " " + flags + " --lock --format csv").exit_code == 0);
+    const auto r = run_binary("check " + c.spec);
+    CHECK(r.exit_code == 0);
+    CHECK_THAT(r.out, Catch::Contains("no sizing change"));
+  }
+  // The lock records them; a different setting on check's command line is a settings change.
+  std::ifstream in(c.dir.path() + "/rightsize.lock.json");
+  const auto lock = nlohmann::json::parse(in);
+  CHECK(lock["schema_version"] == 2);
+  CHECK(lock["locks"]["chat.json"]["settings"]["mode"] == "onprem");
+  CHECK(lock["locks"]["chat.json"]["model_digest"].is_string());
+  const auto r = run_binary("check " + c.spec + " --mode cloud --format json");
+  const auto report = nlohmann::json::parse(r.out);
+  CHECK(report["results"][0]["cause"]["settings"] == true);
+  CHECK(report["results"][0]["cause"]["spec"] == false);
+}
+
+// "Seen" 2: a new spec, a broken one and a removed one each get their own outcome.
+TEST_CASE("check: added, removed and broken specs do not hide the others", "[check][cli]") {
+  LockedChat c;
+  const std::string gone = c.dir.path() + "/gone.json";
+  fs::copy_file(c.spec, gone);
+  REQUIRE(run_binary("plan " + gone + " --lock --format csv").exit_code == 0);
+  fs::remove(gone);
+  fs::copy_file(c.spec, c.dir.path() + "/new.json");
+  auto r = run_binary("check " + c.dir.path());
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("3 specs: 1 added, 1 removed"));
+  CHECK(run_binary("check " + c.dir.path() + " --fail-on added").exit_code == 1);
+  CHECK(run_binary("check " + c.dir.path() + " --fail-on removed").exit_code == 1);
+  c.dir.write("broken.json", "{ not json");
+  r = run_binary("check " + c.dir.path() + " --format markdown");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.out, Catch::Contains("`" + c.spec + "` | :white_check_mark: ok"));
+  CHECK_THAT(r.out, Catch::Contains("broken.json` | :x: error"));
+  CHECK_THAT(r.out, Catch::Contains("new.json` | :warning: added"));
+  CHECK_THAT(r.out, Catch::Contains("gone.json` | :warning: removed"));
+  // --update locks the new spec and drops the removed one's entry.
+  fs::remove(c.dir.path() + "/broken.json");
+  REQUIRE(run_binary("check " + c.dir.path() + " --update").exit_code == 0);
+  std::ifstream in(c.dir.path() + "/rightsize.lock.json");
+  const auto lock = nlohmann::json::parse(in);
+  CHECK(lock["locks"].contains("new.json"));
+  CHECK_FALSE(lock["locks"].contains("gone.json"));
+}
+
+// "Seen" 3 and 4: every crossed threshold is listed, with numbers in the JSON.
+TEST_CASE("check: every crossed threshold, as numbers", "[check][cli]") {
+  LockedChat c;
+  std::ifstream in(c.spec);
+  auto spec = nlohmann::json::parse(in);
+  in.close();
+  spec["workload"]["concurrency"] = 48;
+  spec["workload"]["input_tokens"] = 3072;
+  std::ofstream(c.spec) << spec.dump(2);
+  const auto r = run_binary("check " + c.spec + " --format json");
+  CHECK(r.exit_code == 1);
+  const auto report = nlohmann::json::parse(r.out);
+  const auto& result = report["results"][0];
+  std::set<std::string> crossed;
+  for (const auto& x : result["crossed"]) {
+    crossed.insert(x["check"].get<std::string>() + ":" + x["text"].get<std::string>().substr(0, 13));
+  }
+  CHECK(crossed.count("latency:latency: TTFT") == 1);
+  CHECK(crossed.count("latency:latency: TPOT") == 1);
+  bool seen_ttft = false;
+  for (const auto& ch : result["changes"]) {
+    if (ch["metric"] == "ttft_ms") {
+      seen_ttft = true;
+      CHECK(ch["before"].is_number());
+      CHECK(ch["after"].is_number());
+      CHECK(ch["delta"].get<double>() ==
+            Approx(ch["after"].get<double>() - ch["before"].get<double>()));
+      CHECK(ch["percent"].get<double>() ==
+            Approx(100.0 * (ch["after"].get<double>() / ch["before"].get<double>() - 1.0)));
+      CHECK(ch["threshold_percent"] == 20.0);
+      CHECK(ch["crossed"] == true);
+    }
+  }
+  CHECK(seen_ttft);
+  CHECK(result["basis"] == "locked configuration");
+  CHECK(report["summary"]["usd_per_month_now"].is_number());
+}
+
+// "Seen" 5: a price-only catalog move compares the same configuration, and says when another is
+// now best.
+TEST_CASE("check: a price move compares like with like", "[check][cli]") {
+  LockedChat c;
+  // The locked H100 NVL gets dearer than the L40S pair: the recommendation changes, but the
+  // locked configuration's latency did not move and must not fail the check.
+  const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
+    "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
+      "usd_per_gpu_hour": 3.50, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
+  const auto r = run_binary("check " + c.spec + " --catalog " + overlay + " --format json");
+  const auto report = nlohmann::json::parse(r.out);
+  const auto& result = report["results"][0];
+  CHECK(result["basis"] == "locked configuration");
+  CHECK(result["recommendation_changed"] == true);
+  CHECK(result["cause"]["catalog"] == true);
+  CHECK(result["cause"]["spec"] == false);
+  for (const auto& ch : result["changes"]) {
+    CHECK(ch["metric"] != "ttft_ms");
+    CHECK(ch["metric"] != "tpot_ms");
+  }
+  for (const auto& x : result["crossed"]) {
+    CHECK(x["check"] == "cost");
+  }
+  const auto table = run_binary("check " + c.spec + " --catalog " + overlay);
+  CHECK_THAT(table.out, Catch::Contains("same configuration, new figures"));
+  CHECK_THAT(table.out, Catch::Contains("now best: 2 x L40S-48GB"));
+}
+
+TEST_CASE("check: thresholds from a config file, the command line over it", "[check][cli]") {
+  LockedChat c;
+  const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
+    "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
+      "usd_per_gpu_hour": 2.9295, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
+  const auto config = c.dir.write(
+      "rs.json", R"({"schema_version": 1, "thresholds": {"cost": "2%"}, "fail_on": ["cost"]})");
+  CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --config " + config)
+            .exit_code == 1);
+  CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --config " + config +
+                   " --max-cost-increase 10%")
+            .exit_code == 0);
+  const auto bad = c.dir.write("bad.json", R"({"schema_version": 1, "thresholds": {"cots": 1}})");
+  const auto r = run_binary("check " + c.spec + " --config " + bad);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("bad.json:/thresholds") && Catch::Contains("cots"));
+}
+
+// A spec whose plan inputs are all as locked is not planned again: the report must be the one a
+// full re-plan gives, on many varied specs (serving, training, MIG, on-prem, infeasible).
+TEST_CASE("check: skipping unchanged specs reports what --replan reports", "[check][cli]") {
+  ScratchDir dir;
+  const auto specs = rightsize::bench::generate_specs(
+      60, 11, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
+  for (const auto& [name, body] : specs) {
+    std::ofstream(dir.path() + "/" + name) << body.dump(2);
+  }
+  REQUIRE(run_binary("check " + dir.path() + " --update").exit_code == 0);
+  const auto fast = run_binary("check " + dir.path() + " --format json");
+  const auto full = run_binary("check " + dir.path() + " --format json --replan");
+  CHECK(fast.exit_code == full.exit_code);
+  CHECK(fast.out == full.out);
 }
 
 TEST_CASE("check: the output is the same whatever --jobs, and the first error in spec order wins",
@@ -156,6 +315,8 @@ TEST_CASE("check: the output is the same whatever --jobs, and the first error in
   REQUIRE(update1.exit_code == 0);
   std::ifstream in1(dir.path() + "/rightsize.lock.json");
   const std::string lock1((std::istreambuf_iterator<char>(in1)), std::istreambuf_iterator<char>());
+  in1.close();
+  fs::remove(dir.path() + "/rightsize.lock.json"); // the same first update, on 3 threads
   const auto update3 = run_binary("check " + dir.path() + " --update --format json --jobs 3");
   REQUIRE(update3.exit_code == 0);
   std::ifstream in3(dir.path() + "/rightsize.lock.json");
@@ -175,6 +336,7 @@ TEST_CASE("check: the output is the same whatever --jobs, and the first error in
     CHECK(a.exit_code == 2);
     CHECK(b.exit_code == 2);
     CHECK(a.err == b.err);
+    CHECK(a.out == b.out);
     CHECK_THAT(b.err, Catch::Contains(specs[20].first));
   }
 }
