@@ -4,6 +4,7 @@
 
 #include <rightsize/check/lock.hpp>
 #include <rightsize/core/files.hpp>
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/deploy/deploy.hpp>
 #include <rightsize/render/deploy.hpp>
 
@@ -186,8 +187,9 @@ void register_deploy(CLI::App& app, Context& ctx) {
                   o->output_dir,
                   "Write one file per object under DIR instead of one YAML stream to stdout")
       ->type_name("DIR");
-  sub->callback([&ctx, o, lock_option, image_option, uri_option, output_option]() {
+  sub->callback([&ctx, o, sub, lock_option, image_option, uri_option, output_option]() {
     o->lock_given = lock_option->count() > 0;
+    const nlohmann::json given = given_settings(*sub, o->plan);
     require_word(image_option, o->image, "--image");
     require_word(uri_option, o->model_uri, "--model-uri");
     if (output_option->count() > 0 && o->output_dir.empty()) {
@@ -200,7 +202,7 @@ void register_deploy(CLI::App& app, Context& ctx) {
       throw InputError("--prometheus",
                        fmt::format("must be an http:// or https:// URL, got \"{}\"", url));
     }
-    ctx.action = [&ctx, o]() {
+    ctx.action = [&ctx, o, given]() {
       if (o->name_space != dns_label(o->name_space)) {
         throw InputError("--namespace",
                          fmt::format("must be a DNS-1123 label (at most 63 lower-case letters, "
@@ -228,6 +230,20 @@ void register_deploy(CLI::App& app, Context& ctx) {
                                ": nothing was feasible when it was written");
         }
         locked = it->second.recommended;
+        // The settings the lock was planned with (docs/ci.md), the command line's over them.
+        if (!it->second.settings.is_null()) {
+          nlohmann::json settings = it->second.settings;
+          for (const auto& [key, value] : given.items()) {
+            settings[key] = value;
+          }
+          PlanCliOptions replayed = settings_from_json(
+              settings,
+              lock_path,
+              "/locks/" + detail::escape_pointer_token(lock_key(o->plan.spec)) + "/settings");
+          replayed.common = o->plan.common;
+          replayed.spec = o->plan.spec;
+          o->plan = replayed;
+        }
       }
       const auto run = run_plan(o->plan, ctx, [&](Spec& spec) {
         if (!o->engine.empty()) {
