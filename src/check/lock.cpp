@@ -525,7 +525,7 @@ void compare_figures(CheckResult& r,
     const double headroom = 1.0 - now.memory_per_gpu_bytes / now.memory_budget_bytes;
     if (headroom < t.memory_headroom) {
       const std::string line =
-          fmt::format("memory: {:.0f}% of the memory budget left free, under the {:.0f}% "
+          fmt::format("memory: {:.1f}% of the memory budget left free, under the {:.0f}% "
                       "headroom threshold",
                       100.0 * headroom,
                       100.0 * t.memory_headroom);
@@ -572,7 +572,8 @@ CheckResult compare_with_lock(const Plan& plan,
                                            check,
                                            configuration_text(*lock.recommended),
                                            locked_now->problem);
-      if (check == "memory" || t.fails_on(check)) {
+      // Memory, and a GPU gone from the catalog, always fail: the locked deployment cannot run.
+      if (check == "memory" || kind == "gone" || t.fails_on(check)) {
         r.crossed.push_back({check, line});
       } else {
         r.warnings.push_back(line);
@@ -638,7 +639,9 @@ CheckResult unchanged_result(const LockEntry& lock, const CheckThresholds& t) {
     return r;
   }
   r.basis = "locked configuration";
-  r.status = "ok";
+  // The figures are the lock's; the thresholds on figures alone (memory headroom) still apply.
+  compare_figures(r, *lock.recommended, *lock.recommended, t);
+  set_status(r);
   return r;
 }
 

@@ -45,6 +45,7 @@ struct CheckOptions {
   std::string fail_on;
   bool update = false;
   bool replan = false;
+  bool fail_on_given = false;
   int jobs = 0; // 0: one per core
 };
 
@@ -57,14 +58,15 @@ double parse_percent(const std::string& text, const std::string& where) {
   try {
     std::size_t used = 0;
     const double v = std::stod(t, &used);
-    if (used != t.size() || v < 0 || !std::isfinite(v) || (pct ? v / 100.0 : v) > 100.0) {
+    // A bare number is a fraction: 5 would mean 500%, almost certainly a missing %.
+    if (used != t.size() || !(v >= 0) || !std::isfinite(v) || (pct ? v > 10000.0 : v > 1.0)) {
       throw std::invalid_argument("bad");
     }
     return pct ? v / 100.0 : v;
   } catch (const std::exception&) {
     throw InputError(where,
-                     "expected a percentage such as 10% (or a fraction such as 0.1), got \"" +
-                         text + "\"");
+                     "expected a percentage such as 10% (or a fraction from 0 to 1 such as 0.1), "
+                     "got \"" + text + "\"");
   }
 }
 
@@ -146,6 +148,9 @@ CheckThresholds thresholds_from(const CheckOptions& o, Context& ctx) {
   if (!o.min_headroom.empty()) {
     t.memory_headroom = parse_percent(o.min_headroom, "--min-memory-headroom");
   }
+  if (o.fail_on_given && o.fail_on.empty()) {
+    throw InputError("--fail-on", "is empty; name the checks that fail the job");
+  }
   if (!o.fail_on.empty()) {
     std::vector<std::string> items;
     std::stringstream list(o.fail_on);
@@ -162,16 +167,38 @@ CheckThresholds thresholds_from(const CheckOptions& o, Context& ctx) {
   return t;
 }
 
-// Specs named on the command line; a directory means every spec in it (not lock files, not the
-// config file).
-std::vector<std::string> expand_specs(const std::vector<std::string>& given) {
-  std::vector<std::string> out;
+// Specs named on the command line, each once; a directory means every spec in it (not lock files,
+// not the config file; not its subdirectories, which are named in a warning). A directory without
+// specs is an error of its own (`errors`), not the end of the report.
+struct Expanded {
+  std::vector<std::string> specs;
+  std::set<std::string> from_directories; // lock files of directories given: removed specs count
+  std::vector<std::pair<std::string, std::string>> errors; // argument, message
+  std::vector<std::string> warnings;
+};
+
+Expanded expand_specs(const std::vector<std::string>& given) {
+  Expanded out;
+  std::set<std::string> seen;
+  const auto add = [&](const std::string& file) {
+    std::error_code ec;
+    const std::string key = fs::weakly_canonical(file, ec).string();
+    if (seen.insert(ec ? file : key).second) {
+      out.specs.push_back(file);
+    }
+  };
   for (const auto& g : given) {
     std::error_code ec;
     if (fs::is_directory(g, ec)) {
       std::vector<std::string> found;
-      for (const auto& e : fs::directory_iterator(g)) {
+      for (const auto& e : fs::directory_iterator(g, ec)) {
         const auto name = e.path().filename().string();
+        if (e.is_directory(ec)) {
+          out.warnings.push_back(fmt::format(
+              "{}: subdirectories are not checked; name {} too if it holds specs", g,
+              e.path().string()));
+          continue;
+        }
         if (e.path().extension() == ".json" && name.find(".lock.") == std::string::npos &&
             name != "rightsize.lock.json" && name != ".rightsize.json") {
           found.push_back(e.path().string());
@@ -179,11 +206,15 @@ std::vector<std::string> expand_specs(const std::vector<std::string>& given) {
       }
       std::sort(found.begin(), found.end());
       if (found.empty()) {
-        throw InputError(g, "directory holds no spec (.json) files");
+        out.errors.emplace_back(g, g + ": directory holds no spec (.json) files");
       }
-      out.insert(out.end(), found.begin(), found.end());
+      for (const auto& f : found) {
+        add(f);
+      }
+      out.from_directories.insert(
+          (fs::path(g) / "rightsize.lock.json").lexically_normal().string());
     } else {
-      out.push_back(g);
+      add(g);
     }
   }
   return out;
@@ -255,7 +286,11 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
     const auto weights = dtype_of(l.weights);
     const auto kv = dtype_of(l.kv_cache);
     if (weights && kv) {
-      ConfigurationRef ref{l.gpu, l.layout, l.replicas, *weights, *kv, l.batch};
+      // The locked batch while the spec is as locked; else the spec's concurrency shared among
+      // the locked replicas (demand moved with the spec).
+      const bool same_spec = c.entry->spec_digest == c.spec_digest;
+      ConfigurationRef ref{
+          l.gpu, l.layout, l.replicas, *weights, *kv, same_spec ? l.batch : std::nullopt};
       c.locked_now =
           evaluate_configuration(c.spec, shared.catalog, constants, shared.eff, options, ref);
     }
@@ -332,10 +367,15 @@ void register_check(CLI::App& app, Context& ctx) {
   add_format_option(*sub, o->plan.common, {"table", "json", "markdown"});
   add_plan_options(*sub, o->plan);
   sub->callback([&ctx, o, sub]() {
+    o->fail_on_given = sub->get_option("--fail-on")->count() > 0;
     const nlohmann::json given = given_settings(*sub, o->plan);
     ctx.action = [&ctx, o, given]() {
       const CheckThresholds t = thresholds_from(*o, ctx);
-      const auto specs = expand_specs(o->specs);
+      const Expanded expanded = expand_specs(o->specs);
+      const auto& specs = expanded.specs;
+      for (const auto& w : expanded.warnings) {
+        ctx.log->warn("{}", w);
+      }
       if (!o->lock.empty() && specs.size() > 1) {
         throw InputError("--lock",
                          "one lock file cannot be given for several specs; leave it out "
@@ -358,6 +398,10 @@ void register_check(CLI::App& app, Context& ctx) {
         c.file = specs[i];
         c.lock_path = o->lock.empty() ? default_lock_path(c.file) : o->lock;
         if (locks.count(c.lock_path) == 0 && lock_errors.count(c.lock_path) == 0) {
+          std::error_code missing;
+          if (!o->lock.empty() && !o->update && !fs::exists(o->lock, missing)) {
+            throw InputError("--lock", fmt::format("{}: no such lock file", o->lock));
+          }
           try {
             locks.emplace(c.lock_path, read_lock_file(c.lock_path, /*allow_missing=*/true));
           } catch (const InputError& e) {
@@ -378,6 +422,9 @@ void register_check(CLI::App& app, Context& ctx) {
           nlohmann::json settings = c.entry && !c.entry->settings.is_null()
                                         ? c.entry->settings
                                         : settings_to_json(PlanCliOptions{});
+          if (c.entry && c.entry->settings.is_null() && !c.entry->objective.empty()) {
+            settings["objective"] = c.entry->objective; // a schema 1 lock records only this
+          }
           for (const auto& [key, value] : given.items()) {
             settings[key] = value;
           }
@@ -459,8 +506,10 @@ void register_check(CLI::App& app, Context& ctx) {
           if (c.unchanged) {
             r = unchanged_result(*c.entry, t);
           } else {
-            r = compare_with_lock(
-                c.plan, *c.entry, c.locked_now ? &*c.locked_now : nullptr, cause, t);
+            // --update accepts the new recommendation: what it reports is the lock's move.
+            const ConfigurationEvaluation* locked_now =
+                o->update || !c.locked_now ? nullptr : &*c.locked_now;
+            r = compare_with_lock(c.plan, *c.entry, locked_now, cause, t);
           }
           if (o->update) {
             // Accepted: what moved is reported, nothing fails.
@@ -488,8 +537,20 @@ void register_check(CLI::App& app, Context& ctx) {
         exit_code = worse(exit_code, r.exit_code);
         results.push_back(std::move(r));
       }
+      for (const auto& [arg, message] : expanded.errors) {
+        CheckResult r;
+        r.spec_file = arg;
+        r.status = "error";
+        r.error = message;
+        r.exit_code = 2;
+        exit_code = worse(exit_code, r.exit_code);
+        results.push_back(std::move(r));
+      }
       // Entries whose spec file is gone: removed (only what was checked shares their lock).
       for (auto& [path, lock] : locks) {
+        if (expanded.from_directories.count(fs::path(path).lexically_normal().string()) == 0) {
+          continue; // specs named one by one: their siblings are not this check's business
+        }
         std::vector<std::string> gone;
         for (const auto& [key, entry] : lock.entries) {
           if (checked_keys[path].count(key) != 0) {

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -102,7 +103,11 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
       run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2% --update");
   CHECK(update.exit_code == 0);
   CHECK_THAT(update.out, Catch::Contains("updated"));
-  CHECK_THAT(update.err, Catch::Contains("accepted: cost: $/hour $2.79/h -> $2.93/h (+5.0%)"));
+  // It accepts the new recommendation (a pair of L40S is now cheaper than the dearer H100 NVL)
+  // and reports the move from the lock to it.
+  CHECK_THAT(update.err, Catch::Contains("accepted: latency: TTFT 164 ms -> 218 ms"));
+  CHECK_THAT(update.err, Catch::Contains("the lock now holds 2 x L40S-48GB"));
+  CHECK_THAT(update.out, Catch::Contains("2 x L40S-48GB"));
   CHECK(run_binary("check " + c.spec + " --catalog " + overlay).exit_code == 0);
 }
 
@@ -285,6 +290,67 @@ TEST_CASE("check: thresholds from a config file, the command line over it", "[ch
   const auto r = run_binary("check " + c.spec + " --config " + bad);
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("bad.json:/thresholds") && Catch::Contains("cots"));
+}
+
+// What an audit as a new user found (each failed before the fix).
+TEST_CASE("check: the audit's cases", "[check][cli]") {
+  LockedChat c;
+  SECTION("a spec named twice is checked once") {
+    const auto r = run_binary("check " + c.dir.path() + " " + c.spec);
+    CHECK_THAT(r.out, Catch::Contains("pass: 1 spec"));
+  }
+  SECTION("a spec named alone does not report its siblings' entries as removed") {
+    const std::string other = c.dir.path() + "/other.json";
+    fs::copy_file(c.spec, other);
+    REQUIRE(run_binary("plan " + other + " --lock --format csv").exit_code == 0);
+    fs::remove(other);
+    CHECK(run_binary("check " + c.spec + " --fail-on removed").exit_code == 0);
+    CHECK(run_binary("check " + c.dir.path() + " --fail-on removed").exit_code == 1);
+  }
+  SECTION("an empty directory is an error row, not the end of the report") {
+    fs::create_directories(c.dir.path() + "/empty");
+    const auto r = run_binary("check " + c.spec + " " + c.dir.path() + "/empty");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.out, Catch::Contains("1 error") && Catch::Contains("chat.json"));
+  }
+  SECTION("a mistyped --lock is an error, not a new spec") {
+    const auto r = run_binary("check " + c.spec + " --lock " + c.dir.path() + "/typo.json");
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::Contains("no such lock file"));
+  }
+  SECTION("a bare number above 1 is a missing %") {
+    CHECK(run_binary("check " + c.spec + " --max-cost-increase 5").exit_code == 2);
+    CHECK(run_binary("check " + c.spec + " --max-cost-increase 0.05").exit_code == 0);
+    CHECK(run_binary("check " + c.spec + " --fail-on ''").exit_code == 2);
+  }
+  SECTION("the memory headroom threshold holds on unchanged specs too") {
+    const auto fast = run_binary("check " + c.spec + " --min-memory-headroom 90%");
+    const auto full = run_binary("check " + c.spec + " --min-memory-headroom 90% --replan");
+    CHECK(fast.exit_code == 1);
+    CHECK(full.exit_code == 1);
+    CHECK(fast.out == full.out);
+  }
+  SECTION("a GPU gone from the catalog always fails") {
+    std::ifstream in(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
+    auto catalog = nlohmann::json::parse(in);
+    auto& gpus = catalog["gpus"];
+    gpus.erase(std::remove_if(gpus.begin(), gpus.end(),
+                              [](const nlohmann::json& g) { return g["name"] == "H100-NVL-94GB"; }),
+               gpus.end());
+    const auto file = c.dir.write("nonvl.json", catalog.dump());
+    const auto r = run_binary("check " + c.spec + " --catalog " + file + " --fail-on cost");
+    CHECK(r.exit_code == 1);
+    CHECK_THAT(r.out, Catch::Contains("is no longer in the catalog"));
+  }
+  SECTION("more users: the locked configuration is judged at the new concurrency") {
+    std::ifstream in(c.spec);
+    auto spec = nlohmann::json::parse(in);
+    in.close();
+    spec["workload"]["concurrency"] = 64;
+    std::ofstream(c.spec) << spec.dump(2);
+    const auto report = nlohmann::json::parse(run_binary("check " + c.spec + " --format json").out);
+    CHECK(report["results"][0]["compared"]["batch"] == 64);
+  }
 }
 
 // A spec whose plan inputs are all as locked is not planned again: the report must be the one a
