@@ -1,6 +1,7 @@
 // Lock files and regression checks. Behaviour: docs/ci.md.
 
 #include <rightsize/check/lock.hpp>
+#include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
@@ -32,6 +33,76 @@ const std::vector<std::string>& check_names() {
                                               "added",
                                               "removed"};
   return names;
+}
+
+double parse_threshold(const std::string& text, const std::string& where) {
+  std::string t = text;
+  const bool pct = !t.empty() && t.back() == '%';
+  if (pct) {
+    t.pop_back();
+  }
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(t, &used);
+    // A bare number is a fraction: 5 would mean 500%, almost certainly a missing %.
+    if (used != t.size() || !(v >= 0) || !std::isfinite(v) || (pct ? v > 10000.0 : v > 1.0)) {
+      throw std::invalid_argument("bad");
+    }
+    return pct ? v / 100.0 : v;
+  } catch (const std::exception&) {
+    throw InputError(where,
+                     "expected a percentage such as 10% (or a fraction from 0 to 1 such as 0.1), "
+                     "got \"" + text + "\"");
+  }
+}
+
+std::vector<std::string> parse_fail_on(const std::vector<std::string>& items,
+                                       const std::string& where) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    if (item.empty()) {
+      continue;
+    }
+    if (std::find(check_names().begin(), check_names().end(), item) == check_names().end()) {
+      throw InputError(where, "unknown check \"" + item + "\"" + did_you_mean(item, check_names()));
+    }
+    out.push_back(item);
+  }
+  return out;
+}
+
+void read_check_config(const std::string& path, CheckThresholds& t) {
+  const nlohmann::json j = detail::load_json_file(path);
+  const FieldReader r(j, path);
+  if (!j.is_object()) {
+    r.fail("a config file must be a JSON object");
+  }
+  r.reject_unknown({"schema_version", "thresholds", "fail_on"});
+  if (r.integer("schema_version", Range::positive(1e6)) != 1) {
+    r.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
+  }
+  if (const auto th = r.optional_object("thresholds")) {
+    th->reject_unknown(
+        {"cost", "ttft", "tpot", "time_to_train", "throughput", "gpus", "memory_headroom"});
+    const auto read = [&](const char* key, double& into) {
+      if (!th->has(key)) {
+        return;
+      }
+      const auto m = th->member(key);
+      into = m.json().is_string() ? parse_threshold(m.as_string(), m.where())
+                                  : m.as_number(Range::non_negative(1.0));
+    };
+    read("cost", t.cost);
+    read("ttft", t.ttft);
+    read("tpot", t.tpot);
+    read("time_to_train", t.time_to_train);
+    read("throughput", t.throughput);
+    read("gpus", t.gpus);
+    read("memory_headroom", t.memory_headroom);
+  }
+  if (r.has("fail_on")) {
+    t.fail_on = parse_fail_on(r.string_array("fail_on"), r.where("fail_on"));
+  }
 }
 
 std::string digest_spec(const Spec& spec) {

@@ -49,42 +49,6 @@ struct CheckOptions {
   int jobs = 0; // 0: one per core
 };
 
-double parse_percent(const std::string& text, const std::string& where) {
-  std::string t = text;
-  const bool pct = !t.empty() && t.back() == '%';
-  if (pct) {
-    t.pop_back();
-  }
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(t, &used);
-    // A bare number is a fraction: 5 would mean 500%, almost certainly a missing %.
-    if (used != t.size() || !(v >= 0) || !std::isfinite(v) || (pct ? v > 10000.0 : v > 1.0)) {
-      throw std::invalid_argument("bad");
-    }
-    return pct ? v / 100.0 : v;
-  } catch (const std::exception&) {
-    throw InputError(where,
-                     "expected a percentage such as 10% (or a fraction from 0 to 1 such as 0.1), "
-                     "got \"" + text + "\"");
-  }
-}
-
-std::vector<std::string> parse_fail_on(const std::vector<std::string>& items,
-                                       const std::string& where) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    if (item.empty()) {
-      continue;
-    }
-    if (std::find(check_names().begin(), check_names().end(), item) == check_names().end()) {
-      throw InputError(where, "unknown check \"" + item + "\"" + did_you_mean(item, check_names()));
-    }
-    out.push_back(item);
-  }
-  return out;
-}
-
 // The thresholds: defaults, then the config file's, then the command line's.
 CheckThresholds thresholds_from(const CheckOptions& o, Context& ctx) {
   CheckThresholds t;
@@ -94,59 +58,29 @@ CheckThresholds thresholds_from(const CheckOptions& o, Context& ctx) {
     config = ".rightsize.json";
   }
   if (!config.empty()) {
-    const nlohmann::json j = detail::load_json_file(config);
-    const detail::FieldReader r(j, config);
-    if (!j.is_object()) {
-      r.fail("a config file must be a JSON object");
-    }
-    r.reject_unknown({"schema_version", "thresholds", "fail_on"});
-    if (r.integer("schema_version", detail::Range::positive(1e6)) != 1) {
-      r.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
-    }
-    if (const auto th = r.optional_object("thresholds")) {
-      th->reject_unknown(
-          {"cost", "ttft", "tpot", "time_to_train", "throughput", "gpus", "memory_headroom"});
-      const auto read = [&](const char* key, double& into) {
-        if (!th->has(key)) {
-          return;
-        }
-        const auto m = th->member(key);
-        into = m.json().is_string() ? parse_percent(m.as_string(), m.where())
-                                    : m.as_number(detail::Range::non_negative(100.0));
-      };
-      read("cost", t.cost);
-      read("ttft", t.ttft);
-      read("tpot", t.tpot);
-      read("time_to_train", t.time_to_train);
-      read("throughput", t.throughput);
-      read("gpus", t.gpus);
-      read("memory_headroom", t.memory_headroom);
-    }
-    if (r.has("fail_on")) {
-      t.fail_on = parse_fail_on(r.string_array("fail_on"), r.where("fail_on"));
-    }
+    read_check_config(config, t);
     ctx.log->info("thresholds from {}", config);
   }
   if (!o.max_cost.empty()) {
-    t.cost = parse_percent(o.max_cost, "--max-cost-increase");
+    t.cost = parse_threshold(o.max_cost, "--max-cost-increase");
   }
   if (!o.max_latency.empty()) {
-    t.ttft = t.tpot = t.time_to_train = parse_percent(o.max_latency, "--max-latency-increase");
+    t.ttft = t.tpot = t.time_to_train = parse_threshold(o.max_latency, "--max-latency-increase");
   }
   if (!o.max_ttft.empty()) {
-    t.ttft = parse_percent(o.max_ttft, "--max-ttft-increase");
+    t.ttft = parse_threshold(o.max_ttft, "--max-ttft-increase");
   }
   if (!o.max_tpot.empty()) {
-    t.tpot = parse_percent(o.max_tpot, "--max-tpot-increase");
+    t.tpot = parse_threshold(o.max_tpot, "--max-tpot-increase");
   }
   if (!o.max_throughput_drop.empty()) {
-    t.throughput = parse_percent(o.max_throughput_drop, "--max-throughput-decrease");
+    t.throughput = parse_threshold(o.max_throughput_drop, "--max-throughput-decrease");
   }
   if (!o.max_gpus.empty()) {
-    t.gpus = parse_percent(o.max_gpus, "--max-gpus-increase");
+    t.gpus = parse_threshold(o.max_gpus, "--max-gpus-increase");
   }
   if (!o.min_headroom.empty()) {
-    t.memory_headroom = parse_percent(o.min_headroom, "--min-memory-headroom");
+    t.memory_headroom = parse_threshold(o.min_headroom, "--min-memory-headroom");
   }
   if (o.fail_on_given && o.fail_on.empty()) {
     throw InputError("--fail-on", "is empty; name the checks that fail the job");

@@ -105,6 +105,14 @@ struct CheckThresholds {
 };
 // Every name --fail-on and the config file accept.
 const std::vector<std::string>& check_names();
+// A threshold as written: "10%" or a fraction from 0 to 1; InputError at `where` otherwise.
+double parse_threshold(const std::string& text, const std::string& where);
+// Check names, each known (InputError at `where` with a suggestion otherwise).
+std::vector<std::string> parse_fail_on(const std::vector<std::string>& items,
+                                       const std::string& where);
+// The repository's check config (.rightsize.json: schema_version 1, thresholds, fail_on),
+// applied over `t`. InputError naming the file and field for anything else.
+void read_check_config(const std::string& path, CheckThresholds& t);
 
 // One figure, locked and now, as numbers and as text.
 struct Change {
