@@ -358,7 +358,7 @@ parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::st
   return e;
 }
 
-LockFile read_lock_file(const std::string& path, bool allow_missing) {
+LockFile read_lock_file(const std::string& path, bool allow_missing, bool lenient) {
   LockFile lock;
   lock.path = path;
   std::error_code ec;
@@ -381,8 +381,17 @@ LockFile read_lock_file(const std::string& path, bool allow_missing) {
   lock.rightsize_version = r.optional_string("rightsize_version").value_or("");
   const auto locks = r.object("locks");
   for (const auto& [name, value] : locks.json().items()) {
-    lock.entries[name] =
-        parse_lock_entry(value, path, "/locks/" + detail::escape_pointer_token(name));
+    const std::string pointer = "/locks/" + detail::escape_pointer_token(name);
+    if (!lenient) {
+      lock.entries[name] = parse_lock_entry(value, path, pointer);
+      continue;
+    }
+    try {
+      lock.entries[name] = parse_lock_entry(value, path, pointer);
+    } catch (const InputError& e) {
+      lock.bad_entries[name] = e.what();
+      lock.bad_json[name] = value;
+    }
   }
   return lock;
 }
@@ -393,6 +402,9 @@ std::string lock_key(const std::string& spec_file) {
 
 void write_lock_file(const LockFile& lock) {
   nlohmann::json locks = nlohmann::json::object();
+  for (const auto& [name, raw] : lock.bad_json) {
+    locks[name] = raw; // an entry that could not be read stays as it was until replaced
+  }
   for (const auto& [name, e] : lock.entries) {
     locks[name] = lock_entry_to_json(e);
   }

@@ -126,8 +126,13 @@ TEST_CASE("check: corrupt or foreign lock files are the spec's error, in a compl
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/schema_version: unsupported lock schema version"));
 
+  // An unreadable entry is the error of its own spec only: named alone, this spec is new;
+  // checking the directory surfaces the bad entry.
   std::ofstream(lock) << R"({"schema_version": 1, "locks": {"other.json": {}}})";
   r = run_binary("check " + c.spec);
+  CHECK(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("1 added"));
+  r = run_binary("check " + c.dir.path());
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("/locks/other.json/spec_digest: required field is missing"));
 
@@ -322,6 +327,25 @@ TEST_CASE("check: the audit's cases", "[check][cli]") {
     CHECK(run_binary("check " + c.spec + " --max-cost-increase 5").exit_code == 2);
     CHECK(run_binary("check " + c.spec + " --max-cost-increase 0.05").exit_code == 0);
     CHECK(run_binary("check " + c.spec + " --fail-on ''").exit_code == 2);
+  }
+  SECTION("one unreadable lock entry is its spec's error, and --update repairs it") {
+    const std::string second = c.dir.path() + "/second.json";
+    fs::copy_file(c.spec, second);
+    REQUIRE(run_binary("plan " + second + " --lock --format csv").exit_code == 0);
+    const std::string path = c.dir.path() + "/rightsize.lock.json";
+    std::ifstream in(path);
+    auto lock = nlohmann::json::parse(in);
+    in.close();
+    lock["locks"]["second.json"]["recommended"]["gpus"] = "one";
+    std::ofstream(path) << lock.dump(2);
+    auto r = run_binary("check " + c.dir.path() + " --format json");
+    CHECK(r.exit_code == 2);
+    const auto report = nlohmann::json::parse(r.out);
+    CHECK(report["summary"]["by_status"]["ok"] == 1);
+    CHECK(report["summary"]["by_status"]["error"] == 1);
+    CHECK_THAT(r.err, Catch::Contains("second.json/recommended/gpus"));
+    REQUIRE(run_binary("check " + c.dir.path() + " --update").exit_code == 0);
+    CHECK(run_binary("check " + c.dir.path()).exit_code == 0);
   }
   SECTION("the memory headroom threshold holds on unchanged specs too") {
     const auto fast = run_binary("check " + c.spec + " --min-memory-headroom 90%");

@@ -82,12 +82,18 @@ struct LockFile {
   std::string path;
   std::string rightsize_version; // of the rightsize that wrote it
   std::map<std::string, LockEntry> entries;
+  // Read leniently: the entries that could not be read, with their one-line error and their JSON
+  // (written back as they were unless replaced), so that one bad entry is its spec's error only.
+  std::map<std::string, std::string> bad_entries;
+  std::map<std::string, nlohmann::json> bad_json;
 };
 // The key of a spec's entry: its file name, with bytes that are not UTF-8 replaced by U+FFFD (a
 // lock file is JSON text), so that writing and reading find the same entry.
 std::string lock_key(const std::string& spec_file);
-// Missing file: an empty lock (allow_missing) or an InputError. Corrupt files: InputError.
-LockFile read_lock_file(const std::string& path, bool allow_missing);
+// Missing file: an empty lock (allow_missing) or an InputError. Corrupt files: InputError; with
+// `lenient`, an entry that cannot be read goes to bad_entries instead (the file itself must
+// still be a lock file).
+LockFile read_lock_file(const std::string& path, bool allow_missing, bool lenient = false);
 // Written atomically (core/files.hpp): a failure leaves the previous lock file as it was.
 void write_lock_file(const LockFile& lock);
 
