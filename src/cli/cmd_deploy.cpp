@@ -35,19 +35,6 @@ struct DeployCliOptions {
   bool lock_given = false;
 };
 
-std::string configuration_text(const std::string& gpu, const Parallelism& p, int replicas,
-                               const std::string& weights, const std::string& kv) {
-  return fmt::format("{} replica{} of {} TP={} PP={} EP={} ({} weights, {} KV cache)",
-                     replicas,
-                     replicas > 1 ? "s" : "",
-                     gpu,
-                     p.tp,
-                     p.pp,
-                     p.ep,
-                     weights,
-                     kv);
-}
-
 // The lock's recommended configuration among the plan's candidates (the plan was made with the
 // locked precision): the same GPU and layout, at the lock's replicas.
 Candidate locked_candidate(const Plan& plan,
@@ -76,8 +63,7 @@ Candidate locked_candidate(const Plan& plan,
                    fmt::format("the locked configuration, {}, is no longer one the plan finds "
                                "for the spec as it is now; see rightsize check, and re-lock "
                                "with rightsize check --update",
-                               configuration_text(l.gpu, l.layout, l.replicas, l.weights,
-                                                  l.kv_cache)));
+                               configuration_text(l)));
 }
 
 // Writes one file per object under `dir`, each with the header; the directory is created. A

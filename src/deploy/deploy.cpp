@@ -94,6 +94,28 @@ Node metadata(const ServingSettings& s, const DeployOptions& o, const std::strin
   return m;
 }
 
+// A Kubernetes object's head: apiVersion, kind and metadata.
+Node object(const char* api_version,
+            const char* kind,
+            const ServingSettings& s,
+            const DeployOptions& o,
+            const std::string& name) {
+  Node n = Node::map();
+  n.set("apiVersion", Node::str(api_version));
+  n.set("kind", Node::str(kind));
+  n.set("metadata", metadata(s, o, name));
+  return n;
+}
+
+// The pods that serve: every replica's pod, or a LeaderWorkerSet group's leader only.
+Node serving_labels(const ServingSettings& s, const char* leader_comment) {
+  Node labels = selector_of(s.name);
+  if (s.nodes_per_replica > 1) {
+    labels.set("rightsize.dev/role", Node::str("leader"), leader_comment);
+  }
+  return labels;
+}
+
 Node strings(const std::vector<std::string>& v, const std::vector<std::string>& notes = {}) {
   Node n = Node::seq();
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -329,10 +351,7 @@ Node workload_object(const ServingSettings& s,
                         s.max_replicas)
           : "the plan's replicas; no autoscaler";
   if (s.nodes_per_replica == 1) {
-    Node d = Node::map();
-    d.set("apiVersion", Node::str("apps/v1"));
-    d.set("kind", Node::str("Deployment"));
-    d.set("metadata", metadata(s, o, s.name));
+    Node d = object("apps/v1", "Deployment", s, o, s.name);
     Node spec = Node::map();
     if (!s.autoscaled) {
       spec.set("replicas", Node::integer(s.replicas), replicas_comment);
@@ -373,10 +392,7 @@ Node workload_object(const ServingSettings& s,
                     "{nodes}",
                     std::to_string(s.nodes_per_replica))};
   };
-  Node lws = Node::map();
-  lws.set("apiVersion", Node::str("leaderworkerset.x-k8s.io/v1"));
-  lws.set("kind", Node::str("LeaderWorkerSet"));
-  lws.set("metadata", metadata(s, o, s.name));
+  Node lws = object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", s, o, s.name);
   Node spec = Node::map();
   if (!s.autoscaled) {
     spec.set("replicas", Node::integer(s.replicas), replicas_comment);
@@ -396,16 +412,9 @@ Node workload_object(const ServingSettings& s,
 }
 
 Node service_object(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r) {
-  Node svc = Node::map();
-  svc.set("apiVersion", Node::str("v1"));
-  svc.set("kind", Node::str("Service"));
-  svc.set("metadata", metadata(s, o, s.name));
+  Node svc = object("v1", "Service", s, o, s.name);
   Node spec = Node::map();
-  Node sel = selector_of(s.name);
-  if (s.nodes_per_replica > 1) {
-    sel.set("rightsize.dev/role", Node::str("leader"), "only a group's leader serves");
-  }
-  spec.set("selector", std::move(sel));
+  spec.set("selector", serving_labels(s, "only a group's leader serves"));
   Node port = Node::map();
   port.set("name", Node::str("http"));
   port.set("port", Node::integer(r.port), "the engine's port");
@@ -418,10 +427,7 @@ Node service_object(const ServingSettings& s, const DeployOptions& o, const Engi
 }
 
 Node disruption_budget(const ServingSettings& s, const DeployOptions& o) {
-  Node pdb = Node::map();
-  pdb.set("apiVersion", Node::str("policy/v1"));
-  pdb.set("kind", Node::str("PodDisruptionBudget"));
-  pdb.set("metadata", metadata(s, o, s.name));
+  Node pdb = object("policy/v1", "PodDisruptionBudget", s, o, s.name);
   Node spec = Node::map();
   spec.set("maxUnavailable",
            Node::integer(1),
@@ -435,28 +441,23 @@ Node disruption_budget(const ServingSettings& s, const DeployOptions& o) {
   return pdb;
 }
 
-Node scale_target(const ServingSettings& s, bool keda) {
+Node scale_target(const ServingSettings& s) {
   Node ref = Node::map();
   const bool lws = s.nodes_per_replica > 1;
   ref.set("apiVersion", Node::str(lws ? "leaderworkerset.x-k8s.io/v1" : "apps/v1"));
   ref.set("kind", Node::str(lws ? "LeaderWorkerSet" : "Deployment"));
   ref.set("name", Node::str(s.name));
-  (void)keda;
   return ref;
 }
 
-std::string hpa_metric_name(const ServingSettings&) {
-  return "rightsize_gpu_dram_active";
-}
+// The per-pod metric prometheus-adapter serves to the HPA.
+constexpr const char* k_hpa_metric = "rightsize_gpu_dram_active";
 
 std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& d) {
-  const std::string metric = hpa_metric_name(s);
-  Node hpa = Node::map();
-  hpa.set("apiVersion", Node::str("autoscaling/v2"));
-  hpa.set("kind", Node::str("HorizontalPodAutoscaler"));
-  hpa.set("metadata", metadata(s, o, s.name));
+  const std::string metric = k_hpa_metric;
+  Node hpa = object("autoscaling/v2", "HorizontalPodAutoscaler", s, o, s.name);
   Node spec = Node::map();
-  spec.set("scaleTargetRef", scale_target(s, false));
+  spec.set("scaleTargetRef", scale_target(s));
   spec.set("minReplicas",
            Node::integer(std::max(1, s.min_replicas)),
            "an HPA does not scale to zero: one replica stays up");
@@ -522,17 +523,14 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   rules.push(std::move(rule));
   Node config = Node::map();
   config.set("rules", std::move(rules));
-  Node cm = Node::map();
-  cm.set("apiVersion", Node::str("v1"));
-  cm.set("kind", Node::str("ConfigMap"));
-  Node meta = metadata(s, o, s.name + "-prometheus-adapter-rules");
+  Node cm = object("v1", "ConfigMap", s, o, s.name + "-prometheus-adapter-rules");
+  Node& meta = *cm.find("metadata");
   Node* labels = meta.find("labels");
   labels->set("app.kubernetes.io/component", Node::str("prometheus-adapter-config"));
   Node annotations = Node::map();
   annotations.set("rightsize.dev/usage",
                   Node::str("merge these rules into the rules of prometheus-adapter's config.yaml"));
   meta.set("annotations", std::move(annotations));
-  cm.set("metadata", std::move(meta));
   Node data = Node::map();
   data.set("config.yaml", Node::document(std::move(config)));
   cm.set("data", std::move(data));
@@ -545,17 +543,10 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
 // The Prometheus Operator's PodMonitor: Prometheus scrapes the engine's metrics, which KEDA's
 // query reads.
 Node pod_monitor(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r) {
-  Node pm = Node::map();
-  pm.set("apiVersion", Node::str("monitoring.coreos.com/v1"));
-  pm.set("kind", Node::str("PodMonitor"));
-  pm.set("metadata", metadata(s, o, s.name));
+  Node pm = object("monitoring.coreos.com/v1", "PodMonitor", s, o, s.name);
   Node spec = Node::map();
-  Node labels = selector_of(s.name);
-  if (s.nodes_per_replica > 1) {
-    labels.set("rightsize.dev/role", Node::str("leader"), "a group's leader serves and counts");
-  }
   Node selector = Node::map();
-  selector.set("matchLabels", std::move(labels));
+  selector.set("matchLabels", serving_labels(s, "a group's leader serves and counts"));
   spec.set("selector", std::move(selector));
   Node endpoint = Node::map();
   endpoint.set("port", Node::str("http"));
@@ -572,12 +563,9 @@ Node keda_object(const ServingSettings& s,
                  const DeployOptions& o,
                  const EngineRecipe& r,
                  bool scale_to_zero) {
-  Node so = Node::map();
-  so.set("apiVersion", Node::str("keda.sh/v1alpha1"));
-  so.set("kind", Node::str("ScaledObject"));
-  so.set("metadata", metadata(s, o, s.name));
+  Node so = object("keda.sh/v1alpha1", "ScaledObject", s, o, s.name);
   Node spec = Node::map();
-  spec.set("scaleTargetRef", scale_target(s, true));
+  spec.set("scaleTargetRef", scale_target(s));
   spec.set("minReplicaCount",
            Node::integer(s.min_replicas),
            scale_to_zero ? "deployment.scale_to_zero: idle means no replica"
