@@ -7,6 +7,7 @@
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
+#include <rightsize/plan/plan.hpp>
 
 #include <string>
 
@@ -38,6 +39,15 @@ inline const Uncertainty& uncertainty() {
   static const Uncertainty u =
       Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
   return u;
+}
+
+// The options `rightsize plan` uses with no flags (bands, the engine table), on a fixed day.
+inline PlanOptions cli_plan_options(const std::string& today) {
+  PlanOptions o;
+  o.today = today;
+  o.uncertainty = &uncertainty();
+  o.engines = &engines();
+  return o;
 }
 
 } // namespace rightsize::test

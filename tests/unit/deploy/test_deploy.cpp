@@ -38,10 +38,7 @@ std::string example(const std::string& name) {
 
 // The plan `rightsize plan` makes with no flags (or --share-gpus).
 Plan plan_of(const Spec& spec, bool share_gpus = false) {
-  PlanOptions o;
-  o.uncertainty = &uncertainty();
-  o.engines = &engines();
-  o.today = "2026-11-21";
+  PlanOptions o = rightsize::test::cli_plan_options("2026-11-21");
   o.share_gpus = share_gpus;
   return make_plan(spec, catalog(), constants(), efficiency(), o);
 }

@@ -27,10 +27,7 @@ using rightsize::test::uncertainty;
 namespace {
 
 Plan plan_of(const Spec& spec, Objective objective, bool prune, bool share_gpus) {
-  PlanOptions o;
-  o.today = "2026-11-22";
-  o.uncertainty = &uncertainty();
-  o.engines = &engines();
+  PlanOptions o = rightsize::test::cli_plan_options("2026-11-22");
   o.objective = objective;
   o.share_gpus = share_gpus;
   o.prune = prune;
