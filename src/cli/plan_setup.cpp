@@ -141,7 +141,8 @@ PlanOptions plan_options_for(const PlanCliOptions& o,
 
 std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
                                   Context& ctx,
-                                  const std::function<void(Spec&)>& adjust) {
+                                  const std::function<void(Spec&)>& adjust,
+                                  bool digest) {
   auto run = std::make_unique<PlanRun>();
   Spec& spec = run->spec;
   spec = load_spec(o.spec);
@@ -151,7 +152,9 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   if (adjust) {
     adjust(spec);
   }
-  run->spec_digest = digest_spec(spec);
+  if (digest) {
+    run->spec_digest = digest_spec(spec);
+  }
   run->catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o.common));
   apply_settings(o, run->catalog, spec);
   run->constants = load_constants(o.assume);

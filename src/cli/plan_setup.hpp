@@ -70,7 +70,8 @@ std::string model_digest(const std::vector<std::string>& assume);
 // A plan and everything it was made from (PlanOptions points into this struct).
 struct PlanRun {
   Spec spec;
-  std::string spec_digest; // of the spec as written, before the settings (check/lock.hpp)
+  // Of the spec as written, before the settings (check/lock.hpp); only when asked for (a lock).
+  std::string spec_digest;
   Catalog catalog;
   Constants constants;
   Efficiency efficiency;
@@ -81,9 +82,11 @@ struct PlanRun {
 };
 
 // Loads the spec (its warnings logged), applies the overrides and `adjust`, loads the catalog
-// and the model data, and plans.
+// and the model data, and plans. `digest`: also set spec_digest (plan --lock), which a plain
+// plan does not need.
 std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
                                   Context& ctx,
-                                  const std::function<void(Spec&)>& adjust = {});
+                                  const std::function<void(Spec&)>& adjust = {},
+                                  bool digest = false);
 
 } // namespace rightsize::cli
