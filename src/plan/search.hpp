@@ -3,6 +3,7 @@
 // Inside the plan stage: the search context, a miss that explains a rejection, and the steps
 // shared by plan.cpp, the two searches and the costing. Not a public header.
 
+#include <rightsize/plan/mig.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/plan/price.hpp>
 
@@ -143,9 +144,8 @@ void cost_training(const Search& S, const Price* price, Candidate& c, Detail det
 
 // --- MIG slices (plan.cpp)
 
-// A MIG profile of `g` as a GPU of its own ("3g.40gb": 3 compute slices, its share of memory and
-// bandwidth), priced at its share when `priced`; nullopt for the whole GPU or a bad profile.
-std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool priced);
+// rightsize::mig_slice (plan/mig.hpp), public since observe recommends slices too.
+using ::rightsize::mig_slice;
 
 // --- Ranking (plan.cpp)
 
