@@ -402,6 +402,11 @@ std::string gpu_cell(const Candidate& c) {
   if (dash != std::string::npos && name.size() > 2 && name.compare(name.size() - 2, 2, "GB") == 0) {
     name.resize(dash);
   }
+  // The table fits 80 columns with a 19-character GPU cell: a long family name loses its dashes
+  // ("RTXPRO6000/2g.48gb"); --wide and JSON keep the full "<GPU> <profile>" name.
+  if (name.size() + 1 + c.partition.size() > 19) {
+    name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+  }
   return name + "/" + c.partition;
 }
 
