@@ -110,11 +110,11 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/your-org/rightsize"
     CACHE STRING "Homepage field of the .deb")
-# The binary links libstdc++ and libgcc statically by default (RIGHTSIZE_STATIC_RUNTIME), so it
-# needs only libc and libm: dpkg-shlibdeps (dpkg-dev) computes the exact Depends from the binary
-# (on bookworm: libc6 (>= 2.36)). Without it: libc6 at least as new as the build machine's, which
-# the binary may use, and for a build with the shared C++ runtime (sanitizers, fuzzing: never a
-# release) the libraries it then loads, by their bookworm names.
+# The binary links libstdc++ and libgcc statically by default (RIGHTSIZE_STATIC_RUNTIME), and
+# SQLite from libsqlite3.a, so it needs only libc and libm: dpkg-shlibdeps (dpkg-dev) computes the
+# exact Depends from the binary (on bookworm: libc6 (>= 2.36)). Without it: libc6 at least as new
+# as the build machine's, which the binary may use, and for a build with the shared C++ runtime
+# (sanitizers, fuzzing: never a release) the libraries it then loads, by their bookworm names.
 find_program(RIGHTSIZE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(RIGHTSIZE_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -124,10 +124,17 @@ else()
   if(rightsize_glibc MATCHES "glibc ([0-9]+\\.[0-9]+)")
     set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6 (>= ${CMAKE_MATCH_1})")
   endif()
+  if(NOT (RIGHTSIZE_STATIC_RUNTIME AND RIGHTSIZE_SQLITE3_STATIC))
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libsqlite3-0")
+  endif()
   if(NOT RIGHTSIZE_STATIC_RUNTIME)
     string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libstdc++6, libgcc-s1, libfmt9, libspdlog1.10, "
                                                "libyaml-cpp0.7")
   endif()
 endif()
+# libcurl is dlopen()ed by `observe --prometheus` only (src/observe/curl_api.hpp), which
+# dpkg-shlibdeps cannot see: a Recommends, which apt installs by default and a minimal system may
+# leave out. 7.62.0 has the URL API (curl_url) that it needs.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcurl4 (>= 7.62.0)")
 
 include(CPack)

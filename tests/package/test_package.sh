@@ -4,11 +4,14 @@
 # The release packages build and install (docs/release.md): with BUILD_DIR's CPack configuration,
 #   * `cpack -G TGZ` writes rightsize-<version>-<system>-<arch>.tar.gz and its .sha256; unpacked
 #     into a scratch prefix, bin/rightsize --version names the version and the data versions of the
-#     share/rightsize/ beside it, loads only libc and libm (a static-runtime build), and, run from
-#     a directory outside the source tree, plans examples/llama-3.1-8b-chat.json (exit 0, a
-#     "recommended:" line) from the installed data: a corrupted copy of that data is reported at
-#     its installed path, so the binary cannot be falling back to the source tree's data/;
-#   * where dpkg-deb exists, `cpack -G DEB` writes the .deb: package rightsize, Depends on libc6,
+#     share/rightsize/ beside it, needs only libc and libm (a static-runtime build: its ELF NEEDED
+#     entries are libc, libm and possibly ld-linux or libdl; libcurl is dlopen()ed by observe
+#     --prometheus, SQLite linked in) and, run from a directory outside the source tree, plans
+#     examples/llama-3.1-8b-chat.json (exit 0, a "recommended:" line) from the installed data: a
+#     corrupted copy of that data is reported at its installed path, so the binary cannot be
+#     falling back to the source tree's data/;
+#   * where dpkg-deb exists, `cpack -G DEB` writes the .deb: package rightsize, Depends on libc6
+#     (and libsqlite3-0 only if the binary needs libsqlite3.so.0), Recommends libcurl4,
 #     usr/bin/rightsize and usr/share/rightsize/gpus.json listed; extracted, it runs the same way.
 # One PASS or FAIL line per check; exit 1 if any failed. Everything is written under a mktemp -d
 # scratch directory, removed on exit; BUILD_DIR is only read (cpack builds its `preinstall`).
@@ -75,16 +78,24 @@ installed_checks() {
     fail "$label: --version printed \"$version\"; expected catalog $catalog, engines $engines"
   fi
 
-  # The shared libraries it loads: libc and libm only, when the C++ runtime is linked in.
+  # The shared libraries it needs, when the C++ runtime is linked in: its own ELF NEEDED entries
+  # are libc and libm (ld-linux and libdl allowed), no libcurl (dlopen()ed by observe
+  # --prometheus only) and no SQLite (linked in from libsqlite3.a); ldd loads nothing else.
   if grep -q '^RIGHTSIZE_STATIC_RUNTIME:BOOL=ON' "$build/CMakeCache.txt" &&
       ! grep -Eq '^RIGHTSIZE_(SANITIZE|FUZZ):BOOL=ON' "$build/CMakeCache.txt"; then
-    local libs
-    libs=$(ldd "$exe" | awk '{print $1}' | grep -Ev '^(linux-vdso\.so|/lib.*/ld-linux|ld-linux)' |
-           sort | tr '\n' ' ')
-    if [ "$libs" = "libc.so.6 libm.so.6 " ] || [ "$libs" = "libc.so.6 " ]; then
-      pass "$label: loads only libc and libm (ldd: $libs)"
+    local needed unexpected loaded
+    needed=$(LC_ALL=C readelf -d "$exe" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | tr '\n' ' ')
+    unexpected=$(tr ' ' '\n' <<<"$needed" |
+                 grep -Ev '^(|libc\.so\.6|libm\.so\.6|libdl\.so\.2|ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$' |
+                 tr '\n' ' ')
+    loaded=$(ldd "$exe" | awk '{print $1}' |
+             grep -Ev '^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libdl\.so\.2|(/.*/)?ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$' |
+             tr '\n' ' ')
+    if [[ "$needed" == *libc.so.6* ]] && [ -z "$unexpected" ] && [ -z "$loaded" ]; then
+      pass "$label: loads only libc and libm (NEEDED: $needed)"
     else
-      fail "$label: loads more than libc and libm with RIGHTSIZE_STATIC_RUNTIME (ldd: $libs)"
+      fail "$label: with RIGHTSIZE_STATIC_RUNTIME, NEEDED: $needed; unexpected: ${unexpected:-none};" \
+        "ldd also loads: ${loaded:-none}"
     fi
   else
     pass "$label: a shared C++ runtime in this build (sanitizers, fuzzing or" \
@@ -156,11 +167,26 @@ elif cpack_one DEB; then
     deb=${debs[0]}
     package=$(dpkg-deb --field "$deb" Package)
     depends=$(dpkg-deb --field "$deb" Depends)
-    if [ "$package" = rightsize ] && [[ "$depends" == *libc6* ]]; then
+    recommends=$(dpkg-deb --field "$deb" Recommends)
+    # libsqlite3-0 only for a binary that needs libsqlite3.so.0 (one not linked with
+    # libsqlite3.a); libcurl, which dpkg-shlibdeps cannot see in a dlopen(), is recommended.
+    dpkg-deb --fsys-tarfile "$deb" | tar -xO ./usr/bin/rightsize >"$scratch/deb-rightsize"
+    needed=$(LC_ALL=C readelf -d "$scratch/deb-rightsize" | grep NEEDED)
+    sqlite_ok=1
+    if [[ "$needed" == *libsqlite3.so.0* ]] && [[ "$depends" != *libsqlite3-0* ]]; then
+      sqlite_ok=0
+    fi
+    if [ "$package" = rightsize ] && [[ "$depends" == *libc6* ]] && [ "$sqlite_ok" -eq 1 ]; then
       pass "DEB: $(basename "$deb"): package $package, Depends: $depends"
     else
       fail "DEB: $(basename "$deb"): package \"$package\", Depends \"$depends\"" \
-        "(expected rightsize, libc6)"
+        "(expected rightsize, libc6$([ "$sqlite_ok" -eq 1 ] || echo ' and libsqlite3-0'))"
+    fi
+    if [[ "$recommends" == libcurl4* ]] && [[ "$depends" != *libcurl* ]]; then
+      pass "DEB: Recommends: $recommends (libcurl, dlopen()ed by observe --prometheus)"
+    else
+      fail "DEB: Recommends \"$recommends\", Depends \"$depends\" (expected Recommends: libcurl4," \
+        "and no libcurl in Depends)"
     fi
     check "DEB: $(basename "$deb").sha256 matches" sha256_ok "$(basename "$deb")"
     contents=$(dpkg-deb --contents "$deb")
