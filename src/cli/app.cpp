@@ -90,6 +90,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   register_estimate(app, ctx);
   register_check(app, ctx);
   register_deploy(app, ctx);
+  register_observe(app, ctx);
   register_catalog(app, ctx);
   register_validate(app, ctx);
   register_model(app, ctx);

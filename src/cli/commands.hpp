@@ -19,6 +19,7 @@ void register_plan(CLI::App& app, Context& ctx);
 void register_estimate(CLI::App& app, Context& ctx);
 void register_check(CLI::App& app, Context& ctx);
 void register_deploy(CLI::App& app, Context& ctx);
+void register_observe(CLI::App& app, Context& ctx);
 void register_catalog(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_model(CLI::App& app, Context& ctx);

@@ -2,6 +2,8 @@
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/catalog.hpp>
 
+#include "csv.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -61,17 +63,6 @@ std::string sixteen_bit(const Gpu& g) {
   const auto r =
       g.rate(TensorPrecision::bf16) ? g.rate(TensorPrecision::bf16) : g.rate(TensorPrecision::fp16);
   return r ? fmt::format("{:.0f}", to_tflop_per_s(*r)) : "-";
-}
-
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) {
-    return s;
-  }
-  std::string out = "\"";
-  for (const char c : s) {
-    out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  }
-  return out + "\"";
 }
 
 } // namespace

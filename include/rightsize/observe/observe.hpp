@@ -1,0 +1,166 @@
+#pragma once
+
+// rightsize observe: what already runs, measured, judged and re-sized. Telemetry (nvidia-smi,
+// dcgm-exporter, Prometheus) and profiler traces are grouped into workloads; each gets its
+// observed profile as percentiles, a verdict with reason codes, and a recommendation from the
+// catalog: the cheapest GPU, GPU count or MIG slice that covers the observed memory and work with
+// a margin (krr's percentile-plus-buffer strategy). Every threshold is an option with its
+// reasoning in docs/observe.md.
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/deploy/deploy.hpp>
+#include <rightsize/observe/telemetry.hpp>
+#include <rightsize/observe/trace.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rightsize {
+
+enum class GroupBy { automatic, host, gpu };
+std::string_view to_string(GroupBy g);
+
+struct ObserveOptions {
+  // The margin strategy: the work needed is the `work_percentile` of the observed work times
+  // (1 + buffer); the memory needed the `memory_percentile` (100: the peak) times (1 + buffer).
+  double work_percentile = 95;
+  double memory_percentile = 100;
+  double buffer = 0.20;
+
+  // Reason thresholds (fractions): docs/observe.md gives each its reasoning.
+  double idle_below = 0.05;            // idle: the work percentile under this
+  double low_utilization_below = 0.40; // low_utilization: the work percentile under this
+  double memory_headroom_below = 0.50; // memory_headroom: memory needed under this share of capacity
+  double memory_pressure_above = 0.95; // memory_pressure: peak memory over this share
+  double saturated_above = 0.90;       // compute_saturated: median work over this
+  double input_wait_above = 0.20;      // input_bound: the GPU waits on the host this share of the trace
+  double interconnect_above = 0.60;    // interconnect_bound: link traffic over this share of its rate
+  double communication_above = 0.30;   // interconnect_bound: NCCL kernels this share of busy time
+  double throttled_above = 0.10;       // throttled: a limiting clock reason this share of samples
+  double min_saving = 0.10;            // over-provisioned: a recommendation saves at least this
+  // A recommendation on more GPUs than the workload runs on delivers this share of the added
+  // rate per doubling (tensor or data parallelism is not free).
+  double scale_out_efficiency = 0.90;
+
+  GroupBy group_by = GroupBy::automatic;
+  Deployment pricing;  // provider, price kind, hours per month (cloud prices)
+  int max_gpus = 8;    // per workload, in a recommendation
+  bool mig = true;     // recommend MIG slices
+  std::vector<std::string> gpus; // catalog names to recommend from; empty: all with a price
+  // Observed model names (as NVML writes them) mapped to catalog names: --gpu-model NAME=GPU.
+  std::map<std::string, std::string> gpu_models;
+};
+
+// One metric over a window: percentiles by linear interpolation between order statistics.
+struct Percentiles {
+  double p50 = 0;
+  double p95 = 0;
+  double max = 0;
+  std::size_t samples = 0;
+};
+// The `p`-th percentile (0..100) of `values` (need not be sorted; empty: 0).
+double percentile(std::vector<double> values, double p);
+Percentiles summarize(const std::vector<double>& values);
+
+// A reason code and its one line, with the figure it rests on.
+struct ObserveReason {
+  std::string code; // low_utilization, memory_headroom, memory_pressure, idle, input_bound,
+                    // interconnect_bound, throttled, compute_saturated
+  std::string text;
+};
+
+struct ObserveRecommendation {
+  std::string gpu;       // catalog name; empty when the GPUs are freed (idle) or nothing fits
+  int gpus = 0;
+  std::string partition; // MIG profile, or empty
+  std::optional<double> usd_per_month_now;
+  std::optional<double> usd_per_month_recommended;
+  std::optional<double> usd_per_month_saved; // negative: the recommendation costs more
+  double gpus_freed = 0; // GPU-equivalents of the current model released (a 3g slice of 7: 3/7)
+  std::string text;      // one line: what to run and why it covers the need
+};
+
+struct GpuObservation {
+  std::string label; // host/gpu0
+  std::string uuid;
+  std::size_t samples = 0;
+  Percentiles work;
+  std::optional<Percentiles> memory_used_bytes;
+};
+
+struct TraceSummary {
+  std::string source;
+  std::string format;
+  double window_s = 0;
+  double busy_fraction = 0;
+  double input_wait_fraction = 0;
+  std::array<double, k_kernel_class_count> share_by_class{}; // of busy time
+  double host_to_device_bytes = 0;
+  std::optional<double> peak_memory_bytes; // the allocator's reserved peak, else its allocated peak
+};
+
+struct WorkloadObservation {
+  std::string name;           // namespace/pod, host/gpu0 or host
+  std::string observed_gpu;   // the model name as observed
+  std::string gpu;            // its catalog name
+  std::string partition;      // MIG profile it runs on, or empty
+  int gpus = 0;
+  std::size_t samples = 0;
+  double window_s = 0;
+  std::string work_metric;    // which metric measured work: sm_active, gpu_utilization or trace
+  std::map<Metric, Percentiles> observed;
+  double memory_capacity_bytes = 0;             // per GPU (or slice)
+  std::optional<double> memory_needed_bytes;    // total over the workload's GPUs, buffer included
+  double work_needed_gpus = 0;                  // in current GPUs, buffer included
+  std::string verdict;                          // over-provisioned, under-provisioned, right-sized, idle
+  std::vector<ObserveReason> reasons;
+  std::optional<ObserveRecommendation> recommendation;
+  std::vector<GpuObservation> per_gpu;
+  std::optional<TraceSummary> trace;
+  std::vector<std::string> notes; // assumptions the verdict rests on
+};
+
+struct ObserveSummary {
+  int workloads = 0;
+  std::map<std::string, int> by_verdict;
+  double gpus_observed = 0;
+  double gpus_freed = 0;
+  double usd_per_month_now = 0;
+  double usd_per_month_saved = 0;  // over-provisioned and idle workloads
+  double usd_per_month_added = 0;  // under-provisioned workloads
+};
+
+struct ObserveReport {
+  ObserveSummary summary;
+  std::vector<WorkloadObservation> workloads;
+  std::vector<std::string> warnings;
+  std::vector<std::string> sources;
+  ObserveOptions options;
+  std::string catalog_version;
+};
+
+// A trace attached to a workload by name; an empty name: to the only workload, or its own.
+struct NamedTrace {
+  std::string workload;
+  TraceProfile profile;
+};
+
+ObserveReport observe(const Telemetry& telemetry,
+                      const std::vector<NamedTrace>& traces,
+                      const Catalog& catalog,
+                      const DeployData& deploy_data,
+                      const ObserveOptions& options);
+
+// The catalog GPU an observed model name is ("NVIDIA H100 80GB HBM3" -> H100-SXM-80GB), by the
+// user's --gpu-model map, the NVML names of data/deploy.json, then the catalog's own names and
+// aliases; nullptr when none matches.
+const Gpu* identify_gpu(const std::string& model_name,
+                        const Catalog& catalog,
+                        const DeployData& deploy_data,
+                        const std::map<std::string, std::string>& gpu_models);
+
+} // namespace rightsize

@@ -1,0 +1,23 @@
+#pragma once
+
+// Rendering `rightsize observe` reports: the fleet summary first, then each workload. Table for a
+// terminal, JSON (data/observe-report.schema.json) for programs, Markdown for a ticket or pull
+// request, CSV one row per workload. docs/observe.md.
+
+#include <rightsize/observe/observe.hpp>
+
+#include <ostream>
+
+namespace rightsize {
+
+void render_observe_table(const ObserveReport& report, std::ostream& out);
+void render_observe_json(const ObserveReport& report, std::ostream& out);
+void render_observe_markdown(const ObserveReport& report, std::ostream& out);
+void render_observe_csv(const ObserveReport& report, std::ostream& out);
+
+// --watch: one line per workload whose verdict or recommendation differs from `before`'s, and per
+// workload that appeared or went; nothing when nothing changed.
+void render_observe_changes(const ObserveReport& before, const ObserveReport& after,
+                            std::ostream& out);
+
+} // namespace rightsize
