@@ -241,6 +241,40 @@ TEST_CASE("observe: throttling, NVLink traffic and input waits are reasons", "[o
   CHECK(traced.trace->share_by_class[0] == Approx(0.8));
 }
 
+TEST_CASE("observe: PCIe input traffic and NCCL-heavy traces are reasons too", "[observe]") {
+  // H100 SXM's host link: PCIe 5 x16, 64 GB/s per direction (data/gpus.json). 50 GB/s of
+  // host-to-GPU traffic is 78% (>= 60%) while the GPU works 20% (< 40%): input_bound.
+  auto g = gpu(
+      "node1", "0", h100, 10, [](std::size_t) { return 0.2; },
+      [](std::size_t) { return 20 * k_gib; });
+  for (std::size_t i = 0; i < 10; ++i) {
+    g[Metric::pcie_rx].add(1.7e9 + 30.0 * static_cast<double>(i), 50e9);
+  }
+  const auto fed = run(one(g));
+  CHECK(has_reason(fed.workloads[0], "input_bound"));
+  CHECK_FALSE(has_reason(fed.workloads[0], "interconnect_bound"));
+
+  TraceProfile trace;
+  trace.source = "ddp.sqlite";
+  trace.format = "nsys";
+  trace.device_name = h100;
+  trace.devices = 2;
+  trace.window_s = 1;
+  trace.gpu_busy_s = 1.2;
+  trace.busy_by_class_s = {0.6, 0, 0.4, 0, 0}; // NCCL: 40% of the classified time (>= 30%)
+  const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), deploy_data(), {});
+  const auto& w = report.workloads[0];
+  CHECK(w.gpus == 2);
+  CHECK(has_reason(w, "interconnect_bound"));
+  // Busy 1.2 s of 2 GPU-seconds = 60%: the need is 0.6 x 1.2 x 2 = 1.44 H100s. Not low (>= 40%),
+  // no memory figure: right-sized, keep the two H100s (a B200 would save $0.40/h of $5.90: 7%,
+  // under the 10% worth moving for).
+  CHECK(w.work_needed_gpus == Approx(1.44));
+  CHECK(w.verdict == "right-sized");
+  CHECK(w.recommendation->gpu == "H100-SXM-80GB");
+  CHECK(w.recommendation->gpus == 2);
+}
+
 TEST_CASE("observe: a trace alone is a workload of its own", "[observe]") {
   TraceProfile trace;
   trace.source = "/tmp/runs/train-step.json";
