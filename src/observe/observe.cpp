@@ -634,9 +634,15 @@ private:
                                             percent(m_o.low_utilization_below)));
     }
     if (m_work.p50 >= m_o.saturated_above) {
-      reason("compute_saturated", fmt::format("{} median is {} (>= {}): requests queue for the GPU",
-                                              m_w.work_metric, percent(m_work.p50),
-                                              percent(m_o.saturated_above)));
+      // utilization.gpu counts the GPU busy whenever any kernel runs: saturated by it means
+      // never idle, which a serving engine can be at a small batch. Say so.
+      const char* caveat = m_w.work_metric == "gpu_utilization"
+                               ? " (kernel time, not SM activity: DCGM's profiling metrics "
+                                 "would show how full the SMs are)"
+                               : "";
+      reason("compute_saturated",
+             fmt::format("{} median is {} (>= {}): work queues for the GPU{}", m_w.work_metric,
+                         percent(m_work.p50), percent(m_o.saturated_above), caveat));
     }
     if (m_w.memory_needed_bytes && !has_reason("idle")) {
       const double total = m_capacity * m_w.gpus;
