@@ -598,7 +598,7 @@ public:
 
 private:
   Response perform(const std::string& url, const std::string& where, int attempt_count);
-  void set_protocols(CURL* curl);
+  void set_protocols(CURL* curl) const;
   std::string follow(const Response& response, const std::string& where);
 
   const curl::Api& m_api;
@@ -669,7 +669,7 @@ std::string status_text(const Response& r, const std::string& attempts) {
 
 // http and https only. CURLOPT_PROTOCOLS_STR (7.85.0) replaces CURLOPT_PROTOCOLS, deprecated
 // since; the libcurl loaded at run time may be older than the headers built with.
-void HttpClient::set_protocols(CURL* curl) {
+void HttpClient::set_protocols(CURL* curl) const {
 #if LIBCURL_VERSION_NUM >= 0x075500
   if (m_api.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_UNKNOWN_OPTION) {
     return;

@@ -250,19 +250,12 @@ for selection in 'namespace="inference"|node-a/gpu0 node-a/gpu1' \
 done
 
 # --- The CLI: rightsize observe ---------------------------------------------------------------------
-have_cli=0
-if "$rightsize" observe --help >/dev/null 2>&1; then
-  have_cli=1
-else
-  echo "NOTE: $rightsize has no observe command yet; its checks are left out"
-fi
-if [ "$have_cli" -eq 1 ]; then
-  "$rightsize" observe --prometheus "$url" --range 1m --step 1s --format json \
-    >"$scratch/cli.json" 2>"$scratch/cli.err"
-  rc=$?
-  if [ "$rc" -ne 0 ]; then
-    fail "rightsize observe --prometheus $url: exit $rc, stderr: $(head -c 400 "$scratch/cli.err")"
-  elif "$py" - "$scratch/cli.json" <<'EOF'; then
+"$rightsize" observe --prometheus "$url" --range 1m --step 1s --format json \
+  >"$scratch/cli.json" 2>"$scratch/cli.err"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+  fail "rightsize observe --prometheus $url: exit $rc, stderr: $(head -c 400 "$scratch/cli.err")"
+elif "$py" - "$scratch/cli.json" <<'EOF'; then
 import json, sys
 out = json.load(open(sys.argv[1]))
 problems = []
@@ -288,10 +281,9 @@ if problems:
     print("; ".join(problems))
     sys.exit(1)
 EOF
-    pass "rightsize observe --prometheus: 3 workloads, the idle pod idle"
-  else
-    fail "rightsize observe --prometheus: unexpected report (above): $(head -c 300 "$scratch/cli.json")"
-  fi
+  pass "rightsize observe --prometheus: 3 workloads, the idle pod idle"
+else
+  fail "rightsize observe --prometheus: unexpected report (above): $(head -c 300 "$scratch/cli.json")"
 fi
 
 # --- Error paths -------------------------------------------------------------------------------------
@@ -332,11 +324,9 @@ declare -A phrase=(
 for case in refused html error500 hang garbage; do
   expect_error "probe, $case" "${base[$case]}" "${phrase[$case]}" \
     "$probe" "${base[$case]}" 60 1 2
-  if [ "$have_cli" -eq 1 ]; then
-    expect_error "observe, $case" "${base[$case]}" "${phrase[$case]}" \
-      "$rightsize" observe --prometheus "${base[$case]}" --range 1m --step 1s --timeout 2 \
-      --format json
-  fi
+  expect_error "observe, $case" "${base[$case]}" "${phrase[$case]}" \
+    "$rightsize" observe --prometheus "${base[$case]}" --range 1m --step 1s --timeout 2 \
+    --format json
 done
 
 finish

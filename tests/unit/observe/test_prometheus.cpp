@@ -374,11 +374,11 @@ TEST_CASE("prometheus: query_prometheus checks its arguments before any request"
 TEST_CASE("prometheus: the host is the hostname label, either spelling", "[prometheus]") {
   const auto host_of = [](const std::string& labels) {
     Telemetry t;
-    add_prometheus_matrix(matrix(R"([{"metric":{"gpu":"0",)" + labels +
-                                 R"(},"values":[[1700000000,"1"]]}])"),
-                          "DCGM_FI_DEV_GPU_UTIL",
-                          k_url,
-                          t);
+    add_prometheus_matrix(
+        matrix(R"([{"metric":{"gpu":"0",)" + labels + R"(},"values":[[1700000000,"1"]]}])"),
+        "DCGM_FI_DEV_GPU_UTIL",
+        k_url,
+        t);
     REQUIRE(t.gpus.size() == 1);
     return t.gpus[0].id.host;
   };
@@ -396,26 +396,25 @@ TEST_CASE("prometheus: two MIG instances of one profile on one GPU stay two", "[
   // 1g.10gb instances of GPU 0 apart.
   const std::string gpu0 =
       R"("gpu":"0","UUID":"GPU-9c1d2e3f","hostname":"node-c","GPU_I_PROFILE":"1g.10gb")";
-  const std::string body = matrix(
-      R"([{"metric":{)" + gpu0 + R"(,"GPU_I_ID":"7"},"values":[[1700000000,"10"]]},)" +
-      R"({"metric":{)" + gpu0 + R"(,"GPU_I_ID":"8"},"values":[[1700000000,"90"]]},)" +
-      R"({"metric":{)" + gpu0 + R"(,"GPU_I_ID":"7"},"values":[[1700000030,"20"]]}])");
+  const std::string body =
+      matrix(R"([{"metric":{)" + gpu0 + R"(,"GPU_I_ID":"7"},"values":[[1700000000,"10"]]},)" +
+             R"({"metric":{)" + gpu0 + R"(,"GPU_I_ID":"8"},"values":[[1700000000,"90"]]},)" +
+             R"({"metric":{)" + gpu0 + R"(,"GPU_I_ID":"7"},"values":[[1700000030,"20"]]}])");
   Telemetry t;
   add_prometheus_matrix(body, "DCGM_FI_DEV_GPU_UTIL", k_url, t);
   REQUIRE(t.gpus.size() == 2);
   const auto& seven = gpu(t, "node-c/gpu0/1g.10gb#7");
   CHECK(seven.id.mig_instance == "7");
   CHECK(seven[Metric::gpu_utilization].value == std::vector<double>{0.1, 0.2});
-  CHECK(gpu(t, "node-c/gpu0/1g.10gb#8")[Metric::gpu_utilization].value ==
-        std::vector<double>{0.9});
+  CHECK(gpu(t, "node-c/gpu0/1g.10gb#8")[Metric::gpu_utilization].value == std::vector<double>{0.9});
   CHECK(t.samples == 3);
 
   SECTION("a second field extends each instance, not the other") {
-    add_prometheus_matrix(matrix(R"([{"metric":{)" + gpu0 +
-                                 R"(,"GPU_I_ID":"8"},"values":[[1700000000,"512"]]}])"),
-                          "DCGM_FI_DEV_FB_USED",
-                          k_url,
-                          t);
+    add_prometheus_matrix(
+        matrix(R"([{"metric":{)" + gpu0 + R"(,"GPU_I_ID":"8"},"values":[[1700000000,"512"]]}])"),
+        "DCGM_FI_DEV_FB_USED",
+        k_url,
+        t);
     REQUIRE(t.gpus.size() == 2);
     CHECK(gpu(t, "node-c/gpu0/1g.10gb#8")[Metric::memory_used].value ==
           std::vector<double>{512 * k_mib});
