@@ -30,7 +30,7 @@ struct ObserveCliOptions {
   std::vector<std::string> nvidia_smi;
   std::vector<std::string> dcgm;
   std::vector<std::string> traces;
-  std::string scrape_interval = "30s";
+  std::string interval = "30s";
   std::string prometheus;
   std::string range;
   std::string step = "30s";
@@ -137,12 +137,12 @@ ObserveOptions analysis_options(const ObserveCliOptions& o, const Catalog& catal
 // The files given, read and parsed; each parser names the file in its errors.
 Telemetry read_files(const ObserveCliOptions& o, std::vector<std::string>& sources) {
   Telemetry all;
+  const double interval = parse_duration(o.interval, "--interval");
   for (const auto& path : o.nvidia_smi) {
     const std::string text = read_input_file(path, k_max_telemetry_file_bytes, "nvidia-smi CSV");
-    all.merge(parse_nvidia_smi_csv(text, path, file_stem(path)));
+    all.merge(parse_nvidia_smi_csv(text, path, file_stem(path), interval));
     sources.push_back(path);
   }
-  const double interval = parse_duration(o.scrape_interval, "--scrape-interval");
   for (const auto& path : o.dcgm) {
     const std::string text = read_input_file(path, k_max_telemetry_file_bytes, "DCGM scrape");
     all.merge(parse_dcgm_text(text, path, interval));
@@ -243,8 +243,9 @@ void register_observe(CLI::App& app, Context& ctx) {
   sub->add_option("--dcgm", o->dcgm, "dcgm-exporter scrapes, Prometheus text format (repeatable)")
       ->type_name("FILE")
       ->group(in);
-  sub->add_option("--scrape-interval", o->scrape_interval,
-                  "Time between the scrapes of a --dcgm file whose samples have no timestamp")
+  sub->add_option("--interval", o->interval,
+                  "Time between samples where a file has no clock: --dcgm scrapes without "
+                  "timestamps, an nvidia-smi log without a timestamp column")
       ->default_str("30s")
       ->group(in);
   sub->add_option("--trace", o->traces,

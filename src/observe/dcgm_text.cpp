@@ -472,15 +472,9 @@ private:
   // instances may share a profile) and pod, namespace and container.
   std::size_t gpu_of(const Labels& labels) {
     GpuIdentity id = dcgm::identity_from_labels(labels, m_source);
-    std::string instance;
-    for (const auto& [k, v] : labels) {
-      if (k == "GPU_I_ID") {
-        instance = v;
-      }
-    }
     std::string key = id.uuid.empty() ? id.host + '\x1f' + id.index : id.uuid;
     for (const std::string* part :
-         {&id.mig_profile, &instance, &id.namespace_name, &id.pod, &id.container}) {
+         {&id.mig_profile, &id.mig_instance, &id.namespace_name, &id.pod, &id.container}) {
       key += '\x1f';
       key += *part;
     }

@@ -90,7 +90,9 @@ TEST_CASE("dcgm: MIG instances are series of their own", "[dcgm]") {
   // One 3g.40gb and three 1g.10gb instances of one H100: GPU_I_ID tells the 1g.10gb apart.
   REQUIRE(t.gpus.size() == 4);
   CHECK(t.gpus[0].id.mig_profile == "3g.40gb");
-  CHECK(t.gpus[0].id.label() == "gsrh100-074/gpu0/3g.40gb"); // the "hostname" label
+  CHECK(t.gpus[0].id.label() == "gsrh100-074/gpu0/3g.40gb#2"); // the "hostname" label
+  CHECK(t.gpus[1].id.mig_instance == "7");
+  CHECK(t.gpus[2].id.label() == "gsrh100-074/gpu0/1g.10gb#8");
   CHECK(t.gpus[1].id.mig_profile == "1g.10gb");
   CHECK(t.gpus[1].id.pod == "text-embedding-predictor-00008-deployment-57946f6c67-vdtjl");
   CHECK(t.gpus[2].id.mig_profile == "1g.10gb");
@@ -211,7 +213,7 @@ TEST_CASE("dcgm: labels of older and newer exporters", "[dcgm]") {
   CHECK(id.pod == "p");
   CHECK(id.namespace_name == "n");
   CHECK(id.container == "c");
-  CHECK(id.label() == "h/gpu0/3g.40gb");
+  CHECK(id.label() == "h/gpu0/3g.40gb#1");
   CHECK(values(t, 0, Metric::gpu_utilization) == std::vector<double>{0.5});
 }
 
