@@ -14,10 +14,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -39,6 +41,7 @@ struct ObserveCliOptions {
   std::string watch;
   long watch_count = 0;
   std::string output;
+  std::vector<std::string> live_flags_given; // --range, --step, ... as given without --prometheus
 
   // Thresholds, in percent as people write them.
   double work_percentile = 95;
@@ -134,16 +137,39 @@ ObserveOptions analysis_options(const ObserveCliOptions& o, const Catalog& catal
   return a;
 }
 
+// `paths` without the ones that name a file given before (the same log twice would count its
+// samples twice); each dropped one is a warning.
+std::vector<std::string> distinct(const std::vector<std::string>& paths,
+                                  std::vector<std::string>& seen,
+                                  std::vector<std::string>& warnings) {
+  std::vector<std::string> out;
+  for (const auto& path : paths) {
+    const bool again = std::any_of(seen.begin(), seen.end(), [&](const std::string& s) {
+      return s == path || same_file(s, path);
+    });
+    if (again) {
+      warnings.push_back(fmt::format("{}: given twice; read once", path));
+      continue;
+    }
+    seen.push_back(path);
+    out.push_back(path);
+  }
+  return out;
+}
+
 // The files given, read and parsed; each parser names the file in its errors.
 Telemetry read_files(const ObserveCliOptions& o, std::vector<std::string>& sources) {
   Telemetry all;
+  std::vector<std::string> seen;
+  const auto nvidia_smi = distinct(o.nvidia_smi, seen, all.warnings);
+  const auto dcgm = distinct(o.dcgm, seen, all.warnings);
   const double interval = parse_duration(o.interval, "--interval");
-  for (const auto& path : o.nvidia_smi) {
+  for (const auto& path : nvidia_smi) {
     const std::string text = read_input_file(path, k_max_telemetry_file_bytes, "nvidia-smi CSV");
     all.merge(parse_nvidia_smi_csv(text, path, file_stem(path), interval));
     sources.push_back(path);
   }
-  for (const auto& path : o.dcgm) {
+  for (const auto& path : dcgm) {
     const std::string text = read_input_file(path, k_max_telemetry_file_bytes, "DCGM scrape");
     all.merge(parse_dcgm_text(text, path, interval));
     sources.push_back(path);
@@ -153,7 +179,9 @@ Telemetry read_files(const ObserveCliOptions& o, std::vector<std::string>& sourc
 
 std::vector<NamedTrace> read_traces(const ObserveCliOptions& o, std::vector<std::string>& sources) {
   std::vector<NamedTrace> traces;
-  for (const auto& given : o.traces) {
+  std::vector<std::string> seen;
+  std::vector<std::string> warnings;
+  for (const auto& given : distinct(o.traces, seen, warnings)) {
     NamedTrace t;
     std::string path = given;
     // WORKLOAD=FILE, unless the whole argument is a file (names may hold '=').
@@ -163,6 +191,8 @@ std::vector<NamedTrace> read_traces(const ObserveCliOptions& o, std::vector<std:
       path = given.substr(eq + 1);
     }
     t.profile = read_trace(path);
+    t.profile.warnings.insert(t.profile.warnings.begin(), warnings.begin(), warnings.end());
+    warnings.clear();
     sources.push_back(path);
     traces.push_back(std::move(t));
   }
@@ -214,16 +244,25 @@ void check_inputs(const ObserveCliOptions& o) {
       throw InputError("--range", "--prometheus needs the window to read: --range 7d");
     }
   } else {
-    const std::pair<const char*, const std::string*> only_live[] = {
-        {"--range", &o.range}, {"--selector", &o.selector}, {"--watch", &o.watch}};
-    for (const auto& [flag, value] : only_live) {
-      if (!value->empty()) {
-        throw InputError(flag, "applies to --prometheus only");
-      }
+    for (const auto& flag : o.live_flags_given) {
+      throw InputError(flag, "applies to --prometheus only");
     }
   }
   if (!o.watch.empty() && !o.output.empty()) {
     throw InputError("--watch", "prints changes as they come: it cannot write --output");
+  }
+  if (!o.watch.empty() && o.common.format != "table") {
+    throw InputError("--watch", fmt::format("prints the changes as lines of text after the "
+                                            "report: use --format table, not {}",
+                                            o.common.format));
+  }
+  // -o must not replace what it reads.
+  for (const auto* inputs : {&o.nvidia_smi, &o.dcgm}) {
+    for (const auto& path : *inputs) {
+      if (!o.output.empty() && (path == o.output || same_file(path, o.output))) {
+        throw InputError("--output", fmt::format("{} is an input of this run", o.output));
+      }
+    }
   }
 }
 
@@ -343,7 +382,13 @@ void register_observe(CLI::App& app, Context& ctx) {
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
 
-  sub->callback([&ctx, o]() {
+  sub->callback([&ctx, o, sub]() {
+    for (const char* flag :
+         {"--range", "--step", "--selector", "--timeout", "--watch", "--watch-count"}) {
+      if (sub->get_option(flag)->count() > 0) {
+        o->live_flags_given.emplace_back(flag);
+      }
+    }
     check_inputs(*o);
     ctx.action = [&ctx, o]() {
       const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
@@ -352,6 +397,21 @@ void register_observe(CLI::App& app, Context& ctx) {
       std::vector<std::string> sources;
       Telemetry files = read_files(*o, sources);
       const auto traces = read_traces(*o, sources);
+      // What the inputs skipped is said now, before an analysis that may find nothing left.
+      std::set<std::string> logged;
+      const auto log_once = [&](const std::string& w) {
+        if (logged.insert(w).second) {
+          ctx.log->warn("{}", w);
+        }
+      };
+      for (const auto& w : files.warnings) {
+        log_once(w);
+      }
+      for (const auto& t : traces) {
+        for (const auto& w : t.profile.warnings) {
+          log_once(w);
+        }
+      }
       std::optional<PrometheusQuery> query;
       if (!o->prometheus.empty()) {
         query = prometheus_query(*o);
@@ -368,7 +428,7 @@ void register_observe(CLI::App& app, Context& ctx) {
       };
       ObserveReport report = evaluate();
       for (const auto& w : report.warnings) {
-        ctx.log->warn("{}", w);
+        log_once(w);
       }
       if (!o->output.empty()) {
         std::ostringstream text;

@@ -122,7 +122,10 @@ const Gpu* identify_gpu(const std::string& model_name,
                         const DeployData& deploy_data,
                         const std::map<std::string, std::string>& gpu_models) {
   if (model_name.empty()) {
-    return nullptr;
+    // An input that does not name its GPU (an nvidia-smi log without the name column, a trace
+    // without deviceProperties): --gpu-model unnamed=GPU says what it is.
+    const auto it = gpu_models.find("unnamed");
+    return it == gpu_models.end() ? nullptr : catalog.find(it->second);
   }
   // NVML names ("NVIDIA A100 80GB PCIe") are the GPU Feature Discovery product labels of
   // data/deploy.json with spaces for dashes; drivers before 2021 left out "NVIDIA ". Names are
@@ -483,8 +486,25 @@ private:
     }
   }
 
-  // The level of `m` at --percentile; 0 when it has no samples.
+  // The level of `m` at --percentile over all the workload's samples; 0 when it has none.
   double level(Metric m) const { return m_level[static_cast<std::size_t>(m)]; }
+
+  // The mean over the workload's GPUs of each GPU's level of `m` at --percentile (a GPU without
+  // samples of it counts 0): times the GPU count, the work of all of them. A pooled percentile
+  // would size four GPUs at 0, 20, 60 and 99% as four busy ones.
+  double mean_level(Metric m) const {
+    if (m_group.gpus.size() <= 1) {
+      return level(m);
+    }
+    double sum = 0;
+    for (const auto* g : m_group.gpus) {
+      const auto& values = (*g)[m].value;
+      if (!values.empty()) {
+        sum += percentile(values, m_o.work_percentile);
+      }
+    }
+    return sum / static_cast<double>(m_group.gpus.size());
+  }
 
   // Work: DCGM's SM activity where the exporter has profiling metrics, else the time a kernel ran
   // (utilization.gpu), which overstates it; else a trace's busy share.
@@ -499,9 +519,14 @@ private:
     if (metric) {
       m_w.work_metric = std::string(to_string(*metric));
       m_work = m_w.observed.at(*metric);
-      m_work_level = level(*metric);
+      m_work_level = mean_level(*metric);
+      m_work_max = m_work.max;
+      m_w.samples = 0;
       for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
-        m_w.per_gpu[i].work = summarize((*m_group.gpus[i])[*metric].value);
+        const auto& values = (*m_group.gpus[i])[*metric].value;
+        m_w.per_gpu[i].work = summarize(values);
+        m_w.per_gpu[i].samples = values.size();
+        m_w.samples += values.size();
       }
     } else if (!m_group.traces.empty()) {
       m_w.work_metric = "trace";
@@ -511,6 +536,7 @@ private:
       }
       m_work = summarize(values);
       m_work_level = percentile(values, m_o.work_percentile);
+      m_work_max = m_work.max;
       // A trace's samples are its GPU events; its window is the trace's.
       for (const auto* t : m_group.traces) {
         m_w.samples += t->kernels;
@@ -527,7 +553,7 @@ private:
     m_bandwidth_level = m_work_level;
     for (const auto m : {Metric::dram_active, Metric::memory_utilization}) {
       if (m_w.observed.count(m) != 0) {
-        m_bandwidth_level = level(m);
+        m_bandwidth_level = mean_level(m);
         break;
       }
     }
@@ -563,6 +589,7 @@ private:
       m_w.per_gpu[i].memory_used_bytes =
           summarize_in_place(copy, m_o.memory_percentile, at_percentile);
       needed += at_percentile;
+      m_largest_gpu_need = std::max(m_largest_gpu_need, at_percentile * (1.0 + m_o.buffer));
       m_peak_share = std::max(m_peak_share, m_w.per_gpu[i].memory_used_bytes->max / m_capacity);
     }
     if (!known) {
@@ -625,10 +652,19 @@ private:
                                  ? std::string("the trace's busy share")
                                  : fmt::format("{} p{:g}", m_w.work_metric, m_o.work_percentile);
     const std::string window = format_seconds(seconds(m_w.window_s));
-    if (m_work_level < m_o.idle_below) {
-      reason("idle", fmt::format("{} is {} (< {}) over {}: nothing ran on the GPU", work,
-                                 percent(m_work_level), percent(m_o.idle_below), window));
+    if (m_work_level < m_o.idle_below && m_work_max < m_o.low_utilization_below) {
+      reason("idle", fmt::format("{} is {} (< {}) and never above {} over {}: nothing of "
+                                 "substance ran on the GPU",
+                                 work, percent(m_work_level), percent(m_o.idle_below),
+                                 percent(m_work_max), window));
     } else if (m_work_level < m_o.low_utilization_below) {
+      if (m_work_max >= m_o.saturated_above) {
+        m_w.notes.push_back(fmt::format(
+            "bursts: at its busiest the work reached {}; sized for the p{:g}, those bursts run "
+            "slower on the recommendation (a batch job that must finish in time needs --percentile "
+            "100)",
+            percent(m_work_max), m_o.work_percentile));
+      }
       reason("low_utilization", fmt::format("{} is {} (< {}): the GPU works less than it waits",
                                             work, percent(m_work_level),
                                             percent(m_o.low_utilization_below)));
@@ -733,8 +769,13 @@ private:
                                      m_w.name, m_o.pricing.price_kind, m_shape.name));
     }
     const double current_share = m_w.partition.empty() ? 1.0 : share_of_gpu(m_whole, m_shape);
-    const auto options = options_for(m_catalog, m_whole, m_w.gpus, m_o);
+    auto options = options_for(m_catalog, m_whole, m_w.gpus, m_o);
     const Need n = need();
+    const bool under = has_reason("memory_pressure") || has_reason("compute_saturated");
+    if (under) {
+      // What runs short now is a floor, whatever the buffer: the recommendation has more of it.
+      keep_only_larger(options);
+    }
     const Option* best = cheapest_covering(options, n);
 
     if (has_reason("idle")) {
@@ -744,13 +785,17 @@ private:
       r.gpus_freed = current_share * m_w.gpus;
       r.text = fmt::format("free the {} GPU{}: {}", m_w.gpus, m_w.gpus == 1 ? "" : "s",
                            "nothing ran in the window (scale to zero, or give it back)");
-    } else if (has_reason("memory_pressure") || has_reason("compute_saturated")) {
+    } else if (under) {
       m_w.verdict = "under-provisioned";
       if (best != nullptr) {
         fill(r, *best, current_share);
         r.gpus_freed = 0; // replaced, not freed
       } else {
-        r.text = "no GPU in the catalog covers the observed need: split the workload";
+        r.text = m_o.gpus.empty()
+                     ? fmt::format("nothing in the catalog up to {} GPUs covers the observed need "
+                                   "with the margin: split the workload",
+                                   m_o.max_gpus)
+                     : "none of the --gpus covers the observed need with the margin";
       }
     } else if (best != nullptr && r.usd_per_month_now &&
                best->usd_per_month <= *r.usd_per_month_now * (1.0 - m_o.min_saving) &&
@@ -763,12 +808,32 @@ private:
       r.gpus = m_w.gpus;
       r.partition = m_w.partition;
       r.usd_per_month_recommended = r.usd_per_month_now;
-      r.text = "keep it: nothing cheaper covers the observed need with the margin";
+      r.text = r.usd_per_month_now
+                   ? "keep it: nothing cheaper covers the observed need with the margin"
+                   : fmt::format("keep it: no {} price for {} to compare with (costs unknown)",
+                                 m_o.pricing.price_kind, m_shape.name);
     }
     if (r.usd_per_month_now && r.usd_per_month_recommended) {
       r.usd_per_month_saved = *r.usd_per_month_now - *r.usd_per_month_recommended;
     }
     m_w.recommendation = r;
+  }
+
+  // Drops the options with no more of what runs short than the workload has now: memory per GPU
+  // times GPUs under memory pressure, delivered compute when saturated.
+  void keep_only_larger(std::vector<Option>& options) const {
+    const double memory_now = m_capacity * m_w.gpus;
+    const double rate_now = work_rate(m_shape) * m_w.gpus;
+    const bool memory = has_reason("memory_pressure");
+    const bool compute = has_reason("compute_saturated");
+    options.erase(std::remove_if(options.begin(), options.end(),
+                                 [&](const Option& o) {
+                                   const double n = o.count;
+                                   return (memory && o.shape.plannable_memory().si() * n <=
+                                                         memory_now * (1 + 1e-9)) ||
+                                          (compute && work_rate(o.shape) * n <= rate_now * (1 + 1e-9));
+                                 }),
+                  options.end());
   }
 
   void fill(ObserveRecommendation& r, const Option& best, double current_share) const {
@@ -787,6 +852,12 @@ private:
     r.text = fmt::format("{}: the need, with the {} buffer, is the work of {:.2f} {} and {}",
                          option_text(best), percent(m_o.buffer), m_w.work_needed_gpus,
                          m_shape.name, memory);
+    // One process's memory does not split over GPUs by itself.
+    if (best.count > m_w.gpus && m_largest_gpu_need > best.shape.plannable_memory().si()) {
+      r.text += fmt::format("; one GPU's {} today must then be split over {} GPUs (tensor or "
+                            "pipeline parallelism)",
+                            gib_text(m_largest_gpu_need), best.count);
+    }
   }
 
   const Group& m_group;
@@ -797,6 +868,8 @@ private:
   WorkloadObservation m_w;
   Percentiles m_work;
   double m_work_level = 0;
+  double m_work_max = 0;
+  double m_largest_gpu_need = 0; // the largest one GPU's memory need, buffer included
   double m_bandwidth_level = 0;
   double m_capacity = 0;
   double m_peak_share = 0;
@@ -836,6 +909,24 @@ void attach_traces(std::vector<Group>& groups, const std::vector<NamedTrace>& tr
       }
       groups.push_back(Group{stem, {}, {&t.profile}});
     }
+  }
+}
+
+// A verdict from a few samples or minutes is a snapshot, not a profile: said once per workload.
+void warn_if_snapshot(const WorkloadObservation& w, std::vector<std::string>& warnings) {
+  constexpr std::size_t k_min_samples = 10;
+  constexpr double k_min_window_s = 600;
+  if (w.work_metric == "trace") {
+    warnings.push_back(fmt::format("{}: judged from one trace of {}: a snapshot; telemetry over "
+                                   "a day or more is the profile to act on",
+                                   w.name, format_seconds(seconds(w.window_s))));
+    return;
+  }
+  const std::size_t per_gpu = w.gpus > 0 ? w.samples / static_cast<std::size_t>(w.gpus) : 0;
+  if (per_gpu < k_min_samples || w.window_s < k_min_window_s) {
+    warnings.push_back(fmt::format("{}: only {} samples per GPU over {}: a snapshot; observe a "
+                                   "day or more of traffic before acting on it",
+                                   w.name, per_gpu, format_seconds(seconds(w.window_s))));
   }
 }
 
@@ -887,15 +978,26 @@ ObserveReport observe(const Telemetry& telemetry,
     if (gpu == nullptr) {
       const std::string source =
           group.gpus.empty() ? group.traces.front()->source : group.gpus.front()->id.source;
-      report.warnings.push_back(fmt::format(
-          "{}: {}: GPU \"{}\" is not in the catalog; workload skipped (--gpu-model \"{}=<catalog "
-          "name>\" maps it)",
-          source, group.name, model.empty() ? std::string("unnamed") : model,
-          model.empty() ? std::string("NAME") : model));
+      report.warnings.push_back(
+          model.empty()
+              ? fmt::format("{}: {}: the input does not name the GPU; workload skipped "
+                            "(--gpu-model unnamed=<catalog name> says what it is)",
+                            source, group.name)
+              : fmt::format("{}: {}: GPU \"{}\" is not in the catalog; workload skipped "
+                            "(--gpu-model \"{}=<catalog name>\" maps it)",
+                            source, group.name, model, model));
       continue;
     }
     WorkloadAnalysis analysis(group, *gpu, catalog, options);
-    auto w = analysis.run(report.warnings);
+    WorkloadObservation w;
+    try {
+      w = analysis.run(report.warnings);
+    } catch (const InputError& e) {
+      // One GPU the exporter sends no utilization for must not hide the fleet's report.
+      report.warnings.push_back(std::string(e.what()) + "; workload skipped");
+      continue;
+    }
+    warn_if_snapshot(w, report.warnings);
     double share = 1.0;
     if (!w.partition.empty()) {
       if (auto slice = mig_slice(*gpu, w.partition, true)) {
@@ -906,11 +1008,12 @@ ObserveReport observe(const Telemetry& telemetry,
     report.workloads.push_back(std::move(w));
   }
   if (report.workloads.empty()) {
-    throw InputError("observe", groups.empty() ? "no GPU samples in the input"
-                                               : "no workload could be judged: " +
-                                                     (report.warnings.empty()
-                                                          ? std::string("see the warnings")
-                                                          : report.warnings.back()));
+    // The warnings say why: the first of them goes into the one line.
+    const std::string why =
+        report.warnings.empty() ? std::string() : " (first warning: " + report.warnings.front() + ")";
+    throw InputError("observe", (groups.empty() ? std::string("no GPU samples in the input")
+                                                : std::string("no workload could be judged")) +
+                                    why);
   }
   return report;
 }

@@ -324,6 +324,23 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
   out << doc.dump(2) << '\n';
 }
 
+namespace {
+
+// A table cell: "|" would end it, a newline the row.
+std::string cell(std::string text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else {
+      out += c == '\n' ? ' ' : c;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
 void render_observe_markdown(const ObserveReport& r, std::ostream& out) {
   out << "## rightsize observe\n\n";
   const std::string summary = summary_lines(r);
@@ -333,7 +350,7 @@ void render_observe_markdown(const ObserveReport& r, std::ostream& out) {
   out << "|---|---|---:|---:|---|---|---:|---:|\n";
   for (const auto& w : r.workloads) {
     const auto& rec = w.recommendation;
-    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", w.name,
+    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(w.name),
                        gpu_text(w.gpu, w.gpus, w.partition), work_p95(w), memory_peak(w),
                        w.verdict, recommendation_text(w),
                        money_or_dash(rec ? rec->usd_per_month_now : std::nullopt),

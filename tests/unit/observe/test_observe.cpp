@@ -107,7 +107,7 @@ TEST_CASE("observe: a lightly used H100 is over-provisioned; the cheapest cover 
   const auto& w = report.workloads[0];
   CHECK(w.name == "node1/gpu0");
   CHECK(w.gpu == "H100-SXM-80GB");
-  CHECK(w.samples == 303);
+  CHECK(w.samples == 101); // time points of the work metric
   CHECK(w.window_s == Approx(3000));
   CHECK(w.observed.at(Metric::gpu_utilization).p95 == Approx(0.19));
   CHECK(*w.memory_needed_bytes == Approx(12 * k_gib)); // 10 GiB + 20%
@@ -336,7 +336,7 @@ TEST_CASE("observe: the same GPU from two inputs is one GPU", "[observe]") {
   const auto report = run(t);
   const auto& w = report.workloads[0];
   CHECK(w.gpus == 1);
-  CHECK(w.samples == 60);
+  CHECK(w.samples == 20);
   CHECK(w.window_s == Approx(3600 + 270));
 }
 
@@ -350,8 +350,9 @@ TEST_CASE("observe: an unknown GPU is skipped with a warning, and alone it is an
       "node1", "1", h100, 5, [](std::size_t) { return 0.5; }, [](std::size_t) { return k_gib; }));
   const auto report = run(t);
   CHECK(report.workloads.size() == 1);
-  REQUIRE(report.warnings.size() == 1);
+  REQUIRE(report.warnings.size() == 2); // and: 5 samples are a snapshot
   CHECK_THAT(report.warnings[0], Catch::StartsWith("test.csv: node1/gpu0: GPU \"Quadro RTX 8000\""));
+  CHECK_THAT(report.warnings[1], Catch::Contains("only 5 samples per GPU"));
 }
 
 TEST_CASE("observe: a MIG instance is costed as its slice", "[observe]") {
@@ -364,6 +365,68 @@ TEST_CASE("observe: a MIG instance is costed as its slice", "[observe]") {
   CHECK(w.partition == "2g.20gb");
   CHECK(*w.recommendation->usd_per_month_now == Approx(2.95 * 2 / 7 * k_month));
   CHECK(report.summary.gpus_observed == Approx(2.0 / 7));
+}
+
+TEST_CASE("observe: defects a new user found", "[observe]") {
+  SECTION("a GPU busy one hour a day is not idle: its p95 is 0 but its max is 100%") {
+    // 2,880 samples a day, 120 of them (an hour) at 100%: p95 = 0.
+    const auto t = one(gpu(
+        "node1", "0", h100, 2880, [](std::size_t i) { return i >= 240 && i < 360 ? 1.0 : 0.0; },
+        [](std::size_t) { return 60 * k_gib; }));
+    const auto report = run(t);
+    const auto& w = report.workloads[0];
+    CHECK(w.observed.at(Metric::gpu_utilization).p95 == Approx(0));
+    CHECK(w.verdict != "idle");
+    CHECK(has_reason(w, "low_utilization"));
+    REQUIRE_FALSE(w.notes.empty());
+    CHECK_THAT(w.notes[0], Catch::StartsWith("bursts: at its busiest the work reached 100%"));
+  }
+  SECTION("a host's GPUs are sized by the sum of their levels, not a pooled p95 times four") {
+    Telemetry t;
+    const double levels[] = {0.0, 0.99, 0.6, 0.2};
+    for (int i = 0; i < 4; ++i) {
+      const double level = levels[i];
+      t.gpus.push_back(gpu(
+          "node1", std::to_string(i), h100, 100, [level](std::size_t) { return level; },
+          [](std::size_t) { return 30 * k_gib; }));
+    }
+    ObserveOptions o;
+    o.group_by = GroupBy::host;
+    const auto report = run(t, o);
+    // (0 + 0.99 + 0.6 + 0.2) x 1.2 = 2.148 H100s, not 0.99 x 1.2 x 4 = 4.75.
+    CHECK(report.workloads[0].work_needed_gpus == Approx(2.148));
+  }
+  SECTION("under-provisioned with no buffer still recommends more than it has") {
+    const auto t = one(gpu(
+        "node1", "0", h100, 20, [](std::size_t) { return 0.95; },
+        [](std::size_t) { return 40 * k_gib; }));
+    ObserveOptions o;
+    o.buffer = 0;
+    const auto report = run(t, o);
+    const auto& r = *report.workloads[0].recommendation;
+    CHECK(report.workloads[0].verdict == "under-provisioned");
+    CHECK(*r.usd_per_month_saved < 0);
+    CHECK(r.gpu != "H100-SXM-80GB");
+  }
+  SECTION("a GPU without utilization samples is skipped, the others judged") {
+    Telemetry t = one(gpu(
+        "node1", "0", h100, 20, [](std::size_t) { return 0.5; },
+        [](std::size_t) { return 10 * k_gib; }));
+    GpuSeries blind;
+    blind.id.host = "node1";
+    blind.id.index = "1";
+    blind.id.model_name = h100;
+    blind.id.source = "blind.prom";
+    blind[Metric::memory_used].add(1.7e9, k_gib);
+    t.gpus.push_back(blind);
+    const auto report = run(t);
+    REQUIRE(report.workloads.size() == 1);
+    bool warned = false;
+    for (const auto& w : report.warnings) {
+      warned = warned || w.find("node1/gpu1: no utilization samples") != std::string::npos;
+    }
+    CHECK(warned);
+  }
 }
 
 } // namespace rightsize
