@@ -286,6 +286,21 @@ else
   fail "rightsize observe --prometheus: unexpected report (above): $(head -c 300 "$scratch/cli.json")"
 fi
 
+# --watch: the report, then two more rounds against the live server; exit 0, and whatever it
+# prints after the report are lines "[time]" or "workload: verdict -> ... (was ...)".
+if timeout 20 "$rightsize" observe --prometheus "$url" --range 1m --step 1s --watch 1s \
+    --watch-count 2 >"$scratch/watch.out" 2>"$scratch/watch.err"; then
+  if head -1 "$scratch/watch.out" | grep -q '^rightsize observe: 3 workloads' &&
+     ! sed '1,/^WORK: /d' "$scratch/watch.out" | grep -v '^$' | grep -v '^  ' | grep -v ': ' |
+       grep -qv '^\[20[0-9-]*T[0-9:]*Z\]$'; then
+    pass "rightsize observe --watch 1s --watch-count 2: the report, then only changes"
+  else
+    fail "rightsize observe --watch: unexpected output: $(head -c 400 "$scratch/watch.out")"
+  fi
+else
+  fail "rightsize observe --watch: exit $?, stderr: $(head -c 400 "$scratch/watch.err")"
+fi
+
 # --- Error paths -------------------------------------------------------------------------------------
 # expect_error LABEL BASE_URL PHRASE COMMAND...: exit 2, empty stdout, and stderr exactly one line
 # "rightsize: error: BASE_URL/api/v1/query_range?query=DCGM_FI_...: ...PHRASE...".
