@@ -42,6 +42,7 @@ struct ObserveCliOptions {
   long watch_count = 0;
   std::string output;
   std::vector<std::string> live_flags_given; // --range, --step, ... as given without --prometheus
+  bool gpus_given = false;
 
   // Thresholds, in percent as people write them.
   double work_percentile = 95;
@@ -113,10 +114,13 @@ ObserveOptions analysis_options(const ObserveCliOptions& o, const Catalog& catal
                                      : GroupBy::automatic;
   a.max_gpus = static_cast<int>(o.max_gpus);
   a.mig = !o.no_mig;
-  if (!o.gpus.empty()) {
+  if (o.gpus_given) {
     std::stringstream list(o.gpus);
     for (std::string name; std::getline(list, name, ',');) {
       a.gpus.push_back(catalog.resolve(name, "--gpus").name);
+    }
+    if (a.gpus.empty()) {
+      throw InputError("--gpus", "names no GPU: give catalog names, comma-separated (L4,L40S)");
     }
   }
   for (const auto& mapping : o.gpu_models) {
@@ -389,6 +393,7 @@ void register_observe(CLI::App& app, Context& ctx) {
         o->live_flags_given.emplace_back(flag);
       }
     }
+    o->gpus_given = sub->get_option("--gpus")->count() > 0;
     check_inputs(*o);
     ctx.action = [&ctx, o]() {
       const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));

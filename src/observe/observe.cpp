@@ -6,6 +6,7 @@
 #include <rightsize/plan/price.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -849,7 +850,10 @@ private:
             ? fmt::format("{} of memory ({} per GPU there)", gib_text(*m_w.memory_needed_bytes),
                           gib_text(best.shape.plannable_memory().si()))
             : std::string("at least the memory per GPU it has now");
-    r.text = fmt::format("{}: the need, with the {} buffer, is the work of {:.2f} {} and {}",
+    r.text = fmt::format("{}{}: the need, with the {} buffer, is the work of {:.2f} {} and {}",
+                         has_reason("input_bound")
+                             ? "once the input pipeline keeps the GPU fed, "
+                             : "",
                          option_text(best), percent(m_o.buffer), m_w.work_needed_gpus,
                          m_shape.name, memory);
     // One process's memory does not split over GPUs by itself.
@@ -891,8 +895,12 @@ void attach_traces(std::vector<Group>& groups, const std::vector<NamedTrace>& tr
         for (const auto& g : groups) {
           names.push_back(g.name);
         }
-        throw InputError("--trace", fmt::format("no workload named \"{}\"{}", t.workload,
-                                                did_you_mean(t.workload, names)));
+        const std::string known = names.empty() ? std::string("none has telemetry")
+                                                : fmt::format("the workloads: {}",
+                                                              fmt::join(names, ", "));
+        throw InputError("--trace", fmt::format("{}={}: no workload named \"{}\"{} ({})",
+                                                t.workload, t.profile.source, t.workload,
+                                                did_you_mean(t.workload, names), known));
       }
       it->traces.push_back(&t.profile);
     } else if (telemetry_groups == 1) {

@@ -147,10 +147,11 @@ std::string summary_lines(const ObserveReport& r) {
       fmt::format("rightsize observe: {} workload{} over {}: {}\n", s.workloads,
                   s.workloads == 1 ? "" : "s", format_seconds(seconds(window)), verdict_counts(s));
   out += fmt::format("GPUs that could be freed: {:.1f} of {:.1f}; saves {}/month of {}/month "
-                     "({} prices, {:g} h/month)",
+                     "({}{} prices, {:g} h/month)",
                      s.gpus_freed, s.gpus_observed, money(s.usd_per_month_saved),
-                     money(s.usd_per_month_now), r.options.pricing.price_kind,
-                     r.options.pricing.hours_per_month);
+                     money(s.usd_per_month_now),
+                     r.options.pricing.provider ? *r.options.pricing.provider + " " : "",
+                     r.options.pricing.price_kind, r.options.pricing.hours_per_month);
   if (s.usd_per_month_added > 0) {
     out += fmt::format("; under-provisioned workloads need {}/month more",
                        money(s.usd_per_month_added));
@@ -178,9 +179,10 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
                        money_or_dash(rec ? rec->usd_per_month_now : std::nullopt),
                        saved_text(rec ? rec->usd_per_month_saved : std::nullopt));
   }
-  out << fmt::format("\nWORK: the p{:g} of {}; MEM PEAK: the largest memory.used of one GPU\n",
-                     r.options.work_percentile,
-                     "SM activity where DCGM profiling metrics exist, else GPU utilization");
+  out << fmt::format("\nWORK: the p{:g} of SM activity where DCGM profiling metrics exist, else of "
+                     "GPU utilization, or a trace's busy share; MEM PEAK: the largest memory.used "
+                     "of one GPU (a trace: the allocator's peak)\n",
+                     r.options.work_percentile);
   for (const auto& w : r.workloads) {
     out << fmt::format("\n{}: {} ({} on {}, {} {} over {})\n", w.name, w.verdict,
                        gpu_text(w.gpu, w.gpus, w.partition), w.observed_gpu, w.samples,
