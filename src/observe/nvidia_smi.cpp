@@ -388,6 +388,13 @@ private:
   // uuid, else pci.bus_id, else index tell GPUs apart; without any, a row's position in its
   // tick (the rows nvidia-smi writes for one sample, one per GPU in index order).
   void choose_gpu_key(const scan::LineReader& after_header) {
+    if (m_header.timestamp == k_absent) {
+      // Not an error (a log without the column is common), but every time and window depends on
+      // the interval it assumes: say which.
+      m_out.warnings.push_back(fmt::format("{}: no timestamp column: a GPU's rows are taken as "
+                                           "{:g} s apart (--interval; nvidia-smi's -l N)",
+                                           m_source, m_interval_s));
+    }
     m_key_column = m_header.uuid != k_absent  ? m_header.uuid
                    : m_header.pci != k_absent ? m_header.pci
                                               : m_header.index;
