@@ -289,33 +289,14 @@ public:
 
 private:
   void check_input() {
-    // Up to 30 years: a larger interval is a unit mistake, and would overflow the times.
-    if (!(m_interval_s > 0 && m_interval_s <= 1e9)) {
-      throw InputError(m_source,
-                       fmt::format("the scrape interval must be a positive number of "
-                                   "seconds (at most 1e9), got {}",
-                                   m_interval_s));
-    }
-    if (m_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-      throw InputError(m_source,
-                       "file is empty, expected dcgm-exporter metrics (Prometheus text "
-                       "exposition format)");
-    }
-    if (scan::looks_binary(m_text)) {
-      throw InputError(m_source, "not Prometheus text exposition format: binary data");
-    }
-    scan::LineReader lines(m_text);
-    std::string_view line;
-    while (lines.next(line) && scan::is_blank_line(line)) {
-    }
-    const std::string_view markup = scan::markup_kind(line);
-    if (!markup.empty()) {
-      throw InputError(fmt::format("{}:{}", m_source, lines.line_number()),
-                       fmt::format("not Prometheus text exposition format: looks like {}{}",
-                                   markup,
-                                   markup == "HTML" ? " (a web page rather than /metrics?)"
-                                                    : " (a Prometheus API answer?)"));
-    }
+    scan::check_text_input(
+        m_text, m_source, m_interval_s,
+        {"Prometheus text exposition format",
+         "file is empty, expected dcgm-exporter metrics (Prometheus text exposition format)",
+         "scrape", [](std::string_view markup) {
+           return std::string(markup == "HTML" ? " (a web page rather than /metrics?)"
+                                               : " (a Prometheus API answer?)");
+         }});
   }
 
   void read_line(std::string_view line, std::size_t line_number) {

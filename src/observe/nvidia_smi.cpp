@@ -359,31 +359,13 @@ public:
 
 private:
   void check_input() {
-    // Up to 30 years: a larger interval is a unit mistake, and would overflow the times.
-    if (!(m_interval_s > 0 && m_interval_s <= 1e9)) {
-      throw InputError(m_source,
-                       fmt::format("the sample interval must be a positive number of "
-                                   "seconds (at most 1e9), got {}",
-                                   m_interval_s));
-    }
-    if (m_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-      throw InputError(m_source,
-                       "file is empty, expected nvidia-smi --query-gpu=... "
-                       "--format=csv output");
-    }
-    if (scan::looks_binary(m_text)) {
-      throw InputError(m_source, "not nvidia-smi --format=csv output: binary data");
-    }
-    scan::LineReader lines(m_text);
-    std::string_view line;
-    while (lines.next(line) && scan::is_blank_line(line)) {
-    }
-    const std::string_view markup = scan::markup_kind(line);
-    if (!markup.empty()) {
-      throw InputError(fmt::format("{}:{}", m_source, lines.line_number()),
-                       fmt::format("not nvidia-smi --format=csv output: looks like {}", markup));
-    }
+    scan::check_text_input(
+        m_text, m_source, m_interval_s,
+        {"nvidia-smi --format=csv output",
+         "file is empty, expected nvidia-smi --query-gpu=... --format=csv output", "sample",
+         nullptr});
   }
+
 
   // uuid, else pci.bus_id, else index tell GPUs apart; without any, a row's position in its
   // tick (the rows nvidia-smi writes for one sample, one per GPU in index order).

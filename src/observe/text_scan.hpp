@@ -4,7 +4,10 @@
 // over string_view without allocation, counted warnings, the plausible range of each metric,
 // civil time, and putting samples back in time order. docs/observe.md, "Inputs".
 
+#include <rightsize/core/error.hpp>
 #include <rightsize/observe/telemetry.hpp>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -367,6 +370,42 @@ inline std::size_t count_samples(const std::vector<GpuSeries>& gpus) {
     }
   }
   return n;
+}
+
+// What both text parsers refuse before reading a line: an interval that is not a positive number
+// of seconds (at most 1e9: more is a unit mistake, and would overflow the times), an empty file,
+// binary data, and HTML or JSON where text was expected. `format` names the expected format in
+// messages ("nvidia-smi --format=csv output"); `hint` says what an HTML or JSON file probably is.
+struct ExpectedText {
+  std::string_view format;
+  std::string_view empty_message;
+  std::string_view interval_name; // "sample", "scrape"
+  std::string (*hint)(std::string_view markup) = nullptr;
+};
+
+inline void check_text_input(std::string_view text, const std::string& source, double interval_s,
+                             const ExpectedText& expected) {
+  if (!(interval_s > 0 && interval_s <= 1e9)) {
+    throw InputError(source, fmt::format("the {} interval must be a positive number of seconds "
+                                         "(at most 1e9), got {}",
+                                         expected.interval_name, interval_s));
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    throw InputError(source, std::string(expected.empty_message));
+  }
+  if (looks_binary(text)) {
+    throw InputError(source, fmt::format("not {}: binary data", expected.format));
+  }
+  LineReader lines(text);
+  std::string_view line;
+  while (lines.next(line) && is_blank_line(line)) {
+  }
+  const std::string_view markup = markup_kind(line);
+  if (!markup.empty()) {
+    throw InputError(fmt::format("{}:{}", source, lines.line_number()),
+                     fmt::format("not {}: looks like {}{}", expected.format, markup,
+                                 expected.hint ? expected.hint(markup) : std::string()));
+  }
 }
 
 } // namespace rightsize::scan
