@@ -4,36 +4,10 @@
 // samples in time order, one per time, finite values, and the count of what is stored.
 
 #include "fuzz_common.hpp"
+#include "fuzz_telemetry.hpp"
 
 #include <rightsize/observe/prometheus.hpp>
 
-#include <cmath>
-#include <cstdlib>
-
-namespace {
-
-void check_invariants(const rightsize::Telemetry& t) {
-  std::size_t stored = 0;
-  for (const auto& gpu : t.gpus) {
-    for (const auto& s : gpu.metrics) {
-      if (s.time_s.size() != s.value.size()) {
-        std::abort();
-      }
-      for (std::size_t i = 0; i < s.size(); ++i) {
-        if (!std::isfinite(s.value[i]) || !std::isfinite(s.time_s[i]) ||
-            (i > 0 && !(s.time_s[i - 1] < s.time_s[i]))) {
-          std::abort();
-        }
-      }
-      stored += s.size();
-    }
-  }
-  if (stored != t.samples) {
-    std::abort();
-  }
-}
-
-} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto body = rightsize::fuzz::as_text(data, size);
@@ -49,6 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       rightsize::add_prometheus_matrix(body, field, "http://fuzz/api/v1/query_range", t);
     });
   }
-  check_invariants(t);
+  rightsize::fuzz::check_telemetry(t, rightsize::fuzz::Times::strictly_increasing);
   return 0;
 }
