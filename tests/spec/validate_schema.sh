@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# data/spec.schema.json against what the spec reader accepts: every bundled example, and specs
+# that use each optional training field the reader knows (dropout, framework, training_precision
+# as a preset and as an object), must be valid; a misspelt value must not be. Each spec is also
+# checked with `rightsize validate`, so the schema and the reader agree both ways.
+# Usage: validate_schema.sh RIGHTSIZE_BINARY. PYTHON overrides the interpreter (default: Debian's
+# /usr/bin/python3 with python3-jsonschema).
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+bin=${1:?usage: validate_schema.sh RIGHTSIZE_BINARY}
+PY=${PYTHON:-/usr/bin/python3}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root" || exit 1
+"$PY" - "$tmp" <<'PYEOF'
+import json, sys, os
+base = json.load(open("examples/llama-3.1-70b-pretrain.json"))
+base["model"] = os.path.abspath("examples/models/llama-3.1-70b/config.json") if isinstance(base.get("model"), str) else base["model"]
+cases = {
+    "dropout": {"dropout": True},
+    "framework": {"framework": "deepspeed"},
+    "precision-preset": {"training_precision": "pure-bf16"},
+    "precision-object": {"training_precision": {"weights": "bf16", "gradients": "bf16",
+                                                "master_weights": "none", "optimizer_states": "fp32"}},
+    "bad-framework": {"framework": "jax"},
+}
+for name, extra in cases.items():
+    spec = json.loads(json.dumps(base))
+    spec["workload"].update(extra)
+    json.dump(spec, open(os.path.join(sys.argv[1], name + ".json"), "w"))
+PYEOF
+fails=0
+check() { # FILE EXPECT(valid|invalid)
+  local file=$1 want=$2 schema reader
+  if "$PY" - "$root/data/spec.schema.json" "$file" <<'PYEOF' >"$tmp/why" 2>&1; then schema=valid; else schema=invalid; fi
+import json, sys, jsonschema
+v = jsonschema.Draft202012Validator(json.load(open(sys.argv[1])))
+errors = list(v.iter_errors(json.load(open(sys.argv[2]))))
+for e in errors[:3]:
+    print("/" + "/".join(str(p) for p in e.absolute_path) + ": " + e.message[:120])
+sys.exit(1 if errors else 0)
+PYEOF
+  if "$bin" validate "$file" >/dev/null 2>&1; then reader=valid; else reader=invalid; fi
+  if [ "$schema" = "$want" ] && [ "$reader" = "$want" ]; then
+    echo "PASS: $file: $want for the schema and the reader"
+  else
+    echo "FAIL: $file: schema $schema, reader $reader, expected $want: $(head -c 300 "$tmp/why")"
+    fails=$((fails + 1))
+  fi
+}
+for f in examples/*.json; do
+  case "$f" in *prices*) continue ;; esac
+  check "$f" valid
+done
+for name in dropout framework precision-preset precision-object; do
+  check "$tmp/$name.json" valid
+done
+check "$tmp/bad-framework.json" invalid
+[ "$fails" -eq 0 ] || exit 1
