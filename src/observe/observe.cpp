@@ -391,11 +391,28 @@ std::vector<Option> options_for(const Catalog& catalog, const Gpu& current, int 
   return out;
 }
 
-// The cheapest option that covers the need: ties go to fewer GPUs, then more memory per GPU.
-const Option* cheapest_covering(const std::vector<Option>& options, const Need& need) {
+// The options of workloads on `current` x count, built once per plan of a fleet: they depend on
+// nothing else, and a fleet runs few GPU models.
+using OptionsCache = std::map<std::pair<const Gpu*, int>, std::vector<Option>>;
+
+const std::vector<Option>& cached_options(OptionsCache& cache, const Catalog& catalog,
+                                          const Gpu& current, int current_gpus,
+                                          const ObserveOptions& o) {
+  auto [it, inserted] = cache.try_emplace({&current, current_gpus});
+  if (inserted) {
+    it->second = options_for(catalog, current, current_gpus, o);
+  }
+  return it->second;
+}
+
+// The cheapest option that covers the need and that `allowed` keeps: ties go to fewer GPUs, then
+// more memory per GPU.
+template <class Allowed>
+const Option* cheapest_covering(const std::vector<Option>& options, const Need& need,
+                                Allowed&& allowed) {
   const Option* best = nullptr;
   for (const auto& o : options) {
-    if (!covers(o, need)) {
+    if (!allowed(o) || !covers(o, need)) {
       continue;
     }
     if (best == nullptr) {
@@ -420,8 +437,9 @@ const Option* cheapest_covering(const std::vector<Option>& options, const Need& 
 class WorkloadAnalysis {
 public:
   WorkloadAnalysis(const Group& group, const Gpu& gpu, const Catalog& catalog,
-                   const ObserveOptions& options)
-      : m_group(group), m_whole(gpu), m_catalog(catalog), m_o(options) {}
+                   const ObserveOptions& options, OptionsCache& options_cache)
+      : m_group(group), m_whole(gpu), m_catalog(catalog), m_o(options),
+        m_options_cache(options_cache) {}
 
   WorkloadObservation run(std::vector<std::string>& warnings) {
     describe();
@@ -462,14 +480,12 @@ private:
       per.label = s->id.label();
       per.uuid = s->id.uuid;
       for (const auto& samples : s->metrics) {
-        per.samples += samples.size();
         if (!samples.empty()) {
           first_t = std::min(first_t, samples.time_s.front());
           last_t = std::max(last_t, samples.time_s.back());
         }
       }
-      m_w.samples += per.samples;
-      m_w.per_gpu.push_back(std::move(per));
+      m_w.per_gpu.push_back(std::move(per)); // samples and work: measure_work()
     }
     m_w.window_s = last_t > first_t ? last_t - first_t : 0;
     // Each metric pooled and summarized once: p50, p95, max, and the level at --percentile.
@@ -520,15 +536,19 @@ private:
     if (metric) {
       m_w.work_metric = std::string(to_string(*metric));
       m_work = m_w.observed.at(*metric);
-      m_work_level = mean_level(*metric);
       m_work_max = m_work.max;
-      m_w.samples = 0;
+      // Each GPU's own summary and level at --percentile, from one copy of its samples: their
+      // mean is the workload's level (as mean_level() gives it for other metrics).
+      double levels = 0;
       for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
-        const auto& values = (*m_group.gpus[i])[*metric].value;
-        m_w.per_gpu[i].work = summarize(values);
+        std::vector<double> values = (*m_group.gpus[i])[*metric].value;
+        double at_percentile = 0;
         m_w.per_gpu[i].samples = values.size();
         m_w.samples += values.size();
+        m_w.per_gpu[i].work = summarize_in_place(values, m_o.work_percentile, at_percentile);
+        levels += at_percentile;
       }
+      m_work_level = levels / static_cast<double>(m_group.gpus.size());
     } else if (!m_group.traces.empty()) {
       m_w.work_metric = "trace";
       std::vector<double> values;
@@ -770,14 +790,12 @@ private:
                                      m_w.name, m_o.pricing.price_kind, m_shape.name));
     }
     const double current_share = m_w.partition.empty() ? 1.0 : share_of_gpu(m_whole, m_shape);
-    auto options = options_for(m_catalog, m_whole, m_w.gpus, m_o);
+    const auto& options = cached_options(m_options_cache, m_catalog, m_whole, m_w.gpus, m_o);
     const Need n = need();
     const bool under = has_reason("memory_pressure") || has_reason("compute_saturated");
-    if (under) {
-      // What runs short now is a floor, whatever the buffer: the recommendation has more of it.
-      keep_only_larger(options);
-    }
-    const Option* best = cheapest_covering(options, n);
+    // Under-provisioned: what runs short now is a floor, whatever the buffer.
+    const Option* best = cheapest_covering(
+        options, n, [&](const Option& o) { return !under || is_larger(o); });
 
     if (has_reason("idle")) {
       m_w.verdict = "idle";
@@ -820,21 +838,17 @@ private:
     m_w.recommendation = r;
   }
 
-  // Drops the options with no more of what runs short than the workload has now: memory per GPU
-  // times GPUs under memory pressure, delivered compute when saturated.
-  void keep_only_larger(std::vector<Option>& options) const {
+  // Whether `o` has more of what runs short than the workload has now: memory per GPU times GPUs
+  // under memory pressure, compute when saturated.
+  bool is_larger(const Option& o) const {
+    const double n = o.count;
     const double memory_now = m_capacity * m_w.gpus;
     const double rate_now = work_rate(m_shape) * m_w.gpus;
-    const bool memory = has_reason("memory_pressure");
-    const bool compute = has_reason("compute_saturated");
-    options.erase(std::remove_if(options.begin(), options.end(),
-                                 [&](const Option& o) {
-                                   const double n = o.count;
-                                   return (memory && o.shape.plannable_memory().si() * n <=
-                                                         memory_now * (1 + 1e-9)) ||
-                                          (compute && work_rate(o.shape) * n <= rate_now * (1 + 1e-9));
-                                 }),
-                  options.end());
+    if (has_reason("memory_pressure") &&
+        o.shape.plannable_memory().si() * n <= memory_now * (1 + 1e-9)) {
+      return false;
+    }
+    return !(has_reason("compute_saturated") && work_rate(o.shape) * n <= rate_now * (1 + 1e-9));
   }
 
   void fill(ObserveRecommendation& r, const Option& best, double current_share) const {
@@ -868,6 +882,7 @@ private:
   const Gpu& m_whole;
   const Catalog& m_catalog;
   const ObserveOptions& m_o;
+  OptionsCache& m_options_cache; // shared by the workloads of one observe()
   Gpu m_shape; // the GPU or MIG slice the workload runs on
   WorkloadObservation m_w;
   Percentiles m_work;
@@ -976,6 +991,7 @@ ObserveReport observe(const Telemetry& telemetry,
 
   std::deque<GpuSeries> merged;
   const auto gpus = merge_duplicates(telemetry, merged);
+  OptionsCache options_cache;
   auto groups = group_workloads(gpus, options.group_by);
   attach_traces(groups, traces, report.warnings);
 
@@ -996,7 +1012,7 @@ ObserveReport observe(const Telemetry& telemetry,
                             source, group.name, model, model));
       continue;
     }
-    WorkloadAnalysis analysis(group, *gpu, catalog, options);
+    WorkloadAnalysis analysis(group, *gpu, catalog, options, options_cache);
     WorkloadObservation w;
     try {
       w = analysis.run(report.warnings);
