@@ -22,17 +22,7 @@ validate() { # NAME ARGS...
     fails=$((fails + 1))
     return
   fi
-  if "$PY" - "$root/data/observe-report.schema.json" "$tmp/out.json" <<'PYEOF'; then
-import json, sys
-import jsonschema
-schema = json.load(open(sys.argv[1]))
-report = json.load(open(sys.argv[2]))
-validator = jsonschema.Draft202012Validator(schema)
-errors = sorted(validator.iter_errors(report), key=lambda e: list(e.absolute_path))
-for e in errors[:5]:
-    print("  /" + "/".join(str(p) for p in e.absolute_path) + ": " + e.message)
-sys.exit(1 if errors else 0)
-PYEOF
+  if "$PY" "$root/tests/support/validate_json.py" "$root/data/observe-report.schema.json" "$tmp/out.json"; then
     echo "PASS: $name ($(grep -c '"verdict"' "$tmp/out.json") workloads)"
   else
     echo "FAIL: $name: not valid against data/observe-report.schema.json"
