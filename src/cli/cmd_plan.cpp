@@ -34,7 +34,7 @@ void register_plan(CLI::App& app, Context& ctx) {
                                  "Rank GPU configurations for a workload: which GPUs, how "
                                  "many, in what layout, at what cost, and why not the others");
   sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json")->required();
-  add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "csv"});
+  add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "csv", "html", "svg"});
   add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);
   sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
@@ -74,6 +74,10 @@ void register_plan(CLI::App& app, Context& ctx) {
         render_plan_markdown(plan, render, rendered);
       } else if (o->plan.common.format == "csv") {
         render_plan_csv(plan, render, rendered);
+      } else if (o->plan.common.format == "html") {
+        render_plan_html(plan, render, rendered);
+      } else if (o->plan.common.format == "svg") {
+        render_plan_svg(plan, render, rendered);
       } else {
         render_plan_table(plan, render, rendered);
       }

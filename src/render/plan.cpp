@@ -3,6 +3,8 @@
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/render/plan.hpp>
 
+#include "plan_text.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -24,104 +26,6 @@ std::vector<const Candidate*> shown(const Plan& plan, const RenderOptions& o) {
     out.push_back(&c);
   }
   return out;
-}
-
-std::string layout_text(const Candidate& c) {
-  std::string s = fmt::format("TP{}", c.layout.tp);
-  if (c.layout.pp > 1) {
-    s += fmt::format(" PP{}", c.layout.pp);
-  }
-  if (c.layout.dp > 1) {
-    s += fmt::format(" DP{}", c.layout.dp);
-  }
-  if (c.layout.ep > 1) {
-    s += fmt::format(" EP{}", c.layout.ep);
-  }
-  return s;
-}
-
-std::string money(double usd) {
-  if (usd >= 1e6) {
-    return fmt::format("${:.2f}M", usd / 1e6);
-  }
-  if (usd >= 1e4) {
-    return fmt::format("${:.0f}k", usd / 1e3);
-  }
-  return format_usd(Usd(usd));
-}
-
-std::string workload_line(const Spec& s) {
-  if (s.workload.is_training()) {
-    const auto& w = s.workload.training;
-    std::string what = s.workload.type == WorkloadType::finetune
-                           ? fmt::format("{} fine-tuning", to_string(w.method))
-                           : std::string("training");
-    std::string line = fmt::format("{}, seq {} x global batch {}, {}, {} recipe",
-                                   what,
-                                   w.seq_len,
-                                   w.global_batch,
-                                   to_string(w.optimizer),
-                                   w.precision.name);
-    if (w.tokens) {
-      line += fmt::format(", {:.3g} tokens", *w.tokens);
-    }
-    if (w.deadline) {
-      line += fmt::format(" within {}", format_seconds(*w.deadline));
-    }
-    return line;
-  }
-  const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} in + {} out tokens, {}",
-                     to_string(i.engine),
-                     i.input_tokens,
-                     i.output_tokens,
-                     i.concurrency ? fmt::format("{} concurrent requests", *i.concurrency)
-                                   : std::string("offline (largest batch)"));
-}
-
-std::string targets_line(const Spec& s) {
-  std::vector<std::string> t;
-  if (s.workload.is_training()) {
-    if (s.workload.training.deadline) {
-      t.push_back("deadline " + format_seconds(*s.workload.training.deadline));
-    }
-  } else {
-    const auto& x = s.workload.inference.targets;
-    if (x.ttft) {
-      t.push_back("TTFT <= " + format_seconds(*x.ttft));
-    }
-    if (x.tpot) {
-      t.push_back("TPOT <= " + format_seconds(*x.tpot));
-    }
-    if (x.output_tokens_per_s) {
-      t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));
-    }
-    if (x.requests_per_s) {
-      t.push_back(fmt::format(">= {:g} requests/s", *x.requests_per_s));
-    }
-  }
-  return t.empty() ? "none: ranked by $ per million output tokens at full load"
-                   : fmt::format("{}", fmt::join(t, ", "));
-}
-
-std::string requirements_line(const Plan& p) {
-  const auto& r = p.requirements;
-  std::string line =
-      fmt::format("weights {} ({}), {:.2f}B parameters ({:.2f}B active)",
-                  format_bytes(r.weights),
-                  p.spec.weights.quantized() ? p.spec.weights.method
-                                             : std::string(to_string(p.spec.precision.weights)),
-                  r.params_total / 1e9,
-                  r.params_active / 1e9);
-  if (!p.spec.workload.is_training()) {
-    line += fmt::format(", KV cache {} per request ({}), {} per output token",
-                        format_bytes(r.kv_per_request),
-                        to_string(p.spec.precision.kv_cache),
-                        format_flops(r.flops_per_token));
-  } else {
-    line += fmt::format(", {} per trained token", format_flops(r.flops_per_token));
-  }
-  return line;
 }
 
 std::string short_verdict(const std::string& v) {
@@ -227,6 +131,104 @@ nlohmann::json candidate_json(const Candidate& c) {
 }
 
 } // namespace
+
+std::string layout_text(const Candidate& c) {
+  std::string s = fmt::format("TP{}", c.layout.tp);
+  if (c.layout.pp > 1) {
+    s += fmt::format(" PP{}", c.layout.pp);
+  }
+  if (c.layout.dp > 1) {
+    s += fmt::format(" DP{}", c.layout.dp);
+  }
+  if (c.layout.ep > 1) {
+    s += fmt::format(" EP{}", c.layout.ep);
+  }
+  return s;
+}
+
+std::string money(double usd) {
+  if (usd >= 1e6) {
+    return fmt::format("${:.2f}M", usd / 1e6);
+  }
+  if (usd >= 1e4) {
+    return fmt::format("${:.0f}k", usd / 1e3);
+  }
+  return format_usd(Usd(usd));
+}
+
+std::string workload_line(const Spec& s) {
+  if (s.workload.is_training()) {
+    const auto& w = s.workload.training;
+    std::string what = s.workload.type == WorkloadType::finetune
+                           ? fmt::format("{} fine-tuning", to_string(w.method))
+                           : std::string("training");
+    std::string line = fmt::format("{}, seq {} x global batch {}, {}, {} recipe",
+                                   what,
+                                   w.seq_len,
+                                   w.global_batch,
+                                   to_string(w.optimizer),
+                                   w.precision.name);
+    if (w.tokens) {
+      line += fmt::format(", {:.3g} tokens", *w.tokens);
+    }
+    if (w.deadline) {
+      line += fmt::format(" within {}", format_seconds(*w.deadline));
+    }
+    return line;
+  }
+  const auto& i = s.workload.inference;
+  return fmt::format("inference on {}, {} in + {} out tokens, {}",
+                     to_string(i.engine),
+                     i.input_tokens,
+                     i.output_tokens,
+                     i.concurrency ? fmt::format("{} concurrent requests", *i.concurrency)
+                                   : std::string("offline (largest batch)"));
+}
+
+std::string targets_line(const Spec& s) {
+  std::vector<std::string> t;
+  if (s.workload.is_training()) {
+    if (s.workload.training.deadline) {
+      t.push_back("deadline " + format_seconds(*s.workload.training.deadline));
+    }
+  } else {
+    const auto& x = s.workload.inference.targets;
+    if (x.ttft) {
+      t.push_back("TTFT <= " + format_seconds(*x.ttft));
+    }
+    if (x.tpot) {
+      t.push_back("TPOT <= " + format_seconds(*x.tpot));
+    }
+    if (x.output_tokens_per_s) {
+      t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));
+    }
+    if (x.requests_per_s) {
+      t.push_back(fmt::format(">= {:g} requests/s", *x.requests_per_s));
+    }
+  }
+  return t.empty() ? "none: ranked by $ per million output tokens at full load"
+                   : fmt::format("{}", fmt::join(t, ", "));
+}
+
+std::string requirements_line(const Plan& p) {
+  const auto& r = p.requirements;
+  std::string line =
+      fmt::format("weights {} ({}), {:.2f}B parameters ({:.2f}B active)",
+                  format_bytes(r.weights),
+                  p.spec.weights.quantized() ? p.spec.weights.method
+                                             : std::string(to_string(p.spec.precision.weights)),
+                  r.params_total / 1e9,
+                  r.params_active / 1e9);
+  if (!p.spec.workload.is_training()) {
+    line += fmt::format(", KV cache {} per request ({}), {} per output token",
+                        format_bytes(r.kv_per_request),
+                        to_string(p.spec.precision.kv_cache),
+                        format_flops(r.flops_per_token));
+  } else {
+    line += fmt::format(", {} per trained token", format_flops(r.flops_per_token));
+  }
+  return line;
+}
 
 nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
   nlohmann::json candidates = nlohmann::json::array();

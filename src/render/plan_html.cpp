@@ -1,0 +1,573 @@
+// A plan as an HTML page with SVG charts, and its trade-off chart alone as SVG. The charts draw
+// what make_plan computed: cost against latency (or time to train) with each prediction's band
+// and the Pareto front, memory per GPU by term against capacity, cost and replicas month by
+// month. Every number drawn is also in a table. docs/reports.md.
+
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/plan.hpp>
+
+#include "html.hpp"
+#include "plan_text.hpp"
+#include "svg.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rightsize {
+
+namespace {
+
+constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
+
+std::string gpu_label(const Candidate& c) {
+  const std::string name = c.partition.empty() ? c.gpu->name : c.whole_gpu->name + " " + c.partition;
+  return c.total_gpus() > 1 ? fmt::format("{} x {}", c.total_gpus(), name) : name;
+}
+
+std::string layout_cell(const Candidate& c) {
+  return c.replicas > 1 ? fmt::format("{} x {}", c.replicas, layout_text(c)) : layout_text(c);
+}
+
+// One candidate on the trade-off chart: x a time (seconds) with its band, y money with its band.
+struct TradePoint {
+  const Candidate* candidate = nullptr;
+  double x = 0;
+  double x_low = 0;
+  double x_high = 0;
+  double y = 0;
+  double y_low = 0;
+  double y_high = 0;
+  bool front = false;
+};
+
+// What the trade-off chart plots for this plan: for serving, $ per million output tokens against
+// TPOT (TTFT when only a TTFT target is set); for training, the run's cost against its time
+// (step time when the spec gives no token count).
+struct TradeAxes {
+  std::string x_name;   // "TPOT"
+  std::string x_unit;   // "ms"
+  double x_scale = 1e3; // from seconds
+  std::string y_name;   // "$ per million output tokens"
+  std::optional<double> target_s;
+  std::string target_label;
+  std::vector<TradePoint> points;
+};
+
+TradeAxes trade_axes(const Plan& plan) {
+  TradeAxes a;
+  const Spec& s = plan.spec;
+  if (s.workload.is_training()) {
+    const bool timed = std::all_of(plan.candidates.begin(), plan.candidates.end(),
+                                   [](const Candidate& c) { return c.training->time_to_train.has_value(); });
+    a.x_name = timed ? "Time to train" : "Step time";
+    a.x_unit = timed ? "hours" : "s";
+    a.x_scale = timed ? 1.0 / 3600 : 1.0;
+    a.y_name = timed ? "Cost of the run ($)" : "$ per hour";
+    if (timed && s.workload.training.deadline) {
+      a.target_s = s.workload.training.deadline->si();
+      a.target_label = "deadline " + format_seconds(*s.workload.training.deadline);
+    }
+    for (const auto& c : plan.candidates) {
+      TradePoint p;
+      p.candidate = &c;
+      const auto& t = *c.training;
+      p.x = timed ? t.time_to_train->si() : t.step.si();
+      p.x_low = p.x_high = p.x;
+      if (c.training_bands) {
+        const Band& b = timed ? c.training_bands->time_to_train : c.training_bands->step;
+        if (b.high > 0) {
+          p.x_low = b.low;
+          p.x_high = b.high;
+        }
+      }
+      if (timed) {
+        // The run costs its hourly price for its time: the band of one is the other's.
+        const double per_second = c.cost.per_hour.si() / 3600;
+        p.y = per_second * p.x;
+        p.y_low = per_second * p.x_low;
+        p.y_high = per_second * p.x_high;
+      } else {
+        p.y = p.y_low = p.y_high = c.cost.per_hour.si();
+      }
+      a.points.push_back(p);
+    }
+    return a;
+  }
+  const auto& targets = s.workload.inference.targets;
+  const bool ttft = targets.ttft && !targets.tpot;
+  a.x_name = ttft ? "TTFT" : "TPOT";
+  a.x_unit = "ms";
+  a.x_scale = 1e3;
+  const bool at_load = std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
+    return c.cost.usd_per_million_output_tokens.has_value();
+  });
+  a.y_name = at_load ? "$ per million output tokens" : "$ per million output tokens, full load";
+  if (ttft && targets.ttft) {
+    a.target_s = targets.ttft->si();
+    a.target_label = "TTFT target " + format_seconds(*targets.ttft);
+  } else if (targets.tpot) {
+    a.target_s = targets.tpot->si();
+    a.target_label = "TPOT target " + format_seconds(*targets.tpot);
+  }
+  for (const auto& c : plan.candidates) {
+    const auto cost = at_load ? c.cost.usd_per_million_output_tokens : c.cost.usd_per_million_at_full_load;
+    if (!cost) {
+      continue;
+    }
+    TradePoint p;
+    p.candidate = &c;
+    p.x = ttft ? c.inference->ttft.si() : c.inference->tpot.si();
+    p.x_low = p.x_high = p.x;
+    if (c.inference_bands) {
+      const Band& b = ttft ? c.inference_bands->ttft : c.inference_bands->tpot;
+      if (b.high > 0) {
+        p.x_low = b.low;
+        p.x_high = b.high;
+      }
+    }
+    p.y = p.y_low = p.y_high = *cost;
+    a.points.push_back(p);
+  }
+  return a;
+}
+
+// The Pareto front: no other point is both faster and cheaper. Marks the points; returns them
+// from fastest to slowest.
+std::vector<const TradePoint*> mark_front(std::vector<TradePoint>& points) {
+  std::vector<TradePoint*> order;
+  for (auto& p : points) {
+    order.push_back(&p);
+  }
+  std::sort(order.begin(), order.end(), [](const TradePoint* a, const TradePoint* b) {
+    return a->x != b->x ? a->x < b->x : a->y < b->y;
+  });
+  std::vector<const TradePoint*> front;
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (auto* p : order) {
+    if (p->y < cheapest) {
+      cheapest = p->y;
+      p->front = true;
+      front.push_back(p);
+    }
+  }
+  return front;
+}
+
+// A scale over [lo, hi]: logarithmic when the values span more than a factor of 4.
+svg::Scale fitted_scale(double lo, double hi, double px_lo, double px_hi) {
+  if (lo > 0 && hi / lo > 4) {
+    return svg::Scale::log(lo, hi, px_lo, px_hi);
+  }
+  return svg::Scale::linear(std::min(0.0, lo), hi, px_lo, px_hi);
+}
+
+std::string value_text(double v, const std::string& unit) {
+  return fmt::format("{} {}", svg::number_label(v), unit);
+}
+
+std::string money_axis_text(double v) {
+  return v >= 100 ? money(v) : fmt::format("${:.3g}", v);
+}
+
+svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
+  const double width = 780;
+  const double height = 430;
+  const double left = 80;
+  const double right = width - 170;
+  const double top = 20;
+  const double bottom = height - 60;
+  svg::Chart chart(width, height,
+                   fmt::format("{}: {} against {}", plan.spec.name, a.y_name, a.x_name),
+                   fmt::format("Every feasible GPU configuration, its {} band as error bars, the "
+                               "Pareto front dashed and the recommendation as a diamond.",
+                               a.x_name));
+  const auto front = mark_front(a.points);
+  double x_lo = std::numeric_limits<double>::infinity();
+  double x_hi = 0;
+  double y_lo = std::numeric_limits<double>::infinity();
+  double y_hi = 0;
+  for (const auto& p : a.points) {
+    x_lo = std::min(x_lo, p.x_low * a.x_scale);
+    x_hi = std::max(x_hi, p.x_high * a.x_scale);
+    y_lo = std::min(y_lo, p.y_low);
+    y_hi = std::max(y_hi, p.y_high);
+  }
+  if (a.target_s) {
+    x_lo = std::min(x_lo, *a.target_s * a.x_scale);
+    x_hi = std::max(x_hi, *a.target_s * a.x_scale);
+  }
+  const auto x = fitted_scale(x_lo, x_hi, left, right);
+  const auto y = fitted_scale(y_lo, y_hi, bottom, top);
+  chart.x_axis(x, bottom, top, fmt::format("{} ({}), band as error bars", a.x_name, a.x_unit));
+  chart.y_axis(y, left, right, a.y_name);
+  if (a.target_s) {
+    const double tx = x(*a.target_s * a.x_scale);
+    chart.line({tx, top}, {tx, bottom}, "target", a.target_label);
+    chart.text({tx + 4, top + 12}, a.target_label, "target-text");
+  }
+  std::vector<svg::Point> stairs;
+  for (std::size_t i = 0; i < front.size(); ++i) {
+    const svg::Point here{x(front[i]->x * a.x_scale), y(front[i]->y)};
+    if (i > 0) {
+      stairs.push_back({here.x, stairs.back().y});
+    }
+    stairs.push_back(here);
+  }
+  chart.polyline(stairs, "front");
+  for (const auto& p : a.points) {
+    const double px = x(p.x * a.x_scale);
+    const double py = y(p.y);
+    if (p.x_high > p.x_low) {
+      const double l = x(p.x_low * a.x_scale);
+      const double h = x(p.x_high * a.x_scale);
+      chart.line({l, py}, {h, py}, "error-bar");
+      chart.line({l, py - 4}, {l, py + 4}, "error-bar");
+      chart.line({h, py - 4}, {h, py + 4}, "error-bar");
+    }
+    if (p.y_high > p.y_low) {
+      const double l = y(p.y_low);
+      const double h = y(p.y_high);
+      chart.line({px, l}, {px, h}, "error-bar");
+      chart.line({px - 4, l}, {px + 4, l}, "error-bar");
+      chart.line({px - 4, h}, {px + 4, h}, "error-bar");
+    }
+  }
+  std::vector<svg::Chart::Label> labels;
+  for (const auto& p : a.points) {
+    const Candidate& c = *p.candidate;
+    const svg::Point at{x(p.x * a.x_scale), y(p.y)};
+    const std::string tip = fmt::format("#{} {} ({}): {} {} ({} to {}), {}", c.rank, gpu_label(c),
+                                        layout_cell(c), a.x_name,
+                                        value_text(p.x * a.x_scale, a.x_unit),
+                                        svg::number_label(p.x_low * a.x_scale),
+                                        svg::number_label(p.x_high * a.x_scale),
+                                        money_axis_text(p.y));
+    if (c.rank == 1) {
+      chart.diamond(at, 8, "recommended", tip);
+      labels.push_back({{at.x + 11, at.y - 6}, "#1 " + gpu_label(c), "label-strong"});
+    } else {
+      chart.circle(at, 5, p.front ? "point" : "point-off", tip);
+      if (p.front) {
+        labels.push_back({{at.x + 8, at.y + 4}, fmt::format("#{} {}", c.rank, gpu_label(c)), "label"});
+      }
+    }
+  }
+  chart.labels(std::move(labels));
+  chart.legend({left, height - 10}, {{"recommended", "recommended"},
+                                     {"point", "on the Pareto front"},
+                                     {"point-off", "dominated"}});
+  return chart;
+}
+
+// Memory per GPU by term for the first candidates, against capacity and the runtime's budget.
+svg::Chart memory_chart(const Plan& plan, const std::vector<const Candidate*>& rows) {
+  const double width = 780;
+  const double row_h = 26;
+  const double left = 200;
+  const double right = width - 30;
+  const double top = 34;
+  const double height = top + row_h * static_cast<double>(rows.size()) + 50;
+  svg::Chart chart(width, height, fmt::format("{}: memory per GPU", plan.spec.name),
+                   "Memory of one GPU by term for the top candidates, the GPU's capacity as a "
+                   "solid tick and the runtime's budget dashed.");
+  double most = 0;
+  for (const auto* c : rows) {
+    most = std::max({most, c->memory.capacity.si(), c->memory.per_gpu.total().si()});
+  }
+  const auto x = svg::Scale::linear(0, most / k_gib, left, right);
+  const double bottom = top + row_h * static_cast<double>(rows.size());
+  chart.x_axis(x, bottom, top - 4, "GiB per GPU");
+  const bool training = plan.spec.workload.is_training();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Candidate& c = *rows[i];
+    const double y0 = top + row_h * static_cast<double>(i) + 4;
+    const double h = row_h - 8;
+    chart.text({left - 8, y0 + h - 4}, fmt::format("#{} {}", c.rank, gpu_label(c)), "label",
+               svg::Anchor::end);
+    const auto& m = c.memory.per_gpu;
+    const std::vector<std::pair<const char*, double>> terms = {
+        {"weights", m.weights.si()},     {"kv-cache", m.kv_cache.si()},
+        {"activations", m.activations.si()}, {"gradients", m.gradients.si()},
+        {"optimizer", m.optimizer.si()}, {"overhead", m.overhead.si()}};
+    double at = 0;
+    for (const auto& [cls, bytes] : terms) {
+      if (bytes <= 0) {
+        continue;
+      }
+      chart.rect(x(at / k_gib), y0, x((at + bytes) / k_gib) - x(at / k_gib), h, cls,
+                 fmt::format("#{} {}: {} {:.1f} GiB", c.rank, gpu_label(c), cls, bytes / k_gib));
+      at += bytes;
+    }
+    const double cap = x(c.memory.capacity.si() / k_gib);
+    chart.line({cap, y0 - 3}, {cap, y0 + h + 3}, "capacity",
+               fmt::format("capacity {:.1f} GiB", c.memory.capacity.si() / k_gib));
+    if (c.memory.budget.si() > 0 && c.memory.budget.si() < c.memory.capacity.si()) {
+      const double b = x(c.memory.budget.si() / k_gib);
+      chart.line({b, y0 - 3}, {b, y0 + h + 3}, "budget",
+                 fmt::format("budget {:.1f} GiB", c.memory.budget.si() / k_gib));
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> legend = {{"weights", "weights"}};
+  if (training) {
+    legend.insert(legend.end(), {{"activations", "activations"},
+                                 {"gradients", "gradients"},
+                                 {"optimizer", "optimizer"}});
+  } else {
+    legend.insert(legend.end(), {{"kv-cache", "KV cache"}, {"activations", "activations"}});
+  }
+  legend.emplace_back("overhead", "overhead");
+  chart.legend({left, 14}, legend);
+  return chart;
+}
+
+// Cost month by month over the horizon, the replica count over each bar; months from the one
+// the recommended size stops meeting the targets are drawn in the warning colour.
+svg::Chart months_chart(const Plan& plan, const Candidate& c) {
+  const auto& months = c.cost.months;
+  const double width = 780;
+  const double height = 300;
+  const double left = 80;
+  const double right = width - 20;
+  const double top = 30;
+  const double bottom = height - 60;
+  svg::Chart chart(width, height, fmt::format("{}: cost and replicas by month", plan.spec.name),
+                   "The recommendation's cost each month of the horizon as the load grows, with "
+                   "the replicas over each bar.");
+  double most = 0;
+  for (const auto& m : months) {
+    most = std::max(most, m.cost.si());
+  }
+  const auto y = svg::Scale::linear(0, most, bottom, top);
+  const double slot = (right - left) / static_cast<double>(months.size());
+  chart.y_axis(y, left, right, "$ per month");
+  const auto missed_from = c.cost.stops_meeting_targets_month;
+  for (std::size_t i = 0; i < months.size(); ++i) {
+    const auto& m = months[i];
+    const double x0 = left + slot * static_cast<double>(i) + slot * 0.15;
+    const bool missed = missed_from && m.month >= *missed_from;
+    chart.rect(x0, y(m.cost.si()), slot * 0.7, bottom - y(m.cost.si()),
+               missed ? "cost-missed" : "cost",
+               fmt::format("month {}: {} replicas, {}", m.month, m.replicas, money(m.cost.si())));
+    chart.text({x0 + slot * 0.35, y(m.cost.si()) - 4}, fmt::format("{}", m.replicas), "tick",
+               svg::Anchor::middle);
+    chart.text({x0 + slot * 0.35, bottom + 16}, fmt::format("{}", m.month), "tick",
+               svg::Anchor::middle);
+  }
+  chart.line({left, bottom}, {right, bottom}, "axis");
+  chart.text({(left + right) / 2, bottom + 34}, "month (replicas over each bar)", "axis-label",
+             svg::Anchor::middle);
+  if (missed_from) {
+    const double mx = left + slot * static_cast<double>(*missed_from - 1);
+    const std::string label = fmt::format("targets missed from month {}", *missed_from);
+    chart.line({mx, top - 10}, {mx, bottom}, "target", label);
+    chart.text({mx + 4, top - 14}, label, "target-text");
+  }
+  chart.legend({left, height - 8},
+               missed_from ? std::vector<std::pair<std::string, std::string>>{
+                                 {"cost", "meets the targets"}, {"cost-missed", "targets missed"}}
+                           : std::vector<std::pair<std::string, std::string>>{{"cost", "cost"}});
+  return chart;
+}
+
+std::string band_text(double point, double low, double high, double scale) {
+  if (high <= low) {
+    return svg::number_label(point * scale);
+  }
+  return fmt::format("{} ({} to {})", svg::number_label(point * scale),
+                     svg::number_label(low * scale), svg::number_label(high * scale));
+}
+
+html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
+  html::Table t;
+  const bool training = plan.spec.workload.is_training();
+  if (training) {
+    t.header = {"#", "GPU", "GPUs", "Layout", "Memory/GPU (GiB)", "Step", "MFU",
+                a.x_name + " (" + a.x_unit + ")", a.y_name, "$/hour", "TCO", "Verdict", "Pareto front"};
+    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false};
+  } else {
+    t.header = {"#", "GPU", "GPUs", "Layout", "Memory/GPU (GiB)", "TTFT (ms)", "TPOT (ms)",
+                "Tokens/s", "$/hour", a.y_name, "TCO", "Verdict", "Pareto front"};
+    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false};
+  }
+  t.caption = "Every feasible configuration, best first; the band is the range the prediction's "
+              "measured error gives.";
+  for (const auto& p : a.points) {
+    const Candidate& c = *p.candidate;
+    std::vector<std::string> row = {std::to_string(c.rank), gpu_label(c),
+                                    std::to_string(c.total_gpus()), layout_cell(c),
+                                    fmt::format("{:.1f}", c.memory.per_gpu.total().si() / k_gib)};
+    if (training) {
+      const auto& tr = *c.training;
+      row.push_back(format_seconds(tr.step));
+      row.push_back(fmt::format("{:.0f}%", 100 * tr.mfu));
+      row.push_back(band_text(p.x, p.x_low, p.x_high, a.x_scale));
+      row.push_back(p.y_high > p.y_low ? fmt::format("{} ({} to {})", money(p.y), money(p.y_low),
+                                                     money(p.y_high))
+                                       : money(p.y));
+    } else {
+      const auto& in = *c.inference;
+      const auto& b = c.inference_bands;
+      row.push_back(b ? band_text(in.ttft.si(), b->ttft.low, b->ttft.high, 1e3)
+                      : svg::number_label(in.ttft.si() * 1e3));
+      row.push_back(b ? band_text(in.tpot.si(), b->tpot.low, b->tpot.high, 1e3)
+                      : svg::number_label(in.tpot.si() * 1e3));
+      row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
+    }
+    row.push_back(money(c.cost.per_hour.si()));
+    if (!training) {
+      row.push_back(money_axis_text(p.y));
+    }
+    row.push_back(money(c.cost.tco.si()));
+    row.push_back(c.verdict);
+    row.push_back(c.rank == 1 ? (p.front ? "yes, recommended" : "recommended")
+                              : (p.front ? "yes" : ""));
+    t.rows.push_back(std::move(row));
+    t.row_class.push_back(c.rank == 1 ? "recommended-row" : "");
+  }
+  return t;
+}
+
+html::Table memory_table(const std::vector<const Candidate*>& rows) {
+  html::Table t;
+  t.header = {"#", "GPU", "Weights", "KV cache", "Activations", "Gradients", "Optimizer",
+              "Overhead", "Total", "Budget", "Capacity"};
+  t.numeric = {true, false, true, true, true, true, true, true, true, true, true};
+  t.caption = "Memory of one GPU, GiB.";
+  const auto gib = [](Bytes b) { return fmt::format("{:.1f}", b.si() / k_gib); };
+  for (const auto* c : rows) {
+    const auto& m = c->memory.per_gpu;
+    t.rows.push_back({std::to_string(c->rank), gpu_label(*c), gib(m.weights), gib(m.kv_cache),
+                      gib(m.activations), gib(m.gradients), gib(m.optimizer), gib(m.overhead),
+                      gib(m.total()), gib(c->memory.budget), gib(c->memory.capacity)});
+  }
+  return t;
+}
+
+std::vector<const Candidate*> top_candidates(const Plan& plan, const RenderOptions& o, int most) {
+  std::vector<const Candidate*> rows;
+  const int limit = o.top > 0 ? std::min(o.top, most) : most;
+  for (const auto& c : plan.candidates) {
+    if (static_cast<int>(rows.size()) >= limit) {
+      break;
+    }
+    rows.push_back(&c);
+  }
+  return rows;
+}
+
+Plan shown_plan(const Plan& plan, const RenderOptions& o) {
+  if (o.top <= 0 || static_cast<int>(plan.candidates.size()) <= o.top) {
+    return plan;
+  }
+  Plan shown = plan;
+  shown.candidates.resize(static_cast<std::size_t>(o.top));
+  return shown;
+}
+
+} // namespace
+
+void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostream& out) {
+  const Plan plan = shown_plan(full_plan, o);
+  const Spec& s = plan.spec;
+  html::Page page("rightsize plan: " + s.name, workload_line(s));
+  page.section("Recommendation", "recommendation");
+  if (plan.feasible()) {
+    const auto& b = plan.candidates.front();
+    std::string rest = fmt::format("{}; {} per hour, TCO {}", b.verdict,
+                                   money(b.cost.per_hour.si()), money(b.cost.tco.si()));
+    if (!s.workload.is_training()) {
+      rest += fmt::format(" over {} months", s.deployment.horizon_months);
+      if (b.cost.usd_per_million_output_tokens) {
+        rest += fmt::format(", {} per million output tokens",
+                            money_axis_text(*b.cost.usd_per_million_output_tokens));
+      }
+    }
+    page.lead(fmt::format("{} ({})", gpu_label(b), layout_cell(b)), rest + ".", "good");
+    if (!b.verdict_reason.empty()) {
+      page.paragraph(b.verdict_reason);
+    }
+  } else {
+    page.lead("Nothing feasible:", "no GPU configuration meets the spec; the reasons and the "
+                                   "nearest fixes are below.", "bad");
+  }
+  page.list({"Requirements: " + requirements_line(plan), "Targets: " + targets_line(s)});
+  if (!plan.uncertainty_note.empty()) {
+    page.paragraph(plan.uncertainty_note, "muted");
+  }
+  if (plan.feasible()) {
+    auto axes = trade_axes(plan);
+    page.section("Cost against " + axes.x_name, "trade-off");
+    if (!axes.points.empty()) {
+      const auto chart = trade_chart(plan, axes);
+      page.figure(chart, fmt::format("{} against {} for every feasible configuration. Lower left "
+                                     "is better; the dashed line joins the configurations no "
+                                     "other beats on both.",
+                                     axes.y_name, axes.x_name));
+    }
+    page.table(candidates_table(plan, axes));
+
+    const auto rows = top_candidates(plan, o, 8);
+    page.section("Memory per GPU", "memory");
+    page.figure(memory_chart(plan, rows), "");
+    page.table(memory_table(rows));
+
+    const auto& best = plan.candidates.front();
+    if (best.cost.months.size() > 1) {
+      page.section("Growth over the horizon", "growth");
+      page.figure(months_chart(plan, best), best.cost.basis);
+      html::Table t;
+      t.header = {"Month", "Replicas", "Cost", "Meets the targets"};
+      t.numeric = {true, true, true, false};
+      for (const auto& m : best.cost.months) {
+        const bool missed = best.cost.stops_meeting_targets_month &&
+                            m.month >= *best.cost.stops_meeting_targets_month;
+        t.rows.push_back({std::to_string(m.month), std::to_string(m.replicas), money(m.cost.si()),
+                          missed ? "no" : "yes"});
+        t.row_class.push_back(missed ? "failed-row" : "");
+      }
+      page.folded_table(fmt::format("{} months, month by month", best.cost.months.size()), t);
+    }
+  }
+  if (!plan.rejected.empty()) {
+    page.section(fmt::format("Not recommended ({})", plan.rejected.size()), "rejected");
+    html::Table t;
+    t.header = {"GPU", "Reason", "Why", "Nearest fix"};
+    for (const auto& r : plan.rejected) {
+      t.rows.push_back({r.gpu, r.code, r.reason, r.nearest_fix});
+    }
+    page.table(t);
+  }
+  std::vector<std::string> notes = plan.notes;
+  for (const auto& a : plan.assumptions) {
+    notes.push_back(fmt::format("{} = {:g} ({})", a.name, a.value, a.source));
+  }
+  if (!notes.empty()) {
+    page.section("Notes and assumptions", "notes");
+    page.list(notes);
+  }
+  page.paragraph(fmt::format("Catalog {} ({}), objective {}.", plan.catalog_version,
+                             plan.catalog_digest, to_string(plan.objective)),
+                 "muted");
+  out << page.finish();
+}
+
+void render_plan_svg(const Plan& full_plan, const RenderOptions& o, std::ostream& out) {
+  const Plan plan = shown_plan(full_plan, o);
+  if (!plan.feasible()) {
+    // Nothing to trade off: the chart says so rather than drawing empty axes.
+    svg::Chart chart(780, 80, "rightsize plan: " + plan.spec.name, "Nothing feasible.");
+    chart.text({20, 45}, fmt::format("{}: nothing feasible; {} GPUs rejected (see the plan's "
+                                     "table for the reasons)",
+                                     plan.spec.name, plan.rejected.size()),
+               "label-strong");
+    out << chart.standalone(html::chart_stylesheet());
+    return;
+  }
+  auto axes = trade_axes(plan);
+  out << trade_chart(plan, axes).standalone(html::chart_stylesheet());
+}
+
+} // namespace rightsize
