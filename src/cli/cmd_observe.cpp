@@ -220,6 +220,10 @@ void render(const ObserveReport& report, const std::string& format, std::ostream
     render_observe_markdown(report, out);
   } else if (format == "csv") {
     render_observe_csv(report, out);
+  } else if (format == "html") {
+    render_observe_html(report, out);
+  } else if (format == "svg") {
+    render_observe_svg(report, out);
   } else {
     render_observe_table(report, out);
   }
@@ -382,7 +386,7 @@ void register_observe(CLI::App& app, Context& ctx) {
       ->group(judge);
 
   add_catalog_option(*sub, o->common);
-  add_format_option(*sub, o->common, {"table", "json", "markdown", "csv"});
+  add_format_option(*sub, o->common, {"table", "json", "markdown", "csv", "html", "svg"});
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
 

@@ -445,6 +445,7 @@ public:
     describe();
     measure_work();
     measure_memory();
+    build_timeline();
     summarize_traces();
     find_reasons();
     decide(warnings);
@@ -488,6 +489,7 @@ private:
       m_w.per_gpu.push_back(std::move(per)); // samples and work: measure_work()
     }
     m_w.window_s = last_t > first_t ? last_t - first_t : 0;
+    m_first_t = first_t;
     // Each metric pooled and summarized once: p50, p95, max, and the level at --percentile.
     for (std::size_t m = 0; m < k_metric_count; ++m) {
       const auto metric = static_cast<Metric>(m);
@@ -580,6 +582,51 @@ private:
     }
     const double grow = 1.0 + m_o.buffer;
     m_w.work_needed_gpus = std::max(m_work_level, m_bandwidth_level) * grow * m_w.gpus;
+  }
+
+  // The window in equal slices: each slice's work and memory percentiles over the workload's GPUs.
+  void build_timeline() {
+    if (m_o.timeline_slices <= 0 || m_group.gpus.empty() || m_w.work_metric == "trace" ||
+        m_w.work_metric.empty()) {
+      return;
+    }
+    const Metric work = m_w.work_metric == to_string(Metric::sm_active) ? Metric::sm_active
+                                                                        : Metric::gpu_utilization;
+    const auto n = static_cast<std::size_t>(m_w.window_s > 0 ? m_o.timeline_slices : 1);
+    const double width = m_w.window_s > 0 ? m_w.window_s / static_cast<double>(n) : 1;
+    const auto slice_of = [&](double t) {
+      const double k = std::floor((t - m_first_t) / width);
+      return std::min(n - 1, static_cast<std::size_t>(std::max(0.0, k)));
+    };
+    std::vector<std::vector<double>> work_values(n);
+    std::vector<std::vector<double>> memory_values(n);
+    for (const auto* g : m_group.gpus) {
+      const auto& w = (*g)[work];
+      for (std::size_t i = 0; i < w.size(); ++i) {
+        work_values[slice_of(w.time_s[i])].push_back(w.value[i]);
+      }
+      const auto& m = (*g)[Metric::memory_used];
+      for (std::size_t i = 0; i < m.size(); ++i) {
+        memory_values[slice_of(m.time_s[i])].push_back(m.value[i]);
+      }
+    }
+    const std::vector<double> ps = {50, 95, 100};
+    for (std::size_t k = 0; k < n; ++k) {
+      if (work_values[k].empty()) {
+        continue;
+      }
+      TimeSlice s;
+      s.start_s = width * static_cast<double>(k);
+      s.end_s = m_w.window_s > 0 ? width * static_cast<double>(k + 1) : 0;
+      s.samples = work_values[k].size();
+      const auto w = percentiles_in_place(work_values[k], ps);
+      s.work = {w[0], w[1], w[2], s.samples};
+      if (!memory_values[k].empty()) {
+        const auto m = percentiles_in_place(memory_values[k], ps);
+        s.memory_used_bytes = Percentiles{m[0], m[1], m[2], memory_values[k].size()};
+      }
+      m_w.timeline.push_back(std::move(s));
+    }
   }
 
   void measure_memory() {
@@ -888,6 +935,7 @@ private:
   Percentiles m_work;
   double m_work_level = 0;
   double m_work_max = 0;
+  double m_first_t = 0; // the window's first sample
   double m_largest_gpu_need = 0; // the largest one GPU's memory need, buffer included
   double m_bandwidth_level = 0;
   double m_capacity = 0;

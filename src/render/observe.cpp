@@ -6,6 +6,7 @@
 #include <rightsize/render/observe.hpp>
 
 #include "csv.hpp"
+#include "observe_text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -72,6 +73,8 @@ std::string money(double v) {
 std::string money_or_dash(const std::optional<double>& v) {
   return v ? money(*v) : "-";
 }
+
+} // namespace
 
 std::string saved_text(const std::optional<double>& saved) {
   if (!saved) {
@@ -158,8 +161,6 @@ std::string summary_lines(const ObserveReport& r) {
   }
   return out + "\n";
 }
-
-} // namespace
 
 void render_observe_table(const ObserveReport& r, std::ostream& out) {
   out << summary_lines(r) << '\n';

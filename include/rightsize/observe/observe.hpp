@@ -53,6 +53,8 @@ struct ObserveOptions {
   std::vector<std::string> gpus; // catalog names to recommend from; empty: all with a price
   // Observed model names (as NVML writes them) mapped to catalog names: --gpu-model NAME=GPU.
   std::map<std::string, std::string> gpu_models;
+  // The window cut into this many equal slices for the HTML report's charts (0: none).
+  int timeline_slices = 48;
 };
 
 // One metric over a window: percentiles by linear interpolation between order statistics.
@@ -103,6 +105,15 @@ struct TraceSummary {
   std::optional<double> peak_memory_bytes; // the allocator's reserved peak, else its allocated peak
 };
 
+// One slice of a workload's window: its work and memory samples, all its GPUs pooled.
+struct TimeSlice {
+  double start_s = 0; // from the window's start
+  double end_s = 0;
+  std::size_t samples = 0; // work samples in the slice
+  Percentiles work;        // fractions: p50, p95, max
+  std::optional<Percentiles> memory_used_bytes; // per GPU
+};
+
 struct WorkloadObservation {
   std::string name;           // namespace/pod, host/gpu0 or host
   std::string observed_gpu;   // the model name as observed
@@ -121,6 +132,9 @@ struct WorkloadObservation {
   std::optional<ObserveRecommendation> recommendation;
   std::vector<GpuObservation> per_gpu;
   std::optional<TraceSummary> trace;
+  // The window in ObserveOptions::timeline_slices equal slices, empty ones left out; empty for a
+  // workload measured only by traces. For charts: the JSON report leaves it out.
+  std::vector<TimeSlice> timeline;
   std::vector<std::string> notes; // assumptions the verdict rests on
 };
 

@@ -14,6 +14,11 @@ void render_observe_table(const ObserveReport& report, std::ostream& out);
 void render_observe_json(const ObserveReport& report, std::ostream& out);
 void render_observe_markdown(const ObserveReport& report, std::ostream& out);
 void render_observe_csv(const ObserveReport& report, std::ostream& out);
+// One self-contained HTML page: the fleet by namespace or node as a chart, then each workload's
+// work and memory over the window as percentile bands, its verdict, reasons and recommendation.
+void render_observe_html(const ObserveReport& report, std::ostream& out);
+// The fleet chart alone, as a standalone SVG file.
+void render_observe_svg(const ObserveReport& report, std::ostream& out);
 
 // --watch: one line per workload whose verdict or recommendation differs from `before`'s, and per
 // workload that appeared or went; nothing when nothing changed.

@@ -429,4 +429,43 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
   }
 }
 
+TEST_CASE("observe: the timeline cuts the window into equal slices of pooled percentiles",
+          "[observe]") {
+  // 101 samples 30 s apart (a 3,000 s window): work i/100, memory 10 GiB before i = 50, then 20.
+  // Four slices of 750 s hold i = 0-24, 25-49, 50-74 and 75-100 (the last sample closes the
+  // window and belongs to the last slice).
+  ObserveOptions o;
+  o.timeline_slices = 4;
+  const auto report = run(one(gpu("node", "0", h100, 101, [](std::size_t i) { return static_cast<double>(i) / 100.0; },
+                                  [](std::size_t i) { return (i < 50 ? 10 : 20) * k_gib; })),
+                          o);
+  const auto& t = report.workloads.at(0).timeline;
+  REQUIRE(t.size() == 4);
+  CHECK(t[0].start_s == Approx(0));
+  CHECK(t[0].end_s == Approx(750));
+  CHECK(t[0].samples == 25);
+  CHECK(t[0].work.p50 == Approx(0.12));
+  CHECK(t[0].work.p95 == Approx(0.228)); // rank 0.95 x 24 = 22.8: 0.22 + 0.8 x 0.01
+  CHECK(t[0].work.max == Approx(0.24));
+  REQUIRE(t[1].memory_used_bytes);
+  CHECK(t[1].memory_used_bytes->max == Approx(10 * k_gib));
+  CHECK(t[2].memory_used_bytes->p50 == Approx(20 * k_gib));
+  CHECK(t[3].start_s == Approx(2250));
+  CHECK(t[3].end_s == Approx(3000));
+  CHECK(t[3].samples == 26);
+  CHECK(t[3].work.p50 == Approx(0.875)); // 26 values 0.75-1.00: between the 13th and 14th
+  CHECK(t[3].work.max == Approx(1.0));
+
+  // Slices without a sample are left out, not drawn as zero.
+  Telemetry gap = one(gpu("node", "0", h100, 1, [](std::size_t) { return 0.5; },
+                          [](std::size_t) { return 10 * k_gib; }));
+  gap.gpus[0][Metric::gpu_utilization].add(1.7e9 + 3000, 0.9);
+  const auto gapped = run(gap, o);
+  REQUIRE(gapped.workloads.at(0).timeline.size() == 2);
+  CHECK(gapped.workloads[0].timeline[1].work.max == Approx(0.9));
+
+  o.timeline_slices = 0;
+  CHECK(run(gap, o).workloads.at(0).timeline.empty());
+}
+
 } // namespace rightsize
