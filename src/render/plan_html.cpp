@@ -22,6 +22,11 @@ namespace {
 
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
+// A table's number: four significant digits, no thousands suffix ("1126", "27.98").
+std::string table_number(double v) {
+  return fmt::format("{:.4g}", v);
+}
+
 std::string gpu_label(const Candidate& c) {
   const std::string name = c.partition.empty() ? c.gpu->name : c.whole_gpu->name + " " + c.partition;
   return c.total_gpus() > 1 ? fmt::format("{} x {}", c.total_gpus(), name) : name;
@@ -165,7 +170,7 @@ svg::Scale fitted_scale(double lo, double hi, double px_lo, double px_hi) {
 }
 
 std::string value_text(double v, const std::string& unit) {
-  return fmt::format("{} {}", svg::number_label(v), unit);
+  return fmt::format("{} {}", table_number(v), unit);
 }
 
 std::string money_axis_text(double v) {
@@ -242,8 +247,8 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
     const std::string tip = fmt::format("#{} {} ({}): {} {} ({} to {}), {}", c.rank, gpu_label(c),
                                         layout_cell(c), a.x_name,
                                         value_text(p.x * a.x_scale, a.x_unit),
-                                        svg::number_label(p.x_low * a.x_scale),
-                                        svg::number_label(p.x_high * a.x_scale),
+                                        table_number(p.x_low * a.x_scale),
+                                        table_number(p.x_high * a.x_scale),
                                         money_axis_text(p.y));
     if (c.rank == 1) {
       chart.diamond(at, 8, "recommended", tip);
@@ -374,10 +379,10 @@ svg::Chart months_chart(const Plan& plan, const Candidate& c) {
 
 std::string band_text(double point, double low, double high, double scale) {
   if (high <= low) {
-    return svg::number_label(point * scale);
+    return table_number(point * scale);
   }
-  return fmt::format("{} ({} to {})", svg::number_label(point * scale),
-                     svg::number_label(low * scale), svg::number_label(high * scale));
+  return fmt::format("{} ({} to {})", table_number(point * scale), table_number(low * scale),
+                     table_number(high * scale));
 }
 
 html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
@@ -411,9 +416,9 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
       const auto& in = *c.inference;
       const auto& b = c.inference_bands;
       row.push_back(b ? band_text(in.ttft.si(), b->ttft.low, b->ttft.high, 1e3)
-                      : svg::number_label(in.ttft.si() * 1e3));
+                      : table_number(in.ttft.si() * 1e3));
       row.push_back(b ? band_text(in.tpot.si(), b->tpot.low, b->tpot.high, 1e3)
-                      : svg::number_label(in.tpot.si() * 1e3));
+                      : table_number(in.tpot.si() * 1e3));
       row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
     }
     row.push_back(money(c.cost.per_hour.si()));
