@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <map>
 
 namespace rightsize {
@@ -62,6 +64,39 @@ std::vector<FleetGroup> fleet_groups(const ObserveReport& r) {
   std::vector<FleetGroup> out;
   for (auto& [key, g] : groups) {
     out.push_back(std::move(g));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const FleetGroup& a, const FleetGroup& b) {
+    return a.usd_saved - a.usd_added > b.usd_saved - b.usd_added;
+  });
+  return out;
+}
+
+// The fleet chart draws at most this many groups: those with the most money at stake (saved plus
+// added), in the table's order.
+constexpr std::size_t k_max_fleet_rows = 30;
+
+std::vector<FleetGroup> most_at_stake(const std::vector<FleetGroup>& groups) {
+  if (groups.size() <= k_max_fleet_rows) {
+    return groups;
+  }
+  std::vector<double> stakes;
+  for (const auto& g : groups) {
+    stakes.push_back(g.usd_saved + g.usd_added);
+  }
+  std::vector<double> sorted = stakes;
+  std::nth_element(sorted.begin(), sorted.begin() + (k_max_fleet_rows - 1), sorted.end(),
+                   std::greater<>());
+  const double least = sorted[k_max_fleet_rows - 1];
+  std::vector<FleetGroup> out;
+  for (std::size_t i = 0; i < groups.size() && out.size() < k_max_fleet_rows; ++i) {
+    if (stakes[i] > least) {
+      out.push_back(groups[i]);
+    }
+  }
+  for (std::size_t i = 0; i < groups.size() && out.size() < k_max_fleet_rows; ++i) {
+    if (stakes[i] == least) {
+      out.push_back(groups[i]);
+    }
   }
   std::stable_sort(out.begin(), out.end(), [](const FleetGroup& a, const FleetGroup& b) {
     return a.usd_saved - a.usd_added > b.usd_saved - b.usd_added;
@@ -250,7 +285,29 @@ std::string verdict_class(const std::string& verdict) {
   return verdict == "under-provisioned" ? "bad" : "warn";
 }
 
-void workload_section(html::Page& page, const WorkloadObservation& w) {
+// A fleet's page charts at most this many workloads (each chart is about 10 kB): those with the
+// most money at stake; the others keep their text and table rows.
+constexpr std::size_t k_max_charted = 100;
+
+std::vector<bool> charted(const ObserveReport& r) {
+  std::vector<std::size_t> order(r.workloads.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    order[i] = i;
+  }
+  const auto at_stake = [&](std::size_t i) {
+    const auto& rec = r.workloads[i].recommendation;
+    return rec && rec->usd_per_month_saved ? std::abs(*rec->usd_per_month_saved) : 0.0;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return at_stake(a) > at_stake(b); });
+  std::vector<bool> out(r.workloads.size(), false);
+  for (std::size_t k = 0; k < order.size() && k < k_max_charted; ++k) {
+    out[order[k]] = true;
+  }
+  return out;
+}
+
+void workload_section(html::Page& page, const WorkloadObservation& w, bool chart) {
   page.subsection(fmt::format("{}: {}", w.name, w.verdict));
   page.lead(gpu_text(w.gpu, w.gpus, w.partition),
             fmt::format("({}), {} {} over {}.", w.observed_gpu, w.samples,
@@ -265,7 +322,7 @@ void workload_section(html::Page& page, const WorkloadObservation& w) {
     lines.push_back("recommendation: " + w.recommendation->text);
   }
   page.list(lines);
-  if (!w.timeline.empty()) {
+  if (chart && !w.timeline.empty()) {
     page.figure(timeline_chart(w), "");
     page.folded_table(fmt::format("{} time slices", w.timeline.size()), timeline_table(w));
   }
@@ -319,14 +376,28 @@ void render_observe_html(const ObserveReport& r, std::ostream& out) {
   page.paragraph(lines.substr(newline + 1, lines.size() - newline - 2));
   const auto groups = fleet_groups(r);
   if (!groups.empty()) {
-    page.figure(fleet_chart(groups), "Money per month the recommendations save (green) and add "
-                                     "(red), by namespace or node, and the GPUs they free.");
+    const auto drawn = most_at_stake(groups);
+    page.figure(fleet_chart(drawn),
+                drawn.size() == groups.size()
+                    ? "Money per month the recommendations save (green) and add (red), by "
+                      "namespace or node, and the GPUs they free."
+                    : fmt::format("Money per month the recommendations save (green) and add "
+                                  "(red) for the {} namespaces or nodes with the most at stake "
+                                  "of {}; the table lists all.",
+                                  drawn.size(), groups.size()));
     page.table(fleet_table(groups));
   }
   page.table(workloads_table(r));
   page.section("Workloads", "workloads");
-  for (const auto& w : r.workloads) {
-    workload_section(page, w);
+  const auto with_chart = charted(r);
+  if (r.workloads.size() > k_max_charted) {
+    page.paragraph(fmt::format("Charts for the {} workloads with the most money per month at "
+                               "stake; the other {} are described without one.",
+                               k_max_charted, r.workloads.size() - k_max_charted),
+                   "muted");
+  }
+  for (std::size_t i = 0; i < r.workloads.size(); ++i) {
+    workload_section(page, r.workloads[i], with_chart[i]);
   }
   if (!r.warnings.empty()) {
     page.section("Warnings", "warnings");
@@ -350,7 +421,7 @@ void render_observe_svg(const ObserveReport& r, std::ostream& out) {
     out << chart.standalone(html::chart_stylesheet());
     return;
   }
-  out << fleet_chart(groups).standalone(html::chart_stylesheet());
+  out << fleet_chart(most_at_stake(groups)).standalone(html::chart_stylesheet());
 }
 
 } // namespace rightsize
