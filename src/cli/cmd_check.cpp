@@ -4,6 +4,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/check/lock.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/render/check.hpp>
@@ -34,6 +35,7 @@ struct CheckOptions {
   std::vector<std::string> specs;
   std::string lock;
   std::string config;
+  std::string output;
   // Thresholds given on the command line (empty: the config file's, else the default).
   std::string max_cost;
   std::string max_latency;
@@ -159,6 +161,32 @@ std::string default_lock_path(const std::string& spec) {
   return (dir.empty() ? fs::path("rightsize.lock.json") : dir / "rightsize.lock.json").string();
 }
 
+// -o must not replace what check reads (specs, locks, the config, the catalog overlay), nor a
+// lock file --update is about to write.
+void check_output(const CheckOptions& o, const Expanded& expanded, const std::string& catalog) {
+  if (o.output.empty()) {
+    return;
+  }
+  std::vector<std::string> inputs = expanded.specs;
+  for (const auto& spec : expanded.specs) {
+    inputs.push_back(o.lock.empty() ? default_lock_path(spec) : o.lock);
+  }
+  inputs.insert(inputs.end(), expanded.from_directories.begin(), expanded.from_directories.end());
+  std::error_code ec;
+  inputs.push_back(o.config.empty() && fs::exists(".rightsize.json", ec) ? ".rightsize.json"
+                                                                         : o.config);
+  inputs.push_back(catalog);
+  const auto output = fs::path(o.output).lexically_normal();
+  for (const auto& input : inputs) {
+    if (!input.empty() &&
+        (fs::path(input).lexically_normal() == output || same_file(input, o.output))) {
+      throw InputError("--output", fmt::format("{} is an input of this run; refusing to "
+                                               "overwrite it with the report",
+                                               o.output));
+    }
+  }
+}
+
 // 2 (bad input) > 3 (infeasible) > 1 (regression) > 0.
 int worse(int a, int b) {
   const auto rank = [](int code) { return code == 2 ? 3 : code == 3 ? 2 : code == 1 ? 1 : 0; };
@@ -269,7 +297,7 @@ void register_check(CLI::App& app, Context& ctx) {
                   "Thresholds and fail-on list (default: .rightsize.json in the current "
                   "directory, if there is one)")
       ->type_name("FILE");
-  auto* th = "Thresholds (override the config file's)";
+  const auto* th = "Thresholds (override the config file's)";
   sub->add_option("--max-cost-increase", o->max_cost, "$/hour or TCO rise (10%)")->group(th);
   sub->add_option("--max-latency-increase", o->max_latency, "TTFT, TPOT and time-to-train rise (20%)")
       ->group(th);
@@ -298,7 +326,9 @@ void register_check(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(1, 256))
       ->type_name("N");
   add_catalog_option(*sub, o->plan.common);
-  add_format_option(*sub, o->plan.common, {"table", "json", "markdown"});
+  add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "html", "svg"});
+  sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
+      ->type_name("FILE");
   add_plan_options(*sub, o->plan);
   sub->callback([&ctx, o, sub]() {
     o->fail_on_given = sub->get_option("--fail-on")->count() > 0;
@@ -310,6 +340,7 @@ void register_check(CLI::App& app, Context& ctx) {
       for (const auto& w : expanded.warnings) {
         ctx.log->warn("{}", w);
       }
+      check_output(*o, expanded, user_catalog_path(o->plan.common));
       if (!o->lock.empty() && specs.size() > 1) {
         throw InputError("--lock",
                          "one lock file cannot be given for several specs; leave it out "
@@ -549,12 +580,25 @@ void register_check(CLI::App& app, Context& ctx) {
           write_lock_file(lock);
         }
       }
-      if (o->plan.common.format == "json") {
-        render_check_json(results, exit_code, ctx.out);
-      } else if (o->plan.common.format == "markdown") {
-        render_check_markdown(results, exit_code, ctx.out);
+      std::ostringstream rendered;
+      const std::string& format = o->plan.common.format;
+      if (format == "json") {
+        render_check_json(results, exit_code, rendered);
+      } else if (format == "markdown") {
+        render_check_markdown(results, exit_code, rendered);
+      } else if (format == "html") {
+        render_check_html(results, exit_code, rendered);
+      } else if (format == "svg") {
+        render_check_svg(results, exit_code, rendered);
       } else {
-        render_check_table(results, exit_code, ctx.out);
+        render_check_table(results, exit_code, rendered);
+      }
+      // The exit code is the check's, wherever the report goes.
+      if (o->output.empty()) {
+        ctx.out << rendered.str();
+      } else {
+        write_file_atomically(o->output, rendered.str());
+        ctx.log->info("wrote {}", o->output);
       }
       for (const auto& r : results) {
         if (!r.error.empty()) {

@@ -6,6 +6,8 @@
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/check.hpp>
 
+#include "check_text.hpp"
+
 #include <fmt/format.h>
 
 #include <map>
@@ -66,6 +68,8 @@ std::string plural(int n, const char* word) {
   return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
 }
 
+} // namespace
+
 std::string verdict_line(const std::vector<CheckResult>& results, int exit_code) {
   const auto n = by_status(results);
   const auto count = [&](const char* s) {
@@ -112,7 +116,6 @@ std::string percent_text(const Change& c) {
   return rel ? fmt::format("{:+.1f}%", 100.0 * *rel) : "";
 }
 
-// The one change that matters most in a summary row: the first crossed, else the largest move.
 std::string headline(const CheckResult& r) {
   if (!r.error.empty()) {
     return r.error;
@@ -151,7 +154,7 @@ std::string config_short(const std::optional<LockedConfiguration>& c) {
   return fmt::format("{} x {}", c->gpus, c->gpu);
 }
 
-std::string monthly(const CheckResult& r) {
+std::string monthly_text(const CheckResult& r) {
   const auto& c = r.status == "removed" ? r.locked : r.compared;
   return c && c->usd_per_month ? money(*c->usd_per_month) : "-";
 }
@@ -165,6 +168,8 @@ std::string basis_text(const CheckResult& r) {
   }
   return "";
 }
+
+namespace {
 
 nlohmann::json change_json(const Change& c) {
   const auto rel = c.relative();
@@ -202,7 +207,7 @@ void render_check_table(const std::vector<CheckResult>& results, int exit_code, 
                        width,
                        r.status,
                        config_short(r.status == "removed" ? r.locked : r.compared),
-                       monthly(r),
+                       monthly_text(r),
                        headline(r));
   }
   for (const auto& r : results) {
@@ -327,7 +332,7 @@ void render_check_markdown(const std::vector<CheckResult>& results,
                        icon(r.status),
                        r.status,
                        config_short(r.status == "removed" ? r.locked : r.compared),
-                       monthly(r),
+                       monthly_text(r),
                        headline(r));
   }
   out << '\n';

@@ -1,6 +1,7 @@
 #pragma once
 
-// Rendering `rightsize check` results: table, JSON, and a Markdown pull-request comment.
+// Rendering `rightsize check` results: table, JSON, a Markdown pull-request comment, and HTML or
+// SVG with the before/after chart (docs/reports.md). Computing stays in check.
 
 #include <rightsize/check/lock.hpp>
 
@@ -17,5 +18,10 @@ void render_check_json(const std::vector<CheckResult>& results, int exit_code, s
 void render_check_markdown(const std::vector<CheckResult>& results,
                            int exit_code,
                            std::ostream& out);
+// One self-contained HTML page: the verdict and the summary, then per spec each figure that moved
+// as before/after bars with its threshold, every charted number also in a table, then the details.
+void render_check_html(const std::vector<CheckResult>& results, int exit_code, std::ostream& out);
+// The before/after chart alone, headed by the verdict, as a standalone SVG file.
+void render_check_svg(const std::vector<CheckResult>& results, int exit_code, std::ostream& out);
 
 } // namespace rightsize
