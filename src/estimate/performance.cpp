@@ -60,7 +60,8 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
   }
   const auto ic = root.object("interconnect");
   ic.reject_unknown(
-      {"allreduce_latency_us", "pcie_allreduce_latency_us", "network_latency_us", "dp_overlap"});
+      {"allreduce_latency_us", "pcie_allreduce_latency_us", "pcie_allreduce_efficiency",
+       "network_latency_us", "dp_overlap"});
   if (root.has("training")) {
     const auto t = root.object("training");
     t.reject_unknown({"size_exponent", "reference_hidden"});
@@ -70,6 +71,7 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
   e.allreduce_latency = microseconds(ic.number("allreduce_latency_us", Range::non_negative(1e6)));
   e.pcie_allreduce_latency =
       microseconds(ic.number("pcie_allreduce_latency_us", Range::non_negative(1e6)));
+  e.pcie_allreduce_efficiency = ic.number("pcie_allreduce_efficiency", Range::between(0.01, 1.0));
   e.network_latency = microseconds(ic.number("network_latency_us", Range::non_negative(1e6)));
   e.dp_overlap = ic.number("dp_overlap", Range::between(0.0, 1.0));
   e.fitted_on = root.has("fitted_on") ? root.member("fitted_on").json() : nlohmann::json::object();
@@ -104,6 +106,7 @@ nlohmann::json Efficiency::to_json() const {
           {"interconnect",
            {{"allreduce_latency_us", allreduce_latency.si() * 1e6},
             {"pcie_allreduce_latency_us", pcie_allreduce_latency.si() * 1e6},
+            {"pcie_allreduce_efficiency", pcie_allreduce_efficiency},
             {"network_latency_us", network_latency.si() * 1e6},
             {"dp_overlap", dp_overlap}}},
           {"training",
@@ -155,6 +158,13 @@ const EngineOverhead& Efficiency::engine(Engine e) const {
 
 // --- Model -------------------------------------------------------------------------------------
 
+int gpus_per_server(const Spec& spec, const Gpu& gpu) {
+  if (spec.deployment.gpus_per_server) {
+    return static_cast<int>(*spec.deployment.gpus_per_server);
+  }
+  return gpu.purchase ? gpu.purchase->gpus_per_server : 8;
+}
+
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
   const auto sixteen =
       gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
@@ -197,16 +207,18 @@ struct LinkModel {
   Seconds latency;
 };
 
-// The link tensor parallelism uses: NVLink/Infinity Fabric inside the domain, PCIe for cards
-// without one, the network when the group leaves the domain.
-LinkModel tp_link(const Gpu& gpu, int group, const Efficiency& eff) {
-  if (group > gpu.nvlink_domain) {
-    return {gpu.network, eff.network_latency};
+// The link a group of `group` GPUs all-reduces over: NVLink (or Infinity Fabric) inside the
+// GPU's domain; PCIe inside one server, at the share of the card's PCIe rate NCCL reaches there
+// (the host link for cards whose NVLink bridge joins only pairs); the network between servers.
+LinkModel collective_link(const Spec& spec, const Gpu& gpu, int group, const Efficiency& eff) {
+  if (gpu.has_nvlink() && group <= gpu.nvlink_domain) {
+    return {gpu.gpu_link, eff.allreduce_latency};
   }
-  if (!gpu.has_nvlink()) {
-    return {gpu.gpu_link, eff.pcie_allreduce_latency};
+  if (group <= gpus_per_server(spec, gpu)) {
+    const BytesPerSecond pcie = gpu.has_nvlink() ? gpu.host_link : gpu.gpu_link;
+    return {pcie * eff.pcie_allreduce_efficiency, eff.pcie_allreduce_latency};
   }
-  return {gpu.gpu_link, eff.allreduce_latency};
+  return {gpu.network, eff.network_latency};
 }
 
 // All-reduce of `message` bytes over n ranks: the ring's bandwidth term, 2(n-1)/n of the
@@ -272,7 +284,7 @@ Step decode_step(const Spec& spec,
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / rs.compute_rate;
   const double act = element_bytes(spec.precision.activations).si();
-  const auto link = tp_link(gpu, p.tp, eff);
+  const auto link = collective_link(spec, gpu, p.tp, eff);
   // Two all-reduces per layer (after attention and after the MLP), Megatron-style.
   s.communication = allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, link) *
                     (2.0 * static_cast<double>(m.layers));
@@ -280,8 +292,8 @@ Step decode_step(const Spec& spec,
     // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
     const double bytes_moved = batch * static_cast<double>(m.experts_active) *
                                static_cast<double>(m.hidden) * act * (p.ep - 1.0) / p.ep;
-    s.communication += (Bytes(2.0 * bytes_moved) / tp_link(gpu, p.ep, eff).bandwidth +
-                        tp_link(gpu, p.ep, eff).latency * 2.0) *
+    s.communication += (Bytes(2.0 * bytes_moved) / collective_link(spec, gpu, p.ep, eff).bandwidth +
+                        collective_link(spec, gpu, p.ep, eff).latency * 2.0) *
                        static_cast<double>(m.moe_layers);
   }
   s.fixed = engine.per_layer * static_cast<double>(m.layers) + engine.per_step;
@@ -306,7 +318,7 @@ Step prefill_step(const Spec& spec,
   const double act = element_bytes(spec.precision.activations).si();
   s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
                               p.tp,
-                              tp_link(gpu, p.tp, eff)) *
+                              collective_link(spec, gpu, p.tp, eff)) *
                     (2.0 * static_cast<double>(m.layers));
   s.fixed = engine.per_layer * static_cast<double>(m.layers);
   return s;
@@ -504,16 +516,14 @@ TrainingPerformance estimate_training(const Spec& spec,
   const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
   r.tensor_parallel_communication =
       allreduce(
-          Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp, tp_link(gpu, p.tp, eff)) *
+          Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp, collective_link(spec, gpu, p.tp, eff)) *
       (per_layer * layers_here * microbatches);
   // Data parallel: gradients all-reduced once per step, hidden behind the backward pass up to
   // the overlap share. Across nodes when the replicas do not fit in one NVLink domain.
   if (p.dp > 1) {
     const double trainable = memory.trainable_params;
     const Bytes grads(trainable * element_bytes(w.precision.gradients).si());
-    const LinkModel link = (p.tp * p.pp * p.dp > gpu.nvlink_domain)
-                               ? LinkModel{gpu.network, eff.network_latency}
-                               : tp_link(gpu, p.dp, eff);
+    const LinkModel link = collective_link(spec, gpu, p.tp * p.pp * p.dp, eff);
     const Seconds dp_time = allreduce(grads, p.dp, link);
     const Seconds backward = r.compute * (2.0 / 3.0);
     r.data_parallel_exposed = max(seconds(0), dp_time - backward * eff.dp_overlap);

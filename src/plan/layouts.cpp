@@ -2,6 +2,7 @@
 
 #include "search.hpp"
 
+#include <rightsize/estimate/performance.hpp>
 #include <rightsize/plan/precision.hpp>
 
 #include <fmt/format.h>
@@ -32,10 +33,11 @@ bool allowed_by_constraints(const Gpu& g, const Spec& s, const Catalog& c, std::
   return true;
 }
 
-// Tensor-parallel sizes worth trying: powers of two that divide the heads, within one NVLink
-// domain (PCIe cards: within one node, paying PCIe all-reduces).
+// Tensor-parallel sizes worth trying: powers of two that divide the heads, within one server
+// (all-reduces over NVLink inside the NVLink domain, over PCIe beyond it: gpus_per_server) or one
+// NVLink domain when that is larger (an NVL72 rack), at most 16.
 std::vector<int> tp_options(const Spec& s, const Gpu& g) {
-  int limit = g.has_nvlink() ? std::min(g.nvlink_domain, 16) : 8;
+  int limit = std::min(std::max(g.has_nvlink() ? g.nvlink_domain : 1, gpus_per_server(s, g)), 16);
   if (s.constraints.allow_cross_node_tp) {
     limit = 64;
   }

@@ -140,9 +140,13 @@ void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
                        "its uncertainty band (sized with --confidence point)";
   } else if (margin < 1.0 + k_tight_headroom) {
     c.verdict = "tight";
-    c.verdict_reason = fmt::format("within {:.0f}% of a latency or deadline target{}",
-                                   std::max(0.0, 100.0 * (margin - 1.0)),
-                                   at_edge && c.inference_bands ? " at the band's edge" : "");
+    // Under half a percent to spare reads "less than 1%", never "within 0%".
+    const double spare = 100.0 * (margin - 1.0);
+    const char* where = at_edge && c.inference_bands ? " at the band's edge" : "";
+    c.verdict_reason =
+        spare < 0.5
+            ? fmt::format("less than 1% to spare on a latency or deadline target{}", where)
+            : fmt::format("within {:.0f}% of a latency or deadline target{}", spare, where);
   } else if (used < k_overprovisioned_use && margin >= k_overprovisioned_margin &&
              c.replicas == 1 && !serving_offline) {
     c.verdict = "over-provisioned";

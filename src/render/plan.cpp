@@ -682,8 +682,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     std::size_t listed = 0;
     for (const auto& g : groups) {
       if (o.top > 0 && listed >= static_cast<std::size_t>(o.top)) {
-        out << fmt::format("  ... {} more groups (--format json lists every one)\n",
-                           groups.size() - listed);
+        const std::size_t more = groups.size() - listed;
+        out << fmt::format("  ... {} more group{} (--format json lists every one)\n", more,
+                           more == 1 ? "" : "s");
         break;
       }
       ++listed;

@@ -50,6 +50,9 @@ public:
   std::map<std::string, EngineOverhead, std::less<>> engines;
   Seconds allreduce_latency;      // per ring step over NVLink / Infinity Fabric
   Seconds pcie_allreduce_latency; // per ring step over PCIe
+  // Share of a card's PCIe x16 rate an all-reduce between cards of one server reaches (NCCL's
+  // bus bandwidth): the traffic crosses the CPUs' root complexes and memory (docs/model.md).
+  double pcie_allreduce_efficiency = 0.45;
   Seconds network_latency;
   double dp_overlap = 0.8; // share of the backward pass the gradient all-reduce hides behind
   double training_size_exponent = 0; // training efficiency x (hidden / reference)^exponent
@@ -98,6 +101,12 @@ struct TrainingPerformance {
 // The precision the tensor cores compute in: fp8 or fp4 weights use that rate where the GPU has
 // it; weight-only formats and GPUs without the rate fall back to bf16 (fp16 on GPUs without bf16).
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu);
+
+// GPUs in one server (one node): the spec's deployment.gpus_per_server, else the catalog's
+// purchase.gpus_per_server, else 8 (the usual PCIe server and HGX/OAM board). Tensor parallelism
+// within it runs over NVLink inside the GPU's NVLink domain and over PCIe beyond; past it, over
+// the network (docs/model.md, "Interconnect").
+int gpus_per_server(const Spec& spec, const Gpu& gpu);
 
 // Forward FLOPs for `tokens` new tokens whose attention spans `context` tokens each on average.
 Flops forward_flops(const ModelArch& m, double tokens, double context);

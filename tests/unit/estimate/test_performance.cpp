@@ -103,6 +103,45 @@ TEST_CASE("performance: decode is a roofline over bytes and FLOPs", "[performanc
   CHECK(pcie.decode_communication > nvl.decode_communication);
 }
 
+TEST_CASE("performance: tensor parallelism crosses PCIe inside a server, the network beyond it",
+          "[performance]") {
+  // Llama-3.1-70B (hidden 8192, 80 layers), fp8 weights with bf16 activations, 64 sequences:
+  // each of the 2 x 80 all-reduces per decode step moves 64 x 8192 x 2 B = 1,048,576 B.
+  const Spec s = serving("llama-3.1-70b", "fp8", 64);
+  const double message = 64.0 * 8192 * 2;
+  const double pcie_latency = efficiency().pcie_allreduce_latency.si();
+  // NCCL reaches 45% of a card's PCIe rate between the cards of a server.
+  REQUIRE(efficiency().pcie_allreduce_efficiency == Approx(0.45));
+  // H100-PCIe at TP2: a ring of 2 sends 2(n-1)/n = 1 message over PCIe Gen5 x16 (64 GB/s x
+  // 0.45 = 28.8 GB/s): 36.4 us + 25 us per all-reduce, 9.8 ms a step. Priced at the 25 Gbit/s
+  // network, as it was, it came to 55 ms a step.
+  const auto h100_pcie = run(s, "H100-PCIE-80GB", 2);
+  CHECK(h100_pcie.decode_communication.si() ==
+        Approx(160 * (message / 28.8e9 + pcie_latency)).epsilon(1e-6));
+  CHECK(h100_pcie.decode_communication.si() == Approx(9.83e-3).epsilon(0.01));
+  // A100-PCIe at TP4 (Gen4, 32 GB/s) against H100-NVL at TP4 (NVLink bridges join pairs; the
+  // ring crosses PCIe Gen5 between them): 2(n-1)/n = 1.5 messages over each card's PCIe rate.
+  const auto a100_pcie = run(s, "A100-PCIE-80GB", 4);
+  const auto h100_nvl = run(s, "H100-NVL-94GB", 4);
+  CHECK(a100_pcie.decode_communication.si() ==
+        Approx(160 * (1.5 * message / (32e9 * 0.45) + pcie_latency)).epsilon(1e-6));
+  CHECK(h100_nvl.decode_communication.si() ==
+        Approx(160 * (1.5 * message / (64e9 * 0.45) + pcie_latency)).epsilon(1e-6));
+  // H100-NVL at TP2 stays on its NVLink bridge (300 GB/s per direction).
+  const auto bridged = run(s, "H100-NVL-94GB", 2);
+  CHECK(bridged.decode_communication.si() ==
+        Approx(160 * (message / 300e9 + efficiency().allreduce_latency.si())).epsilon(1e-6));
+  // L4 servers hold 4 cards (catalog purchase.gpus_per_server): TP8 leaves the server and pays
+  // the 12.5 Gbit/s network, 1.75 messages per all-reduce.
+  const auto l4 = run(serving("llama-3.1-8b", "fp8", 8), "L4-24GB", 8);
+  const double l4_message = 8.0 * 4096 * 2;
+  CHECK(l4.decode_communication.si() ==
+        Approx(64 * (1.75 * l4_message / 1.5625e9 + efficiency().network_latency.si()))
+            .epsilon(1e-6));
+  CHECK(gpus_per_server(s, catalog().resolve("L4-24GB", "t")) == 4);
+  CHECK(gpus_per_server(s, catalog().resolve("A10G-24GB", "t")) == 8); // no purchase: 8
+}
+
 TEST_CASE("performance: continuous batching, throughput and queueing", "[performance]") {
   const auto small = run(serving("llama-3.1-8b", "bf16", 4), "H100");
   const auto big = run(serving("llama-3.1-8b", "bf16", 64), "H100");

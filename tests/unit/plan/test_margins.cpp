@@ -8,6 +8,8 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 using namespace rightsize;
@@ -107,7 +109,12 @@ TEST_CASE("margins: a request rate beyond the concurrency is served by Little's 
   for (const auto& c : p.candidates) {
     INFO(c.gpu->name);
     CHECK(c.inference->concurrency > 1);
-    // 50 req/s x 512 tokens = 25,600 tokens/s; no GPU in the catalog needs 100 of itself.
-    CHECK(c.total_gpus() < 100);
+    // Little's law: 50 req/s, each in flight for TTFT + 511 x TPOT (at the band's slow edge, as
+    // the plan holds them), is 50 x W requests in flight; at `concurrency` per replica that is
+    // 50 W / concurrency replicas. One request per replica would need ~concurrency times more.
+    const auto& b = *c.inference_bands;
+    const double in_flight = 50.0 * (b.ttft.high + 511.0 * b.tpot.high);
+    const double littles = in_flight / static_cast<double>(c.inference->concurrency);
+    CHECK(c.replicas <= std::ceil(1.5 * littles) + 1);
   }
 }
