@@ -241,6 +241,10 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
     }
   }
   std::vector<svg::Chart::Label> labels;
+  std::vector<svg::Point> marks;
+  for (const auto& p : a.points) {
+    marks.push_back({x(p.x * a.x_scale), y(p.y)});
+  }
   for (const auto& p : a.points) {
     const Candidate& c = *p.candidate;
     const svg::Point at{x(p.x * a.x_scale), y(p.y)};
@@ -260,7 +264,7 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
       }
     }
   }
-  chart.labels(std::move(labels));
+  chart.labels(std::move(labels), marks, 6);
   chart.legend({left, height - 10}, {{"recommended", "recommended"},
                                      {"point", "on the Pareto front"},
                                      {"point-off", "dominated"}});

@@ -223,18 +223,23 @@ void Chart::text(Point at, std::string_view s, std::string_view cls, Anchor anch
   m_body += '\n';
 }
 
-void Chart::labels(std::vector<Label> labels) {
-  // Greedy: from the top, each label moves down in 13 px steps until its box overlaps no label
-  // already placed (at most 8 steps; then it stays where it is).
+void Chart::labels(std::vector<Label> labels, const std::vector<Point>& marks, double mark_radius) {
+  // Greedy, from the top: each label tries its own place, then 13 px steps above and below it
+  // in turn, and takes the first whose box overlaps no label placed before it and no mark (a
+  // point's square of `mark_radius`); after 8 tries it keeps its own place.
   std::stable_sort(labels.begin(), labels.end(),
                    [](const Label& a, const Label& b) { return a.at.y < b.at.y; });
   struct Box {
     double x0, x1, y0, y1;
   };
   std::vector<Box> placed;
+  for (const auto& m : marks) {
+    placed.push_back({m.x - mark_radius, m.x + mark_radius, m.y - mark_radius, m.y + mark_radius});
+  }
   const auto box_of = [](const Label& l, double y) {
-    const double w = 6.5 * static_cast<double>(l.text.size());
-    return Box{l.at.x, l.at.x + w, y - 11, y + 2};
+    // About 6 px per character at 11 px DejaVu Sans.
+    const double w = 6.0 * static_cast<double>(l.text.size());
+    return Box{l.at.x, l.at.x + w, y - 10, y + 2};
   };
   const auto overlaps = [&](const Box& b) {
     return std::any_of(placed.begin(), placed.end(), [&](const Box& p) {
@@ -243,8 +248,11 @@ void Chart::labels(std::vector<Label> labels) {
   };
   for (const auto& l : labels) {
     double y = l.at.y;
-    for (int step = 0; step < 8 && overlaps(box_of(l, y)); ++step) {
-      y += 13;
+    for (int step = 1; step <= 8 && overlaps(box_of(l, y)); ++step) {
+      y = l.at.y + 13.0 * ((step + 1) / 2) * (step % 2 == 1 ? -1 : 1);
+    }
+    if (overlaps(box_of(l, y))) {
+      y = l.at.y;
     }
     placed.push_back(box_of(l, y));
     text({l.at.x, y}, l.text, l.cls);

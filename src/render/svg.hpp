@@ -63,13 +63,15 @@ public:
   void polygon(const std::vector<Point>& points, std::string_view cls, std::string_view tip = {});
   void text(Point at, std::string_view s, std::string_view cls, Anchor anchor = Anchor::start);
 
-  // Text labels placed so that none overlaps another: each moves down until it is clear.
+  // Text labels placed so that none overlaps another or a mark: each moves up or down, 13 px at
+  // a time, until it is clear.
   struct Label {
     Point at;
     std::string text;
     std::string cls;
   };
-  void labels(std::vector<Label> labels);
+  void labels(std::vector<Label> labels, const std::vector<Point>& marks = {},
+              double mark_radius = 0);
 
   // Axes along a plot area: ticks, grid lines across it and the axis label.
   void x_axis(const Scale& x, double y_px, double grid_to_px, std::string_view label);

@@ -82,9 +82,14 @@ TEST_CASE("svg: marks carry their tooltip; labels move apart", "[render]") {
   CHECK(svg.find(R"(<rect x="6" y="10" width="4" height="5" class="bar"/>)") != std::string::npos);
   CHECK(svg.find(R"(<text x="10" y="20" class="label" text-anchor="start">first</text>)") !=
         std::string::npos);
-  CHECK(svg.find(R"(<text x="10" y="33" class="label" text-anchor="start">second</text>)") !=
+  // The second label tries 13 px above first: clear.
+  CHECK(svg.find(R"(<text x="10" y="7" class="label" text-anchor="start">second</text>)") !=
         std::string::npos);
   CHECK(svg.find("<title>A &amp; B</title>") != std::string::npos);
+  // A label over a mark (a point's 6 px square at (2, 16)) moves off it.
+  svg::Chart marked(100, 50, "t", "d");
+  marked.labels({{{0, 20}, "x", "label"}}, {{2, 16}}, 6);
+  CHECK(marked.inline_svg().find(R"(<text x="0" y="7" class="label")") != std::string::npos);
   const std::string file = chart.standalone(".point { fill: red; }\n");
   CHECK(file.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=", 0) == 0);
   CHECK(file.find("<style>\n.point { fill: red; }\n</style>") != std::string::npos);
