@@ -62,7 +62,7 @@ svg.chart { font-family: system-ui, "DejaVu Sans", sans-serif; max-width: 100%; 
 .after-bad { fill: var(--bad); }
 .threshold { stroke: var(--warn); stroke-width: 2; }
 .cost { fill: var(--s1); }
-.cost-missed { fill: var(--bad); }
+.cost-grown { fill: var(--s2); }
 .saved { fill: var(--good); }
 .added { fill: var(--bad); }
 .freed { fill: var(--s1); }

@@ -332,8 +332,8 @@ svg::Chart memory_chart(const Plan& plan, const std::vector<const Candidate*>& r
   return chart;
 }
 
-// Cost month by month over the horizon, the replica count over each bar; months from the one
-// the recommended size stops meeting the targets are drawn in the warning colour.
+// Cost month by month over the horizon, the replica count over each bar; from the month demand
+// outgrows the size bought for month 1 (the plan adds replicas then), bars take another colour.
 svg::Chart months_chart(const Plan& plan, const Candidate& c) {
   const auto& months = c.cost.months;
   const double width = 780;
@@ -352,13 +352,13 @@ svg::Chart months_chart(const Plan& plan, const Candidate& c) {
   const auto y = svg::Scale::linear(0, most, bottom, top);
   const double slot = (right - left) / static_cast<double>(months.size());
   chart.y_axis(y, left, right, "$ per month");
-  const auto missed_from = c.cost.stops_meeting_targets_month;
+  const auto grown_from = c.cost.stops_meeting_targets_month;
   for (std::size_t i = 0; i < months.size(); ++i) {
     const auto& m = months[i];
     const double x0 = left + slot * static_cast<double>(i) + slot * 0.15;
-    const bool missed = missed_from && m.month >= *missed_from;
+    const bool grown = grown_from && m.month >= *grown_from;
     chart.rect(x0, y(m.cost.si()), slot * 0.7, bottom - y(m.cost.si()),
-               missed ? "cost-missed" : "cost",
+               grown ? "cost-grown" : "cost",
                fmt::format("month {}: {} replicas, {}", m.month, m.replicas, money(m.cost.si())));
     chart.text({x0 + slot * 0.35, y(m.cost.si()) - 4}, fmt::format("{}", m.replicas), "tick",
                svg::Anchor::middle);
@@ -368,15 +368,21 @@ svg::Chart months_chart(const Plan& plan, const Candidate& c) {
   chart.line({left, bottom}, {right, bottom}, "axis");
   chart.text({(left + right) / 2, bottom + 34}, "month (replicas over each bar)", "axis-label",
              svg::Anchor::middle);
-  if (missed_from) {
-    const double mx = left + slot * static_cast<double>(*missed_from - 1);
-    const std::string label = fmt::format("targets missed from month {}", *missed_from);
+  if (grown_from) {
+    const double mx = left + slot * static_cast<double>(*grown_from - 1);
+    const std::string label =
+        fmt::format("month {}: demand outgrows month 1's size; replicas added", *grown_from);
     chart.line({mx, top - 10}, {mx, bottom}, "target", label);
-    chart.text({mx + 4, top - 14}, label, "target-text");
+    // Right of the line in the first half of the chart, left of it in the second.
+    if (mx < (left + right) / 2) {
+      chart.text({mx + 4, top - 14}, label, "target-text");
+    } else {
+      chart.text({mx - 4, top - 14}, label, "target-text", svg::Anchor::end);
+    }
   }
   chart.legend({left, height - 8},
-               missed_from ? std::vector<std::pair<std::string, std::string>>{
-                                 {"cost", "meets the targets"}, {"cost-missed", "targets missed"}}
+               grown_from ? std::vector<std::pair<std::string, std::string>>{
+                                {"cost", "month 1's size"}, {"cost-grown", "more replicas"}}
                            : std::vector<std::pair<std::string, std::string>>{{"cost", "cost"}});
   return chart;
 }
@@ -528,14 +534,13 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
       page.section("Growth over the horizon", "growth");
       page.figure(months_chart(plan, best), best.cost.basis);
       html::Table t;
-      t.header = {"Month", "Replicas", "Cost", "Meets the targets"};
+      t.header = {"Month", "Replicas", "Cost", "Beyond month 1's size"};
       t.numeric = {true, true, true, false};
       for (const auto& m : best.cost.months) {
-        const bool missed = best.cost.stops_meeting_targets_month &&
+        const bool grown = best.cost.stops_meeting_targets_month &&
                             m.month >= *best.cost.stops_meeting_targets_month;
         t.rows.push_back({std::to_string(m.month), std::to_string(m.replicas), money(m.cost.si()),
-                          missed ? "no" : "yes"});
-        t.row_class.push_back(missed ? "failed-row" : "");
+                          grown ? "yes" : "no"});
       }
       page.folded_table(fmt::format("{} months, month by month", best.cost.months.size()), t);
     }
