@@ -74,6 +74,58 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
     const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
     metrics["memory"]["all"] = band_entry(*lo, *hi, static_cast<int>(ratios.size()));
   }
+  // Calibration: which GPU families (and, serving, engines) the efficiencies were fitted on, on
+  // how many measured runs, and the held-out median error. Serving from the aggregated serving
+  // table (TTFT and TPOT lines of one configuration count once); training from the Megatron
+  // tables (achieved TFLOP/s fitted, MFU held out). Families and engines absent are uncalibrated.
+  std::map<std::string, std::map<std::string, std::vector<const PerfCase*>>> by_key;
+  for (const auto& c : perf.cases) {
+    if (c.group == "serving" && (c.metric == "tpot" || c.metric == "ttft")) {
+      by_key["serving/" + c.family + "/" + c.engine][c.metric + (c.held_out ? "/held" : "/fit")]
+          .push_back(&c);
+    } else if (c.group == "trtllm-table") {
+      by_key["serving/" + c.family + "/" + c.engine][c.held_out ? "table/held" : "table/fit"]
+          .push_back(&c);
+    } else if (c.group == "megatron") {
+      by_key["training/" + c.family][c.held_out ? "held" : "fit"].push_back(&c);
+    }
+  }
+  nlohmann::json calibration = {{"serving", nlohmann::json::object()},
+                                {"training", nlohmann::json::object()}};
+  const auto round4 = [](double v) { return std::round(v * 1e4) / 1e4; };
+  const auto count = [](const auto& m, const std::string& k) {
+    const auto it = m.find(k);
+    return it == m.end() ? 0 : static_cast<int>(it->second.size());
+  };
+  const auto median = [&](const auto& m, const std::string& k) -> nlohmann::json {
+    const auto it = m.find(k);
+    if (it == m.end() || it->second.empty()) {
+      return nullptr;
+    }
+    return round4(rightsize::accuracy::summarize(it->second, eff).median);
+  };
+  for (const auto& [key, parts] : by_key) {
+    if (key.rfind("serving/", 0) == 0) {
+      // The serving table's runs (a TPOT and a TTFT line each) and TensorRT-LLM's published
+      // throughput and first-token tables (one line each); medians only where held-out lines are.
+      nlohmann::json entry = {{"fit_runs", count(parts, "tpot/fit") + count(parts, "table/fit")},
+                              {"held_out_runs", count(parts, "tpot/held") + count(parts, "table/held")}};
+      for (const auto& [field, part] : {std::pair{"tpot_median_error", "tpot/held"},
+                                        {"ttft_median_error", "ttft/held"},
+                                        {"table_median_error", "table/held"}}) {
+        if (auto m = median(parts, part); !m.is_null()) {
+          entry[field] = m;
+        }
+      }
+      calibration["serving"][key.substr(8)] = entry;
+    } else {
+      nlohmann::json entry = {{"fit_runs", count(parts, "fit")}, {"held_out_runs", count(parts, "held")}};
+      if (auto m = median(parts, "held"); !m.is_null()) {
+        entry["median_error"] = m;
+      }
+      calibration["training"][key.substr(9)] = entry;
+    }
+  }
   return {{"schema_version", 1},
           {"description",
            "Uncertainty bands of rightsize's predictions: a prediction p is reported with "
@@ -83,7 +135,8 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
           {"coverage", 0.8},
           {"min_group_lines", k_min_group_lines},
           {"uncalibrated_widening", 1.5},
-          {"metrics", metrics}};
+          {"metrics", metrics},
+          {"calibration", calibration}};
 }
 
 } // namespace

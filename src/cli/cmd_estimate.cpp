@@ -394,6 +394,9 @@ void register_estimate(CLI::App& app, Context& ctx) {
       report.band_coverage = uncertainty.coverage;
       report.judged_at_band_edge = o->confidence == "band";
       report.memory_band = memory_band(report.memory.per_gpu.total(), uncertainty);
+      report.calibration =
+          uncertainty.calibration(Efficiency::family_name(gpu),
+                                  std::string(to_string(spec.workload.inference.engine)), !serving);
       if (serving) {
         report.inference =
             estimate_inference(spec, gpu, p, report.memory, efficiency, constants, replicas);

@@ -222,7 +222,7 @@ Bytes engine_activation_peak(const Spec& spec,
   const ModelArch& m = spec.model;
   const auto& inf = spec.workload.inference;
   const double t = p.tp;
-  const double bytes = element_bytes(spec.precision.activations).si();
+  const double bytes = activation_element_bytes(spec.precision).si();
   // Tokens in one forward pass: the engine's prefill chunk, or (transformers) the whole batch.
   double tokens = 0;
   double sequences = 0;
@@ -253,6 +253,8 @@ Bytes engine_activation_peak(const Spec& spec,
   const double logits = sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
   return Bytes(tokens * per_token + logits);
 }
+
+} // namespace
 
 // LoRA adapter parameters: r * (in + out) for each targeted projection of each layer.
 double lora_parameters(const Spec& spec) {
@@ -285,6 +287,8 @@ double lora_parameters(const Spec& spec) {
   // MoE layers get adapters on attention only (expert MLPs are not nn.Linear in most ports).
   return dense_layers * per_layer + attention_only * (per_layer - mlp_part);
 }
+
+namespace {
 
 double optimizer_state_count(Optimizer o) {
   switch (o) {
@@ -719,12 +723,16 @@ ParameterBytes full_parameter_bytes(const Spec& spec, const Parallelism& p) {
                             ? element_bytes(*tp.master_weights).si()
                             : 0.0;
   const double states = optimizer_state_bytes(w.optimizer, tp.optimizer_states);
+  // fp8 GEMMs: Transformer Engine keeps an fp8 copy of each weight and of its transpose (Hopper's
+  // fp8 tensor cores take only TN layouts; Blackwell's MXFP8 keeps row- and column-wise copies):
+  // 2 bytes per parameter beside the bf16 weights (TransformerEngine issues #1261, #1880).
+  const double fp8_copies = tp.compute == DType::fp8 ? 2.0 * element_bytes(DType::fp8).si() : 0.0;
   ParameterBytes b;
   b.trainable_params = params_here;
-  b.bytes_per_param = weight + grad + master + states;
+  b.bytes_per_param = weight + fp8_copies + grad + master + states;
   // ZeRO: stage 1 shards optimizer states (and master weights), 2 also gradients, 3 also
   // the weights, over the data-parallel group (Rajbhandari et al. 2020).
-  b.weights = params_here * weight / (w.zero_stage >= 3 ? dp : 1.0);
+  b.weights = params_here * (weight + fp8_copies) / (w.zero_stage >= 3 ? dp : 1.0);
   b.gradients = params_here * grad / (w.zero_stage >= 2 ? dp : 1.0);
   b.optimizer = params_here * (master + states) / (w.zero_stage >= 1 ? dp : 1.0);
   return b;

@@ -64,9 +64,11 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
        "network_latency_us", "dp_overlap"});
   if (root.has("training")) {
     const auto t = root.object("training");
-    t.reject_unknown({"size_exponent", "reference_hidden"});
+    t.reject_unknown({"size_exponent", "reference_hidden", "fp8_speedup"});
     e.training_size_exponent = t.number("size_exponent", Range::between(0.0, 1.0));
     e.training_reference_hidden = t.number("reference_hidden", Range::positive(1e6));
+    e.fp8_training_speedup =
+        t.optional_number("fp8_speedup", Range::between(1.0, 2.0)).value_or(e.fp8_training_speedup);
   }
   e.allreduce_latency = microseconds(ic.number("allreduce_latency_us", Range::non_negative(1e6)));
   e.pcie_allreduce_latency =
@@ -111,7 +113,8 @@ nlohmann::json Efficiency::to_json() const {
             {"dp_overlap", dp_overlap}}},
           {"training",
            {{"size_exponent", training_size_exponent},
-            {"reference_hidden", training_reference_hidden}}},
+            {"reference_hidden", training_reference_hidden},
+            {"fp8_speedup", fp8_training_speedup}}},
           {"fitted_on", fitted_on}};
 }
 
@@ -165,23 +168,46 @@ int gpus_per_server(const Spec& spec, const Gpu& gpu) {
   return gpu.purchase ? gpu.purchase->gpus_per_server : 8;
 }
 
+namespace {
+
+// The tensor math a format's operands allow, finest first: 4-bit floats (NVFP4, MXFP4), 8-bit
+// floats, or 16-bit (integer and nf4 formats are dequantized to 16-bit before the GEMM).
+enum class MathClass { fp4, fp8, sixteen };
+
+MathClass math_class(DType d) {
+  if (d == DType::fp4 || d == DType::mxfp4) {
+    return MathClass::fp4;
+  }
+  return d == DType::fp8 ? MathClass::fp8 : MathClass::sixteen;
+}
+
+TensorPrecision sixteen_bit(const Gpu& gpu) {
+  return gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
+}
+
+} // namespace
+
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
-  const auto sixteen =
-      gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
+  MathClass math = MathClass::sixteen;
   if (spec.workload.is_training()) {
-    return sixteen;
+    math = math_class(spec.workload.training.precision.compute);
+  } else {
+    // A GEMM runs at the rate of its coarser operand: weight-only formats are dequantized to the
+    // activations' format. Activations left unstated (or stated for other weights than a
+    // planner's variant) keep the weights' usual deployment: W8A8 for fp8, W4A4 for fp4
+    // (activations quantized on the fly).
+    math = math_class(spec.precision.weights);
+    if (spec.precision.activations_stated()) {
+      math = std::max(math, math_class(spec.precision.activations));
+    }
   }
-  const DType w = spec.precision.weights;
-  if (w == DType::fp8 && gpu.rate(TensorPrecision::fp8)) {
-    return TensorPrecision::fp8; // W8A8: activations quantized on the fly
-  }
-  if ((w == DType::fp4 || w == DType::mxfp4) && gpu.rate(TensorPrecision::fp4)) {
+  if (math == MathClass::fp4 && gpu.rate(TensorPrecision::fp4)) {
     return TensorPrecision::fp4;
   }
-  if ((w == DType::fp4 || w == DType::mxfp4) && gpu.rate(TensorPrecision::fp8)) {
-    return TensorPrecision::fp8; // fp4 weights on Hopper: fp8 math
+  if (math != MathClass::sixteen && gpu.rate(TensorPrecision::fp8)) {
+    return TensorPrecision::fp8; // fp8, or fp4 on Hopper and Ada: fp8 math
   }
-  return sixteen; // int4/nf4/int8 weight-only, or fp8 on Ampere: dequantized to 16-bit math
+  return sixteen_bit(gpu); // 16-bit formats, or fp8 on Ampere: dequantized to 16-bit math
 }
 
 Flops forward_flops(const ModelArch& m, double tokens, double context) {
@@ -198,6 +224,22 @@ Flops forward_flops(const ModelArch& m, double tokens, double context) {
                            (static_cast<double>(m.global_layers()) * context +
                             static_cast<double>(m.local_layers) * local_context);
   return Flops(matmul + attention);
+}
+
+Flops training_model_flops(const Spec& spec, double tokens) {
+  const ModelArch& m = spec.model;
+  const auto& w = spec.workload.training;
+  const auto seq = static_cast<double>(w.seq_len);
+  // Attention over the whole sequence, as Narayanan et al. 2021 count it (their
+  // 72 B s l h^2 (1 + s/6h + V/12lh) for GPT).
+  const Flops forward = forward_flops(m, tokens, seq);
+  if (w.method == FinetuneMethod::full) {
+    return forward * 3.0; // backward: gradients of the activations and of the weights
+  }
+  // LoRA: the frozen matmuls need only the activations' gradients (2 x forward); attention's
+  // backward differentiates both of its operands (2 x its forward); the adapters train in full.
+  const Flops attention = forward - forward_flops(m, tokens, 0.0);
+  return forward * 2.0 + attention + Flops(6.0 * lora_parameters(spec) * tokens);
 }
 
 namespace {
@@ -230,6 +272,15 @@ Seconds allreduce(Bytes message, int n, const LinkModel& link) {
     return seconds(0);
   }
   return message * (2.0 * (n - 1) / n) / link.bandwidth + link.latency;
+}
+
+// All-gather of a `message` gathered from n ranks: each link carries (n-1)/n of it (ring), plus
+// the fixed latency per call.
+Seconds allgather(Bytes message, int n, const LinkModel& link) {
+  if (n <= 1) {
+    return seconds(0);
+  }
+  return message * ((n - 1.0) / n) / link.bandwidth + link.latency;
 }
 
 struct Step {
@@ -283,7 +334,7 @@ Step decode_step(const Spec& spec,
   s.bytes = (w.total() + kv.per_sequence(static_cast<long long>(context)) * batch) * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / rs.compute_rate;
-  const double act = element_bytes(spec.precision.activations).si();
+  const double act = activation_element_bytes(spec.precision).si();
   const auto link = collective_link(spec, gpu, p.tp, eff);
   // Two all-reduces per layer (after attention and after the MLP), Megatron-style.
   s.communication = allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, link) *
@@ -315,7 +366,7 @@ Step prefill_step(const Spec& spec,
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   // Causal attention: each token attends to half the prompt on average.
   s.compute = forward_flops(m, tokens, prompt / 2.0) / static_cast<double>(p.tp) / rs.compute_rate;
-  const double act = element_bytes(spec.precision.activations).si();
+  const double act = activation_element_bytes(spec.precision).si();
   s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
                               p.tp,
                               collective_link(spec, gpu, p.tp, eff)) *
@@ -463,6 +514,72 @@ InferencePerformance estimate_inference(const Spec& spec,
   return r;
 }
 
+namespace {
+
+// Data parallel, per step: the gradients reduced once (an all-reduce, or ZeRO-1/2's
+// reduce-scatter and all-gather of the updated shards: the same volume, Rajbhandari et al. 2020,
+// section 7.2.1), hidden behind the backward pass up to the overlap share. ZeRO-3 also
+// all-gathers each layer's weights before its forward and again before its backward, in every
+// micro-batch (section 7.2.2: 3 instead of 2 model sizes per step, 1.5x), hidden behind the pass
+// that uses them up to the same share. Over the link the whole job's GPUs share.
+Seconds data_parallel_exposed(const Spec& spec,
+                              const Gpu& gpu,
+                              const Parallelism& p,
+                              const MemoryEstimate& memory,
+                              const Efficiency& eff,
+                              Seconds compute,
+                              double microbatches) {
+  if (p.dp <= 1) {
+    return seconds(0);
+  }
+  const auto& w = spec.workload.training;
+  const double trainable = memory.trainable_params;
+  const LinkModel link = collective_link(spec, gpu, p.tp * p.pp * p.dp, eff);
+  const Seconds reduce =
+      allreduce(Bytes(trainable * element_bytes(w.precision.gradients).si()), p.dp, link);
+  Seconds gather; // ZeRO-3: one pass's all-gathers of the weights, all micro-batches
+  if (w.zero_stage >= 3) {
+    const double layers_here = std::ceil(static_cast<double>(spec.model.layers) / p.pp);
+    const Bytes layer(trainable * element_bytes(w.precision.weights).si() / layers_here);
+    gather = allgather(layer, p.dp, link) * (layers_here * microbatches);
+  }
+  const Seconds forward = compute * (1.0 / 3.0);
+  const Seconds backward = compute * (2.0 / 3.0);
+  return max(seconds(0), gather - forward * eff.dp_overlap) +
+         max(seconds(0), gather + reduce - backward * eff.dp_overlap);
+}
+
+// QLoRA: bitsandbytes dequantizes each frozen 4-bit weight to bf16 before the matmul that uses it,
+// in the forward pass and again for the activations' gradient in the backward pass
+// (MatMul4Bit.forward and .backward call dequantize_4bit), once more when the forward pass is
+// recomputed: a memory-bound kernel that reads the packed weights and writes their 16-bit copy,
+// every micro-batch, before the GEMM it feeds.
+Seconds qlora_dequantization(const Spec& spec,
+                             const Gpu& gpu,
+                             const Parallelism& p,
+                             const Efficiency& eff,
+                             double microbatches) {
+  const auto& w = spec.workload.training;
+  const Quantization& q = spec.weights;
+  if (w.method != FinetuneMethod::qlora || !q.quantized()) {
+    return seconds(0);
+  }
+  const WeightBytes here = weights_per_gpu(spec.model, q, p);
+  Bytes packed;
+  if (q.attention_quantized) {
+    packed += here.attention;
+  }
+  if (q.mlp_quantized) {
+    packed += here.dense_mlp + here.routed_experts + here.shared_experts;
+  }
+  const double params = packed / bits(q.bits_per_weight);
+  const Bytes per_pass = packed + element_bytes(DType::bf16) * params;
+  const double passes = w.recompute == Recompute::full ? 3.0 : 2.0;
+  return per_pass * (passes * microbatches) / (gpu.memory_bandwidth * eff.family(gpu).memory);
+}
+
+} // namespace
+
 TrainingPerformance estimate_training(const Spec& spec,
                                       const Gpu& gpu,
                                       const Parallelism& p,
@@ -473,18 +590,15 @@ TrainingPerformance estimate_training(const Spec& spec,
   const auto& w = spec.workload.training;
   TrainingPerformance r;
   r.compute_precision = compute_precision(spec, gpu);
+  // MFU is against the dense peak of the precision the GEMMs run in (fp8 for an fp8 recipe),
+  // as Databricks/MosaicML report fp8 MFU (docs/model.md, "Training step").
   const FlopsPerSecond peak = *gpu.rate(r.compute_precision);
   const auto seq = static_cast<double>(w.seq_len);
   const auto micro = static_cast<double>(memory.batch);
   const double gpus = p.gpus();
   const double tokens_per_step = static_cast<double>(w.global_batch) * seq;
-  // Model FLOPs: forward + backward (2x forward), attention counted over the whole sequence as
-  // Narayanan et al. 2021 do (their 72 B s l h^2 (1 + s/6h + V/12lh) for GPT).
   const Flops forward = forward_flops(m, tokens_per_step, seq);
-  Flops model = forward * 3.0;
-  if (w.method != FinetuneMethod::full) {
-    model = forward * 2.0; // LoRA: no weight gradients for the frozen base
-  }
+  const Flops model = training_model_flops(spec, tokens_per_step);
   Flops hardware = model;
   if (w.recompute == Recompute::full) {
     hardware += forward; // one more forward pass
@@ -502,7 +616,11 @@ TrainingPerformance estimate_training(const Spec& spec,
       0.95,
       fam.training_compute * std::pow(static_cast<double>(m.hidden) / eff.training_reference_hidden,
                                       eff.training_size_exponent));
-  r.compute = hardware / gpus / (peak * kernel_efficiency);
+  // fp8 GEMMs: the bf16 step's compute, fp8_training_speedup times faster end to end.
+  const double speedup =
+      r.compute_precision == TensorPrecision::fp8 ? eff.fp8_training_speedup : 1.0;
+  const FlopsPerSecond achieved = *gpu.rate(sixteen_bit(gpu)) * (kernel_efficiency * speedup);
+  r.compute = hardware / gpus / achieved;
   // Pipeline bubble (p - 1) / (v m) of the compute (Narayanan et al. 2021, section 2.2).
   const double microbatches = static_cast<double>(w.global_batch) / (micro * p.dp);
   if (p.pp > 1) {
@@ -518,18 +636,11 @@ TrainingPerformance estimate_training(const Spec& spec,
       allreduce(
           Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp, collective_link(spec, gpu, p.tp, eff)) *
       (per_layer * layers_here * microbatches);
-  // Data parallel: gradients all-reduced once per step, hidden behind the backward pass up to
-  // the overlap share. Across nodes when the replicas do not fit in one NVLink domain.
-  if (p.dp > 1) {
-    const double trainable = memory.trainable_params;
-    const Bytes grads(trainable * element_bytes(w.precision.gradients).si());
-    const LinkModel link = collective_link(spec, gpu, p.tp * p.pp * p.dp, eff);
-    const Seconds dp_time = allreduce(grads, p.dp, link);
-    const Seconds backward = r.compute * (2.0 / 3.0);
-    r.data_parallel_exposed = max(seconds(0), dp_time - backward * eff.dp_overlap);
-  }
-  r.step =
-      r.compute + r.pipeline_bubble + r.tensor_parallel_communication + r.data_parallel_exposed;
+  r.data_parallel_exposed =
+      data_parallel_exposed(spec, gpu, p, memory, eff, r.compute, microbatches);
+  r.dequantization = qlora_dequantization(spec, gpu, p, eff, microbatches);
+  r.step = r.compute + r.pipeline_bubble + r.tensor_parallel_communication +
+           r.data_parallel_exposed + r.dequantization;
   r.tokens_per_s = tokens_per_step / r.step.si();
   r.mfu = (model / r.step).si() / (gpus * peak.si());
   r.hardware_flops_utilization = (hardware / r.step).si() / (gpus * peak.si());
@@ -563,9 +674,18 @@ TrainingPerformance estimate_training(const Spec& spec,
     r.explanation = fmt::format("training is compute bound: {} of math per step at {:.0f}% of "
                                 "the {} dense peak; MFU {:.0f}%",
                                 format_flops(hardware / gpus),
-                                100.0 * kernel_efficiency,
+                                100.0 * (achieved / peak),
                                 to_string(r.compute_precision),
                                 100.0 * r.mfu);
+  }
+  if (r.dequantization > r.compute * 0.1) {
+    r.explanation +=
+        fmt::format("; dequantizing the 4-bit base adds {}", format_seconds(r.dequantization));
+  }
+  if (w.precision.compute == DType::fp8 && r.compute_precision != TensorPrecision::fp8) {
+    r.explanation += fmt::format("; the fp8 recipe runs in {}: {} has no fp8 tensor cores",
+                                 to_string(r.compute_precision),
+                                 gpu.name);
   }
   return r;
 }

@@ -36,7 +36,8 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
                        "coverage",
                        "min_group_lines",
                        "uncalibrated_widening",
-                       "metrics"});
+                       "metrics",
+                       "calibration"});
   if (root.integer("schema_version", Range::between(1.0, 1.0)) != 1) {
     root.fail_plain("unsupported schema_version");
   }
@@ -59,7 +60,76 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
       u.m_metrics[metric][group] = e;
     }
   }
+  if (const auto cal = root.optional_object("calibration")) {
+    cal->reject_unknown({"serving", "training"});
+    const auto read = [&](const char* kind, std::map<std::string, Fitted>& into,
+                          std::initializer_list<std::pair<const char*, const char*>> errors) {
+      const auto part = cal->object(kind);
+      for (const auto& [key, value] : part.json().items()) {
+        const auto g = part.object(key);
+        std::vector<std::string> known = {"fit_runs", "held_out_runs"};
+        for (const auto& [field, name] : errors) {
+          known.emplace_back(field);
+        }
+        g.reject_unknown(known);
+        Fitted f;
+        f.fit_runs = g.integer("fit_runs", Range::between(0.0, 1e9));
+        f.held_out_runs = g.integer("held_out_runs", Range::between(0.0, 1e9));
+        for (const auto& [field, name] : errors) {
+          if (const auto e = g.optional_number(field, Range::between(0.0, 1000.0))) {
+            f.median_error[name] = *e;
+          }
+        }
+        into[key] = f;
+      }
+    };
+    read("serving", u.m_serving,
+         {{"tpot_median_error", "TPOT"}, {"ttft_median_error", "TTFT"},
+          {"table_median_error", "published tables"}});
+    read("training", u.m_training, {{"median_error", "MFU"}});
+  }
   return u;
+}
+
+Calibration Uncertainty::calibration(const std::string& family,
+                                     const std::string& engine,
+                                     bool training) const {
+  const auto errors = [](const Fitted& f) {
+    std::string out;
+    for (const auto& [name, e] : f.median_error) {
+      out += fmt::format("{}{} {:.0f}%", out.empty() ? "" : ", ", name, 100.0 * e);
+    }
+    return out.empty() ? std::string()
+                       : fmt::format("; held-out median error {} ({} runs)", out, f.held_out_runs);
+  };
+  if (training) {
+    if (const auto it = m_training.find(family); it != m_training.end() && it->second.fit_runs > 0) {
+      return {true, fmt::format("{} training: fitted on {} measured runs{}", family,
+                                it->second.fit_runs, errors(it->second))};
+    }
+    return {false, fmt::format("{} training: no measured runs; step-time band widened x{:g}",
+                               family, widening)};
+  }
+  const std::string key = family + "/" + engine;
+  if (const auto it = m_serving.find(key); it != m_serving.end() && it->second.fit_runs > 0) {
+    return {true, fmt::format("{}: fitted on {} measured runs{}", key, it->second.fit_runs,
+                              errors(it->second))};
+  }
+  // Other engines of the family may still have informed its efficiencies.
+  long long family_runs = 0;
+  for (const auto& [k, f] : m_serving) {
+    if (k.rfind(family + "/", 0) == 0) {
+      family_runs += f.fit_runs;
+    }
+  }
+  if (family_runs > 0) {
+    return {false, fmt::format("{}: no measured runs (the family's efficiencies rest on {} runs "
+                               "of other engines); bands widened x{:g}",
+                               key, family_runs, widening)};
+  }
+  return {false, fmt::format("{}: no measured runs: efficiencies are initial values, not fitted; "
+                             "bands widened x{:g}",
+                             key, widening)};
 }
 
 Uncertainty Uncertainty::load(const std::string& path) {
@@ -71,6 +141,12 @@ const Uncertainty::Entry& Uncertainty::entry(const std::string& metric,
                                              const std::string& engine,
                                              bool& own) const {
   const auto& groups = m_metrics.at(metric);
+  if (metric == "step_time") {
+    // One band for all training; the family's own when it has measured training runs.
+    const auto it = m_training.find(family);
+    own = it != m_training.end() && it->second.fit_runs > 0;
+    return groups.at("all");
+  }
   std::string key;
   key.reserve(family.size() + 1 + engine.size());
   key.append(family).append("/").append(engine);
@@ -80,9 +156,9 @@ const Uncertainty::Entry& Uncertainty::entry(const std::string& metric,
 }
 
 double Uncertainty::widened(const std::string& metric, double ratio, bool own) const {
-  // Memory and step-time bands are not split by family or engine: every line informs every
-  // prediction, so the overall band is not widened for them.
-  if (own || metric == "memory" || metric == "step_time") {
+  // Memory bands are not split by family: every line informs every prediction, so the overall
+  // band is not widened. Step time is, through `own`: measured training runs of the family.
+  if (own || metric == "memory") {
     return ratio;
   }
   return std::pow(ratio, widening);
@@ -95,10 +171,17 @@ RatioBand Uncertainty::band(const std::string& metric,
   const Entry& e = entry(metric, family, engine, own);
   const double low = widened(metric, e.low_ratio, own);
   const double high = widened(metric, e.high_ratio, own);
+  if (metric == "step_time") {
+    return own ? RatioBand{low, high, true,
+                           fmt::format("{} training, {} held-out lines", family, e.lines)}
+               : RatioBand{low, high, false,
+                           fmt::format("no {} training runs: all {} held-out lines, widened x{:g}",
+                                       family, e.lines, widening)};
+  }
   if (own) {
     return {low, high, true, fmt::format("{}/{}, {} held-out lines", family, engine, e.lines)};
   }
-  if (metric == "memory" || metric == "step_time") {
+  if (metric == "memory") {
     return {low, high, true, fmt::format("{} held-out lines", e.lines)};
   }
   return {low,

@@ -15,12 +15,16 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
   if (spec.workload.is_training()) {
     return true;
   }
+  // The engine table names math formats: every 4-bit float activation (fp4, nvfp4, mxfp4) is
+  // fp4 math there.
+  const DType act = spec.precision.activations;
+  const std::string math = element_bits(act) == 4 ? "fp4" : std::string(to_string(act));
   const SupportAnswer a = supports(*S.options.engines,
                                    to_string(spec.workload.inference.engine),
                                    g,
                                    to_string(spec.precision.weights),
                                    to_string(spec.precision.kv_cache),
-                                   to_string(spec.precision.activations));
+                                   math);
   if (a.runs()) {
     return true;
   }

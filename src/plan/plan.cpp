@@ -199,8 +199,9 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
                                       static_cast<double>(inf.input_tokens) +
                                           static_cast<double>(inf.output_tokens) / 2.0);
   } else {
-    r.flops_per_token =
-        forward_flops(spec.model, 1, static_cast<double>(spec.workload.training.seq_len)) * 3.0;
+    // What the step estimate counts per trained token: LoRA and QLoRA skip the frozen weights'
+    // gradients (docs/model.md, "FLOPs").
+    r.flops_per_token = training_model_flops(spec, 1);
   }
   return r;
 }
@@ -336,6 +337,9 @@ best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOption
   }
   if (options.uncertainty != nullptr) {
     best->memory_band = memory_band(best->memory.per_gpu.total(), *options.uncertainty);
+    best->calibration = options.uncertainty->calibration(
+        Efficiency::family_name(*best->gpu), std::string(to_string(spec.workload.inference.engine)),
+        spec.workload.is_training());
   }
   set_verdict(*best, spec, options);
   return std::move(*best);

@@ -279,6 +279,9 @@ nlohmann::json estimate_to_json(const EstimateReport& r) {
   j["assumptions"] = assumptions_json(m.assumptions);
   j["notes"] = m.notes;
   j["targets"] = targets_json(r);
+  if (r.calibration) {
+    j["calibration"] = {{"measured", r.calibration->measured}, {"basis", r.calibration->text}};
+  }
   j["cost"] = cost_json(r);
   if (!r.cost_note.empty()) {
     j["cost_note"] = r.cost_note;
@@ -564,6 +567,10 @@ void render_estimate_table(const EstimateReport& r, std::ostream& out) {
   }
   render_targets(r, out);
   render_cost(r, out);
+  if (r.calibration) {
+    out << (r.calibration->measured ? "calibration: " : "UNCALIBRATED: ") << r.calibration->text
+        << '\n';
+  }
   for (const auto& n : r.memory.notes) {
     out << "note: " << n << '\n';
   }

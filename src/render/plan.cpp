@@ -67,6 +67,7 @@ nlohmann::json candidate_json(const Candidate& c) {
                         c.memory_band,
                         0.8,
                         false,
+                        c.calibration,
                         {},
                         std::nullopt,
                         ""};
@@ -117,6 +118,9 @@ nlohmann::json candidate_json(const Candidate& c) {
       {"bottleneck", e.value("bottleneck", "")},
       {"explanation", e.value("explanation", "")},
   };
+  if (c.calibration) {
+    j["calibration"] = {{"measured", c.calibration->measured}, {"basis", c.calibration->text}};
+  }
   if (!c.precision_note.empty()) {
     j["precision_note"] = c.precision_note;
   }
@@ -230,6 +234,30 @@ std::string requirements_line(const Plan& p) {
   return line;
 }
 
+std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>& rows) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto* c : rows) {
+    if (!c->calibration || c->calibration->measured) {
+      continue;
+    }
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == c->calibration->text; });
+    if (it == groups.end()) {
+      groups.emplace_back(c->calibration->text, std::vector<std::string>{});
+      it = std::prev(groups.end());
+    }
+    const std::string& name = c->whole_gpu != nullptr ? c->whole_gpu->name : c->gpu->name;
+    if (std::find(it->second.begin(), it->second.end(), name) == it->second.end()) {
+      it->second.push_back(name);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [text, names] : groups) {
+    out.push_back(fmt::format("{} ({})", text, fmt::join(names, ", ")));
+  }
+  return out;
+}
+
 nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto* c : shown(plan, o)) {
@@ -294,6 +322,7 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
       {"rejected", rejected},
       {"assumptions", assumptions},
       {"notes", plan.notes},
+      {"uncalibrated", uncalibrated_lines(shown(plan, o))},
   };
 }
 
@@ -641,6 +670,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
                          plan.candidates.size() - rows.size(),
                          plan.candidates.size());
     }
+    for (const auto& text : uncalibrated_lines(rows)) {
+      line("uncalibrated: " + text, 2);
+    }
   }
   if (plan.feasible()) {
     out << '\n';
@@ -671,6 +703,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     }
     if (!best.precision_note.empty()) {
       line("  precision: " + best.precision_note, 4);
+    }
+    if (best.calibration && !best.calibration->measured) {
+      line("  UNCALIBRATED: " + best.calibration->text, 4);
     }
     if (best.partition.empty()) {
       line("  check it: rightsize " + estimate_args(plan, best), 4);
@@ -733,7 +768,11 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
     out << "**Nothing feasible**: no GPU configuration meets the spec.\n\n";
   }
   out << "- Workload: " << workload_line(s) << "\n- Requirements: " << requirements_line(plan)
-      << "\n- Targets: " << targets_line(s) << "\n\n";
+      << "\n- Targets: " << targets_line(s) << "\n";
+  for (const auto& text : uncalibrated_lines(shown(plan, o))) {
+    out << "- Uncalibrated: " << text << "\n";
+  }
+  out << "\n";
   if (plan.feasible()) {
     if (s.workload.is_training()) {
       out << "| # | GPU | GPUs | Layout | Memory/GPU | Step | MFU | Time | $/hour | TCO | Verdict "

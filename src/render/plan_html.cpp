@@ -400,12 +400,13 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   const bool training = plan.spec.workload.is_training();
   if (training) {
     t.header = {"#", "GPU", "GPUs", "Layout", "Memory/GPU (GiB)", "Step", "MFU",
-                a.x_name + " (" + a.x_unit + ")", a.y_name, "$/hour", "TCO", "Verdict", "Pareto front"};
-    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false};
+                a.x_name + " (" + a.x_unit + ")", a.y_name, "$/hour", "TCO", "Verdict", "Pareto front",
+                "Calibrated"};
+    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false, false};
   } else {
     t.header = {"#", "GPU", "GPUs", "Layout", "Memory/GPU (GiB)", "TTFT (ms)", "TPOT (ms)",
-                "Tokens/s", "$/hour", a.y_name, "TCO", "Verdict", "Pareto front"};
-    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false};
+                "Tokens/s", "$/hour", a.y_name, "TCO", "Verdict", "Pareto front", "Calibrated"};
+    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false, false};
   }
   t.caption = "Every feasible configuration, best first; the band is the range the prediction's "
               "measured error gives.";
@@ -439,6 +440,7 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
     row.push_back(c.verdict);
     row.push_back(c.rank == 1 ? (p.front ? "yes, recommended" : "recommended")
                               : (p.front ? "yes" : ""));
+    row.push_back(!c.calibration ? "" : c.calibration->measured ? "yes" : "no");
     t.rows.push_back(std::move(row));
     t.row_class.push_back(c.rank == 1 ? "recommended-row" : "");
   }
@@ -509,6 +511,17 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
                                    "nearest fixes are below.", "bad");
   }
   page.list({"Requirements: " + requirements_line(plan), "Targets: " + targets_line(s)});
+  {
+    std::vector<const Candidate*> rows;
+    for (const auto& c : plan.candidates) {
+      rows.push_back(&c);
+    }
+    std::vector<std::string> lines;
+    for (const auto& text : uncalibrated_lines(rows)) {
+      lines.push_back("Uncalibrated: " + text);
+    }
+    page.list(lines, "warn");
+  }
   if (!plan.uncertainty_note.empty()) {
     page.paragraph(plan.uncertainty_note, "muted");
   }

@@ -6,6 +6,7 @@
 #include <rightsize/plan/plan.hpp>
 
 #include <string>
+#include <vector>
 
 namespace rightsize {
 
@@ -15,5 +16,8 @@ std::string money(double usd);
 std::string workload_line(const Spec& s);
 std::string targets_line(const Spec& s);
 std::string requirements_line(const Plan& p);
+// One line per GPU family (and engine) among `rows` without measured calibration, naming its
+// GPUs in rank order: "cdna3/vllm: no measured runs: ... (MI300X-192GB, MI325X-256GB)".
+std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>& rows);
 
 } // namespace rightsize

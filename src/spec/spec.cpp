@@ -110,6 +110,12 @@ std::optional<TrainingPrecision> training_precision_preset(std::string_view name
     p.optimizer_states = DType::bf16;
     return p;
   }
+  if (name == "fp8") {
+    // Transformer Engine: mixed's bf16 weights, fp32 gradients, master weights and states, with
+    // the GEMM inputs cast to fp8 (NVIDIA Transformer Engine, fp8 autocast; Megatron-LM --fp8).
+    p.compute = DType::fp8;
+    return p;
+  }
   if (name == "fp32" || name == "amp") {
     p.weights = DType::fp32; // amp: fp32 parameters, bf16 autocast compute
     p.gradients = DType::fp32;
@@ -121,7 +127,12 @@ std::optional<TrainingPrecision> training_precision_preset(std::string_view name
 }
 
 std::vector<std::string> training_precision_presets() {
-  return {"mixed", "mixed-bf16-grads", "pure-bf16", "fp32", "amp"};
+  return {"mixed", "mixed-bf16-grads", "pure-bf16", "fp8", "fp32", "amp"};
+}
+
+Bytes activation_element_bytes(const Precision& p) {
+  return element_bits(p.activations) < 8 ? element_bytes(DType::bf16)
+                                         : element_bytes(p.activations);
 }
 
 std::string_view to_string(DeploymentMode m) {
@@ -304,7 +315,7 @@ void read_training(const FieldReader& r,
       w.precision = *preset;
     } else {
       const auto o = r.object("training_precision");
-      o.reject_unknown({"weights", "gradients", "master_weights", "optimizer_states"});
+      o.reject_unknown({"weights", "gradients", "master_weights", "optimizer_states", "compute"});
       const auto dtype_of = [&](const char* key, DType fallback) {
         if (!o.has(key)) {
           return fallback;
@@ -325,6 +336,10 @@ void read_training(const FieldReader& r,
         p.master_weights = std::nullopt;
       } else {
         p.master_weights = dtype_of("master_weights", DType::fp32);
+      }
+      p.compute = dtype_of("compute", p.compute);
+      if (p.compute == DType::fp32) {
+        o.member("compute").fail("must be bf16, fp16 or fp8 (the GEMM inputs)");
       }
       w.precision = p;
     }
@@ -438,6 +453,25 @@ DType serving_dtype(DType t, Engine engine) {
   return element_bits(t) < 16 ? DType::bf16 : t;
 }
 
+bool is_float4(DType d) {
+  return d == DType::fp4 || d == DType::mxfp4;
+}
+
+// Activations of at least 8 bits, or 4-bit floats with 4-bit float weights: NVFP4 and MXFP4 W4A4
+// GEMMs run on Blackwell's fp4 tensor cores (TensorRT-LLM NVFP4). Integer and nf4 activations
+// have no tensor-core path.
+DType read_activations(const FieldReader& field, DType weights) {
+  const DType d = read_dtype(field);
+  if (element_bits(d) >= 8 || (is_float4(d) && is_float4(weights))) {
+    return d;
+  }
+  field.fail(is_float4(d)
+                 ? fmt::format("4-bit activations need fp4 or mxfp4 weights (W4A4), not {}",
+                               to_string(weights))
+                 : std::string("must be at least 8-bit, or fp4/mxfp4 with fp4 or mxfp4 weights "
+                               "(W4A4)"));
+}
+
 void read_precision(const FieldReader& root, Spec& spec) {
   const ModelArch& m = spec.model;
   const bool qlora = spec.workload.type == WorkloadType::finetune &&
@@ -470,15 +504,15 @@ void read_precision(const FieldReader& root, Spec& spec) {
         weights_given = true;
       }
       if (r.has("activations")) {
-        p.activations = read_dtype(r.member("activations"));
-        if (element_bits(p.activations) < 8) {
-          r.member("activations").fail("activations must be at least 8-bit");
-        }
+        p.activations = read_activations(r.member("activations"), p.weights);
+        p.activations_stated_for = p.weights;
       }
       if (r.has("kv_cache")) {
         p.kv_cache = read_dtype(r.member("kv_cache"));
       } else if (r.has("activations")) {
-        p.kv_cache = p.activations;
+        // The KV cache follows the activations; under 4-bit activations it takes fp8, the
+        // narrowest KV format vLLM, SGLang and TensorRT-LLM all offer.
+        p.kv_cache = element_bits(p.activations) < 8 ? DType::fp8 : p.activations;
       }
       if (r.has("allow")) {
         for (const auto& e : r.array("allow")) {

@@ -131,6 +131,10 @@ struct MemoryEstimate {
 // (worst pipeline stage: the first, which also holds the embedding).
 WeightBytes weights_per_gpu(const ModelArch& model, const Quantization& q, const Parallelism& p);
 
+// LoRA adapter parameters of the whole model: r * (in + out) for each targeted projection of each
+// layer (MoE layers: attention projections only).
+double lora_parameters(const Spec& spec);
+
 // KV cache per token and per sequence on one GPU (GQA/MQA heads replicated when kv_heads < tp,
 // MLA latent not split by tp, sliding-window layers capped, paged blocks).
 KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const Constants& c);

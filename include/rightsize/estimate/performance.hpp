@@ -57,6 +57,9 @@ public:
   double dp_overlap = 0.8; // share of the backward pass the gradient all-reduce hides behind
   double training_size_exponent = 0; // training efficiency x (hidden / reference)^exponent
   double training_reference_hidden = 8192;
+  // End-to-end speed of an fp8 training step over the same step in bf16 on the same GPU: the
+  // GEMMs run at twice the rate, the rest (attention, norms, casts, amax) does not.
+  double fp8_training_speedup = 1.3;
   nlohmann::json fitted_on; // what the values were fitted on
 };
 
@@ -86,7 +89,8 @@ struct TrainingPerformance {
   Seconds compute;
   Seconds pipeline_bubble;
   Seconds tensor_parallel_communication;
-  Seconds data_parallel_exposed;
+  Seconds data_parallel_exposed; // gradient reduction, and ZeRO-3's weight all-gathers, not hidden
+  Seconds dequantization;        // QLoRA: the frozen 4-bit weights dequantized before each matmul
   double tokens_per_s = 0;
   double mfu = 0;                        // model FLOPs / (time x GPUs x dense peak)
   double hardware_flops_utilization = 0; // including recomputation
@@ -98,8 +102,10 @@ struct TrainingPerformance {
   TensorPrecision compute_precision = TensorPrecision::bf16;
 };
 
-// The precision the tensor cores compute in: fp8 or fp4 weights use that rate where the GPU has
-// it; weight-only formats and GPUs without the rate fall back to bf16 (fp16 on GPUs without bf16).
+// The precision the tensor cores compute in: the coarser of the weights' and the stated
+// activations' formats (fp8 weights with bf16 activations: bf16; fp4 weights with fp8
+// activations: fp8), at that rate where the GPU has it; training: the recipe's GEMM inputs.
+// Integer and nf4 formats and GPUs without the rate fall back to bf16 (fp16 without bf16).
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu);
 
 // GPUs in one server (one node): the spec's deployment.gpus_per_server, else the catalog's
@@ -110,6 +116,12 @@ int gpus_per_server(const Spec& spec, const Gpu& gpu);
 
 // Forward FLOPs for `tokens` new tokens whose attention spans `context` tokens each on average.
 Flops forward_flops(const ModelArch& m, double tokens, double context);
+
+// Model FLOPs of training on `tokens` tokens of the spec's sequences, forward and backward:
+// 3 x forward for full training; LoRA and QLoRA skip the frozen weights' gradients (2 x the
+// forward matmuls, 3 x attention, whose backward has no weights) and add the adapters' 6 FLOP
+// per parameter per token. No recomputation (hardware FLOPs add it).
+Flops training_model_flops(const Spec& spec, double tokens);
 
 // `replicas` copies of the layout serve the load (inference) or the layout is the whole job
 // (training: replicas = 1, dp inside the layout).

@@ -25,6 +25,15 @@ struct RatioBand {
   std::string basis;       // "hopper/vllm, 93 held-out lines" or "all engines, widened x1.5"
 };
 
+// What the efficiencies behind a prediction were fitted on, for a GPU family and (serving) an
+// engine: data/uncertainty.json "calibration", written with the bands. Uncalibrated pairs get
+// the widened overall band and every report that relies on one says so (docs/accuracy.md,
+// "Calibration status").
+struct Calibration {
+  bool measured = false; // fitted on measured runs of this family (and engine)
+  std::string text;      // "hopper/vllm: fitted on 275 measured runs; held-out error ..."
+};
+
 // A range around a point value, in the point's unit.
 struct Band {
   double low = 0;
@@ -40,6 +49,9 @@ public:
   // engine ("vllm"); the overall band widened when the pair has no band of its own.
   [[nodiscard]] RatioBand
   band(const std::string& metric, const std::string& family, const std::string& engine) const;
+  // The calibration of a family's serving on `engine`, or of its training (engine ignored).
+  [[nodiscard]] Calibration
+  calibration(const std::string& family, const std::string& engine, bool training) const;
   // band(...).high_ratio without the basis sentence, for the search.
   [[nodiscard]] double high_ratio(const std::string& metric,
                                   const std::string& family,
@@ -63,6 +75,13 @@ private:
   [[nodiscard]] double widened(const std::string& metric, double ratio, bool own) const;
 
   std::map<std::string, std::map<std::string, Entry>> m_metrics; // metric -> group -> band
+  struct Fitted {
+    long long fit_runs = 0;
+    long long held_out_runs = 0;
+    std::map<std::string, double> median_error; // tpot, ttft, table; training: mfu
+  };
+  std::map<std::string, Fitted> m_serving;  // "hopper/vllm"
+  std::map<std::string, Fitted> m_training; // "ampere"
 };
 
 struct InferenceBands {

@@ -100,6 +100,8 @@ struct Candidate {
   std::string verdict; // right-sized, over-provisioned, tight
   std::string verdict_reason;
   std::string precision_note; // set when an allowed precision changed the answer
+  // What its GPU family's (and engine's) efficiencies were fitted on; unset without bands.
+  std::optional<Calibration> calibration;
   double score = 0;           // the objective's value, lower is better
   [[nodiscard]] int gpus_per_replica() const { return layout.tp * layout.pp * layout.dp; }
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }

@@ -59,6 +59,8 @@ struct EstimateReport {
   std::optional<Band> memory_band{}; // total bytes per GPU
   double band_coverage = 0;          // share of held-out runs inside a band (0.8)
   bool judged_at_band_edge = false;
+  // What the GPU family's (and engine's) efficiencies were fitted on, with the bands.
+  std::optional<Calibration> calibration{};
   std::vector<TargetCheck> targets{};
   std::optional<EstimateCost> cost{};
   std::string cost_note{}; // why there is no cost, when there is none

@@ -21,7 +21,18 @@ struct Precision {
   DType kv_cache = DType::bf16;    // KV cache elements
   DType activations = DType::bf16; // compute dtype of activations
   std::vector<DType> allow;        // cheaper weight/KV formats the planner may also consider
+  // The weights the spec names the activations with. For them the tensor math follows the
+  // activations (fp8 weights with bf16 activations run at the bf16 rate); unnamed, or for weights
+  // the planner substitutes (`allow`, estimate --weights), fp8 and fp4 weights keep their usual
+  // deployment, W8A8 and W4A4 (docs/model.md, "Compute precision").
+  std::optional<DType> activations_stated_for;
+  [[nodiscard]] bool activations_stated() const { return activations_stated_for == weights; }
 };
+
+// Bytes per element of the activations kept between kernels and exchanged by all-reduces. 4-bit
+// activations (W4A4) exist only as GEMM inputs, quantized inside the kernels from the 16-bit
+// residual stream, so they count as bf16.
+Bytes activation_element_bytes(const Precision& p);
 
 enum class WorkloadType { inference, training, finetune };
 enum class Engine { vllm, sglang, tensorrt_llm, transformers };
@@ -46,9 +57,14 @@ struct TrainingPrecision {
   std::optional<DType> master_weights =
       DType::fp32;                      // none: the optimizer updates `weights` in place
   DType optimizer_states = DType::fp32; // Adam m and v (SGD momentum)
+  // Inputs of the GEMMs: bf16 (fp16 on GPUs without it), or fp8 (Transformer Engine: weights and
+  // activations cast to fp8 before each GEMM, at the fp8 tensor rate where the GPU has one).
+  DType compute = DType::bf16;
 };
 // Presets: mixed (bf16 weights, fp32 grads, fp32 master, fp32 states: 18 B/param with Adam),
-// mixed-bf16-grads (16), pure-bf16 (8), fp32 (16), amp (fp32 weights and states, bf16 compute: 16).
+// mixed-bf16-grads (16), pure-bf16 (8), fp32 (16), amp (fp32 weights and states, bf16 compute: 16),
+// fp8 (mixed with fp8 GEMMs, plus Transformer Engine's fp8 copy of the weights and its transpose:
+// 20).
 std::optional<TrainingPrecision> training_precision_preset(std::string_view name);
 std::vector<std::string> training_precision_presets();
 

@@ -78,6 +78,49 @@ TEST_CASE("performance: the tensor-core precision follows the weights and the GP
         TensorPrecision::fp16);
 }
 
+TEST_CASE("performance: the math follows the stated activations", "[performance]") {
+  const auto& c = catalog();
+  const Gpu& h100 = c.resolve("H100", "t");
+  const Gpu& b200 = c.resolve("B200", "t");
+  const auto math = [](nlohmann::json precision, const Gpu& g) {
+    return compute_precision(serving("llama-3.1-8b", std::move(precision), 1), g);
+  };
+  // Unstated activations keep the weights' usual deployment: W8A8, W4A4.
+  CHECK(math({{"weights", "fp8"}}, h100) == TensorPrecision::fp8);
+  CHECK(math({{"weights", "fp4"}}, b200) == TensorPrecision::fp4);
+  // Weight-only fp8 (W8A16) runs at the bf16 rate; W8A8 at the fp8 rate.
+  CHECK(math({{"weights", "fp8"}, {"activations", "bf16"}}, h100) == TensorPrecision::bf16);
+  CHECK(math({{"weights", "fp8"}, {"activations", "fp8"}}, h100) == TensorPrecision::fp8);
+  // fp4 weights: fp8 activations give W4A8 at the fp8 rate, fp4 activations W4A4 at the fp4
+  // rate (Blackwell), fp8 where the GPU has no fp4 (Hopper).
+  CHECK(math({{"weights", "fp4"}, {"activations", "fp8"}}, b200) == TensorPrecision::fp8);
+  CHECK(math({{"weights", "fp4"}, {"activations", "fp4"}}, b200) == TensorPrecision::fp4);
+  CHECK(math({{"weights", "mxfp4"}, {"activations", "mxfp4"}}, b200) == TensorPrecision::fp4);
+  CHECK(math({{"weights", "fp4"}, {"activations", "fp4"}}, h100) == TensorPrecision::fp8);
+  CHECK(math({{"weights", "fp4"}, {"activations", "bf16"}}, b200) == TensorPrecision::bf16);
+  // Integer weights are dequantized: fp8 activations do not make int4 weights fp8 math.
+  CHECK(math({{"weights", "int4"}, {"activations", "fp8"}}, h100) == TensorPrecision::bf16);
+  // Activations stated with the spec's bf16 weights do not bind an fp8 variant the planner tries
+  // (precision.allow, estimate --weights): it deploys as W8A8.
+  Spec variant = serving("llama-3.1-8b", {{"weights", "bf16"}, {"activations", "bf16"}}, 1);
+  variant.precision.weights = DType::fp8;
+  CHECK(compute_precision(variant, h100) == TensorPrecision::fp8);
+  // Hand check: Llama-3.1-8B decoding 64 sequences at the average context of 1024 + 512 tokens
+  // on an H100: 64 x (2 x (8.0303e9 - 128256 x 4096) + 2 x 32 heads x 256 x 32 layers x 1536)
+  // = 64 x (15.010e9 + 0.805e9) = 1.0122e12 FLOP per step. W8A16 at the bf16 rate, 989.4
+  // TFLOP/s x 0.55: 1.860 ms; W8A8 at the fp8 rate, 1978.9 TFLOP/s x 0.55: 0.930 ms. Before the
+  // math followed the activations, both took 0.930 ms.
+  REQUIRE(efficiency().family(h100).compute == Approx(0.55));
+  const auto w8a16 =
+      run(serving("llama-3.1-8b", {{"weights", "fp8"}, {"activations", "bf16"}}, 64), "H100");
+  const auto w8a8 =
+      run(serving("llama-3.1-8b", {{"weights", "fp8"}, {"activations", "fp8"}}, 64), "H100");
+  REQUIRE(w8a16.concurrency == 64);
+  CHECK(w8a16.decode_compute.si() == Approx(1.860e-3).epsilon(0.002));
+  CHECK(w8a8.decode_compute.si() == Approx(0.930e-3).epsilon(0.002));
+  CHECK(w8a16.compute_precision == TensorPrecision::bf16);
+}
+
 TEST_CASE("performance: decode is a roofline over bytes and FLOPs", "[performance]") {
   // Llama-3.1-8B at batch 1 on an H100: memory bound, each step reads ~16 GB of weights.
   const auto one = run(serving("llama-3.1-8b", "bf16", 1), "H100");
@@ -187,4 +230,148 @@ TEST_CASE("performance: training step, bubble, MFU, deadline", "[performance]") 
   REQUIRE(t.meets_deadline.has_value());
   CHECK(*t.meets_deadline == (*t.time_to_train <= hours(24)));
   CHECK(t.host_input.si() < h100.host_link.si() * 0.01);
+}
+
+namespace {
+
+Spec training_spec(const char* model, nlohmann::json workload, nlohmann::json precision = nullptr) {
+  nlohmann::json body{{"model", config_path(model)}, {"workload", std::move(workload)}};
+  if (!precision.is_null()) {
+    body["precision"] = std::move(precision);
+  }
+  return parse_spec(body, "train.json");
+}
+
+TrainingPerformance train(const Spec& s, const char* gpu, const Parallelism& p) {
+  const Gpu& g = catalog().resolve(gpu, "test");
+  return estimate_training(s, g, p, estimate_memory(s, g, p, constants()), efficiency());
+}
+
+Parallelism data_parallel(int dp) {
+  Parallelism p;
+  p.dp = dp;
+  return p;
+}
+
+nlohmann::json llama8b_pretrain(int zero_stage) {
+  return {
+      {"type", "training"}, {"seq_len", 4096}, {"global_batch", 64}, {"zero_stage", zero_stage}};
+}
+
+} // namespace
+
+TEST_CASE("performance: LoRA FLOPs skip the frozen weights' gradients", "[performance]") {
+  const nlohmann::json lora{{"type", "finetune"},
+                            {"method", "lora"},
+                            {"lora_rank", 16},
+                            {"lora_targets", {"q_proj", "v_proj"}},
+                            {"seq_len", 512}};
+  const Spec s = training_spec("llama-2-7b", lora);
+  // Llama-2-7B, one token of a 512-token sequence. Forward: matmuls 2 x (6,738,415,616 -
+  // 131,072,000 input embedding) = 13.2147e9, attention 2 x 32 heads x 256 x 32 layers x 512 =
+  // 0.2684e9. LoRA: 2 x forward + attention's own backward (0.2684e9) + the adapters' 6 x
+  // 16 x (4096 + 4096) x 2 x 32 = 50.3e6: 27.285e9 FLOP, against 3 x 13.483e9 = 40.449e9 for full
+  // fine-tuning. The plan's "GFLOP per trained token" shows the same count.
+  CHECK(training_model_flops(s, 1).si() == Approx(27.285e9).epsilon(1e-4));
+  nlohmann::json full = lora;
+  full["method"] = "full";
+  full.erase("lora_rank");
+  full.erase("lora_targets");
+  CHECK(training_model_flops(training_spec("llama-2-7b", full), 1).si() ==
+        Approx(40.449e9).epsilon(1e-4));
+  CHECK(training_model_flops(s, 512).si() == Approx(512 * 27.285e9).epsilon(1e-4));
+}
+
+TEST_CASE("performance: QLoRA pays for dequantizing its 4-bit base", "[performance]") {
+  const nlohmann::json lora{{"type", "finetune"}, {"method", "lora"}, {"seq_len", 512}};
+  nlohmann::json qlora = lora;
+  qlora["method"] = "qlora";
+  const auto l = train(training_spec("llama-2-7b", lora), "H100", Parallelism{});
+  const auto q = train(training_spec("llama-2-7b", qlora), "H100", Parallelism{});
+  // Llama-2-7B's linear layers, 2,147,483,648 attention + 4,328,521,728 MLP = 6.476e9
+  // parameters in nf4 with double quantization (4 + 8/64 + 32/16384 = 4.127 bits): each pass
+  // reads 0.516 B and writes a 2-byte bf16 copy per parameter, 16.293e9 B. Forward and backward
+  // of one micro-batch: 2 x 16.293e9 B / (3.35 TB/s x 1.0) = 9.727 ms.
+  REQUIRE(efficiency().family(catalog().resolve("H100", "t")).memory == Approx(1.0));
+  CHECK(l.dequantization.si() == 0.0);
+  CHECK(q.dequantization.si() == Approx(9.727e-3).epsilon(0.001));
+  // The same math as bf16 LoRA, plus the dequantization: a lower MFU.
+  CHECK(q.compute.si() == Approx(l.compute.si()));
+  CHECK(q.step.si() == Approx(l.step.si() + q.dequantization.si()));
+  CHECK(q.mfu == Approx(l.mfu * l.step.si() / q.step.si()));
+  CHECK(q.mfu < l.mfu);
+}
+
+TEST_CASE("performance: ZeRO-3 all-gathers the weights in every pass", "[performance]") {
+  // Llama-3.1-8B (8,030,261,248 parameters), 64 sequences of 4096 tokens, micro-batch 1, on 16
+  // H100s: dp 16 leaves the 8-GPU NVLink domain, so the collectives run over the 400 Gbit/s
+  // (50 GB/s) network with 10 us per call; 64 / 16 = 4 micro-batches per replica.
+  const Parallelism dp16 = data_parallel(16);
+  const auto z2 = train(training_spec("llama-3.1-8b", llama8b_pretrain(2)), "H100", dp16);
+  const auto z3 = train(training_spec("llama-3.1-8b", llama8b_pretrain(3)), "H100", dp16);
+  const auto z0 = train(training_spec("llama-3.1-8b", llama8b_pretrain(0)), "H100", dp16);
+  const double params = 8030261248.0;
+  const double latency = efficiency().network_latency.si();
+  REQUIRE(latency == Approx(10e-6));
+  REQUIRE(efficiency().dp_overlap == Approx(0.8));
+  // Compute: 3 x forward (262,144 tokens x 17.158e9) + selective recompute of the attention
+  // scores (0.2815e15) = 13.775e15 FLOP, / 16 GPUs / (989.4 TFLOP/s x 0.55 x 0.5^0.1375 = 494.6
+  // TFLOP/s) = 1.7406 s.
+  CHECK(z2.compute.si() == Approx(1.7406).epsilon(0.002));
+  const double compute = z2.compute.si();
+  // Gradients, fp32 (mixed): one all-reduce, 2 x 15/16 x 32.12 GB / 50 GB/s = 1.2045 s, hidden
+  // behind 0.8 x 2/3 of the compute (0.928 s): 0.276 s exposed, for ZeRO-0, -1 and -2 alike.
+  const double reduce = 2.0 * 15 / 16 * params * 4 / 50e9 + latency;
+  CHECK(reduce == Approx(1.2045).epsilon(0.001));
+  CHECK(z2.data_parallel_exposed.si() == Approx(reduce - 0.8 * 2.0 / 3.0 * compute));
+  CHECK(z2.data_parallel_exposed.si() == Approx(0.276).epsilon(0.01));
+  CHECK(z0.step.si() == Approx(z2.step.si()));
+  // ZeRO-3: before each layer's forward and backward, in each of the 4 micro-batches, an
+  // all-gather of its bf16 weights, 15/16 x (16.06 GB / 32) / 50 GB/s + 10 us: 1.2058 s a pass.
+  // Forward: 1.2058 - 0.8 x 1/3 x 1.7406 = 0.7416 s exposed; backward: 1.2058 + 1.2045 -
+  // 0.9283 = 1.4820 s. The step grows from 2.017 s to 3.964 s.
+  const double gather = 32 * 4 * (15.0 / 16 * params * 2 / 32 / 50e9 + latency);
+  CHECK(gather == Approx(1.2058).epsilon(0.001));
+  CHECK(z3.data_parallel_exposed.si() ==
+        Approx((gather - 0.8 / 3.0 * compute) + (gather + reduce - 0.8 * 2.0 / 3.0 * compute)));
+  CHECK(z3.data_parallel_exposed.si() == Approx(2.224).epsilon(0.002));
+  CHECK(z3.step.si() == Approx(3.964).epsilon(0.002));
+  CHECK(z3.step > z2.step);
+  CHECK(z3.mfu < z2.mfu);
+  // Inside one NVLink domain the all-gathers hide behind the passes: ZeRO-3 costs nothing more.
+  const Parallelism dp8 = data_parallel(8);
+  const auto n2 = train(training_spec("llama-3.1-8b", llama8b_pretrain(2)), "H100", dp8);
+  const auto n3 = train(training_spec("llama-3.1-8b", llama8b_pretrain(3)), "H100", dp8);
+  CHECK(n3.step.si() == Approx(n2.step.si()));
+}
+
+TEST_CASE("performance: the fp8 recipe trains at the fp8 rate where there is one",
+          "[performance]") {
+  nlohmann::json fp8 = llama8b_pretrain(0);
+  fp8["training_precision"] = "fp8";
+  const Spec s8 = training_spec("llama-3.1-8b", fp8);
+  const Spec s16 = training_spec("llama-3.1-8b", llama8b_pretrain(0));
+  const Parallelism dp8 = data_parallel(8);
+  const auto bf16 = train(s16, "H100", dp8);
+  const auto f8 = train(s8, "H100", dp8);
+  // H100: the bf16 step's compute (13.775e15 FLOP / 8 GPUs / 494.6 TFLOP/s = 3.481 s), 1.3
+  // times faster end to end: 2.678 s.
+  REQUIRE(efficiency().fp8_training_speedup == Approx(1.3));
+  CHECK(f8.compute_precision == TensorPrecision::fp8);
+  CHECK(bf16.compute.si() == Approx(3.481).epsilon(0.002));
+  CHECK(f8.compute.si() == Approx(3.481 / 1.3).epsilon(0.002));
+  // MFU against the fp8 dense peak (1978.9 TFLOP/s): 1.3 x the speed over 2 x the peak.
+  const double model = 3.0 * 262144 * 17.158e9;
+  CHECK(f8.mfu == Approx(model / (f8.step.si() * 8 * 1978.9e12)).epsilon(0.002));
+  CHECK(f8.mfu < bf16.mfu);
+  // Memory: mixed's 18 bytes per parameter plus Transformer Engine's fp8 weight copy and its
+  // transpose.
+  const Gpu& h100 = catalog().resolve("H100", "t");
+  CHECK(estimate_memory(s8, h100, dp8, constants()).bytes_per_param == 20.0);
+  // A100 has no fp8 tensor cores: the recipe runs at the bf16 rate, and the estimate says so.
+  const auto a100 = train(s8, "A100", dp8);
+  const auto a100_bf16 = train(s16, "A100", dp8);
+  CHECK(a100.compute_precision == TensorPrecision::bf16);
+  CHECK(a100.compute.si() == Approx(a100_bf16.compute.si()));
+  CHECK_THAT(a100.explanation, Catch::Contains("the fp8 recipe runs in bf16"));
 }

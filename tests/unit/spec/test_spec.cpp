@@ -107,6 +107,77 @@ TEST_CASE("spec: precision as one string, inline config and generic model", "[sp
   CHECK(s.model.kv_heads == 40);
 }
 
+TEST_CASE("spec: activations are stated or defaulted; 4-bit only as float W4A4", "[spec]") {
+  ScratchDir dir;
+  // The "fp8" shorthand keeps bf16 activations for storage but states nothing: the math stays
+  // W8A8 (docs/model.md, "Compute precision").
+  auto s = load_spec(write_spec(dir, R"({"model": "models/llama", "precision": "fp8"})"));
+  CHECK_FALSE(s.precision.activations_stated());
+  s = load_spec(write_spec(dir, R"({"model": "models/llama",
+      "precision": {"weights": "fp8", "activations": "bf16"}})"));
+  CHECK(s.precision.activations_stated());
+  CHECK(s.precision.kv_cache == DType::bf16);
+  // Stated for fp8 weights: a variant the planner tries with other weights deploys as usual.
+  Spec variant = s;
+  variant.precision.weights = DType::fp4;
+  CHECK_FALSE(variant.precision.activations_stated());
+  // NVFP4 and MXFP4 W4A4: the KV cache defaults to fp8, activation tensors count as bf16.
+  s = load_spec(write_spec(dir, R"({"model": "models/llama",
+      "precision": {"weights": "fp4", "activations": "nvfp4"}})"));
+  CHECK(s.precision.activations == DType::fp4);
+  CHECK(s.precision.kv_cache == DType::fp8);
+  CHECK(activation_element_bytes(s.precision).si() == 2.0);
+  s = load_spec(write_spec(dir, R"({"model": "models/llama",
+      "precision": {"weights": "mxfp4", "activations": "mxfp4", "kv_cache": "bf16"}})"));
+  CHECK(s.precision.activations == DType::mxfp4);
+  CHECK(s.precision.kv_cache == DType::bf16);
+  CHECK(activation_element_bytes(s.precision).si() == 2.0);
+  // fp8 activations are stored as one byte, as before.
+  s = load_spec(write_spec(dir, R"({"model": "models/llama",
+      "precision": {"weights": "fp8", "activations": "fp8"}})"));
+  CHECK(activation_element_bytes(s.precision).si() == 1.0);
+  // Integer and nf4 activations have no tensor-core path; 4-bit floats need 4-bit float weights.
+  CHECK(spec_error(R"({"model": "models/llama",
+        "precision": {"weights": "int4", "activations": "int4"}})") ==
+        "spec.json:/precision/activations: must be at least 8-bit, or fp4/mxfp4 with fp4 or mxfp4 "
+        "weights (W4A4), got \"int4\"");
+  CHECK(spec_error(R"({"model": "models/llama",
+        "precision": {"weights": "fp4", "activations": "nf4"}})") ==
+        "spec.json:/precision/activations: must be at least 8-bit, or fp4/mxfp4 with fp4 or mxfp4 "
+        "weights (W4A4), got \"nf4\"");
+  CHECK(spec_error(R"({"model": "models/llama",
+        "precision": {"weights": "bf16", "activations": "fp4"}})") ==
+        "spec.json:/precision/activations: 4-bit activations need fp4 or mxfp4 weights (W4A4), "
+        "not bf16, got \"fp4\"");
+  CHECK(spec_error(R"({"model": "models/llama",
+        "precision": {"weights": "int4", "activations": "mxfp4"}})") ==
+        "spec.json:/precision/activations: 4-bit activations need fp4 or mxfp4 weights (W4A4), "
+        "not int4, got \"mxfp4\"");
+}
+
+TEST_CASE("spec: the fp8 training recipe", "[spec]") {
+  ScratchDir dir;
+  auto s = load_spec(write_spec(dir, R"({"model": "models/llama", "workload": {"type": "training",
+      "seq_len": 4096, "global_batch": 64, "training_precision": "fp8"}})"));
+  const TrainingPrecision& fp8 = s.workload.training.precision;
+  CHECK(fp8.name == "fp8");
+  CHECK(fp8.compute == DType::fp8);
+  CHECK(fp8.weights == DType::bf16); // Transformer Engine keeps mixed's states
+  CHECK(fp8.gradients == DType::fp32);
+  CHECK(fp8.master_weights == DType::fp32);
+  CHECK(fp8.optimizer_states == DType::fp32);
+  CHECK(training_precision_preset("mixed")->compute == DType::bf16);
+  s = load_spec(write_spec(dir, R"({"model": "models/llama", "workload": {"type": "training",
+      "seq_len": 4096, "global_batch": 64, "training_precision": {"gradients": "bf16",
+      "compute": "fp8"}}})"));
+  CHECK(s.workload.training.precision.compute == DType::fp8);
+  CHECK(s.workload.training.precision.gradients == DType::bf16);
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "training",
+      "seq_len": 4096, "global_batch": 64, "training_precision": {"compute": "fp32"}}})") ==
+        "spec.json:/workload/training_precision/compute: must be bf16, fp16 or fp8 (the GEMM "
+        "inputs), got \"fp32\"");
+}
+
 TEST_CASE("spec: training and fine-tuning workloads", "[spec]") {
   ScratchDir dir;
   auto s = load_spec(write_spec(dir, R"({"model": "models/llama", "workload": {"type": "training",

@@ -1,0 +1,94 @@
+// Uncertainty bands and calibration status (data/uncertainty.json): which GPU families and
+// engines were fitted on measured runs, and the widened bands of those that were not.
+
+#include <rightsize/core/error.hpp>
+#include <rightsize/estimate/uncertainty.hpp>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace rightsize;
+
+namespace {
+
+nlohmann::json file() {
+  const nlohmann::json band = {{"low_ratio", 0.9}, {"high_ratio", 1.2}, {"lines", 40}};
+  return {{"schema_version", 1},
+          {"coverage", 0.8},
+          {"uncalibrated_widening", 1.5},
+          {"metrics",
+           {{"ttft", {{"all", band}, {"hopper/vllm", band}}},
+            {"tpot", {{"all", band}, {"hopper/vllm", band}}},
+            {"step_time", {{"all", {{"low_ratio", 0.9}, {"high_ratio", 1.1}, {"lines", 4}}}}},
+            {"memory", {{"all", band}}}}},
+          {"calibration",
+           {{"serving",
+             {{"hopper/vllm",
+               {{"fit_runs", 275},
+                {"held_out_runs", 93},
+                {"tpot_median_error", 0.111},
+                {"ttft_median_error", 0.223}}},
+              {"ada/tensorrt-llm",
+               {{"fit_runs", 4}, {"held_out_runs", 2}, {"table_median_error", 0.047}}}}},
+            {"training",
+             {{"ampere", {{"fit_runs", 10}, {"held_out_runs", 4}, {"median_error", 0.084}}}}}}}};
+}
+
+} // namespace
+
+TEST_CASE("uncertainty: calibration says what each family and engine was fitted on",
+          "[uncertainty]") {
+  const auto u = Uncertainty::from_json(file(), "u.json");
+  const auto hopper = u.calibration("hopper", "vllm", false);
+  CHECK(hopper.measured);
+  CHECK(hopper.text ==
+        "hopper/vllm: fitted on 275 measured runs; held-out median error TPOT 11%, TTFT 22% (93 "
+        "runs)");
+  // Another engine on a family that has runs: not calibrated, and says what the family rests on.
+  const auto ada = u.calibration("ada", "vllm", false);
+  CHECK_FALSE(ada.measured);
+  CHECK(ada.text == "ada/vllm: no measured runs (the family's efficiencies rest on 4 runs of "
+                    "other engines); bands widened x1.5");
+  const auto amd = u.calibration("cdna3", "vllm", false);
+  CHECK_FALSE(amd.measured);
+  CHECK(amd.text == "cdna3/vllm: no measured runs: efficiencies are initial values, not fitted; "
+                    "bands widened x1.5");
+  CHECK(u.calibration("ampere", "", true).measured);
+  CHECK(u.calibration("ampere", "", true).text ==
+        "ampere training: fitted on 10 measured runs; held-out median error MFU 8% (4 runs)");
+  CHECK_FALSE(u.calibration("hopper", "", true).measured);
+}
+
+TEST_CASE("uncertainty: families without measured training runs get the widened step-time band",
+          "[uncertainty]") {
+  const auto u = Uncertainty::from_json(file(), "u.json");
+  const auto ampere = u.band("step_time", "ampere", "megatron");
+  CHECK(ampere.calibrated);
+  CHECK(ampere.low_ratio == Approx(0.9));
+  CHECK(ampere.high_ratio == Approx(1.1));
+  const auto hopper = u.band("step_time", "hopper", "megatron");
+  CHECK_FALSE(hopper.calibrated);
+  CHECK(hopper.low_ratio == Approx(std::pow(0.9, 1.5))); // 0.854
+  CHECK(hopper.high_ratio == Approx(std::pow(1.1, 1.5))); // 1.154
+  CHECK(hopper.basis == "no hopper training runs: all 4 held-out lines, widened x1.5");
+  // Memory is one band for every family, never widened.
+  CHECK(u.band("memory", "cdna3", "vllm").high_ratio == Approx(1.2));
+}
+
+TEST_CASE("uncertainty: the bundled file flags AMD and Turing serving as uncalibrated",
+          "[uncertainty]") {
+  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  CHECK_FALSE(u.calibration("cdna3", "vllm", false).measured);
+  CHECK_FALSE(u.calibration("turing", "vllm", false).measured);
+  CHECK(u.calibration("hopper", "vllm", false).measured);
+  CHECK(u.calibration("blackwell", "sglang", false).measured);
+  CHECK(u.calibration("ampere", "", true).measured);
+  CHECK_FALSE(u.calibration("blackwell", "", true).measured);
+  // A malformed entry is an error naming the file and field.
+  auto bad = file();
+  bad["calibration"]["serving"]["hopper/vllm"]["fit_runs"] = -1;
+  CHECK_THROWS_WITH(Uncertainty::from_json(bad, "u.json"),
+                    Catch::Contains("u.json") && Catch::Contains("fit_runs"));
+}
