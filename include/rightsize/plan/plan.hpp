@@ -125,7 +125,8 @@ struct Rejection {
 struct Requirements {
   Bytes weights;         // the whole model as stored
   Bytes kv_per_request;  // one request at the spec's input + output length (bf16/fp8 as set)
-  Flops flops_per_token; // forward, per output token at the average context
+  Flops flops_per_token; // serving: forward, per output token at the average context; training:
+                         // per trained token (training_model_flops: LoRA 2x forward + adapters)
   double params_total = 0;
   double params_active = 0;
 };
