@@ -3,6 +3,8 @@
 // under its threshold blue, a throughput drop's tick below the locked figure; every figure is in
 // the table; specs that did not move, or were added, removed or failed, are said in words.
 
+#include "occurrences.hpp"
+
 #include <rightsize/render/check.hpp>
 
 #include <catch2/catch.hpp>
@@ -13,16 +15,9 @@
 #include <vector>
 
 using namespace rightsize;
+using rightsize::test::occurrences;
 
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
 
 // The first element of `tag` whose text holds every one of `parts`; empty when none does.
 std::string element_with(const std::string& text,
@@ -134,9 +129,9 @@ TEST_CASE("check html: a crossed rise is red, with its threshold tick at 1 + thr
   // tokens/s is worse when it falls: the tick at 1000 * 0.9 = 900 -> 150 + 396 = 546.
   CHECK_FALSE(element_with(page, "line", {R"(x1="546")", R"(class="threshold")"}).empty());
   // One bar past a threshold that fails (and each class once more, in the legend).
-  CHECK(count(page, R"(class="after-bad")") == 1 + 1);
-  CHECK(count(page, R"(class="after")") == 2 + 1);
-  CHECK(count(page, R"(class="before")") == 3 + 1);
+  CHECK(occurrences(page, R"(class="after-bad")") == 1 + 1);
+  CHECK(occurrences(page, R"(class="after")") == 2 + 1);
+  CHECK(occurrences(page, R"(class="before")") == 3 + 1);
 }
 
 TEST_CASE("check html: verdict, summary and every charted figure in a table", "[render][check]") {
@@ -154,8 +149,8 @@ TEST_CASE("check html: verdict, summary and every charted figure in a table", "[
   CHECK(page.find("nothing moved: 8 x B200-SXM-180GB") != std::string::npos);
   CHECK(page.find("<script") == std::string::npos);
   CHECK(page.find("http://www.w3.org/2000/svg") != std::string::npos);
-  CHECK(count(page, "<svg ") == 1);
-  CHECK(count(page, "</svg>") == 1);
+  CHECK(occurrences(page, "<svg ") == 1);
+  CHECK(occurrences(page, "</svg>") == 1);
 }
 
 TEST_CASE("check svg: the chart alone, headed by the verdict", "[render][check]") {
@@ -163,7 +158,7 @@ TEST_CASE("check svg: the chart alone, headed by the verdict", "[render][check]"
   CHECK(chart.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 0) == 0);
   CHECK(chart.find("<style>") != std::string::npos);
   CHECK(chart.find("rightsize check: FAIL: 2 specs: 1 regression") != std::string::npos);
-  CHECK(count(chart, R"(class="after-bad")") == 1 + 1);
+  CHECK(occurrences(chart, R"(class="after-bad")") == 1 + 1);
   CHECK(chart.find("<html") == std::string::npos);
 }
 

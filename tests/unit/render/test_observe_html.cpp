@@ -1,6 +1,8 @@
 // observe's HTML and SVG reports on reports built by hand: big fleets are charted by what is at
 // stake, and every charted workload's timeline is drawn.
 
+#include "occurrences.hpp"
+
 #include <rightsize/render/observe.hpp>
 
 #include <catch2/catch.hpp>
@@ -9,16 +11,9 @@
 #include <sstream>
 
 using namespace rightsize;
+using rightsize::test::occurrences;
 
 namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
 
 // `n` over-provisioned workloads, each alone in its namespace "ns-<i>", saving $i+1 a month.
 ObserveReport fleet(int n) {
@@ -56,7 +51,7 @@ TEST_CASE("observe svg: a fleet chart draws the 30 groups with the most at stake
   std::ostringstream out;
   render_observe_svg(fleet(35), out);
   const std::string svg = out.str();
-  CHECK(count(svg, "class=\"saved\"><title>") == 30);
+  CHECK(occurrences(svg, "class=\"saved\"><title>") == 30);
   // ns-000 to ns-004 save $1 to $5: the least, left out; ns-034 saves the most and comes first.
   CHECK(svg.find("ns-004") == std::string::npos);
   CHECK(svg.find("ns-005") != std::string::npos);
@@ -66,16 +61,16 @@ TEST_CASE("observe svg: a fleet chart draws the 30 groups with the most at stake
 TEST_CASE("observe html: at most 100 workloads get a timeline chart", "[render]") {
   std::ostringstream small;
   render_observe_html(fleet(3), small);
-  CHECK(count(small.str(), "work and memory over the window</title>") == 3);
+  CHECK(occurrences(small.str(), "work and memory over the window</title>") == 3);
   CHECK(small.str().find("Charts for the") == std::string::npos);
 
   std::ostringstream big;
   render_observe_html(fleet(101), big);
   const std::string html = big.str();
-  CHECK(count(html, "work and memory over the window</title>") == 100);
+  CHECK(occurrences(html, "work and memory over the window</title>") == 100);
   // The one without a chart is the one with the least at stake.
   CHECK(html.find("ns-000/pod: work and memory") == std::string::npos);
   CHECK(html.find("the other 1 are described without one") != std::string::npos);
   // Nor a table of its slices: a fleet's page stays a few megabytes.
-  CHECK(count(html, "2 time slices") == 100);
+  CHECK(occurrences(html, "2 time slices") == 100);
 }

@@ -3,6 +3,7 @@
 // trade-off chart: its Pareto front against a front computed here from the plan itself.
 
 #include "fixtures.hpp"
+#include "occurrences.hpp"
 #include "render/svg.hpp"
 #include "test_paths.hpp"
 
@@ -16,18 +17,7 @@
 #include <sstream>
 
 using namespace rightsize;
-
-namespace {
-
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
-    ++n;
-  }
-  return n;
-}
-
-} // namespace
+using rightsize::test::occurrences;
 
 TEST_CASE("svg: text and attributes are escaped", "[render]") {
   CHECK(svg::escape("a<b & 'c' \"d\">") == "a&lt;b &amp; &#39;c&#39; &quot;d&quot;&gt;");
@@ -130,8 +120,8 @@ TEST_CASE("plan svg: the Pareto front is the set no other candidate beats on bot
   const std::string svg = out.str();
   // Every candidate is drawn once: the recommendation as a diamond, the others blue on the
   // front and grey off it.
-  CHECK(count(svg, "class=\"recommended\"><title>") == 1);
-  CHECK(count(svg, "class=\"point\"><title>") + count(svg, "class=\"point-off\"><title>") + 1 ==
+  CHECK(occurrences(svg, "class=\"recommended\"><title>") == 1);
+  CHECK(occurrences(svg, "class=\"point\"><title>") + occurrences(svg, "class=\"point-off\"><title>") + 1 ==
         plan.candidates.size());
-  CHECK(count(svg, "class=\"point-off\"><title>") == dominated - (best_dominated ? 1 : 0));
+  CHECK(occurrences(svg, "class=\"point-off\"><title>") == dominated - (best_dominated ? 1 : 0));
 }
