@@ -48,6 +48,14 @@ struct TradePoint {
   bool front = false;
 };
 
+// A point's x and its band; without a band (or an empty one), the band is the point.
+void set_x(TradePoint& p, double x, const Band* band) {
+  p.x = x;
+  const bool banded = band != nullptr && band->high > 0;
+  p.x_low = banded ? band->low : x;
+  p.x_high = banded ? band->high : x;
+}
+
 // What the trade-off chart plots for this plan: for serving, $ per million output tokens against
 // TPOT (TTFT when only a TTFT target is set); for training, the run's cost against its time
 // (step time when the spec gives no token count).
@@ -79,15 +87,10 @@ TradeAxes trade_axes(const Plan& plan) {
       TradePoint p;
       p.candidate = &c;
       const auto& t = *c.training;
-      p.x = timed ? t.time_to_train->si() : t.step.si();
-      p.x_low = p.x_high = p.x;
-      if (c.training_bands) {
-        const Band& b = timed ? c.training_bands->time_to_train : c.training_bands->step;
-        if (b.high > 0) {
-          p.x_low = b.low;
-          p.x_high = b.high;
-        }
-      }
+      set_x(p, timed ? t.time_to_train->si() : t.step.si(),
+            !c.training_bands ? nullptr
+            : timed           ? &c.training_bands->time_to_train
+                              : &c.training_bands->step);
       if (timed) {
         // The run costs its hourly price for its time: the band of one is the other's.
         const double per_second = c.cost.per_hour.si() / 3600;
@@ -124,15 +127,10 @@ TradeAxes trade_axes(const Plan& plan) {
     }
     TradePoint p;
     p.candidate = &c;
-    p.x = ttft ? c.inference->ttft.si() : c.inference->tpot.si();
-    p.x_low = p.x_high = p.x;
-    if (c.inference_bands) {
-      const Band& b = ttft ? c.inference_bands->ttft : c.inference_bands->tpot;
-      if (b.high > 0) {
-        p.x_low = b.low;
-        p.x_high = b.high;
-      }
-    }
+    set_x(p, ttft ? c.inference->ttft.si() : c.inference->tpot.si(),
+          !c.inference_bands ? nullptr
+          : ttft             ? &c.inference_bands->ttft
+                             : &c.inference_bands->tpot);
     p.y = p.y_low = p.y_high = *cost;
     a.points.push_back(p);
   }
