@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Time the GPU work of one decode step and one prefill of a dense decoder, without the
+Python overhead of an eager framework: what an engine with CUDA graphs and fused
+kernels approaches, and what rightsize's step-time physics predicts.
+
+A decoder built from a config.json (tests/data/configs, or a copy with fewer layers)
+with random bf16 weights, written out in plain PyTorch: per layer RMSNorm, one fused QKV
+product, attention through scaled_dot_product_attention (flash kernels), the output
+product, RMSNorm, a fused gate/up product, SiLU and the down product; then the final
+norm and the LM head. Rotary embedding is left out (an elementwise pass, well under 1%
+of a step). Decode steps are captured in a CUDA graph and replayed; prefills run eagerly
+(they are GPU-bound). Each time is the mean over replays timed with CUDA events, after
+warm-up.
+
+Writes OUT/steps.json (OUT defaults to $OUT, else ./gpu-out).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONFIGS = os.path.join(ROOT, "tests", "data", "configs")
+
+
+def log(*a):
+    print(*a, flush=True)
+
+
+class Decoder:
+    def __init__(self, cfg, layers=None, dtype=torch.bfloat16):
+        self.h = cfg["hidden_size"]
+        self.heads = cfg["num_attention_heads"]
+        self.kv = cfg.get("num_key_value_heads", self.heads)
+        self.d = cfg.get("head_dim") or self.h // self.heads
+        self.inter = cfg["intermediate_size"]
+        self.layers = layers or cfg["num_hidden_layers"]
+        self.vocab = cfg["vocab_size"]
+        std = 0.02
+        qkv = (self.heads + 2 * self.kv) * self.d
+        mk = lambda *s: (torch.randn(*s, device="cuda", dtype=dtype) * std)  # noqa: E731
+        self.w = [dict(qkv=mk(self.h, qkv), o=mk(self.heads * self.d, self.h),
+                       gu=mk(self.h, 2 * self.inter), down=mk(self.inter, self.h),
+                       n1=torch.ones(self.h, device="cuda", dtype=dtype),
+                       n2=torch.ones(self.h, device="cuda", dtype=dtype))
+                  for _ in range(self.layers)]
+        self.head = mk(self.h, self.vocab)
+        self.norm = torch.ones(self.h, device="cuda", dtype=dtype)
+        self.params = self.layers * (self.h * qkv + self.heads * self.d * self.h
+                                     + 3 * self.h * self.inter + 2 * self.h) + self.h * self.vocab + self.h
+        self.dtype = dtype
+
+    def mlp_attn_out(self, x, w, attn):
+        x = x + attn @ w["o"]
+        y = F.rms_norm(x, (self.h,), w["n2"])
+        g, u = (y @ w["gu"]).chunk(2, dim=-1)
+        return x + (F.silu(g) * u) @ w["down"]
+
+    def decode(self, x, kc, vc):
+        """x (B, h); kc, vc per layer (B, kv, ctx, d): one token per sequence."""
+        b = x.shape[0]
+        g = self.heads // self.kv
+        for i, w in enumerate(self.w):
+            y = F.rms_norm(x, (self.h,), w["n1"])
+            q, k, v = (y @ w["qkv"]).split([self.heads * self.d, self.kv * self.d, self.kv * self.d], -1)
+            # This step's key and value go to the cache's last slot (static shapes).
+            kc[i][:, :, -1, :] = k.view(b, self.kv, self.d)
+            vc[i][:, :, -1, :] = v.view(b, self.kv, self.d)
+            # GQA decode as attention of the group's g queries to the shared head: exact.
+            a = F.scaled_dot_product_attention(q.view(b, self.kv, g, self.d), kc[i], vc[i])
+            x = self.mlp_attn_out(x, w, a.reshape(b, self.heads * self.d))
+        return F.rms_norm(x, (self.h,), self.norm) @ self.head
+
+    def prefill(self, x, b, n):
+        """x (b*n, h): n tokens of each of b sequences, causal attention."""
+        for w in self.w:
+            y = F.rms_norm(x, (self.h,), w["n1"])
+            q, k, v = (y @ w["qkv"]).split([self.heads * self.d, self.kv * self.d, self.kv * self.d], -1)
+            q = q.view(b, n, self.heads, self.d).transpose(1, 2)
+            k = k.view(b, n, self.kv, self.d).transpose(1, 2)
+            v = v.view(b, n, self.kv, self.d).transpose(1, 2)
+            if self.kv != self.heads:
+                k = k.repeat_interleave(self.heads // self.kv, dim=1)
+                v = v.repeat_interleave(self.heads // self.kv, dim=1)
+            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = self.mlp_attn_out(x, w, a.transpose(1, 2).reshape(b * n, self.heads * self.d))
+        # Engines compute logits for each sequence's last token only.
+        last = x.view(b, n, self.h)[:, -1, :]
+        return F.rms_norm(last, (self.h,), self.norm) @ self.head
+
+
+def time_events(fn, warmup=3, iters=10):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(iters):
+        fn()
+    e.record()
+    torch.cuda.synchronize()
+    return s.elapsed_time(e) / iters
+
+
+def decode_ms(m, b, ctx):
+    kc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
+    vc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
+    x = torch.randn(b, m.h, device="cuda", dtype=m.dtype)
+    with torch.no_grad():
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(2):
+                m.decode(x, kc, vc)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            m.decode(x, kc, vc)
+        ms = time_events(graph.replay, warmup=3, iters=20)
+    del graph, kc, vc
+    return ms
+
+
+def prefill_ms(m, b, n):
+    x = torch.randn(b * n, m.h, device="cuda", dtype=m.dtype)
+    with torch.no_grad():
+        return time_events(lambda: m.prefill(x, b, n), warmup=2, iters=5)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
+    ap.add_argument("--budget-s", type=float, default=300)
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    start = time.monotonic()
+    # (config, layers built): the 70B is built with 40 of its 80 layers so that it fits in
+    # bf16; rightsize is asked about the same 40-layer model (bench/gpu/README.md).
+    models = [("llama-3.1-8b", None), ("llama-3.1-70b", 40), ("llama-3.2-3b", None), ("qwen2.5-7b", None)]
+    decode_grid = [(1, 512), (1, 8192), (8, 2048), (32, 2048), (64, 512), (64, 4096),
+                   (128, 2048), (256, 1024), (8, 32768), (512, 512)]
+    prefill_grid = [(1, 128), (8, 128), (32, 128), (1, 512), (1, 2048), (4, 2048), (1, 8192), (1, 32768)]
+    out = {"tool": "bench/gpu/steps.py", "torch": torch.__version__,
+           "device": torch.cuda.get_device_name(0), "decode": [], "prefill": []}
+    kv_budget = 50e9
+    for name, layers in models:
+        if time.monotonic() - start > args.budget_s:
+            break
+        cfg = json.load(open(os.path.join(CONFIGS, name, "config.json")))
+        m = Decoder(cfg, layers)
+        base = {"model": name, "layers": m.layers, "params": m.params}
+        log(name, m.layers, "layers", round(m.params / 1e9, 2), "B")
+        kv_per_token = 2 * m.layers * m.kv * m.d * 2
+        for (b, ctx) in decode_grid:
+            if b * ctx * kv_per_token > kv_budget or time.monotonic() - start > args.budget_s:
+                continue
+            row = dict(base, batch=b, context=ctx)
+            try:
+                row["step_ms"] = decode_ms(m, b, ctx)
+            except Exception as e:  # noqa: BLE001
+                row["error"] = f"{type(e).__name__}: {e}"[:300]
+            out["decode"].append(row)
+            log("  decode", json.dumps(row))
+            torch.cuda.empty_cache()
+        for (b, n) in prefill_grid:
+            if time.monotonic() - start > args.budget_s:
+                continue
+            row = dict(base, batch=b, input_tokens=n)
+            try:
+                row["prefill_ms"] = prefill_ms(m, b, n)
+            except Exception as e:  # noqa: BLE001
+                row["error"] = f"{type(e).__name__}: {e}"[:300]
+            out["prefill"].append(row)
+            log("  prefill", json.dumps(row))
+            torch.cuda.empty_cache()
+        del m
+        torch.cuda.empty_cache()
+        with open(os.path.join(args.out, "steps.json"), "w") as f:
+            json.dump(out, f, indent=1)
+    # Low-precision weight streaming: fp8 e4m3 products at decode batch sizes.
+    out["fp8_skinny"] = []
+    one = torch.tensor(1.0, device="cuda")
+    for mm in (1, 16, 64, 256):
+        for (n, k) in ((14336, 4096), (4096, 14336)):
+            a = torch.randn(mm, k, device="cuda").to(torch.float8_e4m3fn)
+            bt = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
+            try:
+                ms = time_events(lambda: torch._scaled_mm(a, bt, scale_a=one, scale_b=one,
+                                                          out_dtype=torch.bfloat16), 5, 100)
+                out["fp8_skinny"].append({"m": mm, "n": n, "k": k, "ms": ms,
+                                          "weight_gb_per_s": n * k / ms / 1e6})
+            except Exception as e:  # noqa: BLE001
+                out["fp8_skinny"].append({"m": mm, "n": n, "k": k, "error": str(e)[:300]})
+            log("  fp8", json.dumps(out["fp8_skinny"][-1]))
+    with open(os.path.join(args.out, "steps.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    log(f"done in {time.monotonic() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
