@@ -7,6 +7,7 @@
 //                 derivation in docs/accuracy.md, "Uncertainty bands")
 
 #include "accuracy/memory_cases.hpp"
+#include "accuracy/measured_cases.hpp"
 #include "accuracy/perf_cases.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
@@ -80,7 +81,9 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
   // tables (achieved TFLOP/s fitted, MFU held out). Families and engines absent are uncalibrated.
   std::map<std::string, std::map<std::string, std::vector<const PerfCase*>>> by_key;
   for (const auto& c : perf.cases) {
-    if (c.group == "serving" && (c.metric == "tpot" || c.metric == "ttft")) {
+    // Our own H200 measurements of transformers' generate count as serving runs.
+    const bool serving_run = c.group == "serving" || c.group == "h200-generate";
+    if (serving_run && (c.metric == "tpot" || c.metric == "ttft")) {
       by_key["serving/" + c.family + "/" + c.engine][c.metric + (c.held_out ? "/held" : "/fit")]
           .push_back(&c);
     } else if (c.group == "trtllm-table") {
@@ -209,8 +212,14 @@ int main(int argc, char** argv) {
     // Performance: fit and held-out parts reported separately.
     const auto eff =
         rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
-    const auto perf = rightsize::accuracy::build_perf_cases(
+    auto perf = rightsize::accuracy::build_perf_cases(
         validation, RIGHTSIZE_CONFIGS_DIR, catalog, constants);
+    rightsize::accuracy::append_measured_cases(perf,
+                                               std::string(RIGHTSIZE_DATA_DIR) +
+                                                   "/measured/h200-sxm.json",
+                                               RIGHTSIZE_CONFIGS_DIR,
+                                               catalog,
+                                               constants);
     fmt::print("\nperformance: {} aggregated serving rows -> {} configurations; {} predictions\n",
                perf.serving_rows_read,
                perf.serving_configurations,

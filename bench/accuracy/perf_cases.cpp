@@ -39,10 +39,6 @@ std::uint64_t fnv(const std::string& s) {
   return h;
 }
 
-// One in four configurations is held out of every fit, chosen by a hash of its key.
-bool held_out_key(const std::string& key) {
-  return fnv(key) % 4 == 0;
-}
 
 // The q-quantile (0..1) of `v`, linear between order statistics.
 double quantile_of(std::vector<double> v, double q) {
@@ -59,14 +55,11 @@ double median_of(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-struct Prepared {
-  Spec spec;
-  Gpu gpu;
-  Parallelism p;
-  MemoryEstimate memory;
-};
-
 } // namespace
+
+bool held_out_key(const std::string& key) {
+  return fnv(key) % 4 == 0;
+}
 
 ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficiency& eff) {
   ErrorSummary s;

@@ -25,6 +25,17 @@ struct PerfCase {
   std::function<double(const Efficiency&)> predict;
 };
 
+// What a predictor keeps of its case: the spec, the GPU, the layout and its memory estimate.
+struct Prepared {
+  Spec spec;
+  Gpu gpu;
+  Parallelism p;
+  MemoryEstimate memory;
+};
+
+// One in four configurations is held out of every fit, chosen by a hash (FNV-1a) of its key.
+bool held_out_key(const std::string& key);
+
 struct PerfCases {
   std::vector<PerfCase> cases;
   std::vector<Skipped> skipped;   // grouped reasons with counts

@@ -283,15 +283,6 @@ Seconds allgather(Bytes message, int n, const LinkModel& link) {
   return message * ((n - 1.0) / n) / link.bandwidth + link.latency;
 }
 
-struct Step {
-  Seconds memory;
-  Seconds compute;
-  Seconds communication;
-  Seconds fixed;
-  Bytes bytes;
-  [[nodiscard]] Seconds total() const { return max(memory, compute) + communication + fixed; }
-};
-
 // Rate of the tensor cores at the compute precision, times the family's efficiency.
 FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficiency) {
   const auto p = compute_precision(spec, gpu);
@@ -311,7 +302,7 @@ Resolved resolve(const Spec& spec, const Gpu& gpu, const Efficiency& eff) {
   return {fam, eff.engine(spec.workload.inference.engine), effective_rate(spec, gpu, fam.compute)};
 }
 
-Step decode_step(const Spec& spec,
+StepTime decode_step(const Spec& spec,
                  const Gpu& gpu,
                  const Parallelism& p,
                  const Efficiency& eff,
@@ -330,7 +321,7 @@ Step decode_step(const Spec& spec,
     w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
   }
   const KvCacheGeometry kv = kv_cache_geometry(spec, p, constants);
-  Step s;
+  StepTime s;
   s.bytes = (w.total() + kv.per_sequence(static_cast<long long>(context)) * batch) * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / rs.compute_rate;
@@ -351,7 +342,7 @@ Step decode_step(const Spec& spec,
   return s;
 }
 
-Step prefill_step(const Spec& spec,
+StepTime prefill_step(const Spec& spec,
                   const Gpu& gpu,
                   const Parallelism& p,
                   const Efficiency& eff,
@@ -361,7 +352,7 @@ Step prefill_step(const Spec& spec,
   const ModelArch& m = spec.model;
   const auto& fam = rs.fam;
   const auto& engine = rs.engine;
-  Step s;
+  StepTime s;
   s.bytes = weights_per_gpu(m, spec.weights, p).total() * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   // Causal attention: each token attends to half the prompt on average.
@@ -375,7 +366,7 @@ Step prefill_step(const Spec& spec,
   return s;
 }
 
-std::string decode_explanation(const Step& s, const std::string& bottleneck) {
+std::string decode_explanation(const StepTime& s, const std::string& bottleneck) {
   if (bottleneck == "memory_bandwidth") {
     return fmt::format("decode is memory-bandwidth bound: each step reads {} per GPU in {}",
                        format_bytes(s.bytes),
@@ -401,6 +392,25 @@ std::string decode_explanation(const Step& s, const std::string& bottleneck) {
 }
 
 } // namespace
+
+StepTime decode_step_time(const Spec& spec,
+                          const Gpu& gpu,
+                          const Parallelism& p,
+                          const Efficiency& eff,
+                          const Constants& constants,
+                          double batch,
+                          double context) {
+  return decode_step(spec, gpu, p, eff, resolve(spec, gpu, eff), constants, batch, context);
+}
+
+StepTime prefill_step_time(const Spec& spec,
+                           const Gpu& gpu,
+                           const Parallelism& p,
+                           const Efficiency& eff,
+                           double tokens,
+                           double prompt) {
+  return prefill_step(spec, gpu, p, eff, resolve(spec, gpu, eff), tokens, prompt);
+}
 
 InferencePerformance with_replicas(InferencePerformance one, int replicas) {
   const auto n = static_cast<double>(replicas);
@@ -434,8 +444,8 @@ InferencePerformance estimate_inference(const Spec& spec,
   const auto isl = static_cast<double>(inf.input_tokens);
   const auto osl = static_cast<double>(inf.output_tokens);
   const Resolved rs = resolve(spec, gpu, eff);
-  const Step pf = prefill_step(spec, gpu, p, eff, rs, isl, isl);
-  const Step dec =
+  const StepTime pf = prefill_step(spec, gpu, p, eff, rs, isl, isl);
+  const StepTime dec =
       decode_step(spec, gpu, p, eff, rs, constants, static_cast<double>(c), isl + osl / 2.0);
   r.prefill = pf.total();
   r.decode_step = dec.total();

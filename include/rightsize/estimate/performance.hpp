@@ -123,6 +123,38 @@ Flops forward_flops(const ModelArch& m, double tokens, double context);
 // per parameter per token. No recomputation (hardware FLOPs add it).
 Flops training_model_flops(const Spec& spec, double tokens);
 
+// One step's time by part (docs/model.md): the bytes it reads over the memory bandwidth, its
+// FLOPs over the tensor rate (each times the family's efficiency), tensor-parallel all-reduces,
+// and the engine's fixed costs.
+struct StepTime {
+  Seconds memory;
+  Seconds compute;
+  Seconds communication;
+  Seconds fixed;
+  Bytes bytes;
+  [[nodiscard]] Seconds total() const { return max(memory, compute) + communication + fixed; }
+  // The GPUs' own work, without the engine's fixed costs: what replaying the step from a CUDA
+  // graph measures (bench/gpu/steps.py, docs/accuracy.md).
+  [[nodiscard]] Seconds gpu_work() const { return max(memory, compute) + communication; }
+};
+
+// One decode step of `batch` sequences at `context` tokens each.
+StepTime decode_step_time(const Spec& spec,
+                          const Gpu& gpu,
+                          const Parallelism& p,
+                          const Efficiency& eff,
+                          const Constants& constants,
+                          double batch,
+                          double context);
+// One prefill step of `tokens` prompt tokens in all, of prompts `prompt` tokens long (causal
+// attention over half the prompt on average); the weights are read once for the whole step.
+StepTime prefill_step_time(const Spec& spec,
+                           const Gpu& gpu,
+                           const Parallelism& p,
+                           const Efficiency& eff,
+                           double tokens,
+                           double prompt);
+
 // `replicas` copies of the layout serve the load (inference) or the layout is the whole job
 // (training: replicas = 1, dp inside the layout).
 InferencePerformance estimate_inference(const Spec& spec,

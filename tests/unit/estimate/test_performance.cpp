@@ -375,3 +375,33 @@ TEST_CASE("performance: the fp8 recipe trains at the fp8 rate where there is one
   CHECK(a100.compute.si() == Approx(a100_bf16.compute.si()));
   CHECK_THAT(a100.explanation, Catch::Contains("the fp8 recipe runs in bf16"));
 }
+
+TEST_CASE("performance: one step's GPU work, decode and batched prefill", "[performance]") {
+  // Llama-3.1-8B on an H200, bf16, batch 1 at 512 tokens of context. Hand-checked: 8,030,261,248
+  // parameters x 2 B = 16,060,522,496 B of weights; KV 2 x 32 layers x 8 heads x 128 x 2 B =
+  // 131,072 B per token, x 512 = 67,108,864 B; 16,127,631,360 B / (4.8 TB/s x the family's memory
+  // efficiency).
+  const Spec s = serving("llama-3.1-8b", "bf16", 1);
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  const double mem_eff = efficiency().family(h200).memory;
+  const Parallelism p;
+  const StepTime d = decode_step_time(s, h200, p, efficiency(), constants(), 1, 512);
+  CHECK(d.bytes.si() == Approx(16'127'631'360.0).epsilon(1e-6));
+  CHECK(d.memory.si() == Approx(16'127'631'360.0 / (4.8e12 * mem_eff)).epsilon(1e-6));
+  CHECK(d.communication.si() == 0.0);
+  CHECK(d.gpu_work().si() == Approx(max(d.memory, d.compute).si()));
+  CHECK(d.total().si() == Approx((d.gpu_work() + d.fixed).si()));
+  // The engine's fixed costs are not GPU work: per layer x 32 + per step.
+  const auto& engine = efficiency().engine(Engine::vllm);
+  CHECK(d.fixed.si() == Approx(engine.per_layer.si() * 32 + engine.per_step.si()));
+
+  // Eight 128-token prompts in one step read the weights once, like one 1024-token step of the
+  // same prompt length: the same bytes, the FLOPs of 1024 tokens at a context of 64.
+  const StepTime eight = prefill_step_time(s, h200, p, efficiency(), 8 * 128, 128);
+  const StepTime one = prefill_step_time(s, h200, p, efficiency(), 128, 128);
+  CHECK(eight.bytes.si() == Approx(one.bytes.si()));
+  CHECK(eight.bytes.si() == Approx(16'060'522'496.0).epsilon(1e-6));
+  const double rate = h200.rate(TensorPrecision::bf16)->si() * efficiency().family(h200).compute;
+  CHECK(eight.compute.si() == Approx(forward_flops(s.model, 1024, 64).si() / rate));
+  CHECK(eight.compute.si() == Approx(8 * one.compute.si()));
+}

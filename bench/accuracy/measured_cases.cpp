@@ -1,0 +1,192 @@
+#include "measured_cases.hpp"
+
+#include <rightsize/core/error.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <memory>
+
+namespace rightsize::accuracy {
+
+namespace {
+
+// The model a row names, from tests/data/configs, built with `layers` layers when the
+// measurement built fewer than the config has (the 70B on one GPU, bench/gpu/README.md).
+nlohmann::json model_config(const std::string& configs_dir, const std::string& model, int layers) {
+  const std::string path = configs_dir + "/" + model + "/config.json";
+  std::ifstream in(path);
+  if (!in) {
+    throw InputError(path, "cannot read the model a measurement names");
+  }
+  nlohmann::json config = nlohmann::json::parse(in);
+  if (layers > 0) {
+    config["num_hidden_layers"] = layers;
+  }
+  return config;
+}
+
+std::shared_ptr<Prepared> prepare(const nlohmann::json& spec_json,
+                                  const std::string& id,
+                                  const Gpu& gpu,
+                                  const Constants& constants) {
+  Spec spec = parse_spec(spec_json, id);
+  Parallelism p;
+  MemoryEstimate memory = estimate_memory(spec, gpu, p, constants);
+  return std::make_shared<Prepared>(Prepared{std::move(spec), gpu, p, std::move(memory)});
+}
+
+} // namespace
+
+void append_measured_cases(PerfCases& out,
+                           const std::string& measured_file,
+                           const std::string& configs_dir,
+                           const Catalog& catalog,
+                           const Constants& constants) {
+  std::ifstream in(measured_file);
+  if (!in) {
+    throw InputError(measured_file, "cannot read the measurements");
+  }
+  const nlohmann::json j = nlohmann::json::parse(in);
+  const Gpu& gpu = catalog.resolve("H200-SXM-141GB", measured_file);
+  const std::string family = Efficiency::family_name(gpu);
+  const std::string tag = "h200";
+
+  // transformers' generate: a static batch, all prompts prefilled at once, then decoded together.
+  for (const auto& row : j.at("generate")) {
+    if (row.contains("error") || !row.contains("ttft_ms")) {
+      continue;
+    }
+    const std::string model = row.at("model");
+    const long long batch = row.at("batch");
+    const long long isl = row.at("input_tokens");
+    const long long osl = row.at("output_tokens");
+    const std::string id = fmt::format("{}-generate:{}|b{}|{}/{}", tag, model, batch, isl, osl);
+    auto prepared = prepare({{"model", model_config(configs_dir, model, 0)},
+                             {"precision", "bf16"},
+                             {"workload",
+                              {{"type", "inference"},
+                               {"engine", "transformers"},
+                               {"input_tokens", isl},
+                               {"output_tokens", osl},
+                               {"concurrency", batch}}}},
+                            id,
+                            gpu,
+                            constants);
+    const bool held = held_out_key(id);
+    for (const bool ttft : {true, false}) {
+      out.cases.push_back({id,
+                           ttft ? "ttft" : "tpot",
+                           tag + "-generate",
+                           family,
+                           "transformers",
+                           row.at(ttft ? "ttft_ms" : "tpot_ms").get<double>(),
+                           held,
+                           [prepared, &constants, ttft](const Efficiency& eff) {
+                             const auto r = estimate_inference(prepared->spec,
+                                                               prepared->gpu,
+                                                               prepared->p,
+                                                               prepared->memory,
+                                                               eff,
+                                                               constants);
+                             return to_ms(ttft ? r.ttft : r.tpot);
+                           }});
+    }
+  }
+
+  // The GPU work of one decode step (CUDA graph replay) and of one prefill step: the step physics
+  // alone, no engine's fixed costs (bench/gpu/steps.py).
+  for (const bool decode : {true, false}) {
+    for (const auto& row : j.at(decode ? "decode" : "prefill")) {
+      if (row.contains("error")) {
+        continue;
+      }
+      const std::string model = row.at("model");
+      const int layers = row.at("layers");
+      const long long batch = row.at("batch");
+      const long long tokens = row.at(decode ? "context" : "input_tokens");
+      const std::string id =
+          fmt::format("{}-steps:{}|L{}|{}|b{}|{}", tag, model, layers, decode ? "decode" : "prefill",
+                      batch, tokens);
+      auto prepared = prepare({{"model", model_config(configs_dir, model, layers)},
+                               {"precision", "bf16"},
+                               {"workload",
+                                {{"type", "inference"},
+                                 {"input_tokens", tokens},
+                                 {"output_tokens", 1},
+                                 {"concurrency", batch}}}},
+                              id,
+                              gpu,
+                              constants);
+      const auto b = static_cast<double>(batch);
+      const auto n = static_cast<double>(tokens);
+      out.cases.push_back(
+          {id,
+           decode ? "decode_step" : "prefill",
+           tag + "-steps",
+           family,
+           "none",
+           row.at(decode ? "step_ms" : "prefill_ms").get<double>(),
+           held_out_key(id),
+           [prepared, &constants, decode, b, n](const Efficiency& eff) {
+             const StepTime s =
+                 decode ? decode_step_time(
+                              prepared->spec, prepared->gpu, prepared->p, eff, constants, b, n)
+                        : prefill_step_time(
+                              prepared->spec, prepared->gpu, prepared->p, eff, b * n, n);
+             return to_ms(s.gpu_work());
+           }});
+    }
+  }
+
+  // Training steps: full fine-tuning with fp32 master weights and bf16 autocast, and LoRA.
+  for (const auto& row : j.at("train")) {
+    if (row.contains("error") || !row.contains("step_ms_median")) {
+      continue;
+    }
+    const std::string model = row.at("model");
+    const std::string method = row.at("method");
+    const long long mb = row.at("micro_batch");
+    const long long seq = row.at("seq_len");
+    const std::string recompute = row.at("recompute");
+    const std::string id =
+        fmt::format("{}-train:{}|{}|mb{}|{}|recompute {}", tag, model, method, mb, seq, recompute);
+    nlohmann::json workload{{"type", "finetune"},
+                            {"method", method},
+                            {"seq_len", seq},
+                            {"micro_batch", mb},
+                            {"global_batch", mb},
+                            {"optimizer", "adamw"},
+                            {"recompute", recompute},
+                            {"tokens", 1e6}};
+    if (method == "lora") {
+      workload["lora_rank"] = 16;
+      workload["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+    }
+    auto prepared = prepare({{"model", model_config(configs_dir, model, 0)},
+                             {"precision", "bf16"},
+                             {"workload", workload}},
+                            id,
+                            gpu,
+                            constants);
+    out.cases.push_back({id,
+                         "step_time",
+                         tag + "-train",
+                         family,
+                         "pytorch",
+                         row.at("step_ms_median").get<double>(),
+                         held_out_key(id),
+                         [prepared](const Efficiency& eff) {
+                           return to_ms(estimate_training(prepared->spec,
+                                                          prepared->gpu,
+                                                          prepared->p,
+                                                          prepared->memory,
+                                                          eff)
+                                            .step);
+                         }});
+  }
+}
+
+} // namespace rightsize::accuracy
