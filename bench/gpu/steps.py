@@ -76,6 +76,28 @@ class Decoder:
             x = self.mlp_attn_out(x, w, a.reshape(b, self.heads * self.d))
         return F.rms_norm(x, (self.h,), self.norm) @ self.head
 
+    def mixed(self, xd, xp, kc, vc):
+        """One step of continuous batching with chunked prefill: xd (B, h) decode tokens of B
+        sequences against their caches, and xp (P, h), a P-token chunk of one new prompt, through
+        the same weight reads."""
+        b, pn = xd.shape[0], xp.shape[0]
+        g = self.heads // self.kv
+        x = torch.cat([xd, xp])
+        for i, w in enumerate(self.w):
+            y = F.rms_norm(x, (self.h,), w["n1"])
+            q, k, v = (y @ w["qkv"]).split([self.heads * self.d, self.kv * self.d, self.kv * self.d], -1)
+            kc[i][:, :, -1, :] = k[:b].view(b, self.kv, self.d)
+            vc[i][:, :, -1, :] = v[:b].view(b, self.kv, self.d)
+            ad = F.scaled_dot_product_attention(q[:b].view(b, self.kv, g, self.d), kc[i], vc[i])
+            qp = q[b:].view(1, pn, self.heads, self.d).transpose(1, 2)
+            kp = k[b:].view(1, pn, self.kv, self.d).transpose(1, 2).repeat_interleave(g, dim=1)
+            vp = v[b:].view(1, pn, self.kv, self.d).transpose(1, 2).repeat_interleave(g, dim=1)
+            ap = F.scaled_dot_product_attention(qp, kp, vp, is_causal=True)
+            a = torch.cat([ad.reshape(b, self.heads * self.d),
+                           ap.transpose(1, 2).reshape(pn, self.heads * self.d)])
+            x = self.mlp_attn_out(x, w, a)
+        return F.rms_norm(x[:b + 1], (self.h,), self.norm) @ self.head
+
     def prefill(self, x, b, n):
         """x (b*n, h): n tokens of each of b sequences, causal attention."""
         for w in self.w:
@@ -126,6 +148,26 @@ def decode_ms(m, b, ctx):
     return ms
 
 
+def mixed_ms(m, b, ctx, p):
+    kc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
+    vc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
+    xd = torch.randn(b, m.h, device="cuda", dtype=m.dtype)
+    xp = torch.randn(p, m.h, device="cuda", dtype=m.dtype)
+    with torch.no_grad():
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            for _ in range(2):
+                m.mixed(xd, xp, kc, vc)
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            m.mixed(xd, xp, kc, vc)
+        ms = time_events(graph.replay, warmup=3, iters=20)
+    del graph, kc, vc
+    return ms
+
+
 def prefill_ms(m, b, n):
     x = torch.randn(b * n, m.h, device="cuda", dtype=m.dtype)
     with torch.no_grad():
@@ -136,6 +178,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", default=os.environ.get("OUT", "gpu-out"))
     ap.add_argument("--budget-s", type=float, default=300)
+    ap.add_argument("--only", default="steps,fp8,mixed",
+                    help="steps: decode and prefill grids; fp8: fp8 products; mixed: decode steps "
+                         "carrying a chunk of prefill")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     start = time.monotonic()
@@ -148,7 +193,8 @@ def main():
     out = {"tool": "bench/gpu/steps.py", "torch": torch.__version__,
            "device": torch.cuda.get_device_name(0), "decode": [], "prefill": []}
     kv_budget = 50e9
-    for name, layers in models:
+    todo = args.only.split(",")
+    for name, layers in (models if "steps" in todo else []):
         if time.monotonic() - start > args.budget_s:
             break
         cfg = json.load(open(os.path.join(CONFIGS, name, "config.json")))
@@ -182,8 +228,36 @@ def main():
         torch.cuda.empty_cache()
         with open(os.path.join(args.out, "steps.json"), "w") as f:
             json.dump(out, f, indent=1)
+    # Continuous batching with chunked prefill: a decode step of B sequences at 1024 tokens of
+    # context that also carries a P-token chunk of a new prompt (issue 14, item 2).
+    if "mixed" in todo:
+        out["mixed"] = []
+        for name in ("llama-3.1-8b", "llama-3.2-3b"):
+            m = Decoder(json.load(open(os.path.join(CONFIGS, name, "config.json"))))
+            for b in (1, 16, 64, 256):
+                for p in (0, 16, 128, 512, 2048):
+                    row = {"model": name, "layers": m.layers, "params": m.params, "batch": b,
+                           "context": 1024, "prefill_tokens": p}
+                    try:
+                        row["step_ms"] = mixed_ms(m, b, 1024, p) if p else decode_ms(m, b, 1024)
+                    except Exception as e:  # noqa: BLE001
+                        row["error"] = f"{type(e).__name__}: {e}"[:300]
+                    out["mixed"].append(row)
+                    log("  mixed", json.dumps(row))
+                    torch.cuda.empty_cache()
+            for p in (16, 128, 512, 2048):
+                row = {"model": name, "layers": m.layers, "params": m.params, "batch": 1,
+                       "input_tokens": p, "prefill_alone_ms": prefill_ms(m, 1, p)}
+                out["mixed"].append(row)
+                log("  mixed", json.dumps(row))
+            del m
+            torch.cuda.empty_cache()
+        with open(os.path.join(args.out, "steps.json"), "w") as f:
+            json.dump(out, f, indent=1)
     # Low-precision weight streaming: fp8 e4m3 products at decode batch sizes.
     out["fp8_skinny"] = []
+    if "fp8" not in todo:
+        return 0
     one = torch.tensor(1.0, device="cuda")
     for mm in (1, 16, 64, 256):
         for (n, k) in ((14336, 4096), (4096, 14336)):
