@@ -3,8 +3,10 @@
 #include <rightsize/core/error.hpp>
 #include <rightsize/spec/spec.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -31,6 +33,115 @@ Spec spec_from(const nlohmann::json& body, const std::string& configs_dir, const
 
 Bytes reserved_peak(const MemoryEstimate& e) {
   return e.per_gpu.total();
+}
+
+// What torch's caching allocator sees of an estimate: all but the CUDA context. The cuBLAS
+// workspace is allocated through the allocator, and the fragmentation term stands for the
+// segments it holds reserved beyond what is allocated, so both stay in.
+Bytes allocator_view(const MemoryEstimate& e, const Constants& c) {
+  return e.per_gpu.total() - mib(c.get(Constant::cuda_context_mib));
+}
+
+constexpr const char* k_allocator_compared = "total less CUDA context vs peak reserved";
+
+nlohmann::json read_measurements(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    throw InputError(file, "cannot read the measurements");
+  }
+  return nlohmann::json::parse(in);
+}
+
+// transformers' eager generate in bf16: a static batch prefilled at once, then decoded together.
+void append_generate(MemoryResults& out,
+                     const nlohmann::json& rows,
+                     const std::string& configs_dir,
+                     const Gpu& gpu,
+                     const Constants& constants) {
+  for (const auto& row : rows) {
+    if (row.contains("error") || !row.contains("peak_reserved_bytes")) {
+      continue;
+    }
+    const std::string model = row.at("model");
+    const long long batch = row.at("batch");
+    const long long isl = row.at("input_tokens");
+    const long long osl = row.at("output_tokens");
+    const std::string id = fmt::format("h200-generate-{}-b{}-{}/{}", model, batch, isl, osl);
+    const Spec s = spec_from({{"model", model},
+                              {"precision", "bf16"},
+                              {"workload",
+                               {{"type", "inference"},
+                                {"engine", "transformers"},
+                                {"input_tokens", isl},
+                                {"output_tokens", osl},
+                                {"concurrency", batch}}}},
+                             configs_dir,
+                             id.c_str());
+    const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
+    out.cases.push_back(
+        {id,
+         fmt::format("{} generate, b {} x {}+{} tokens, bf16 eager, H200", model, batch, isl, osl),
+         k_allocator_compared,
+         row.at("peak_reserved_bytes").get<double>(),
+         allocator_view(e, constants).si(),
+         false,
+         true});
+  }
+}
+
+// Fine-tuning steps (bench/gpu/measure.py train()): full fine-tuning keeps fp32 weights,
+// gradients and AdamW moments under bf16 autocast, rightsize's "amp" recipe; LoRA r 16 on q, k,
+// v, o over a bf16 base with fp32 adapters. One sequence length, global batch = micro-batch.
+void append_training(MemoryResults& out,
+                     const nlohmann::json& rows,
+                     const std::string& configs_dir,
+                     const Gpu& gpu,
+                     const Constants& constants) {
+  for (const auto& row : rows) {
+    if (row.contains("error") || !row.contains("peak_reserved_bytes")) {
+      continue;
+    }
+    const std::string method = row.at("method");
+    const std::string model = row.at("model");
+    const long long micro = row.at("micro_batch");
+    const long long seq = row.at("seq_len");
+    const std::string recompute = row.at("recompute");
+    const std::string id =
+        fmt::format("h200-{}-{}-mb{}-recompute-{}", method, model, micro, recompute);
+    nlohmann::json w{{"type", "finetune"},
+                     {"method", method},
+                     {"seq_len", seq},
+                     {"micro_batch", micro},
+                     {"global_batch", micro},
+                     {"optimizer", "adamw"},
+                     {"recompute", recompute},
+                     {"framework", "transformers"}};
+    std::string recipe;
+    if (method == "full") {
+      w["training_precision"] = "amp";
+      recipe = "recipe amp: fp32 weights, grads and AdamW moments, bf16 autocast";
+    } else {
+      w["lora_rank"] = 16;
+      w["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+      recipe = "LoRA r 16 on q, k, v, o, bf16 base, fp32 adapters";
+    }
+    const Spec s = spec_from(
+        {{"model", model}, {"precision", "bf16"}, {"workload", w}}, configs_dir, id.c_str());
+    const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
+    out.cases.push_back({id,
+                         fmt::format("{} {} fine-tune, mb {} x {}, recompute {}, H200; {}",
+                                     model,
+                                     method,
+                                     micro,
+                                     seq,
+                                     recompute,
+                                     recipe),
+                         k_allocator_compared,
+                         row.at("peak_reserved_bytes").get<double>(),
+                         allocator_view(e, constants).si(),
+                         false,
+                         true});
+  }
 }
 
 } // namespace
@@ -218,6 +329,17 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
     }
   }
   return out;
+}
+
+void append_measured_memory_cases(MemoryResults& out,
+                                  const std::string& measured_file,
+                                  const std::string& configs_dir,
+                                  const Catalog& catalog,
+                                  const Constants& constants) {
+  const nlohmann::json j = read_measurements(measured_file);
+  const Gpu& h200 = catalog.resolve("H200-SXM-141GB", measured_file);
+  append_generate(out, j.at("generate"), configs_dir, h200, constants);
+  append_training(out, j.at("train"), configs_dir, h200, constants);
 }
 
 } // namespace rightsize::accuracy

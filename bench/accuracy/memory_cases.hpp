@@ -40,4 +40,15 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
                                const Catalog& catalog,
                                const Constants& constants);
 
+// Appends the peak memory the project measured on one H200 (data/measured/h200-sxm.json,
+// bench/gpu/README.md): transformers' generate and full and LoRA fine-tuning steps, each
+// estimated on H200-SXM-141GB at tp = 1. torch's peak reserved bytes are compared with
+// rightsize's per-GPU total less the CUDA context, which the allocator does not see. No
+// constant was chosen with these lines in view: all are held out.
+void append_measured_memory_cases(MemoryResults& out,
+                                  const std::string& measured_file,
+                                  const std::string& configs_dir,
+                                  const Catalog& catalog,
+                                  const Constants& constants);
+
 } // namespace rightsize::accuracy

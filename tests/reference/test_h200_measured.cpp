@@ -3,12 +3,15 @@
 // reaches today (docs/accuracy.md, "Measured on an H200"), so that a regression fails the suite.
 
 #include "accuracy/measured_cases.hpp"
+#include "accuracy/memory_cases.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -92,4 +95,24 @@ TEST_CASE("reference: predictions against the H200 measurements", "[reference][h
   CAPTURE(decode.median);
   CHECK(decode.median <= 0.40);
   CHECK(all["h200-train/step_time"].size() == 4);
+}
+
+TEST_CASE("reference: memory against the H200's measured peaks", "[reference][h200]") {
+  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
+  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  accuracy::MemoryResults r;
+  accuracy::append_measured_memory_cases(r,
+                                         std::string(RIGHTSIZE_DATA_DIR) + "/measured/h200-sxm.json",
+                                         std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
+                                         catalog,
+                                         constants);
+  std::vector<double> errors;
+  for (const auto& c : r.cases) {
+    errors.push_back(std::fabs(c.error()));
+  }
+  REQUIRE(errors.size() == 29);
+  std::sort(errors.begin(), errors.end());
+  // Today: median 3.0%, worst 27.9% (LoRA with full recomputation: the allocator's reserve).
+  CHECK(errors[errors.size() / 2] <= 0.05);
+  CHECK(errors.back() <= 0.30);
 }
