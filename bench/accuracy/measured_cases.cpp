@@ -38,7 +38,42 @@ std::shared_ptr<Prepared> prepare(const nlohmann::json& spec_json,
   return std::make_shared<Prepared>(Prepared{std::move(spec), gpu, p, std::move(memory)});
 }
 
+std::string config_path(const std::string& configs_dir, const nlohmann::json& row) {
+  return configs_dir + "/" + row.at("model").get<std::string>() + "/config.json";
+}
+
 } // namespace
+
+nlohmann::json measured_generate_spec(const nlohmann::json& row, const std::string& configs_dir) {
+  return {{"model", config_path(configs_dir, row)},
+          {"precision", "bf16"},
+          {"workload",
+           {{"type", "inference"},
+            {"engine", "transformers"},
+            {"input_tokens", row.at("input_tokens")},
+            {"output_tokens", row.at("output_tokens")},
+            {"concurrency", row.at("batch")}}}};
+}
+
+nlohmann::json measured_training_spec(const nlohmann::json& row, const std::string& configs_dir) {
+  const std::string method = row.at("method");
+  nlohmann::json w{{"type", "finetune"},
+                   {"method", method},
+                   {"seq_len", row.at("seq_len")},
+                   {"micro_batch", row.at("micro_batch")},
+                   {"global_batch", row.at("micro_batch")},
+                   {"optimizer", "adamw"},
+                   {"recompute", row.at("recompute")},
+                   {"framework", "transformers"},
+                   {"tokens", 1e6}};
+  if (method == "full") {
+    w["training_precision"] = "amp";
+  } else {
+    w["lora_rank"] = 16;
+    w["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
+  }
+  return {{"model", config_path(configs_dir, row)}, {"precision", "bf16"}, {"workload", w}};
+}
 
 void append_measured_cases(PerfCases& out,
                            const std::string& measured_file,
@@ -64,17 +99,7 @@ void append_measured_cases(PerfCases& out,
     const long long isl = row.at("input_tokens");
     const long long osl = row.at("output_tokens");
     const std::string id = fmt::format("{}-generate:{}|b{}|{}/{}", tag, model, batch, isl, osl);
-    auto prepared = prepare({{"model", model_config(configs_dir, model, 0)},
-                             {"precision", "bf16"},
-                             {"workload",
-                              {{"type", "inference"},
-                               {"engine", "transformers"},
-                               {"input_tokens", isl},
-                               {"output_tokens", osl},
-                               {"concurrency", batch}}}},
-                            id,
-                            gpu,
-                            constants);
+    auto prepared = prepare(measured_generate_spec(row, configs_dir), id, gpu, constants);
     const bool held = held_out_key(id);
     for (const bool ttft : {true, false}) {
       out.cases.push_back({id,
@@ -153,24 +178,7 @@ void append_measured_cases(PerfCases& out,
     const std::string recompute = row.at("recompute");
     const std::string id =
         fmt::format("{}-train:{}|{}|mb{}|{}|recompute {}", tag, model, method, mb, seq, recompute);
-    nlohmann::json workload{{"type", "finetune"},
-                            {"method", method},
-                            {"seq_len", seq},
-                            {"micro_batch", mb},
-                            {"global_batch", mb},
-                            {"optimizer", "adamw"},
-                            {"recompute", recompute},
-                            {"tokens", 1e6}};
-    if (method == "lora") {
-      workload["lora_rank"] = 16;
-      workload["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
-    }
-    auto prepared = prepare({{"model", model_config(configs_dir, model, 0)},
-                             {"precision", "bf16"},
-                             {"workload", workload}},
-                            id,
-                            gpu,
-                            constants);
+    auto prepared = prepare(measured_training_spec(row, configs_dir), id, gpu, constants);
     out.cases.push_back({id,
                          "step_time",
                          tag + "-train",

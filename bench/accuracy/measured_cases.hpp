@@ -6,9 +6,19 @@
 
 #include "perf_cases.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 
 namespace rightsize::accuracy {
+
+// The rightsize spec of one measured row (bench/gpu/measure.py), shared by the speed and memory
+// comparisons. generate: transformers, bf16, concurrency = batch, the measured lengths. train:
+// finetune at global batch = micro-batch, AdamW, the measured recompute, framework transformers;
+// full fine-tuning in the "amp" recipe (fp32 weights, gradients and moments, bf16 autocast), LoRA
+// r 16 on q, k, v, o.
+nlohmann::json measured_generate_spec(const nlohmann::json& row, const std::string& configs_dir);
+nlohmann::json measured_training_spec(const nlohmann::json& row, const std::string& configs_dir);
 
 // Appends the cases of one measurement file to `out`. One configuration in four is held out by
 // the same hash as the validation rows.

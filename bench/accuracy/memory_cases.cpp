@@ -1,5 +1,7 @@
 #include "memory_cases.hpp"
 
+#include "measured_cases.hpp"
+
 #include <rightsize/core/error.hpp>
 #include <rightsize/spec/spec.hpp>
 
@@ -67,16 +69,7 @@ void append_generate(MemoryResults& out,
     const long long isl = row.at("input_tokens");
     const long long osl = row.at("output_tokens");
     const std::string id = fmt::format("h200-generate-{}-b{}-{}/{}", model, batch, isl, osl);
-    const Spec s = spec_from({{"model", model},
-                              {"precision", "bf16"},
-                              {"workload",
-                               {{"type", "inference"},
-                                {"engine", "transformers"},
-                                {"input_tokens", isl},
-                                {"output_tokens", osl},
-                                {"concurrency", batch}}}},
-                             configs_dir,
-                             id.c_str());
+    const Spec s = parse_spec(measured_generate_spec(row, configs_dir), "accuracy:" + id);
     const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
     out.cases.push_back(
         {id,
@@ -108,25 +101,10 @@ void append_training(MemoryResults& out,
     const std::string recompute = row.at("recompute");
     const std::string id =
         fmt::format("h200-{}-{}-mb{}-recompute-{}", method, model, micro, recompute);
-    nlohmann::json w{{"type", "finetune"},
-                     {"method", method},
-                     {"seq_len", seq},
-                     {"micro_batch", micro},
-                     {"global_batch", micro},
-                     {"optimizer", "adamw"},
-                     {"recompute", recompute},
-                     {"framework", "transformers"}};
-    std::string recipe;
-    if (method == "full") {
-      w["training_precision"] = "amp";
-      recipe = "recipe amp: fp32 weights, grads and AdamW moments, bf16 autocast";
-    } else {
-      w["lora_rank"] = 16;
-      w["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
-      recipe = "LoRA r 16 on q, k, v, o, bf16 base, fp32 adapters";
-    }
-    const Spec s = spec_from(
-        {{"model", model}, {"precision", "bf16"}, {"workload", w}}, configs_dir, id.c_str());
+    const std::string recipe =
+        method == "full" ? "recipe amp: fp32 weights, grads and AdamW moments, bf16 autocast"
+                         : "LoRA r 16 on q, k, v, o, bf16 base, fp32 adapters";
+    const Spec s = parse_spec(measured_training_spec(row, configs_dir), "accuracy:" + id);
     const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
     out.cases.push_back({id,
                          fmt::format("{} {} fine-tune, mb {} x {}, recompute {}, H200; {}",
