@@ -457,12 +457,20 @@ InferencePerformance estimate_inference(const Spec& spec,
   // Steady state of continuous batching with c sequences in flight: every request's prefill
   // interrupts the others' decode steps, and waits for the prefills ahead of it (M/D/1). The
   // request rate lambda solves lambda * cycle(lambda) = c, where the cycle (TTFT + (osl - 1) *
-  // TPOT) grows with lambda; bisection over (0, 1 / prefill).
+  // TPOT) grows with lambda; bisection over (0, 0.98 / marginal prefill).
   // Looked up once: the bisection below evaluates the cycle a hundred times.
   const EngineOverhead& engine = rs.engine;
   const Seconds t0 = engine.per_request;
+  // In the steady state a prefill does not run alone: engines batch prompts and chunk them into
+  // the decode steps (vLLM's and SGLang's chunked prefill, TensorRT-LLM's in-flight batching),
+  // whose weights are read anyway. What one request's prefill adds to the engine's time is its
+  // FLOPs and all-reduces, not another read of the weights or another round of per-layer costs
+  // (measured: eight 128-token prompts in one step take 3.4x one alone, not 8x, and a 128-token
+  // chunk in a decode step adds 15-54% of its time alone;
+  // docs/accuracy.md, "Measured on an H200"). A request alone still waits for the whole prefill.
+  const Seconds marginal_prefill = pf.compute + pf.communication;
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
-    const double share = std::min(0.98, lambda * r.prefill.si());
+    const double share = std::min(0.98, lambda * marginal_prefill.si());
     // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only
     // part of each prefill.
     tpot_out = r.decode_step / (1.0 - share * engine.prefill_interference);
@@ -483,7 +491,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   // (1 - share x interference, share <= 0.98): its relative rounding error stays under about 60
   // ulp (1.3e-14); 1e-13 bounds it with room, which makes the fast bisection exact.
   const double rate =
-      bisect_crossing_fast(0.98 / r.prefill.si(), static_cast<double>(c), 1e-13, in_flight);
+      bisect_crossing_fast(0.98 / marginal_prefill.si(), static_cast<double>(c), 1e-13, in_flight);
   Seconds ttft;
   Seconds tpot;
   const double share = at_rate(rate, ttft, tpot);

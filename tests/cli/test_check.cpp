@@ -53,11 +53,11 @@ TEST_CASE("check: an unchanged spec exits 0, and the report still shows the bill
   LockedChat c;
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 0);
-  CHECK_THAT(r.out, Catch::Contains("pass: 1 spec, no sizing change; $2,037/month"));
-  CHECK_THAT(r.out, Catch::Contains("1 x H100-NVL-94GB"));
+  CHECK_THAT(r.out, Catch::Contains("pass: 1 spec, no sizing change; $1,256/month"));
+  CHECK_THAT(r.out, Catch::Contains("2 x L40S-48GB"));
   const auto md = run_binary("check " + c.spec + " --format markdown");
   CHECK_THAT(md.out, Catch::StartsWith("<!-- rightsize-check -->\n### rightsize :white_check_mark:"));
-  CHECK_THAT(md.out, Catch::Contains("| $2,037 |"));
+  CHECK_THAT(md.out, Catch::Contains("| $1,256 |"));
 }
 
 TEST_CASE("check: more layers push memory past the GPU and fail with the threshold named",
@@ -67,7 +67,7 @@ TEST_CASE("check: more layers push memory past the GPU and fail with the thresho
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out,
-             Catch::Contains("FAIL memory: the locked configuration, 1 x H100-NVL-94GB (TP1 PP1 "
+             Catch::Contains("FAIL memory: the locked configuration, 2 x L40S-48GB (TP1 PP1 "
                              "DP1, fp8/fp8), no longer fits"));
   CHECK_THAT(r.out, Catch::Contains("spec changed"));
   // The figures then compare the new recommendation with the lock, and say so.
@@ -84,10 +84,10 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
           "catalog change",
           "[check][cli]") {
   LockedChat c;
-  // The on-demand price of the locked pick (H100 NVL) moves up 5%: only the catalog changed.
+  // The on-demand price of the locked pick (a pair of L40S) moves up 5%: only the catalog changed.
   const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
-    "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
-      "usd_per_gpu_hour": 2.9295, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
+    "gpus": [{"name": "L40S-48GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
+      "usd_per_gpu_hour": 0.903, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
   const auto r = run_binary("check " + c.spec + " --catalog " + overlay);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("catalog changed"));
@@ -97,17 +97,19 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
       run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2%");
   CHECK(strict.exit_code == 1);
   CHECK_THAT(strict.out,
-             Catch::Contains("FAIL cost: $/hour $2.79/h -> $2.93/h (+5.0%), over the 2% threshold"));
+             Catch::Contains("FAIL cost: $/hour $1.72/h -> $1.81/h (+5.0%), over the 2% threshold"));
   // --update accepts the change and says what it accepted.
   const auto update =
       run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2% --update");
   CHECK(update.exit_code == 0);
   CHECK_THAT(update.out, Catch::Contains("updated"));
-  // It accepts the new recommendation (a pair of L40S is now cheaper than the dearer H100 NVL)
-  // and reports the move from the lock to it.
-  CHECK_THAT(update.err, Catch::Contains("accepted: latency: TTFT 164 ms -> 218 ms"));
-  CHECK_THAT(update.err, Catch::Contains("the lock now holds 2 x L40S-48GB"));
-  CHECK_THAT(update.out, Catch::Contains("2 x L40S-48GB"));
+  // It accepts the new recommendation (one H100 NVL now costs less over the horizon than the
+  // dearer pair of L40S) and reports the move from the lock to it.
+  CHECK_THAT(update.err,
+             Catch::Contains("accepted: cost: $/hour $1.72/h -> $2.79/h (+62.2%), over the 2% "
+                             "threshold"));
+  CHECK_THAT(update.err, Catch::Contains("the lock now holds 1 x H100-NVL-94GB"));
+  CHECK_THAT(update.out, Catch::Contains("1 x H100-NVL-94GB"));
   CHECK(run_binary("check " + c.spec + " --catalog " + overlay).exit_code == 0);
 }
 
@@ -255,11 +257,11 @@ TEST_CASE("check: every crossed threshold, as numbers", "[check][cli]") {
 // now best.
 TEST_CASE("check: a price move compares like with like", "[check][cli]") {
   LockedChat c;
-  // The locked H100 NVL gets dearer than the L40S pair: the recommendation changes, but the
+  // The locked L40S pair gets dearer than one H100 NVL: the recommendation changes, but the
   // locked configuration's latency did not move and must not fail the check.
   const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
-    "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
-      "usd_per_gpu_hour": 3.50, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
+    "gpus": [{"name": "L40S-48GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
+      "usd_per_gpu_hour": 1.20, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
   const auto r = run_binary("check " + c.spec + " --catalog " + overlay + " --format json");
   const auto report = nlohmann::json::parse(r.out);
   const auto& result = report["results"][0];
@@ -276,14 +278,14 @@ TEST_CASE("check: a price move compares like with like", "[check][cli]") {
   }
   const auto table = run_binary("check " + c.spec + " --catalog " + overlay);
   CHECK_THAT(table.out, Catch::Contains("same configuration, new figures"));
-  CHECK_THAT(table.out, Catch::Contains("now best: 2 x L40S-48GB"));
+  CHECK_THAT(table.out, Catch::Contains("now best: 1 x H100-NVL-94GB"));
 }
 
 TEST_CASE("check: thresholds from a config file, the command line over it", "[check][cli]") {
   LockedChat c;
   const auto overlay = c.dir.write("prices.json", R"({"schema_version": 1, "extends": "bundled",
-    "gpus": [{"name": "H100-NVL-94GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
-      "usd_per_gpu_hour": 2.9295, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
+    "gpus": [{"name": "L40S-48GB", "prices": [{"provider": "RunPod", "kind": "on_demand",
+      "usd_per_gpu_hour": 0.903, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
   const auto config = c.dir.write(
       "rs.json", R"({"schema_version": 1, "thresholds": {"cost": "2%"}, "fail_on": ["cost"]})");
   CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --config " + config)
@@ -359,7 +361,7 @@ TEST_CASE("check: the audit's cases", "[check][cli]") {
     auto catalog = nlohmann::json::parse(in);
     auto& gpus = catalog["gpus"];
     gpus.erase(std::remove_if(gpus.begin(), gpus.end(),
-                              [](const nlohmann::json& g) { return g["name"] == "H100-NVL-94GB"; }),
+                              [](const nlohmann::json& g) { return g["name"] == "L40S-48GB"; }),
                gpus.end());
     const auto file = c.dir.write("nonvl.json", catalog.dump());
     const auto r = run_binary("check " + c.spec + " --catalog " + file + " --fail-on cost");
@@ -373,7 +375,8 @@ TEST_CASE("check: the audit's cases", "[check][cli]") {
     spec["workload"]["concurrency"] = 64;
     std::ofstream(c.spec) << spec.dump(2);
     const auto report = nlohmann::json::parse(run_binary("check " + c.spec + " --format json").out);
-    CHECK(report["results"][0]["compared"]["batch"] == 64);
+    // 64 users over the lock's two replicas (2 x L40S, TP1): 32 each, where 32 users gave 16.
+    CHECK(report["results"][0]["compared"]["batch"] == 32);
   }
 }
 

@@ -329,7 +329,9 @@ TEST_CASE("deploy: data/deploy.json covers the catalog and is read strictly", "[
 
 TEST_CASE("deploy: AMD and Grace GPUs need an image of their own, AMD no DCGM metric",
           "[deploy]") {
-  const Plan plan = plan_of(load_spec(example("mixtral-8x7b.json")));
+  // examples/mixtral-8x7b.json held to AMD GPUs (constraints.vendors).
+  const Plan plan =
+      plan_of(load_spec(std::string(RIGHTSIZE_TESTS_DIR) + "/data/deploy/mixtral-amd.json"));
   REQUIRE(plan.candidates.front().gpu->vendor == "amd");
   CHECK_THROWS_WITH(deploy(plan, Autoscaler::keda), Catch::Contains("ROCm"));
   const DeployInputs in{constants(), efficiency(), &uncertainty(), Confidence::band, deploy_data()};

@@ -405,3 +405,26 @@ TEST_CASE("performance: one step's GPU work, decode and batched prefill", "[perf
   CHECK(eight.compute.si() == Approx(forward_flops(s.model, 1024, 64).si() / rate));
   CHECK(eight.compute.si() == Approx(8 * one.compute.si()));
 }
+
+TEST_CASE("performance: short prompts cost the engine their FLOPs, not another weight read",
+          "[performance]") {
+  // Llama-3.1-8B on an H100, 128 tokens in, 16 out, 256 in flight: each prompt's prefill alone is
+  // bound by reading 16 GB of weights (about 5 ms), but in steady state it rides in a decode
+  // step that reads them anyway, so the engine completes more requests per second than one
+  // prefill at a time would allow (issue 14, item 2; docs/model.md).
+  const Spec s = parse_spec({{"model", config_path("llama-3.1-8b")},
+                             {"precision", "bf16"},
+                             {"workload",
+                              {{"type", "inference"},
+                               {"input_tokens", 128},
+                               {"output_tokens", 16},
+                               {"concurrency", 256}}}},
+                            "test.json");
+  const auto r = run(s, "H100");
+  const Gpu& h100 = catalog().resolve("H100", "test");
+  const StepTime pf = prefill_step_time(s, h100, Parallelism{}, efficiency(), 128, 128);
+  REQUIRE(pf.memory > pf.compute); // the prefill alone is weight-read bound
+  CHECK(r.prefill.si() == Approx(pf.total().si()));
+  CHECK(r.requests_per_s > 1.0 / r.prefill.si());
+  CHECK(r.requests_per_s < 0.98 / (pf.compute + pf.communication).si());
+}
