@@ -44,6 +44,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import torch
 
+from timing import cuda_time_ms
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIGS = os.path.join(ROOT, "tests", "data", "configs")
 
@@ -109,20 +111,6 @@ def environment():
                      "capability": f"{p.major}.{p.minor}",
                      "l2_bytes": getattr(p, "L2_cache_size", None)}
     return env
-
-
-def cuda_time_ms(fn, warmup, iters):
-    """Mean milliseconds of fn over iters launches, timed by CUDA events."""
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(iters):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / iters
 
 
 def wall_ms(fn):

@@ -24,6 +24,8 @@ import time
 import torch
 import torch.nn.functional as F
 
+from timing import cuda_time_ms, graph_time_ms
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIGS = os.path.join(ROOT, "tests", "data", "configs")
 
@@ -116,36 +118,11 @@ class Decoder:
         return F.rms_norm(last, (self.h,), self.norm) @ self.head
 
 
-def time_events(fn, warmup=3, iters=10):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
-    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    s.record()
-    for _ in range(iters):
-        fn()
-    e.record()
-    torch.cuda.synchronize()
-    return s.elapsed_time(e) / iters
-
-
 def decode_ms(m, b, ctx):
     kc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
     vc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
     x = torch.randn(b, m.h, device="cuda", dtype=m.dtype)
-    with torch.no_grad():
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(2):
-                m.decode(x, kc, vc)
-        torch.cuda.current_stream().wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            m.decode(x, kc, vc)
-        ms = time_events(graph.replay, warmup=3, iters=20)
-    del graph, kc, vc
-    return ms
+    return graph_time_ms(lambda: m.decode(x, kc, vc))
 
 
 def mixed_ms(m, b, ctx, p):
@@ -153,25 +130,13 @@ def mixed_ms(m, b, ctx, p):
     vc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
     xd = torch.randn(b, m.h, device="cuda", dtype=m.dtype)
     xp = torch.randn(p, m.h, device="cuda", dtype=m.dtype)
-    with torch.no_grad():
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            for _ in range(2):
-                m.mixed(xd, xp, kc, vc)
-        torch.cuda.current_stream().wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            m.mixed(xd, xp, kc, vc)
-        ms = time_events(graph.replay, warmup=3, iters=20)
-    del graph, kc, vc
-    return ms
+    return graph_time_ms(lambda: m.mixed(xd, xp, kc, vc))
 
 
 def prefill_ms(m, b, n):
     x = torch.randn(b * n, m.h, device="cuda", dtype=m.dtype)
     with torch.no_grad():
-        return time_events(lambda: m.prefill(x, b, n), warmup=2, iters=5)
+        return cuda_time_ms(lambda: m.prefill(x, b, n), warmup=2, iters=5)
 
 
 def main():
@@ -264,7 +229,7 @@ def main():
             a = torch.randn(mm, k, device="cuda").to(torch.float8_e4m3fn)
             bt = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
             try:
-                ms = time_events(lambda: torch._scaled_mm(a, bt, scale_a=one, scale_b=one,
+                ms = cuda_time_ms(lambda: torch._scaled_mm(a, bt, scale_a=one, scale_b=one,
                                                           out_dtype=torch.bfloat16), 5, 100)
                 out["fp8_skinny"].append({"m": mm, "n": n, "k": k, "ms": ms,
                                           "weight_gb_per_s": n * k / ms / 1e6})
