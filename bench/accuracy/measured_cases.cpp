@@ -15,8 +15,12 @@ namespace {
 
 // The model a row names, from tests/data/configs, built with `layers` layers when the
 // measurement built fewer than the config has (the 70B on one GPU, bench/gpu/README.md).
+std::string config_path(const std::string& configs_dir, const std::string& model) {
+  return configs_dir + "/" + model + "/config.json";
+}
+
 nlohmann::json model_config(const std::string& configs_dir, const std::string& model, int layers) {
-  const std::string path = configs_dir + "/" + model + "/config.json";
+  const std::string path = config_path(configs_dir, model);
   std::ifstream in(path);
   if (!in) {
     throw InputError(path, "cannot read the model a measurement names");
@@ -38,14 +42,22 @@ std::shared_ptr<Prepared> prepare(const nlohmann::json& spec_json,
   return std::make_shared<Prepared>(Prepared{std::move(spec), gpu, p, std::move(memory)});
 }
 
-std::string config_path(const std::string& configs_dir, const nlohmann::json& row) {
-  return configs_dir + "/" + row.at("model").get<std::string>() + "/config.json";
-}
-
 } // namespace
 
+nlohmann::json read_measured(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) {
+    throw InputError(file, "cannot read the measurements");
+  }
+  return nlohmann::json::parse(in);
+}
+
+bool measured(const nlohmann::json& row, const char* field) {
+  return !row.contains("error") && row.contains(field);
+}
+
 nlohmann::json measured_generate_spec(const nlohmann::json& row, const std::string& configs_dir) {
-  return {{"model", config_path(configs_dir, row)},
+  return {{"model", config_path(configs_dir, row.at("model").get<std::string>())},
           {"precision", "bf16"},
           {"workload",
            {{"type", "inference"},
@@ -72,7 +84,7 @@ nlohmann::json measured_training_spec(const nlohmann::json& row, const std::stri
     w["lora_rank"] = 16;
     w["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
   }
-  return {{"model", config_path(configs_dir, row)}, {"precision", "bf16"}, {"workload", w}};
+  return {{"model", config_path(configs_dir, row.at("model").get<std::string>())}, {"precision", "bf16"}, {"workload", w}};
 }
 
 void append_measured_cases(PerfCases& out,
@@ -80,18 +92,14 @@ void append_measured_cases(PerfCases& out,
                            const std::string& configs_dir,
                            const Catalog& catalog,
                            const Constants& constants) {
-  std::ifstream in(measured_file);
-  if (!in) {
-    throw InputError(measured_file, "cannot read the measurements");
-  }
-  const nlohmann::json j = nlohmann::json::parse(in);
+  const nlohmann::json j = read_measured(measured_file);
   const Gpu& gpu = catalog.resolve("H200-SXM-141GB", measured_file);
   const std::string family = Efficiency::family_name(gpu);
   const std::string tag = "h200";
 
   // transformers' generate: a static batch, all prompts prefilled at once, then decoded together.
   for (const auto& row : j.at("generate")) {
-    if (row.contains("error") || !row.contains("ttft_ms")) {
+    if (!measured(row, "ttft_ms")) {
       continue;
     }
     const std::string model = row.at("model");
@@ -125,7 +133,7 @@ void append_measured_cases(PerfCases& out,
   // alone, no engine's fixed costs (bench/gpu/steps.py).
   for (const bool decode : {true, false}) {
     for (const auto& row : j.at(decode ? "decode" : "prefill")) {
-      if (row.contains("error")) {
+      if (!measured(row, decode ? "step_ms" : "prefill_ms")) {
         continue;
       }
       const std::string model = row.at("model");
@@ -168,7 +176,7 @@ void append_measured_cases(PerfCases& out,
 
   // Training steps: full fine-tuning with fp32 master weights and bf16 autocast, and LoRA.
   for (const auto& row : j.at("train")) {
-    if (row.contains("error") || !row.contains("step_ms_median")) {
+    if (!measured(row, "step_ms_median")) {
       continue;
     }
     const std::string model = row.at("model");

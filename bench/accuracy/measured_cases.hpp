@@ -12,6 +12,12 @@
 
 namespace rightsize::accuracy {
 
+// data/measured/<gpu>.json, read whole (an InputError naming the file when it cannot be read).
+nlohmann::json read_measured(const std::string& file);
+
+// Whether `row` holds `field`: a measurement bench/gpu took, not one it recorded as failed.
+bool measured(const nlohmann::json& row, const char* field);
+
 // The rightsize spec of one measured row (bench/gpu/measure.py), shared by the speed and memory
 // comparisons. generate: transformers, bf16, concurrency = batch, the measured lengths. train:
 // finetune at global batch = micro-batch, AdamW, the measured recompute, framework transformers;

@@ -44,14 +44,24 @@ Bytes allocator_view(const MemoryEstimate& e, const Constants& c) {
   return e.per_gpu.total() - mib(c.get(Constant::cuda_context_mib));
 }
 
-constexpr const char* k_allocator_compared = "total less CUDA context vs peak reserved";
-
-nlohmann::json read_measurements(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) {
-    throw InputError(file, "cannot read the measurements");
-  }
-  return nlohmann::json::parse(in);
+// One measured peak (torch's peak reserved bytes) beside rightsize's estimate for the spec that
+// describes its run, on `gpu` at tp 1; held out, since no constant was chosen with it in view.
+void append_peak(MemoryResults& out,
+                 const std::string& id,
+                 std::string what,
+                 const nlohmann::json& spec,
+                 const nlohmann::json& row,
+                 const Gpu& gpu,
+                 const Constants& constants) {
+  const Spec s = parse_spec(spec, "accuracy:" + id);
+  const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
+  out.cases.push_back({id,
+                       std::move(what),
+                       "total less CUDA context vs peak reserved",
+                       row.at("peak_reserved_bytes").get<double>(),
+                       allocator_view(e, constants).si(),
+                       false,
+                       true});
 }
 
 // transformers' eager generate in bf16: a static batch prefilled at once, then decoded together.
@@ -61,24 +71,20 @@ void append_generate(MemoryResults& out,
                      const Gpu& gpu,
                      const Constants& constants) {
   for (const auto& row : rows) {
-    if (row.contains("error") || !row.contains("peak_reserved_bytes")) {
+    if (!measured(row, "peak_reserved_bytes")) {
       continue;
     }
     const std::string model = row.at("model");
     const long long batch = row.at("batch");
     const long long isl = row.at("input_tokens");
     const long long osl = row.at("output_tokens");
-    const std::string id = fmt::format("h200-generate-{}-b{}-{}/{}", model, batch, isl, osl);
-    const Spec s = parse_spec(measured_generate_spec(row, configs_dir), "accuracy:" + id);
-    const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
-    out.cases.push_back(
-        {id,
-         fmt::format("{} generate, b {} x {}+{} tokens, bf16 eager, H200", model, batch, isl, osl),
-         k_allocator_compared,
-         row.at("peak_reserved_bytes").get<double>(),
-         allocator_view(e, constants).si(),
-         false,
-         true});
+    append_peak(out,
+                fmt::format("h200-generate-{}-b{}-{}/{}", model, batch, isl, osl),
+                fmt::format("{} generate, b {} x {}+{} tokens, bf16 eager, H200", model, batch, isl, osl),
+                measured_generate_spec(row, configs_dir),
+                row,
+                gpu,
+                constants);
   }
 }
 
@@ -91,34 +97,29 @@ void append_training(MemoryResults& out,
                      const Gpu& gpu,
                      const Constants& constants) {
   for (const auto& row : rows) {
-    if (row.contains("error") || !row.contains("peak_reserved_bytes")) {
+    if (!measured(row, "peak_reserved_bytes")) {
       continue;
     }
     const std::string method = row.at("method");
     const std::string model = row.at("model");
     const long long micro = row.at("micro_batch");
-    const long long seq = row.at("seq_len");
     const std::string recompute = row.at("recompute");
-    const std::string id =
-        fmt::format("h200-{}-{}-mb{}-recompute-{}", method, model, micro, recompute);
     const std::string recipe =
         method == "full" ? "recipe amp: fp32 weights, grads and AdamW moments, bf16 autocast"
                          : "LoRA r 16 on q, k, v, o, bf16 base, fp32 adapters";
-    const Spec s = parse_spec(measured_training_spec(row, configs_dir), "accuracy:" + id);
-    const auto e = estimate_memory(s, gpu, Parallelism{}, constants);
-    out.cases.push_back({id,
-                         fmt::format("{} {} fine-tune, mb {} x {}, recompute {}, H200; {}",
-                                     model,
-                                     method,
-                                     micro,
-                                     seq,
-                                     recompute,
-                                     recipe),
-                         k_allocator_compared,
-                         row.at("peak_reserved_bytes").get<double>(),
-                         allocator_view(e, constants).si(),
-                         false,
-                         true});
+    append_peak(out,
+                fmt::format("h200-{}-{}-mb{}-recompute-{}", method, model, micro, recompute),
+                fmt::format("{} {} fine-tune, mb {} x {}, recompute {}, H200; {}",
+                            model,
+                            method,
+                            micro,
+                            row.at("seq_len").get<long long>(),
+                            recompute,
+                            recipe),
+                measured_training_spec(row, configs_dir),
+                row,
+                gpu,
+                constants);
   }
 }
 
@@ -314,7 +315,7 @@ void append_measured_memory_cases(MemoryResults& out,
                                   const std::string& configs_dir,
                                   const Catalog& catalog,
                                   const Constants& constants) {
-  const nlohmann::json j = read_measurements(measured_file);
+  const nlohmann::json j = read_measured(measured_file);
   const Gpu& h200 = catalog.resolve("H200-SXM-141GB", measured_file);
   append_generate(out, j.at("generate"), configs_dir, h200, constants);
   append_training(out, j.at("train"), configs_dir, h200, constants);
