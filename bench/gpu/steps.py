@@ -118,6 +118,18 @@ class Decoder:
         return F.rms_norm(last, (self.h,), self.norm) @ self.head
 
 
+def measure(rows, kind, row, field, fn):
+    """Sets row[field] to fn(), or records the error it raised; appends row to rows, logs it."""
+    try:
+        row[field] = fn()
+    except Exception as e:  # noqa: BLE001 - recorded with the row; the run goes on
+        row["error"] = f"{type(e).__name__}: {e}"[:300]
+    rows.append(row)
+    log(f"  {kind}", json.dumps(row))
+    torch.cuda.empty_cache()
+    return row
+
+
 def decode_ms(m, b, ctx):
     kc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
     vc = [torch.randn(b, m.kv, ctx, m.d, device="cuda", dtype=m.dtype) for _ in range(m.layers)]
@@ -159,6 +171,11 @@ def main():
            "device": torch.cuda.get_device_name(0), "decode": [], "prefill": []}
     kv_budget = 50e9
     todo = args.only.split(",")
+
+    def save():
+        with open(os.path.join(args.out, "steps.json"), "w") as f:
+            json.dump(out, f, indent=1)
+
     for name, layers in (models if "steps" in todo else []):
         if time.monotonic() - start > args.budget_s:
             break
@@ -170,55 +187,34 @@ def main():
         for (b, ctx) in decode_grid:
             if b * ctx * kv_per_token > kv_budget or time.monotonic() - start > args.budget_s:
                 continue
-            row = dict(base, batch=b, context=ctx)
-            try:
-                row["step_ms"] = decode_ms(m, b, ctx)
-            except Exception as e:  # noqa: BLE001
-                row["error"] = f"{type(e).__name__}: {e}"[:300]
-            out["decode"].append(row)
-            log("  decode", json.dumps(row))
-            torch.cuda.empty_cache()
+            measure(out["decode"], "decode", dict(base, batch=b, context=ctx), "step_ms",
+                    lambda: decode_ms(m, b, ctx))
         for (b, n) in prefill_grid:
             if time.monotonic() - start > args.budget_s:
                 continue
-            row = dict(base, batch=b, input_tokens=n)
-            try:
-                row["prefill_ms"] = prefill_ms(m, b, n)
-            except Exception as e:  # noqa: BLE001
-                row["error"] = f"{type(e).__name__}: {e}"[:300]
-            out["prefill"].append(row)
-            log("  prefill", json.dumps(row))
-            torch.cuda.empty_cache()
+            measure(out["prefill"], "prefill", dict(base, batch=b, input_tokens=n), "prefill_ms",
+                    lambda: prefill_ms(m, b, n))
         del m
         torch.cuda.empty_cache()
-        with open(os.path.join(args.out, "steps.json"), "w") as f:
-            json.dump(out, f, indent=1)
+        save()
     # Continuous batching with chunked prefill: a decode step of B sequences at 1024 tokens of
     # context that also carries a P-token chunk of a new prompt (issue 14, item 2).
     if "mixed" in todo:
         out["mixed"] = []
         for name in ("llama-3.1-8b", "llama-3.2-3b"):
             m = Decoder(json.load(open(os.path.join(CONFIGS, name, "config.json"))))
+            base = {"model": name, "layers": m.layers, "params": m.params}
             for b in (1, 16, 64, 256):
                 for p in (0, 16, 128, 512, 2048):
-                    row = {"model": name, "layers": m.layers, "params": m.params, "batch": b,
-                           "context": 1024, "prefill_tokens": p}
-                    try:
-                        row["step_ms"] = mixed_ms(m, b, 1024, p) if p else decode_ms(m, b, 1024)
-                    except Exception as e:  # noqa: BLE001
-                        row["error"] = f"{type(e).__name__}: {e}"[:300]
-                    out["mixed"].append(row)
-                    log("  mixed", json.dumps(row))
-                    torch.cuda.empty_cache()
+                    measure(out["mixed"], "mixed",
+                            dict(base, batch=b, context=1024, prefill_tokens=p), "step_ms",
+                            lambda: mixed_ms(m, b, 1024, p) if p else decode_ms(m, b, 1024))
             for p in (16, 128, 512, 2048):
-                row = {"model": name, "layers": m.layers, "params": m.params, "batch": 1,
-                       "input_tokens": p, "prefill_alone_ms": prefill_ms(m, 1, p)}
-                out["mixed"].append(row)
-                log("  mixed", json.dumps(row))
+                measure(out["mixed"], "mixed", dict(base, batch=1, input_tokens=p),
+                        "prefill_alone_ms", lambda: prefill_ms(m, 1, p))
             del m
             torch.cuda.empty_cache()
-        with open(os.path.join(args.out, "steps.json"), "w") as f:
-            json.dump(out, f, indent=1)
+        save()
     # Low-precision weight streaming: fp8 e4m3 products at decode batch sizes.
     out["fp8_skinny"] = []
     if "fp8" not in todo:
@@ -228,16 +224,12 @@ def main():
         for (n, k) in ((14336, 4096), (4096, 14336)):
             a = torch.randn(mm, k, device="cuda").to(torch.float8_e4m3fn)
             bt = torch.randn(n, k, device="cuda").to(torch.float8_e4m3fn).t()
-            try:
-                ms = cuda_time_ms(lambda: torch._scaled_mm(a, bt, scale_a=one, scale_b=one,
-                                                          out_dtype=torch.bfloat16), 5, 100)
-                out["fp8_skinny"].append({"m": mm, "n": n, "k": k, "ms": ms,
-                                          "weight_gb_per_s": n * k / ms / 1e6})
-            except Exception as e:  # noqa: BLE001
-                out["fp8_skinny"].append({"m": mm, "n": n, "k": k, "error": str(e)[:300]})
-            log("  fp8", json.dumps(out["fp8_skinny"][-1]))
-    with open(os.path.join(args.out, "steps.json"), "w") as f:
-        json.dump(out, f, indent=1)
+            row = measure(out["fp8_skinny"], "fp8", {"m": mm, "n": n, "k": k}, "ms",
+                          lambda: cuda_time_ms(lambda: torch._scaled_mm(
+                              a, bt, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), 5, 100))
+            if "ms" in row:
+                row["weight_gb_per_s"] = n * k / row["ms"] / 1e6
+    save()
     log(f"done in {time.monotonic() - start:.0f} s")
 
 
