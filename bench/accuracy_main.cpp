@@ -7,8 +7,8 @@
 //   (data/uncertainty.json,
 //                 derivation in docs/accuracy.md, "Uncertainty bands")
 
-#include "accuracy/memory_cases.hpp"
 #include "accuracy/measured_cases.hpp"
+#include "accuracy/memory_cases.hpp"
 #include "accuracy/perf_cases.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
@@ -115,8 +115,9 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
     if (key.rfind("serving/", 0) == 0) {
       // The serving table's runs (a TPOT and a TTFT line each) and TensorRT-LLM's published
       // throughput and first-token tables (one line each); medians only where held-out lines are.
-      nlohmann::json entry = {{"fit_runs", count(parts, "tpot/fit") + count(parts, "table/fit")},
-                              {"held_out_runs", count(parts, "tpot/held") + count(parts, "table/held")}};
+      nlohmann::json entry = {
+          {"fit_runs", count(parts, "tpot/fit") + count(parts, "table/fit")},
+          {"held_out_runs", count(parts, "tpot/held") + count(parts, "table/held")}};
       for (const auto& [field, part] : {std::pair{"tpot_median_error", "tpot/held"},
                                         {"ttft_median_error", "ttft/held"},
                                         {"table_median_error", "table/held"}}) {
@@ -126,7 +127,8 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
       }
       calibration["serving"][key.substr(8)] = entry;
     } else {
-      nlohmann::json entry = {{"fit_runs", count(parts, "fit")}, {"held_out_runs", count(parts, "held")}};
+      nlohmann::json entry = {{"fit_runs", count(parts, "fit")},
+                              {"held_out_runs", count(parts, "held")}};
       if (auto m = median(parts, "held"); !m.is_null()) {
         entry["median_error"] = m;
       }

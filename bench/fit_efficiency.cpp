@@ -59,29 +59,28 @@ seconds_parameter(const std::string& name, std::function<Seconds&(Efficiency&)> 
 
 // An engine's five parameters; `layer_hi` bounds its per-layer cost (seconds).
 std::vector<Parameter> engine_parameters(const std::string& engine, double layer_hi) {
-  return {
-      seconds_parameter(
-          engine + ".layer_overhead",
-          [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_layer; },
-          layer_hi),
-      seconds_parameter(
-          engine + ".step_overhead",
-          [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_step; },
-          0.1),
-      {engine + ".prefill_interference",
-       [engine](const Efficiency& e) { return e.engines.at(engine).prefill_interference; },
-       [engine](Efficiency& e, double v) { e.engines[engine].prefill_interference = v; },
-       0.05,
-       1.0},
-      {engine + ".ttft_wave_factor",
-       [engine](const Efficiency& e) { return e.engines.at(engine).wave_factor; },
-       [engine](Efficiency& e, double v) { e.engines[engine].wave_factor = v; },
-       0.0,
-       2.0},
-      seconds_parameter(
-          engine + ".ttft_overhead",
-          [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_request; },
-          2.0)};
+  return {seconds_parameter(
+              engine + ".layer_overhead",
+              [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_layer; },
+              layer_hi),
+          seconds_parameter(
+              engine + ".step_overhead",
+              [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_step; },
+              0.1),
+          {engine + ".prefill_interference",
+           [engine](const Efficiency& e) { return e.engines.at(engine).prefill_interference; },
+           [engine](Efficiency& e, double v) { e.engines[engine].prefill_interference = v; },
+           0.05,
+           1.0},
+          {engine + ".ttft_wave_factor",
+           [engine](const Efficiency& e) { return e.engines.at(engine).wave_factor; },
+           [engine](Efficiency& e, double v) { e.engines[engine].wave_factor = v; },
+           0.0,
+           2.0},
+          seconds_parameter(
+              engine + ".ttft_overhead",
+              [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_request; },
+              2.0)};
 }
 
 // Coordinate descent: each parameter in turn scaled up and down by `step`, kept when the loss
@@ -216,8 +215,7 @@ int main(int argc, char** argv) {
         {"held_out_rows", held_rows},
         {"final_loss", best},
         {"transformers_final_loss", transformers_loss},
-        {"not_fitted",
-         "turing and cdna3 keep their initial values: no measurements"}};
+        {"not_fitted", "turing and cdna3 keep their initial values: no measurements"}};
     std::ofstream(output) << eff.to_json().dump(2) << '\n';
     fmt::print("wrote {}\n", output);
   } catch (const std::exception& e) {

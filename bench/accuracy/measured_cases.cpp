@@ -84,7 +84,9 @@ nlohmann::json measured_training_spec(const nlohmann::json& row, const std::stri
     w["lora_rank"] = 16;
     w["lora_targets"] = {"q_proj", "k_proj", "v_proj", "o_proj"};
   }
-  return {{"model", config_path(configs_dir, row.at("model").get<std::string>())}, {"precision", "bf16"}, {"workload", w}};
+  return {{"model", config_path(configs_dir, row.at("model").get<std::string>())},
+          {"precision", "bf16"},
+          {"workload", w}};
 }
 
 void append_measured_cases(PerfCases& out,
@@ -110,22 +112,19 @@ void append_measured_cases(PerfCases& out,
     auto prepared = prepare(measured_generate_spec(row, configs_dir), id, gpu, constants);
     const bool held = held_out_key(id);
     for (const bool ttft : {true, false}) {
-      out.cases.push_back({id,
-                           ttft ? "ttft" : "tpot",
-                           tag + "-generate",
-                           family,
-                           "transformers",
-                           row.at(ttft ? "ttft_ms" : "tpot_ms").get<double>(),
-                           held,
-                           [prepared, &constants, ttft](const Efficiency& eff) {
-                             const auto r = estimate_inference(prepared->spec,
-                                                               prepared->gpu,
-                                                               prepared->p,
-                                                               prepared->memory,
-                                                               eff,
-                                                               constants);
-                             return to_ms(ttft ? r.ttft : r.tpot);
-                           }});
+      out.cases.push_back(
+          {id,
+           ttft ? "ttft" : "tpot",
+           tag + "-generate",
+           family,
+           "transformers",
+           row.at(ttft ? "ttft_ms" : "tpot_ms").get<double>(),
+           held,
+           [prepared, &constants, ttft](const Efficiency& eff) {
+             const auto r = estimate_inference(
+                 prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants);
+             return to_ms(ttft ? r.ttft : r.tpot);
+           }});
     }
   }
 
@@ -140,9 +139,13 @@ void append_measured_cases(PerfCases& out,
       const int layers = row.at("layers");
       const long long batch = row.at("batch");
       const long long tokens = row.at(decode ? "context" : "input_tokens");
-      const std::string id =
-          fmt::format("{}-steps:{}|L{}|{}|b{}|{}", tag, model, layers, decode ? "decode" : "prefill",
-                      batch, tokens);
+      const std::string id = fmt::format("{}-steps:{}|L{}|{}|b{}|{}",
+                                         tag,
+                                         model,
+                                         layers,
+                                         decode ? "decode" : "prefill",
+                                         batch,
+                                         tokens);
       auto prepared = prepare({{"model", model_config(configs_dir, model, layers)},
                                {"precision", "bf16"},
                                {"workload",
@@ -165,10 +168,10 @@ void append_measured_cases(PerfCases& out,
            held_out_key(id),
            [prepared, &constants, decode, b, n](const Efficiency& eff) {
              const StepTime s =
-                 decode ? decode_step_time(
-                              prepared->spec, prepared->gpu, prepared->p, eff, constants, b, n)
-                        : prefill_step_time(
-                              prepared->spec, prepared->gpu, prepared->p, eff, b * n, n);
+                 decode
+                     ? decode_step_time(
+                           prepared->spec, prepared->gpu, prepared->p, eff, constants, b, n)
+                     : prefill_step_time(prepared->spec, prepared->gpu, prepared->p, eff, b * n, n);
              return to_ms(s.gpu_work());
            }});
     }
@@ -187,21 +190,19 @@ void append_measured_cases(PerfCases& out,
     const std::string id =
         fmt::format("{}-train:{}|{}|mb{}|{}|recompute {}", tag, model, method, mb, seq, recompute);
     auto prepared = prepare(measured_training_spec(row, configs_dir), id, gpu, constants);
-    out.cases.push_back({id,
-                         "step_time",
-                         tag + "-train",
-                         family,
-                         "pytorch",
-                         row.at("step_ms_median").get<double>(),
-                         held_out_key(id),
-                         [prepared](const Efficiency& eff) {
-                           return to_ms(estimate_training(prepared->spec,
-                                                          prepared->gpu,
-                                                          prepared->p,
-                                                          prepared->memory,
-                                                          eff)
-                                            .step);
-                         }});
+    out.cases.push_back(
+        {id,
+         "step_time",
+         tag + "-train",
+         family,
+         "pytorch",
+         row.at("step_ms_median").get<double>(),
+         held_out_key(id),
+         [prepared](const Efficiency& eff) {
+           return to_ms(
+               estimate_training(prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff)
+                   .step);
+         }});
   }
 }
 

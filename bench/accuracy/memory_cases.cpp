@@ -78,13 +78,14 @@ void append_generate(MemoryResults& out,
     const long long batch = row.at("batch");
     const long long isl = row.at("input_tokens");
     const long long osl = row.at("output_tokens");
-    append_peak(out,
-                fmt::format("h200-generate-{}-b{}-{}/{}", model, batch, isl, osl),
-                fmt::format("{} generate, b {} x {}+{} tokens, bf16 eager, H200", model, batch, isl, osl),
-                measured_generate_spec(row, configs_dir),
-                row,
-                gpu,
-                constants);
+    append_peak(
+        out,
+        fmt::format("h200-generate-{}-b{}-{}/{}", model, batch, isl, osl),
+        fmt::format("{} generate, b {} x {}+{} tokens, bf16 eager, H200", model, batch, isl, osl),
+        measured_generate_spec(row, configs_dir),
+        row,
+        gpu,
+        constants);
   }
 }
 

@@ -39,7 +39,6 @@ std::uint64_t fnv(const std::string& s) {
   return h;
 }
 
-
 // The q-quantile (0..1) of `v`, linear between order statistics.
 double quantile_of(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());

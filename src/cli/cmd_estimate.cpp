@@ -396,7 +396,8 @@ void register_estimate(CLI::App& app, Context& ctx) {
       report.memory_band = memory_band(report.memory.per_gpu.total(), uncertainty);
       report.calibration =
           uncertainty.calibration(Efficiency::family_name(gpu),
-                                  std::string(to_string(spec.workload.inference.engine)), !serving);
+                                  std::string(to_string(spec.workload.inference.engine)),
+                                  !serving);
       if (serving) {
         report.inference =
             estimate_inference(spec, gpu, p, report.memory, efficiency, constants, replicas);

@@ -303,13 +303,13 @@ Resolved resolve(const Spec& spec, const Gpu& gpu, const Efficiency& eff) {
 }
 
 StepTime decode_step(const Spec& spec,
-                 const Gpu& gpu,
-                 const Parallelism& p,
-                 const Efficiency& eff,
-                 const Resolved& rs,
-                 const Constants& constants,
-                 double batch,
-                 double context) {
+                     const Gpu& gpu,
+                     const Parallelism& p,
+                     const Efficiency& eff,
+                     const Resolved& rs,
+                     const Constants& constants,
+                     double batch,
+                     double context) {
   const ModelArch& m = spec.model;
   const auto& fam = rs.fam;
   const auto& engine = rs.engine;
@@ -343,12 +343,12 @@ StepTime decode_step(const Spec& spec,
 }
 
 StepTime prefill_step(const Spec& spec,
-                  const Gpu& gpu,
-                  const Parallelism& p,
-                  const Efficiency& eff,
-                  const Resolved& rs,
-                  double tokens,
-                  double prompt) {
+                      const Gpu& gpu,
+                      const Parallelism& p,
+                      const Efficiency& eff,
+                      const Resolved& rs,
+                      double tokens,
+                      double prompt) {
   const ModelArch& m = spec.model;
   const auto& fam = rs.fam;
   const auto& engine = rs.engine;

@@ -62,7 +62,8 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
   }
   if (const auto cal = root.optional_object("calibration")) {
     cal->reject_unknown({"serving", "training"});
-    const auto read = [&](const char* kind, std::map<std::string, Fitted>& into,
+    const auto read = [&](const char* kind,
+                          std::map<std::string, Fitted>& into,
                           std::initializer_list<std::pair<const char*, const char*>> errors) {
       const auto part = cal->object(kind);
       for (const auto& [key, value] : part.json().items()) {
@@ -83,8 +84,10 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
         into[key] = f;
       }
     };
-    read("serving", u.m_serving,
-         {{"tpot_median_error", "TPOT"}, {"ttft_median_error", "TTFT"},
+    read("serving",
+         u.m_serving,
+         {{"tpot_median_error", "TPOT"},
+          {"ttft_median_error", "TTFT"},
           {"table_median_error", "published tables"}});
     read("training", u.m_training, {{"median_error", "MFU"}});
   }
@@ -103,17 +106,23 @@ Calibration Uncertainty::calibration(const std::string& family,
                        : fmt::format("; held-out median error {} ({} runs)", out, f.held_out_runs);
   };
   if (training) {
-    if (const auto it = m_training.find(family); it != m_training.end() && it->second.fit_runs > 0) {
-      return {true, fmt::format("{} training: fitted on {} measured runs{}", family,
-                                it->second.fit_runs, errors(it->second))};
+    if (const auto it = m_training.find(family);
+        it != m_training.end() && it->second.fit_runs > 0) {
+      return {true,
+              fmt::format("{} training: fitted on {} measured runs{}",
+                          family,
+                          it->second.fit_runs,
+                          errors(it->second))};
     }
-    return {false, fmt::format("{} training: no measured runs; step-time band widened x{:g}",
-                               family, widening)};
+    return {false,
+            fmt::format(
+                "{} training: no measured runs; step-time band widened x{:g}", family, widening)};
   }
   const std::string key = family + "/" + engine;
   if (const auto it = m_serving.find(key); it != m_serving.end() && it->second.fit_runs > 0) {
-    return {true, fmt::format("{}: fitted on {} measured runs{}", key, it->second.fit_runs,
-                              errors(it->second))};
+    return {true,
+            fmt::format(
+                "{}: fitted on {} measured runs{}", key, it->second.fit_runs, errors(it->second))};
   }
   // Other engines of the family may still have informed its efficiencies.
   long long family_runs = 0;
@@ -123,13 +132,18 @@ Calibration Uncertainty::calibration(const std::string& family,
     }
   }
   if (family_runs > 0) {
-    return {false, fmt::format("{}: no measured runs (the family's efficiencies rest on {} runs "
-                               "of other engines); bands widened x{:g}",
-                               key, family_runs, widening)};
+    return {false,
+            fmt::format("{}: no measured runs (the family's efficiencies rest on {} runs "
+                        "of other engines); bands widened x{:g}",
+                        key,
+                        family_runs,
+                        widening)};
   }
-  return {false, fmt::format("{}: no measured runs: efficiencies are initial values, not fitted; "
-                             "bands widened x{:g}",
-                             key, widening)};
+  return {false,
+          fmt::format("{}: no measured runs: efficiencies are initial values, not fitted; "
+                      "bands widened x{:g}",
+                      key,
+                      widening)};
 }
 
 Uncertainty Uncertainty::load(const std::string& path) {
@@ -172,11 +186,17 @@ RatioBand Uncertainty::band(const std::string& metric,
   const double low = widened(metric, e.low_ratio, own);
   const double high = widened(metric, e.high_ratio, own);
   if (metric == "step_time") {
-    return own ? RatioBand{low, high, true,
+    return own ? RatioBand{low,
+                           high,
+                           true,
                            fmt::format("{} training, {} held-out lines", family, e.lines)}
-               : RatioBand{low, high, false,
+               : RatioBand{low,
+                           high,
+                           false,
                            fmt::format("no {} training runs: all {} held-out lines, widened x{:g}",
-                                       family, e.lines, widening)};
+                                       family,
+                                       e.lines,
+                                       widening)};
   }
   if (own) {
     return {low, high, true, fmt::format("{}/{}, {} held-out lines", family, engine, e.lines)};

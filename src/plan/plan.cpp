@@ -337,9 +337,10 @@ best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOption
   }
   if (options.uncertainty != nullptr) {
     best->memory_band = memory_band(best->memory.per_gpu.total(), *options.uncertainty);
-    best->calibration = options.uncertainty->calibration(
-        Efficiency::family_name(*best->gpu), std::string(to_string(spec.workload.inference.engine)),
-        spec.workload.is_training());
+    best->calibration =
+        options.uncertainty->calibration(Efficiency::family_name(*best->gpu),
+                                         std::string(to_string(spec.workload.inference.engine)),
+                                         spec.workload.is_training());
   }
   set_verdict(*best, spec, options);
   return std::move(*best);

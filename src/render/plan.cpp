@@ -240,8 +240,9 @@ std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>&
     if (!c->calibration || c->calibration->measured) {
       continue;
     }
-    auto it = std::find_if(groups.begin(), groups.end(),
-                           [&](const auto& g) { return g.first == c->calibration->text; });
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+      return g.first == c->calibration->text;
+    });
     if (it == groups.end()) {
       groups.emplace_back(c->calibration->text, std::vector<std::string>{});
       it = std::prev(groups.end());

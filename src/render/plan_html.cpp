@@ -87,7 +87,8 @@ TradeAxes trade_axes(const Plan& plan) {
       TradePoint p;
       p.candidate = &c;
       const auto& t = *c.training;
-      set_x(p, timed ? t.time_to_train->si() : t.step.si(),
+      set_x(p,
+            timed ? t.time_to_train->si() : t.step.si(),
             !c.training_bands ? nullptr
             : timed           ? &c.training_bands->time_to_train
                               : &c.training_bands->step);
@@ -127,7 +128,8 @@ TradeAxes trade_axes(const Plan& plan) {
     }
     TradePoint p;
     p.candidate = &c;
-    set_x(p, ttft ? c.inference->ttft.si() : c.inference->tpot.si(),
+    set_x(p,
+          ttft ? c.inference->ttft.si() : c.inference->tpot.si(),
           !c.inference_bands ? nullptr
           : ttft             ? &c.inference_bands->ttft
                              : &c.inference_bands->tpot);
@@ -397,14 +399,39 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   html::Table t;
   const bool training = plan.spec.workload.is_training();
   if (training) {
-    t.header = {"#", "GPU", "GPUs", "Layout", "Memory/GPU (GiB)", "Step", "MFU",
-                a.x_name + " (" + a.x_unit + ")", a.y_name, "$/hour", "TCO", "Verdict", "Pareto front",
+    t.header = {"#",
+                "GPU",
+                "GPUs",
+                "Layout",
+                "Memory/GPU (GiB)",
+                "Step",
+                "MFU",
+                a.x_name + " (" + a.x_unit + ")",
+                a.y_name,
+                "$/hour",
+                "TCO",
+                "Verdict",
+                "Pareto front",
                 "Calibrated"};
-    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false, false};
+    t.numeric = {
+        true, false, true, false, true, true, true, true, true, true, true, false, false, false};
   } else {
-    t.header = {"#", "GPU", "GPUs", "Layout", "Memory/GPU (GiB)", "TTFT (ms)", "TPOT (ms)",
-                "Tokens/s", "$/hour", a.y_name, "TCO", "Verdict", "Pareto front", "Calibrated"};
-    t.numeric = {true, false, true, false, true, true, true, true, true, true, true, false, false, false};
+    t.header = {"#",
+                "GPU",
+                "GPUs",
+                "Layout",
+                "Memory/GPU (GiB)",
+                "TTFT (ms)",
+                "TPOT (ms)",
+                "Tokens/s",
+                "$/hour",
+                a.y_name,
+                "TCO",
+                "Verdict",
+                "Pareto front",
+                "Calibrated"};
+    t.numeric = {
+        true, false, true, false, true, true, true, true, true, true, true, false, false, false};
   }
   t.caption = "Every feasible configuration, best first; the band is the range the prediction's "
               "measured error gives.";

@@ -96,8 +96,9 @@ TEST_CASE("check: a cost increase under the threshold passes with a warning, lab
   const auto strict =
       run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2%");
   CHECK(strict.exit_code == 1);
-  CHECK_THAT(strict.out,
-             Catch::Contains("FAIL cost: $/hour $1.72/h -> $1.81/h (+5.0%), over the 2% threshold"));
+  CHECK_THAT(
+      strict.out,
+      Catch::Contains("FAIL cost: $/hour $1.72/h -> $1.81/h (+5.0%), over the 2% threshold"));
   // --update accepts the change and says what it accepted.
   const auto update =
       run_binary("check " + c.spec + " --catalog " + overlay + " --max-cost-increase 2% --update");
@@ -360,7 +361,8 @@ TEST_CASE("check: the audit's cases", "[check][cli]") {
     std::ifstream in(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
     auto catalog = nlohmann::json::parse(in);
     auto& gpus = catalog["gpus"];
-    gpus.erase(std::remove_if(gpus.begin(), gpus.end(),
+    gpus.erase(std::remove_if(gpus.begin(),
+                              gpus.end(),
                               [](const nlohmann::json& g) { return g["name"] == "L40S-48GB"; }),
                gpus.end());
     const auto file = c.dir.write("nonvl.json", catalog.dump());

@@ -78,8 +78,8 @@ TEST_CASE("reference: predictions against the H200 measurements", "[reference][h
     }
   }
   // transformers' generate: fitted on three configurations in four, checked on the fourth.
-  for (const auto& [group, limit] : std::map<std::string, double>{
-           {"h200-generate/tpot", 0.20}, {"h200-generate/ttft", 0.20}}) {
+  for (const auto& [group, limit] :
+       std::map<std::string, double>{{"h200-generate/tpot", 0.20}, {"h200-generate/ttft", 0.20}}) {
     CAPTURE(group);
     const auto s = accuracy::summarize(held_out[group], eff);
     CAPTURE(s.count, s.median, s.worst);
@@ -102,7 +102,8 @@ TEST_CASE("reference: memory against the H200's measured peaks", "[reference][h2
   const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
   accuracy::MemoryResults r;
   accuracy::append_measured_memory_cases(r,
-                                         std::string(RIGHTSIZE_DATA_DIR) + "/measured/h200-sxm.json",
+                                         std::string(RIGHTSIZE_DATA_DIR) +
+                                             "/measured/h200-sxm.json",
                                          std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
                                          catalog,
                                          constants);

@@ -70,7 +70,7 @@ TEST_CASE("uncertainty: families without measured training runs get the widened 
   CHECK(ampere.high_ratio == Approx(1.1));
   const auto hopper = u.band("step_time", "hopper", "megatron");
   CHECK_FALSE(hopper.calibrated);
-  CHECK(hopper.low_ratio == Approx(std::pow(0.9, 1.5))); // 0.854
+  CHECK(hopper.low_ratio == Approx(std::pow(0.9, 1.5)));  // 0.854
   CHECK(hopper.high_ratio == Approx(std::pow(1.1, 1.5))); // 1.154
   CHECK(hopper.basis == "no hopper training runs: all 4 held-out lines, widened x1.5");
   // Memory is one band for every family, never widened.

@@ -121,7 +121,8 @@ TEST_CASE("plan svg: the Pareto front is the set no other candidate beats on bot
   // Every candidate is drawn once: the recommendation as a diamond, the others blue on the
   // front and grey off it.
   CHECK(occurrences(svg, "class=\"recommended\"><title>") == 1);
-  CHECK(occurrences(svg, "class=\"point\"><title>") + occurrences(svg, "class=\"point-off\"><title>") + 1 ==
+  CHECK(occurrences(svg, "class=\"point\"><title>") +
+            occurrences(svg, "class=\"point-off\"><title>") + 1 ==
         plan.candidates.size());
   CHECK(occurrences(svg, "class=\"point-off\"><title>") == dominated - (best_dominated ? 1 : 0));
 }
