@@ -175,7 +175,7 @@ namespace {
 enum class MathClass { fp4, fp8, sixteen };
 
 MathClass math_class(DType d) {
-  if (d == DType::fp4 || d == DType::mxfp4) {
+  if (is_float4(d)) {
     return MathClass::fp4;
   }
   return d == DType::fp8 ? MathClass::fp8 : MathClass::sixteen;

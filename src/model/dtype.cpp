@@ -87,4 +87,8 @@ bool is_quantized_4bit(DType t) {
   return element_bits(t) <= 4.0;
 }
 
+bool is_float4(DType t) {
+  return t == DType::fp4 || t == DType::mxfp4;
+}
+
 } // namespace rightsize

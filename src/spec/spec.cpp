@@ -453,10 +453,6 @@ DType serving_dtype(DType t, Engine engine) {
   return element_bits(t) < 16 ? DType::bf16 : t;
 }
 
-bool is_float4(DType d) {
-  return d == DType::fp4 || d == DType::mxfp4;
-}
-
 // Activations of at least 8 bits, or 4-bit floats with 4-bit float weights: NVFP4 and MXFP4 W4A4
 // GEMMs run on Blackwell's fp4 tensor cores (TensorRT-LLM NVFP4). Integer and nf4 activations
 // have no tensor-core path.

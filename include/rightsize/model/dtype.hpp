@@ -36,5 +36,7 @@ std::vector<std::string> dtype_names();
 // The tensor-core precision that computes with this storage type on a GPU that has every rate:
 // fp32 -> "tf32" math is not assumed; int4/nf4 weights dequantize to bf16.
 bool is_quantized_4bit(DType t);
+// The 4-bit float formats (NVFP4, MXFP4): Blackwell multiplies them at its fp4 tensor rate (W4A4).
+bool is_float4(DType t);
 
 } // namespace rightsize
