@@ -15,6 +15,7 @@ namespace {
 
 struct SpecOptions {
   std::string spec;
+  bool list = false; // `model --list`
   CommonOptions common;
 };
 
@@ -34,11 +35,27 @@ void register_model(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("model",
                                  "Print the normalized model: architecture, parameters, "
                                  "weight bytes, and where each number came from");
-  sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json")
-      ->required();
+  auto* spec_option =
+      sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json");
+  auto* list = sub->add_flag("--list",
+                             options->list,
+                             "List the Hugging Face model families rightsize reads, instead of "
+                             "reading a spec");
+  spec_option->excludes(list);
   add_format_option(*sub, options->common, {"table", "json"});
   sub->callback([&ctx, options]() {
+    if (!options->list && options->spec.empty()) {
+      throw CLI::RequiredError("SPEC (or --list)");
+    }
     ctx.action = [&ctx, options]() {
+      if (options->list) {
+        if (options->common.format == "json") {
+          render_families_json(ctx.out);
+        } else {
+          render_families_table(ctx.out);
+        }
+        return ExitCode::ok;
+      }
       const Spec spec = load_spec(options->spec);
       log_warnings(ctx, spec);
       if (options->common.format == "json") {

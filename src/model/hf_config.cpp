@@ -26,14 +26,96 @@ constexpr double k_max_vocab = 1e8;
 constexpr double k_max_experts = 100000;
 constexpr double k_max_positions = 1e9;
 
-// Families whose config fields rightsize reads exactly. Anything else with standard fields works
-// with a warning.
 const std::vector<std::string>& known_families() {
-  static const std::vector<std::string> families{
-      "llama",    "mistral", "mixtral",     "qwen2",       "qwen2_moe",   "qwen3",  "qwen3_moe",
-      "gemma",    "gemma2",  "gemma3",      "gemma3_text", "phi3",        "gpt2",   "gptj",
-      "gpt_neox", "falcon",  "gpt_bigcode", "deepseek_v2", "deepseek_v3", "gpt_oss"};
+  static const std::vector<std::string> families = [] {
+    std::vector<std::string> out;
+    for (const auto& f : supported_families()) {
+      out.emplace_back(f.model_type);
+    }
+    return out;
+  }();
   return families;
+}
+
+// Families rightsize recognises but does not model, by what they are, so that the refusal says
+// why. Sources: the model_type of each family's configuration class in transformers (and
+// diffusers for pipelines, which carry _class_name instead).
+struct UnsupportedKind {
+  const char* what;
+  std::initializer_list<const char*> model_types;
+};
+
+const std::array<UnsupportedKind, 6>& unsupported_kinds() {
+  static const std::array<UnsupportedKind, 6> kinds{{
+      {"a hybrid or state-space model: the recurrent state of its Mamba or linear-attention "
+       "layers is not modelled",
+       {"mamba",
+        "mamba2",
+        "falcon_mamba",
+        "jamba",
+        "nemotron_h",
+        "falcon_h1",
+        "zamba",
+        "zamba2",
+        "bamba",
+        "granitemoehybrid",
+        "qwen3_next",
+        "recurrent_gemma",
+        "rwkv",
+        "lfm2",
+        "minimax",
+        "plamo2"}},
+      {"a vision-language model: its vision tower and image tokens are not modelled",
+       {"llava",           "llava_next",   "llava_next_video",
+        "llava_onevision", "qwen2_vl",     "qwen2_5_vl",
+        "qwen3_vl",        "qwen3_vl_moe", "mllama",
+        "idefics2",        "idefics3",     "paligemma",
+        "mistral3",        "pixtral",      "internvl",
+        "internvl_chat",   "smolvlm",      "phi3_v",
+        "phi4_multimodal", "kimi_vl",      "deepseek_vl_v2",
+        "molmo",           "aria",         "llama4",
+        "gemma3n",         "blip-2",       "instructblip"}},
+      {"an encoder-only model (embeddings, reranking, classification): no decoding, no KV cache",
+       {"bert",
+        "roberta",
+        "xlm-roberta",
+        "xlm-roberta-xl",
+        "modernbert",
+        "deberta",
+        "deberta-v2",
+        "distilbert",
+        "electra",
+        "albert",
+        "camembert",
+        "nomic_bert",
+        "mpnet",
+        "new"}},
+      {"an encoder-decoder model: its encoder stack and cross-attention are not modelled",
+       {"t5",
+        "mt5",
+        "umt5",
+        "longt5",
+        "switch_transformers",
+        "bart",
+        "mbart",
+        "pegasus",
+        "marian"}},
+      {"a speech model: audio input is not modelled",
+       {"whisper", "wav2vec2", "hubert", "seamless_m4t", "seamless_m4t_v2", "speecht5", "encodec"}},
+      {"a vision model: images per second are not modelled",
+       {"vit",
+        "clip",
+        "clip_vision_model",
+        "siglip",
+        "siglip_vision_model",
+        "dinov2",
+        "convnext",
+        "resnet",
+        "swin",
+        "beit",
+        "deit"}},
+  }};
+  return kinds;
 }
 
 std::string normalize_family(std::string name) {
@@ -46,17 +128,27 @@ std::string normalize_family(std::string name) {
   return out;
 }
 
-// "LlamaForCausalLM" -> "llama", "GPT2LMHeadModel" -> "gpt2", "RWForCausalLM" -> "falcon".
-std::string family_from_architecture(const std::string& architecture) {
+// "LlamaForCausalLM" -> "Llama", "BertForMaskedLM" -> "Bert".
+std::string architecture_stem(const std::string& architecture) {
   std::string stem = architecture;
-  for (const char* suffix : {"ForCausalLM", "LMHeadModel", "ForConditionalGeneration", "Model"}) {
+  for (const char* suffix : {"ForCausalLM",
+                             "LMHeadModel",
+                             "ForConditionalGeneration",
+                             "ForMaskedLM",
+                             "ForSequenceClassification",
+                             "ForImageClassification",
+                             "Model"}) {
     const std::string s(suffix);
     if (stem.size() > s.size() && stem.compare(stem.size() - s.size(), s.size(), s) == 0) {
       stem.resize(stem.size() - s.size());
       break;
     }
   }
-  const std::string key = normalize_family(stem);
+  return stem;
+}
+
+std::string family_from_architecture(const std::string& architecture) {
+  const std::string key = normalize_family(architecture_stem(architecture));
   if (key == "rw" || key == "refinedweb" || key == "refinedwebmodel") {
     return "falcon";
   }
@@ -269,18 +361,75 @@ void read_mla(ConfigFields& f, ModelArch& m) {
   f.derived("head_dim", "qk_nope_head_dim + qk_rope_head_dim");
 }
 
-// The family names the transformers configuration class whose fields and defaults apply.
+// What an unsupported family is, when rightsize recognises it ("" when it does not).
+std::string unsupported_kind(const std::string& family) {
+  const std::string key = normalize_family(family);
+  for (const auto& kind : unsupported_kinds()) {
+    for (const char* type : kind.model_types) {
+      if (normalize_family(type) == key) {
+        return kind.what;
+      }
+    }
+  }
+  return {};
+}
+
+// The refusal of a config rightsize cannot model: one line naming the model_type and the
+// architectures, what the model is when known, and where the supported families are listed.
+[[noreturn]] void refuse_architecture(const FieldReader& top,
+                                      const char* field,
+                                      const std::string& family,
+                                      const std::string& kind) {
+  std::string architectures = "no architectures given";
+  if (top.has("architectures") && top.member("architectures").json().is_array()) {
+    std::vector<std::string> names;
+    for (const auto& a : top.member("architectures").json()) {
+      if (a.is_string()) {
+        names.push_back(a.get<std::string>());
+      }
+    }
+    if (!names.empty()) {
+      architectures = FieldReader::join(names);
+    }
+  } else if (top.has("_diffusers_version")) {
+    architectures = "diffusers";
+  }
+  const std::string why =
+      kind.empty() ? fmt::format("not a family rightsize reads{}; describe another decoder-only "
+                                 "transformer with the spec's generic model fields (docs/spec.md)",
+                                 did_you_mean(family, known_families()))
+                   : kind;
+  top.member(field).fail_plain(
+      fmt::format("architecture not supported: {} ({}): {}; supported: rightsize model --list",
+                  family,
+                  architectures,
+                  why));
+}
+
+// The family names the transformers configuration class whose fields and defaults apply. A
+// config of any other family is refused: read as a Llama it would be planned with wrong
+// parameters, KV cache and FLOPs (issue 16: Jamba came out at 91.8B parameters instead of 52B).
 void read_family(const FieldReader& top, ModelArch& m) {
+  const char* field = "model_type";
   if (top.has("model_type")) {
     m.family = top.string("model_type");
   } else if (top.has("architectures")) {
+    field = "architectures";
     const auto archs = top.string_array("architectures");
     if (!archs.empty()) {
       m.family = family_from_architecture(archs.front());
       if (m.family.empty()) {
-        m.family = archs.front();
+        m.family = architecture_stem(archs.front());
       }
     }
+  } else if (top.has("_class_name")) {
+    // diffusers: model_index.json names the pipeline, each component's config.json its class.
+    field = "_class_name";
+    m.family = top.string("_class_name");
+    refuse_architecture(top,
+                        field,
+                        m.family,
+                        "a diffusers pipeline or component: image generation is not modelled");
   }
   if (m.family.empty()) {
     top.fail_plain("not a Hugging Face model config: neither model_type nor architectures is set");
@@ -288,13 +437,9 @@ void read_family(const FieldReader& top, ModelArch& m) {
   if (m.family == "RefinedWeb" || m.family == "RefinedWebModel") {
     m.family = "falcon";
   }
-  m.known_family = std::find(known_families().begin(), known_families().end(), m.family) !=
-                   known_families().end();
-  if (!m.known_family) {
-    m.warnings.push_back(fmt::format("model_type \"{}\" is not one rightsize knows{}; reading its "
-                                     "standard fields as a Llama-like decoder",
-                                     m.family,
-                                     did_you_mean(m.family, known_families())));
+  if (std::find(known_families().begin(), known_families().end(), m.family) ==
+      known_families().end()) {
+    refuse_architecture(top, field, m.family, unsupported_kind(m.family));
   }
 }
 
@@ -313,45 +458,12 @@ std::optional<FieldReader> find_text_config(const FieldReader& top) {
   return std::nullopt;
 }
 
-// The context transformers gives a model whose config.json omits max_position_embeddings: the
-// default argument of the family's configuration class, which is what transformers and vLLM
-// (through the same config object) then use. Source: each class's __init__ in
-// transformers/models/<family>/configuration_<family>.py.
-struct ContextDefault {
-  const char* family;
-  long long tokens;
-  const char* config_class;
-};
-
-constexpr std::array<ContextDefault, 20> k_context_defaults{{
-    {"llama", 2048, "LlamaConfig"},              // max_position_embeddings=2048 (LLaMA 1)
-    {"mistral", 131072, "MistralConfig"},        // 4096 * 32
-    {"mixtral", 131072, "MixtralConfig"},        // 4096 * 32
-    {"qwen2", 32768, "Qwen2Config"},             // 32768
-    {"qwen2_moe", 32768, "Qwen2MoeConfig"},      // 32768
-    {"qwen3", 32768, "Qwen3Config"},             // 32768
-    {"qwen3_moe", 32768, "Qwen3MoeConfig"},      // 32768
-    {"gemma", 8192, "GemmaConfig"},              // 8192
-    {"gemma2", 8192, "Gemma2Config"},            // 8192
-    {"gemma3", 131072, "Gemma3TextConfig"},      // 131_072; gemma-3-4b/12b/27b cards: 128K
-    {"gemma3_text", 131072, "Gemma3TextConfig"}, // 131_072
-    {"phi3", 4096, "Phi3Config"},                // 4096
-    {"gpt2", 1024, "GPT2Config"},                // n_positions=1024
-    {"gptj", 2048, "GPTJConfig"},                // n_positions=2048
-    {"gpt_neox", 2048, "GPTNeoXConfig"},         // 2048
-    {"falcon", 2048, "FalconConfig"},            // 2048; falcon-7b card: 2048 tokens
-    {"gpt_bigcode", 1024, "GPTBigCodeConfig"},   // n_positions=1024
-    {"deepseek_v2", 2048, "DeepseekV2Config"},   // 2048
-    {"deepseek_v3", 4096, "DeepseekV3Config"},   // 4096
-    {"gpt_oss", 131072, "GptOssConfig"},         // 131072
-}};
-
 // Records an assumed context as provenance "assumed: ..." (the spec lists it among its defaults).
 // Unknown families get none: their limit is unknown, not guessed.
 void assume_family_context(ConfigFields& f, ModelArch& m) {
-  for (const auto& d : k_context_defaults) {
-    if (m.family == d.family) {
-      m.max_position = d.tokens;
+  for (const auto& d : supported_families()) {
+    if (m.family == d.model_type) {
+      m.max_position = d.default_context;
       f.record("max_position",
                fmt::format("assumed: {}'s default in transformers (config.json omits "
                            "max_position_embeddings)",
@@ -471,10 +583,8 @@ void read_mlp(ConfigFields& f, ModelArch& m) {
 
 // Embedding tying: the config's flag, else the family's default in transformers.
 void read_tied_embeddings(const FieldReader& top, const ConfigFields& f, ModelArch& m) {
-  const bool tie_default =
-      family_is(m.family,
-                {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "falcon", "gpt_bigcode"}) ||
-      (!m.known_family);
+  const bool tie_default = family_is(
+      m.family, {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2", "falcon", "gpt_bigcode"});
   m.tied_embeddings = top.has("tie_word_embeddings") ? top.boolean("tie_word_embeddings")
                                                      : f.flag("tie_word_embeddings", tie_default);
 }
@@ -552,6 +662,45 @@ Quantization read_quantization(const FieldReader& top,
 }
 
 } // namespace
+
+// The families read exactly, with the context transformers gives a model whose config.json omits
+// max_position_embeddings: the default argument of the family's configuration class, which is
+// what transformers and vLLM (through the same config object) then use. Source: each class's
+// __init__ in transformers/models/<family>/configuration_<family>.py.
+const std::vector<SupportedFamily>& supported_families() {
+  static const std::vector<SupportedFamily> families{
+      {"llama",
+       "Llama 2, 3, 3.1, 3.2, 3.3 (and Llama-shaped models that declare it)",
+       2048,
+       "LlamaConfig"}, // max_position_embeddings=2048 (LLaMA 1)
+      {"mistral",
+       "Mistral 7B, Mistral Nemo, Mistral Small (text)",
+       131072,
+       "MistralConfig"},                                           // 4096 * 32
+      {"mixtral", "Mixtral 8x7B, 8x22B", 131072, "MixtralConfig"}, // 4096 * 32
+      {"qwen2", "Qwen2, Qwen2.5, QwQ", 32768, "Qwen2Config"},
+      {"qwen2_moe", "Qwen1.5-MoE, Qwen2-57B-A14B", 32768, "Qwen2MoeConfig"},
+      {"qwen3", "Qwen3 dense", 32768, "Qwen3Config"},
+      {"qwen3_moe", "Qwen3 MoE (30B-A3B, 235B-A22B)", 32768, "Qwen3MoeConfig"},
+      {"gemma", "Gemma", 8192, "GemmaConfig"},
+      {"gemma2", "Gemma 2", 8192, "Gemma2Config"},
+      {"gemma3",
+       "Gemma 3 4B-27B (the language model under text_config)",
+       131072,
+       "Gemma3TextConfig"}, // 131_072; gemma-3-4b/12b/27b cards: 128K
+      {"gemma3_text", "Gemma 3 text-only (1B)", 131072, "Gemma3TextConfig"},
+      {"phi3", "Phi-3, Phi-3.5, Phi-4 (text)", 4096, "Phi3Config"},
+      {"gpt2", "GPT-2", 1024, "GPT2Config"}, // n_positions=1024
+      {"gptj", "GPT-J", 2048, "GPTJConfig"}, // n_positions=2048
+      {"gpt_neox", "GPT-NeoX, Pythia", 2048, "GPTNeoXConfig"},
+      {"falcon", "Falcon 7B, 40B, 180B", 2048, "FalconConfig"}, // falcon-7b card: 2048 tokens
+      {"gpt_bigcode", "StarCoder, SantaCoder", 1024, "GPTBigCodeConfig"}, // n_positions=1024
+      {"deepseek_v2", "DeepSeek-V2, V2-Lite (MLA)", 2048, "DeepseekV2Config"},
+      {"deepseek_v3", "DeepSeek-V3, R1 (MLA)", 4096, "DeepseekV3Config"},
+      {"gpt_oss", "gpt-oss 20B, 120B", 131072, "GptOssConfig"},
+  };
+  return families;
+}
 
 std::string_view to_string(AttentionKind k) {
   switch (k) {

@@ -15,6 +15,27 @@ std::string billions(double params) {
 
 } // namespace
 
+void render_families_json(std::ostream& out) {
+  auto families = nlohmann::json::array();
+  for (const auto& f : supported_families()) {
+    families.push_back({{"model_type", f.model_type},
+                        {"models", f.models},
+                        {"default_context", f.default_context},
+                        {"config_class", f.config_class}});
+  }
+  out << detail::dump_json(nlohmann::json{{"families", families}}, 2) << '\n';
+}
+
+void render_families_table(std::ostream& out) {
+  out << fmt::format("{:<13} {:<8} {}\n", "model_type", "context", "models");
+  for (const auto& f : supported_families()) {
+    out << fmt::format("{:<13} {:<8} {}\n", f.model_type, f.default_context, f.models);
+  }
+  out << "\ncontext: transformers' default when config.json omits max_position_embeddings.\n"
+         "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
+         "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
+}
+
 void render_model_json(const Spec& spec, std::ostream& out) {
   out << detail::dump_json(model_to_json(spec), 2) << '\n';
 }
@@ -25,7 +46,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   const auto row = [&out](const std::string& k, const std::string& v) {
     out << fmt::format("  {:<22} {}\n", k, v);
   };
-  out << fmt::format("{} ({}{})\n", m.name, m.family, m.known_family ? "" : ", unknown family");
+  out << fmt::format("{} ({})\n", m.name, m.family);
   row("parameters",
       fmt::format("{} total, {} active per token ({})",
                   billions(m.params_total),

@@ -142,7 +142,9 @@ std::string_view to_string(DeploymentMode m) {
 namespace {
 
 bool looks_like_hf_config(const nlohmann::json& j) {
-  return j.is_object() && (j.contains("model_type") || j.contains("architectures"));
+  // diffusers configs name their class instead; parse_hf_config refuses them by name.
+  return j.is_object() &&
+         (j.contains("model_type") || j.contains("architectures") || j.contains("_class_name"));
 }
 
 DType read_dtype(const FieldReader& field) {
@@ -165,7 +167,10 @@ ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_di
     field.fail("model path does not exist (resolved to " + path.lexically_normal().string() + ")");
   }
   if (fs::is_directory(path, ec)) {
-    path /= "config.json";
+    // A diffusers pipeline directory holds model_index.json instead: read it to refuse it by name.
+    const bool pipeline =
+        !fs::exists(path / "config.json", ec) && fs::exists(path / "model_index.json", ec);
+    path /= pipeline ? "model_index.json" : "config.json";
     if (!fs::exists(path, ec)) {
       field.fail("model directory has no config.json");
     }

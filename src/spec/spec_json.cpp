@@ -75,7 +75,6 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"schema_version", 1},
       {"name", m.name},
       {"family", m.family},
-      {"known_family", m.known_family},
       {"params_total", m.params_total},
       {"params_active", m.params_active},
       {"param_source", m.param_source},

@@ -56,7 +56,6 @@ struct Quantization {
 struct ModelArch {
   std::string name;   // spec name or the config's _name_or_path / file name
   std::string family; // the config's model_type ("llama", "mixtral", ...) or "generic"
-  bool known_family = true;
   long long layers = 0;
   long long hidden = 0;
   long long heads = 0;
@@ -120,8 +119,18 @@ struct ModelArch {
   [[nodiscard]] long long global_layers() const { return layers - local_layers; }
 };
 
+// A Hugging Face model family rightsize reads exactly (`rightsize model --list`).
+struct SupportedFamily {
+  std::string_view model_type;   // config.json's model_type
+  std::string_view models;       // the published models it covers
+  long long default_context = 0; // transformers' default when config.json omits it
+  std::string_view config_class; // the transformers configuration class of that default
+};
+const std::vector<SupportedFamily>& supported_families();
+
 // Reads a Hugging Face config.json object. `where` names it in errors ("model/config.json" or
-// "spec.json:/model"). Throws InputError for configs that cannot be understood.
+// "spec.json:/model"). Throws InputError for configs that cannot be understood, among them every
+// family not in supported_families(): "architecture not supported: <model_type> (<architectures>)".
 ModelArch parse_hf_config(const nlohmann::json& config,
                           const std::string& file,
                           const std::string& pointer = "");

@@ -273,17 +273,65 @@ TEST_CASE("spec: unreadable and malformed files", "[spec]") {
                     Catch::EndsWith("arr.json:/: a spec must be a JSON object, got an array"));
 }
 
-TEST_CASE("spec: unknown model_type with standard fields works with a warning", "[spec]") {
+// Issue 16: every family rightsize does not model is refused with one line naming it, instead of
+// being planned as a Llama (Jamba came out at 91.8B parameters with KV cache on all 32 layers;
+// BERT as a gated decoder) or failing on a field (T5, Mamba, Whisper, diffusers).
+TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
+  const std::string dir = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/unsupported/";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases{
+      {"jamba-1.5-mini/config.json", "jamba (JambaForCausalLM)", "hybrid or state-space"},
+      {"nemotron-h-8b/config.json", "nemotron_h (NemotronHForCausalLM)", "hybrid or state-space"},
+      {"mamba-130m/config.json", "mamba (MambaForCausalLM)", "hybrid or state-space"},
+      {"llava-1.5-7b/config.json",
+       "llava (LlavaForConditionalGeneration)",
+       "vision-language model: its vision tower and image tokens"},
+      {"qwen2-vl-7b/config.json", "qwen2_vl (Qwen2VLForConditionalGeneration)", "vision-language"},
+      {"bert-base-uncased/config.json", "bert (BertForMaskedLM)", "encoder-only"},
+      {"xlm-roberta-base/config.json", "xlm-roberta (XLMRobertaForMaskedLM)", "encoder-only"},
+      {"t5-small/config.json", "t5 (T5ForConditionalGeneration)", "encoder-decoder"},
+      {"whisper-tiny/config.json", "whisper (WhisperForConditionalGeneration)", "speech model"},
+      {"clip-vit-large/config.json", "clip (CLIPModel)", "vision model"},
+      {"sdxl-base/model_index.json", "StableDiffusionXLPipeline (diffusers)", "diffusers pipeline"},
+  };
+  for (const auto& [file, named, kind] : cases) {
+    CAPTURE(file);
+    const std::string field =
+        file.find("model_index") != std::string::npos ? "/_class_name" : "/model_type";
+    CHECK_THROWS_WITH(load_spec(dir + file),
+                      Catch::StartsWith(dir + file + ":" + field +
+                                        ": architecture not supported: " + named + ": ") &&
+                          Catch::Contains(kind) &&
+                          Catch::EndsWith("supported: rightsize model --list"));
+  }
+}
+
+TEST_CASE("spec: unknown families are refused, with a suggestion and the generic route", "[spec]") {
   ScratchDir dir;
-  const auto s = load_spec(dir.write("config.json", R"({"model_type": "mylama", "hidden_size": 1024,
+  // Standard Llama fields under an unknown model_type: once read as a Llama with a warning.
+  CHECK_THROWS_WITH(
+      load_spec(dir.write("config.json", R"({"model_type": "mylama", "hidden_size": 1024,
       "num_hidden_layers": 4, "num_attention_heads": 8, "intermediate_size": 2816,
-      "vocab_size": 32000, "torch_dtype": "bfloat16", "tie_word_embeddings": false})"));
-  CHECK_FALSE(s.model.known_family);
-  REQUIRE_FALSE(s.warnings.empty());
-  CHECK_THAT(s.warnings.front(),
-             Catch::Contains("model_type \"mylama\" is not one rightsize knows"));
+      "vocab_size": 32000, "torch_dtype": "bfloat16", "architectures": ["MyLamaForCausalLM"]})")),
+      Catch::Contains("config.json:/model_type: architecture not supported: mylama "
+                      "(MyLamaForCausalLM): not a family rightsize reads (did you mean "
+                      "\"llama\"?); describe another decoder-only transformer with the spec's "
+                      "generic model fields (docs/spec.md)"));
   CHECK_THROWS_WITH(load_spec(dir.write("c2.json", R"({"model_type": "weird", "foo": 1})")),
-                    Catch::EndsWith("c2.json:/hidden_size: required field is missing"));
+                    Catch::Contains("c2.json:/model_type: architecture not supported: weird "
+                                    "(no architectures given)"));
+  // Without model_type the first architecture names the family.
+  CHECK_THROWS_WITH(load_spec(dir.write("c3.json", R"({"architectures": ["BertModel"]})")),
+                    Catch::Contains("c3.json:/architectures: architecture not supported: Bert "
+                                    "(BertModel): an encoder-only model"));
+  // Inline in a spec, the pointer is the model's.
+  CHECK_THROWS_WITH(load_spec(dir.write("spec.json", R"({"model": {"model_type": "t5"}})")),
+                    Catch::Contains("spec.json:/model/model_type: architecture not supported: t5"));
+  // A spec pointing at a diffusers pipeline directory (model_index.json, no config.json).
+  dir.write("sdxl/model_index.json",
+            R"({"_class_name": "StableDiffusionXLPipeline", "_diffusers_version": "0.19.0"})");
+  CHECK_THROWS_WITH(load_spec(dir.write("sd.json", R"({"model": "sdxl"})")),
+                    Catch::Contains("model_index.json:/_class_name: architecture not supported: "
+                                    "StableDiffusionXLPipeline (diffusers)"));
 }
 
 TEST_CASE("spec: quantization configs", "[spec]") {
@@ -378,11 +426,10 @@ TEST_CASE("spec: a context the config omits is a recorded assumption", "[spec]")
                     "model context = 131072 tokens, Gemma3TextConfig's default in transformers "
                     "(config.json omits max_position_embeddings)"));
   CHECK(gemma.workload.inference.input_tokens == 4096);
-  // A family rightsize does not know has no default to assume: the limit stays unknown.
+  // A generic model description has no family default to assume: the limit stays unknown.
   ScratchDir dir;
-  const auto unknown = load_spec(dir.write("c/config.json", R"({"model_type": "mylama",
-      "hidden_size": 256, "num_hidden_layers": 2, "num_attention_heads": 4,
-      "intermediate_size": 512, "vocab_size": 1000, "torch_dtype": "bfloat16"})"));
+  const auto unknown = load_spec(dir.write("spec.json", R"({"model": {"layers": 2,
+      "hidden_size": 256, "heads": 4, "intermediate_size": 512, "vocab_size": 1000}})"));
   CHECK(unknown.model.max_position == 0);
   CHECK(unknown.workload.inference.input_tokens == 4096);
 }
