@@ -248,8 +248,8 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
     const auto weights = dtype_of(l.weights);
     const auto kv = dtype_of(l.kv_cache);
     if (weights && kv) {
-      // The locked batch while the spec is as locked; else the spec's concurrency shared among
-      // the locked replicas (demand moved with the spec).
+      // The locked batch while the spec is as locked; else the batch the plan would give the
+      // locked replicas (demand moved with the spec): evaluate_configuration sizes it.
       const bool same_spec = c.entry->spec_digest == c.spec_digest;
       ConfigurationRef ref{
           l.gpu, l.layout, l.replicas, *weights, *kv, same_spec ? l.batch : std::nullopt};

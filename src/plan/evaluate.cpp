@@ -4,6 +4,7 @@
 
 #include "search.hpp"
 
+#include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/precision.hpp>
@@ -34,6 +35,53 @@ std::shared_ptr<const Gpu> find_gpu(const Catalog& catalog, const std::string& n
   return slice ? std::make_shared<const Gpu>(std::move(*slice)) : nullptr;
 }
 
+// The TPOT band's slow edge over its point, as the search holds rates and TPOT (1: the point).
+double tpot_high_ratio(const detail::Search& S, const Candidate& c) {
+  if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
+    return 1.0;
+  }
+  return S.options.uncertainty->high_ratio(
+      "tpot",
+      Efficiency::family_name(*c.gpu),
+      std::string(to_string(c.spec.workload.inference.engine)));
+}
+
+// The sequences per replica the search gives online serving (search_inference.cpp,
+// online_batch): the spec's concurrency shared among the replicas, or more when the throughput
+// targets need it, since by Little's law a replica serving rate r with requests of duration d
+// holds r x d of them at once; capped at what fits and at the engine's max_num_seqs. Judging a
+// locked configuration at the bare share would fail one that the plan sized at the larger batch.
+long long online_batch(const detail::Search& S, const Candidate& c) {
+  const auto& inf = c.spec.workload.inference;
+  const auto& t = inf.targets;
+  const long long share = (*inf.concurrency + c.replicas - 1) / c.replicas;
+  if (!t.requests_per_s && !t.output_tokens_per_s) {
+    return share;
+  }
+  const double high = tpot_high_ratio(S, c);
+  long long max_batch = 0;
+  const auto holds = [&](long long batch) {
+    const auto memory = estimate_memory(c.spec, *c.gpu, c.layout, S.constants, batch);
+    max_batch = memory.max_batch;
+    if (memory.max_batch < 1) {
+      return false;
+    }
+    const auto perf = estimate_inference(
+        c.spec, *c.gpu, c.layout, memory, S.eff, S.constants, c.replicas, Detail::numbers);
+    return (!t.requests_per_s || perf.requests_per_s / high >= *t.requests_per_s) &&
+           (!t.output_tokens_per_s || perf.output_tokens_per_s / high >= *t.output_tokens_per_s);
+  };
+  if (holds(share)) {
+    return share;
+  }
+  const long long hi = std::min<long long>(
+      max_batch, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
+  if (hi <= share || !holds(hi)) {
+    return std::max(share, hi);
+  }
+  return first_holding(share, hi, holds);
+}
+
 void evaluate_inference(const detail::Search& S,
                         Candidate& c,
                         std::optional<long long> batch,
@@ -41,7 +89,7 @@ void evaluate_inference(const detail::Search& S,
   const Spec& spec = c.spec;
   const auto& inf = spec.workload.inference;
   if (!batch && inf.concurrency) {
-    batch = (*inf.concurrency + c.replicas - 1) / c.replicas;
+    batch = online_batch(S, c);
   }
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, batch);
   // As the search judges it: a configuration serves when one sequence fits beside the weights;

@@ -370,6 +370,22 @@ TEST_CASE("check: the audit's cases", "[check][cli]") {
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.out, Catch::Contains("is no longer in the catalog"));
   }
+  SECTION("a target eased: the locked configuration is judged at the batch the plan gave it") {
+    // The plan sized the 2 x L40S at 17 sequences a replica (Little's law for 2 requests/s), more
+    // than the 16 that 32 users give each: judged at 16 it missed the request-rate target
+    // (1.99 < 2.00 requests/s), so any edit of the workload failed the check.
+    std::ifstream in(c.spec);
+    auto spec = nlohmann::json::parse(in);
+    in.close();
+    spec["workload"]["targets"]["ttft_ms"] = 1400;
+    std::ofstream(c.spec) << spec.dump(2);
+    const auto r = run_binary("check " + c.spec + " --format json --fail-on throughput");
+    CHECK(r.exit_code == 0);
+    const auto report = nlohmann::json::parse(r.out);
+    CHECK(report["results"][0]["status"] == "ok");
+    CHECK(report["results"][0]["locked_problem"].is_null());
+    CHECK(report["results"][0]["compared"]["batch"] == 17);
+  }
   SECTION("more users: the locked configuration is judged at the new concurrency") {
     std::ifstream in(c.spec);
     auto spec = nlohmann::json::parse(in);

@@ -17,7 +17,8 @@ struct ConfigurationRef {
   int replicas = 1;
   DType weights = DType::bf16;
   DType kv_cache = DType::bf16;
-  // Serving: sequences per replica; none: the spec's concurrency shared among the replicas.
+  // Serving: sequences per replica; none: as the search sizes online serving, the spec's
+  // concurrency shared among the replicas or more when the throughput targets need it.
   std::optional<long long> batch;
 };
 
