@@ -107,12 +107,9 @@ void check_expert_parallelism(const Parallelism& p, const Spec& spec) {
 
 Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   const Parallelism p = split_gpus(o);
-  if (spec.model.heads % p.tp != 0) {
+  if (const auto parts = spec.model.tp_indivisible(p.tp); !parts.empty()) {
     throw InputError("--tp",
-                     fmt::format("tensor parallelism must divide the {} attention heads, "
-                                 "got {}",
-                                 spec.model.heads,
-                                 p.tp));
+                     fmt::format("tensor parallelism must divide the {}, got {}", parts, p.tp));
   }
   if (p.pp > spec.model.layers) {
     throw InputError("--pp",

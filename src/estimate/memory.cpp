@@ -178,7 +178,7 @@ Bytes KvCacheGeometry::per_sequence(long long tokens) const {
     return static_cast<double>((n + block - 1) / block * block);
   };
   const long long local_tokens = window > 0 ? std::min(tokens, window + block) : tokens;
-  return per_token_global * paged(tokens) + per_token_local * paged(local_tokens);
+  return per_token_global * paged(tokens) + per_token_local * paged(local_tokens) + state;
 }
 
 namespace {
@@ -196,6 +196,9 @@ double stage_layer_share(const ModelArch& m, const Parallelism& p) {
 // q and o are split by tp; k and v are split too, but each rank keeps at least one KV head
 // (vLLM replicates KV heads when kv_heads < tp); MLA's down-projections are replicated.
 double attention_tp_share(const ModelArch& m, int tp) {
+  if (m.attention_layers() == 0) {
+    return 1.0; // no attention weights to share (Mamba)
+  }
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
   const auto t = static_cast<double>(tp);
@@ -325,6 +328,7 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
   w.routed_experts =
       whole.routed_experts / (p.ep > 1 ? static_cast<double>(p.ep) : t) * layer_share;
   w.shared_experts = whole.shared_experts / t * layer_share;
+  w.state_space = whole.state_space / t * layer_share; // split by heads (channels) as vLLM does
   w.other = whole.other * layer_share;
   // Embedding and lm_head are vocab-parallel over tp; with pipelining the first stage holds the
   // embedding and the last the lm_head (a tied one is copied there), the worse of the two counts.
@@ -352,6 +356,16 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
   g.per_token_global = Bytes(per_layer * static_cast<double>(m.global_layers()) * share);
   g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers) * share);
   g.window = m.sliding_window;
+  if (m.ssm_layers > 0) {
+    // Each Mamba layer keeps, per sequence, its convolution's last inputs in the activations'
+    // dtype and its SSM state in mamba_ssm_cache_dtype (vLLM's default: the model's dtype),
+    // split by tensor parallelism (vLLM MambaStateShapeCalculator; docs/model.md).
+    const double act = activation_element_bytes(spec.precision).si();
+    const double ssm_bytes = m.ssm.state_dtype ? element_bytes(*m.ssm.state_dtype).si() : act;
+    const double per_mamba_layer =
+        m.ssm.conv_state_elements() * act + m.ssm.ssm_state_elements() * ssm_bytes;
+    g.state = Bytes(per_mamba_layer / p.tp * static_cast<double>(m.ssm_layers) * share);
+  }
   switch (spec.workload.inference.engine) {
   case Engine::vllm:
     g.block = static_cast<long long>(c.get(Constant::vllm_block_size_tokens));

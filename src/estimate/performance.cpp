@@ -322,14 +322,16 @@ StepTime decode_step(const Spec& spec,
   }
   const KvCacheGeometry kv = kv_cache_geometry(spec, p, constants);
   StepTime s;
-  s.bytes = (w.total() + kv.per_sequence(static_cast<long long>(context)) * batch) * p.pp;
+  // Mamba layers read their state and write it back (the KV cache only appends one token).
+  s.bytes =
+      (w.total() + (kv.per_sequence(static_cast<long long>(context)) + kv.state) * batch) * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
   s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / rs.compute_rate;
   const double act = activation_element_bytes(spec.precision).si();
   const auto link = collective_link(spec, gpu, p.tp, eff);
-  // Two all-reduces per layer (after attention and after the MLP), Megatron-style.
+  // One all-reduce per mixer and per MLP (two per layer of a plain transformer), Megatron-style.
   s.communication = allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, link) *
-                    (2.0 * static_cast<double>(m.layers));
+                    static_cast<double>(m.sublayers());
   if (p.ep > 1 && m.is_moe()) {
     // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
     const double bytes_moved = batch * static_cast<double>(m.experts_active) *
@@ -361,7 +363,7 @@ StepTime prefill_step(const Spec& spec,
   s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
                               p.tp,
                               collective_link(spec, gpu, p.tp, eff)) *
-                    (2.0 * static_cast<double>(m.layers));
+                    static_cast<double>(m.sublayers());
   s.fixed = engine.per_layer * static_cast<double>(m.layers);
   return s;
 }

@@ -49,11 +49,7 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
   static const std::array<UnsupportedKind, 6> kinds{{
       {"a hybrid or state-space model: the recurrent state of its Mamba or linear-attention "
        "layers is not modelled",
-       {"mamba",
-        "mamba2",
-        "falcon_mamba",
-        "jamba",
-        "nemotron_h",
+       {"falcon_mamba",
         "falcon_h1",
         "zamba",
         "zamba2",
@@ -174,7 +170,8 @@ public:
   std::optional<long long>
   find(std::initializer_list<const char*> names, Range range, const char* label) {
     for (const char* name : names) {
-      if (m_r.has(name)) {
+      // transformers reads None as "not set" (Jamba ships "sliding_window": null).
+      if (m_r.has(name) && !m_r.member(name).json().is_null()) {
         const long long v = m_r.integer(name, range);
         record(label, m_r.where(name));
         return v;
@@ -462,7 +459,7 @@ std::optional<FieldReader> find_text_config(const FieldReader& top) {
 // Unknown families get none: their limit is unknown, not guessed.
 void assume_family_context(ConfigFields& f, ModelArch& m) {
   for (const auto& d : supported_families()) {
-    if (m.family == d.model_type) {
+    if (m.family == d.model_type && d.default_context > 0) {
       m.max_position = d.default_context;
       f.record("max_position",
                fmt::format("assumed: {}'s default in transformers (config.json omits "
@@ -551,7 +548,8 @@ void read_kv_heads(ConfigFields& f, ModelArch& m, bool falcon_new) {
 // Head dimension: explicit (Gemma, gpt-oss, Qwen3) or hidden / heads.
 void read_head_dim(ConfigFields& f, ModelArch& m) {
   const FieldReader& r = f.reader();
-  if (auto hd = f.find({"head_dim"}, Range::positive(k_max_width), "head_dim")) {
+  if (auto hd =
+          f.find({"head_dim", "attention_head_dim"}, Range::positive(k_max_width), "head_dim")) {
     m.head_dim = *hd;
   } else {
     if (m.hidden % m.heads != 0 && !r.has("kv_lora_rank")) {
@@ -661,6 +659,190 @@ Quantization read_quantization(const FieldReader& top,
   return quantization_for(torch_dtype, torch_dtype);
 }
 
+// Mamba's time_step_rank (Jamba: mamba_dt_rank): an integer, or "auto" for ceil(hidden / 16).
+long long read_dt_rank(ConfigFields& f, const char* name, long long hidden) {
+  const FieldReader& r = f.reader();
+  if (r.has(name) && r.member(name).json().is_string()) {
+    if (r.string(name) != "auto") {
+      r.member(name).fail("must be an integer or \"auto\"");
+    }
+    f.derived("ssm_dt_rank", fmt::format("{} \"auto\": ceil(hidden_size / 16)", name));
+    return (hidden + 15) / 16;
+  }
+  return f.find({name}, Range::positive(k_max_width), "ssm_dt_rank").value_or((hidden + 15) / 16);
+}
+
+std::optional<DType> read_state_dtype(const FieldReader& r) {
+  if (!r.has("mamba_ssm_cache_dtype") || !r.member("mamba_ssm_cache_dtype").json().is_string()) {
+    return std::nullopt;
+  }
+  const auto name = r.string("mamba_ssm_cache_dtype");
+  if (name == "auto") {
+    return std::nullopt;
+  }
+  const auto d = parse_dtype(name);
+  if (!d) {
+    r.member("mamba_ssm_cache_dtype").fail("unknown dtype" + did_you_mean(name, dtype_names()));
+  }
+  return d;
+}
+
+// Mamba-2 mixer fields shared by Mamba2Config and NemotronHConfig (their names differ).
+void read_mamba2_mixer(ConfigFields& f,
+                       ModelArch& m,
+                       std::initializer_list<const char*> heads,
+                       std::initializer_list<const char*> head_dim,
+                       std::initializer_list<const char*> state) {
+  StateSpace& ssm = m.ssm;
+  ssm.version = 2;
+  ssm.heads = f.require(heads, Range::positive(k_max_width), "ssm_heads");
+  const long long dim = f.require(head_dim, Range::positive(k_max_width), "ssm_head_dim");
+  ssm.inner = ssm.heads * dim;
+  ssm.state = f.require(state, Range::positive(k_max_width), "ssm_state");
+  ssm.groups = f.find({"n_groups"}, Range::positive(k_max_width), "ssm_groups").value_or(1);
+  ssm.conv_kernel = f.find({"conv_kernel"}, Range::positive(1024), "ssm_conv_kernel").value_or(4);
+  ssm.conv_bias = f.flag("use_conv_bias", true);
+  ssm.proj_bias = f.flag("use_bias", false);
+  ssm.state_dtype = read_state_dtype(f.reader());
+  if (ssm.heads % ssm.groups != 0) {
+    f.reader().member("n_groups").fail(fmt::format("must divide the {} Mamba heads", ssm.heads));
+  }
+}
+
+// MambaConfig and Mamba2Config: every layer is a norm and a Mamba mixer; no attention, no MLP.
+void read_mamba(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  m.hidden = f.require({"hidden_size", "d_model"}, Range::positive(k_max_width), "hidden");
+  m.layers = f.require({"num_hidden_layers", "n_layer"}, Range::positive(k_max_layers), "layers");
+  m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
+  m.ssm_layers = m.layers;
+  m.mixer_only_layers = m.layers;
+  m.norms_per_layer = 1;
+  m.gated_mlp = false;
+  const long long expand = f.find({"expand"}, Range::positive(64), "ssm_expand").value_or(2);
+  if (m.family == "mamba2") {
+    read_mamba2_mixer(f, m, {"num_heads"}, {"head_dim"}, {"state_size"});
+    if (m.ssm.inner != expand * m.hidden) {
+      r.member("num_heads")
+          .fail(fmt::format(
+              "num_heads x head_dim must be expand x hidden_size ({} x {})", expand, m.hidden));
+    }
+  } else {
+    StateSpace& ssm = m.ssm;
+    ssm.version = 1;
+    ssm.inner = f.find({"intermediate_size"}, Range::positive(k_max_width), "ssm_inner")
+                    .value_or(expand * m.hidden);
+    ssm.state = f.find({"state_size"}, Range::positive(k_max_width), "ssm_state").value_or(16);
+    ssm.conv_kernel = f.find({"conv_kernel"}, Range::positive(1024), "ssm_conv_kernel").value_or(4);
+    ssm.dt_rank = read_dt_rank(f, "time_step_rank", m.hidden);
+    ssm.conv_bias = f.flag("use_conv_bias", true);
+    ssm.proj_bias = f.flag("use_bias", false);
+  }
+  // MambaConfig ties the embedding by default, Mamba2Config does not.
+  m.tied_embeddings = f.flag("tie_word_embeddings", m.family == "mamba");
+  f.derived("layer_types", "every layer a Mamba mixer: no attention, no KV cache, no MLP");
+}
+
+// Jamba: attention on every attn_layer_period-th layer from attn_layer_offset, Mamba (v1, with
+// dt/B/C norms) elsewhere; MoE on every expert_layer_period-th layer from expert_layer_offset, a
+// dense MLP elsewhere (JambaConfig, layers_block_type and layers_num_experts).
+void read_jamba_layers(ConfigFields& f, ModelArch& m) {
+  const auto every = [&](const char* period,
+                         long long period_default,
+                         const char* offset,
+                         long long offset_default) {
+    const long long p =
+        f.find({period}, Range::positive(k_max_layers), period).value_or(period_default);
+    const long long o =
+        f.find({offset}, Range::non_negative(k_max_layers), offset).value_or(offset_default);
+    if (o >= p) {
+      f.reader().member(offset).fail(fmt::format("must be below {} ({})", period, p));
+    }
+    long long n = 0;
+    for (long long i = 0; i < m.layers; ++i) {
+      n += i % p == o ? 1 : 0;
+    }
+    return n;
+  };
+  const long long attention = every("attn_layer_period", 8, "attn_layer_offset", 4);
+  m.ssm_layers = m.layers - attention;
+  const long long moe = every("expert_layer_period", 2, "expert_layer_offset", 1);
+  if (m.experts <= 1) {
+    m.experts = m.experts_active = m.moe_layers = 0; // num_experts 1: every MLP is dense
+  } else {
+    m.moe_layers = moe;
+    m.moe_intermediate = m.intermediate;
+  }
+  StateSpace& ssm = m.ssm;
+  ssm.version = 1;
+  const long long expand = f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
+  ssm.inner = expand * m.hidden;
+  ssm.state = f.find({"mamba_d_state"}, Range::positive(k_max_width), "ssm_state").value_or(16);
+  ssm.conv_kernel = f.find({"mamba_d_conv"}, Range::positive(1024), "ssm_conv_kernel").value_or(4);
+  ssm.dt_rank = read_dt_rank(f, "mamba_dt_rank", m.hidden);
+  ssm.conv_bias = f.flag("mamba_conv_bias", true);
+  ssm.proj_bias = f.flag("mamba_proj_bias", false);
+  ssm.dt_norms = true;
+  f.derived("layer_types",
+            fmt::format("{} attention and {} Mamba layers; {} MoE and {} dense MLPs",
+                        attention,
+                        m.ssm_layers,
+                        m.moe_layers,
+                        m.layers - m.moe_layers));
+}
+
+// Nemotron-H: each layer is a norm and one block, Mamba-2 ("M"), attention ("*") or an MLP
+// ("-"), from hybrid_override_pattern or layers_block_type (NemotronHConfig). The MLP is
+// squared-ReLU, not gated. MoE blocks ("E", Nemotron 3) are not modelled.
+void read_nemotron_h_layers(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  std::vector<char> blocks;
+  const char* field = "hybrid_override_pattern";
+  if (r.has("layers_block_type")) {
+    field = "layers_block_type";
+    for (const auto& name : r.string_array(field)) {
+      blocks.push_back(name == "mamba"       ? 'M'
+                       : name == "attention" ? '*'
+                       : name == "mlp"       ? '-'
+                                             : 'E');
+    }
+  } else if (r.has(field)) {
+    const auto pattern = r.string(field);
+    blocks.assign(pattern.begin(), pattern.end());
+  } else {
+    r.member(field).fail_plain("required field is missing");
+  }
+  if (static_cast<long long>(blocks.size()) != m.layers) {
+    r.member(field).fail_plain(
+        fmt::format("has {} entries but the model has {} layers", blocks.size(), m.layers));
+  }
+  long long mamba = 0;
+  long long attention = 0;
+  long long mlp = 0;
+  for (const char b : blocks) {
+    if (b == 'M') {
+      ++mamba;
+    } else if (b == '*') {
+      ++attention;
+    } else if (b == '-') {
+      ++mlp;
+    } else {
+      r.member(field).fail_plain(fmt::format(
+          "names a block other than Mamba (M), attention (*) or MLP (-): '{}'; Nemotron-H MoE "
+          "layers are not modelled",
+          b));
+    }
+  }
+  m.ssm_layers = mamba;
+  m.mlp_only_layers = mlp;
+  m.mixer_only_layers = mamba + attention;
+  m.norms_per_layer = 1;
+  m.gated_mlp = false;
+  read_mamba2_mixer(f, m, {"mamba_num_heads"}, {"mamba_head_dim"}, {"ssm_state_size"});
+  f.derived("layer_types",
+            fmt::format("{} Mamba-2, {} attention and {} MLP layers", mamba, attention, mlp));
+}
+
 } // namespace
 
 // The families read exactly, with the context transformers gives a model whose config.json omits
@@ -698,6 +880,13 @@ const std::vector<SupportedFamily>& supported_families() {
       {"deepseek_v2", "DeepSeek-V2, V2-Lite (MLA)", 2048, "DeepseekV2Config"},
       {"deepseek_v3", "DeepSeek-V3, R1 (MLA)", 4096, "DeepseekV3Config"},
       {"gpt_oss", "gpt-oss 20B, 120B", 131072, "GptOssConfig"},
+      {"mamba", "Mamba (state-space; no context limit)", 0, "MambaConfig"},
+      {"mamba2", "Mamba-2, Mamba-Codestral (state-space; no context limit)", 0, "Mamba2Config"},
+      {"jamba", "Jamba, Jamba 1.5 Mini and Large (attention + Mamba + MoE)", 262144, "JambaConfig"},
+      {"nemotron_h",
+       "Nemotron-H 4B-56B (Mamba-2 + attention + MLP layers)",
+       4096,
+       "NemotronHConfig"},
   };
   return families;
 }
@@ -730,6 +919,15 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   std::optional<FieldReader> text = find_text_config(top);
   const FieldReader& r = text ? *text : top;
   ConfigFields f(r, m);
+  if (family_is(m.family, {"mamba", "mamba2"})) {
+    read_mamba(f, m);
+    if (m.name.empty()) {
+      m.name = default_name(file, pointer, m.family);
+    }
+    count_parameters(m);
+    m.quantization = read_quantization(top, file, pointer, m.torch_dtype);
+    return m;
+  }
   read_dimensions(f, m);
   // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.
   const bool falcon_new = m.family == "falcon" && f.flag("new_decoder_architecture", false);
@@ -741,6 +939,11 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   read_biases_and_norms(f, m, falcon_new);
   read_attention_kind(f, m);
   read_moe(f, m);
+  if (m.family == "jamba") {
+    read_jamba_layers(f, m);
+  } else if (m.family == "nemotron_h") {
+    read_nemotron_h_layers(f, m);
+  }
   read_sliding_window(f, m);
 
   if (m.name.empty()) {

@@ -13,11 +13,73 @@ using detail::Range;
 
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
-         norms;
+         norms + state_space;
 }
 
 Bytes WeightBytes::total() const {
-  return embedding + attention + dense_mlp + routed_experts + shared_experts + other;
+  return embedding + attention + dense_mlp + routed_experts + shared_experts + state_space + other;
+}
+
+std::string ModelArch::tp_indivisible(int tp) const {
+  if (tp < 1) {
+    return "layers";
+  }
+  if (attention_layers() > 0 && heads % tp != 0) {
+    return fmt::format("{} attention heads", heads);
+  }
+  // vLLM splits Mamba-2 by heads and groups (one group is replicated), Mamba-1 by channels.
+  if (ssm_layers > 0 && ssm.version == 2 &&
+      (ssm.heads % tp != 0 || (ssm.groups > 1 && ssm.groups % tp != 0))) {
+    return ssm.heads % tp != 0 ? fmt::format("{} Mamba heads", ssm.heads)
+                               : fmt::format("{} Mamba groups", ssm.groups);
+  }
+  if (ssm_layers > 0 && ssm.version == 1 && ssm.inner % tp != 0) {
+    return fmt::format("{} Mamba channels", ssm.inner);
+  }
+  return {};
+}
+
+long long StateSpace::conv_channels() const {
+  return version == 2 ? inner + 2 * groups * state : inner;
+}
+
+// vLLM keeps conv_kernel - 1 past inputs per channel (MambaStateShapeCalculator); the SSM state is
+// inner x state for both versions (Mamba-2: heads x head_dim x state).
+double StateSpace::conv_state_elements() const {
+  return static_cast<double>(conv_channels()) * static_cast<double>(conv_kernel - 1);
+}
+
+double StateSpace::ssm_state_elements() const {
+  return static_cast<double>(inner) * static_cast<double>(state);
+}
+
+// transformers' MambaMixer (version 1; JambaMambaMixer adds the dt, B and C norms) and
+// Mamba2Mixer / NemotronHMamba2Mixer (version 2).
+double StateSpace::mixer_params(long long hidden) const {
+  const auto h = static_cast<double>(hidden);
+  const auto d = static_cast<double>(inner);
+  const auto n = static_cast<double>(state);
+  const auto k = static_cast<double>(conv_kernel);
+  const auto conv = static_cast<double>(conv_channels());
+  const double conv_params = conv * k + (conv_bias ? conv : 0.0);
+  if (version == 1) {
+    const auto r = static_cast<double>(dt_rank);
+    const double in_proj = h * 2.0 * d + (proj_bias ? 2.0 * d : 0.0);
+    const double x_proj = d * (r + 2.0 * n);
+    const double dt_proj = r * d + d;
+    const double a_and_d = d * n + d;
+    const double out_proj = d * h + (proj_bias ? h : 0.0);
+    const double norms = dt_norms ? r + 2.0 * n : 0.0;
+    return in_proj + conv_params + x_proj + dt_proj + a_and_d + out_proj + norms;
+  }
+  const auto heads_ = static_cast<double>(heads);
+  const double projected =
+      2.0 * d + 2.0 * static_cast<double>(groups) * n + heads_; // z, x, B, C, dt
+  const double in_proj = h * projected + (proj_bias ? projected : 0.0);
+  const double per_head = 3.0 * heads_; // dt_bias, A_log, D
+  const double gated_norm = d;
+  const double out_proj = d * h + (proj_bias ? h : 0.0);
+  return in_proj + conv_params + per_head + gated_norm + out_proj;
 }
 
 void count_parameters(ModelArch& m) {
@@ -53,7 +115,9 @@ void count_parameters(ModelArch& m) {
   }
   attention_norms += m.qk_norm ? 2.0 * hd : 0.0;
   attention_norms += m.attention_sinks ? heads : 0.0;
-  p.attention = attention * layers;
+  const auto attention_layers = static_cast<double>(m.attention_layers());
+  p.attention = attention * attention_layers;
+  p.state_space = static_cast<double>(m.ssm_layers) * m.ssm.mixer_params(m.hidden);
 
   const auto mlp_params = [&](double width) {
     const double matrices = m.gated_mlp ? 3.0 : 2.0;
@@ -61,7 +125,8 @@ void count_parameters(ModelArch& m) {
     return matrices * h * width + bias;
   };
   const auto moe_layers = static_cast<double>(m.moe_layers);
-  p.dense_mlp = (layers - moe_layers) * mlp_params(static_cast<double>(m.intermediate));
+  p.dense_mlp = (static_cast<double>(m.mlp_layers()) - moe_layers) *
+                mlp_params(static_cast<double>(m.intermediate));
   if (m.experts > 0) {
     const auto experts = static_cast<double>(m.experts);
     p.routed_experts = moe_layers * experts * mlp_params(static_cast<double>(m.moe_intermediate));
@@ -74,7 +139,7 @@ void count_parameters(ModelArch& m) {
       p.shared_experts = moe_layers * (shared + gate);
     }
   }
-  p.norms = layers * (m.norms_per_layer * norm + attention_norms) + norm;
+  p.norms = layers * m.norms_per_layer * norm + attention_layers * attention_norms + norm;
 
   m.params = p;
   m.params_total = p.total();
@@ -100,6 +165,7 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.dense_mlp = bytes_at(m.params.dense_mlp, q.mlp_quantized ? low : high);
   w.routed_experts = bytes_at(m.params.routed_experts, q.mlp_quantized ? low : high);
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
+  w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
   w.other = bytes_at(m.params.router + m.params.norms, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
@@ -112,6 +178,7 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
                         &w.dense_mlp,
                         &w.routed_experts,
                         &w.shared_experts,
+                        &w.state_space,
                         &w.other}) {
       *part *= scale;
     }

@@ -221,11 +221,10 @@ ConfigurationEvaluation evaluate_configuration(const Spec& spec,
     return out;
   }
   const Parallelism& p = ref.layout;
-  if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.dp < 1 || spec.model.heads % p.tp != 0) {
+  if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.dp < 1 || !spec.model.tp_indivisible(p.tp).empty()) {
     out.problem_kind = "gone";
-    out.problem = fmt::format("TP={} does not divide the model's {} attention heads any more",
-                              p.tp,
-                              spec.model.heads);
+    out.problem = fmt::format(
+        "TP={} does not divide the model's {} any more", p.tp, spec.model.tp_indivisible(p.tp));
     return out;
   }
   Candidate c;

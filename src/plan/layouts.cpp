@@ -49,7 +49,7 @@ std::vector<int> tp_options(const Spec& s, const Gpu& g) {
   }
   std::vector<int> out;
   for (int tp = 1; tp <= limit; tp *= 2) {
-    if (s.model.heads % tp == 0) {
+    if (s.model.tp_indivisible(tp).empty()) {
       out.push_back(tp);
     }
   }

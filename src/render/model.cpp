@@ -29,9 +29,11 @@ void render_families_json(std::ostream& out) {
 void render_families_table(std::ostream& out) {
   out << fmt::format("{:<13} {:<8} {}\n", "model_type", "context", "models");
   for (const auto& f : supported_families()) {
-    out << fmt::format("{:<13} {:<8} {}\n", f.model_type, f.default_context, f.models);
+    const std::string context = f.default_context > 0 ? std::to_string(f.default_context) : "none";
+    out << fmt::format("{:<13} {:<8} {}\n", f.model_type, context, f.models);
   }
-  out << "\ncontext: transformers' default when config.json omits max_position_embeddings.\n"
+  out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
+         "(none: a recurrent model, no limit).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
 }
@@ -53,10 +55,31 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                   billions(m.params_active),
                   m.param_source));
   row("layers", std::to_string(m.layers));
+  if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
+    row("layer types",
+        fmt::format("{} attention, {} Mamba-{}, {} MLP ({} MoE)",
+                    m.attention_layers(),
+                    m.ssm_layers,
+                    m.ssm.version,
+                    m.mlp_layers(),
+                    m.moe_layers));
+    row("state space",
+        fmt::format("{} channels, state {}, conv {}{}; {:.0f} state elements per sequence per "
+                    "Mamba layer, whatever the context",
+                    m.ssm.inner,
+                    m.ssm.state,
+                    m.ssm.conv_kernel,
+                    m.ssm.version == 2
+                        ? fmt::format(", {} heads in {} groups", m.ssm.heads, m.ssm.groups)
+                        : fmt::format(", dt rank {}", m.ssm.dt_rank),
+                    m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()));
+  }
   row("hidden size", std::to_string(m.hidden));
-  row("MLP",
-      fmt::format(
-          "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
+  if (m.mlp_layers() > 0) {
+    row("MLP",
+        fmt::format(
+            "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
+  }
   std::string attention = fmt::format("{}: {} heads, {} KV heads, head_dim {}",
                                       to_string(m.attention),
                                       m.heads,
@@ -65,7 +88,9 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   if (m.attention == AttentionKind::mla) {
     attention += fmt::format(", kv_lora_rank {}, rope dim {}", m.kv_lora_rank, m.qk_rope_head_dim);
   }
-  row("attention", attention);
+  if (m.attention_layers() > 0) {
+    row("attention", attention);
+  }
   if (m.sliding_window > 0) {
     row("sliding window",
         fmt::format("{} tokens on {} of {} layers", m.sliding_window, m.local_layers, m.layers));
@@ -104,6 +129,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("shared experts", m.params.shared_experts);
   part("router", m.params.router);
   part("norms", m.params.norms);
+  part("Mamba mixers", m.params.state_space);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

@@ -224,7 +224,9 @@ std::string requirements_line(const Plan& p) {
                   r.params_total / 1e9,
                   r.params_active / 1e9);
   if (!p.spec.workload.is_training()) {
-    line += fmt::format(", KV cache {} per request ({}), {} per output token",
+    // Mamba layers keep a constant state per request beside (or instead of) the KV cache.
+    line += fmt::format(", {} {} per request ({}), {} per output token",
+                        p.spec.model.ssm_layers > 0 ? "KV cache and Mamba state" : "KV cache",
                         format_bytes(r.kv_per_request),
                         to_string(p.spec.precision.kv_cache),
                         format_flops(r.flops_per_token));

@@ -761,6 +761,16 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     }
     fit_inference_lengths(spec, w);
   } else {
+    if (spec.model.ssm_layers > 0) {
+      // The activation memory and FLOPs of training are derived per attention + MLP layer
+      // (Korthikanti et al. 2022); a Mamba layer's are not modelled.
+      w->member("type").fail(fmt::format(
+          "training a model with Mamba layers ({}, {} of {} layers) is not modelled; plan its "
+          "inference",
+          spec.model.family,
+          spec.model.ssm_layers,
+          spec.model.layers));
+    }
     read_training(*w, spec.workload.type, spec.workload.training, spec.defaults);
   }
   read_precision(root, spec);

@@ -103,7 +103,8 @@ struct KvCacheGeometry {
   Bytes per_token_local;  // all sliding-window layers on this GPU, one token
   long long window = 0;   // sliding window, 0 for none
   long long block = 1;    // paged allocation granularity in tokens
-  // KV bytes one sequence of `tokens` occupies, paged and window-capped.
+  Bytes state;            // Mamba layers on this GPU: conv and SSM state, one sequence, any length
+  // KV bytes (and recurrent state) one sequence of `tokens` occupies, paged and window-capped.
   [[nodiscard]] Bytes per_sequence(long long tokens) const;
 };
 

@@ -32,6 +32,7 @@ struct ParamBreakdown {
   double shared_experts = 0; // all layers, always-active shared experts
   double router = 0;         // MoE gating
   double norms = 0;          // layer norms, attention sinks and other small vectors
+  double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
 
   [[nodiscard]] double total() const;
 };
@@ -50,6 +51,30 @@ struct Quantization {
   std::optional<DType> kv_cache;      // a KV-cache format the checkpoint was calibrated for
 
   [[nodiscard]] bool quantized() const { return method != "none"; }
+};
+
+// The Mamba mixers of a state-space or hybrid model (Gu and Dao 2023; Dao and Gu 2024): each keeps,
+// per sequence, a recurrent state of constant size instead of a KV cache that grows with context.
+struct StateSpace {
+  int version = 0;           // 1: Mamba (selective scan), 2: Mamba-2 (SSD); 0: no Mamba layers
+  long long inner = 0;       // channels: expand x hidden (Mamba-2: heads x head_dim)
+  long long state = 0;       // d_state, the SSM state per channel (Mamba-2: per head dim)
+  long long conv_kernel = 0; // width of the depthwise causal convolution (d_conv)
+  long long groups = 1;      // Mamba-2: groups sharing the B and C projections (n_groups)
+  long long heads = 0;       // Mamba-2: SSM heads, one dt, A and D each
+  long long dt_rank = 0;     // Mamba-1: rank of the dt projection
+  bool proj_bias = false;    // biases on in_proj and out_proj
+  bool conv_bias = true;
+  bool dt_norms = false;            // Jamba: RMSNorms on dt, B and C
+  std::optional<DType> state_dtype; // mamba_ssm_cache_dtype when the config sets it
+  // Channels the convolution runs over: x (Mamba-2: x, B and C).
+  [[nodiscard]] long long conv_channels() const;
+  // Elements one sequence keeps per Mamba layer: the convolution's last conv_kernel - 1 inputs,
+  // and the SSM state of every channel.
+  [[nodiscard]] double conv_state_elements() const;
+  [[nodiscard]] double ssm_state_elements() const;
+  // Parameters of one mixer (without the layer's own norm).
+  [[nodiscard]] double mixer_params(long long hidden) const;
 };
 
 // The architecture, normalized across model families. Sizes are counts, not bytes.
@@ -96,6 +121,13 @@ struct ModelArch {
   long long shared_expert_intermediate = 0;
   long long moe_layers = 0; // how many layers have MoE MLPs (the rest are dense)
 
+  // Layer types (hybrids): a layer holds a mixer (attention, or Mamba for ssm_layers of them) and
+  // an MLP, or only one of the two. Defaults: every layer is attention + MLP.
+  long long ssm_layers = 0;        // layers whose mixer is Mamba instead of attention
+  long long mlp_only_layers = 0;   // layers with an MLP and no mixer (Nemotron-H "-")
+  long long mixer_only_layers = 0; // layers with a mixer and no MLP (Mamba; Nemotron-H "M", "*")
+  StateSpace ssm;
+
   // Sliding-window attention: layers that attend to at most `sliding_window` tokens.
   long long sliding_window = 0; // 0: none
   long long local_layers = 0;   // how many of the layers use the window
@@ -116,7 +148,17 @@ struct ModelArch {
 
   [[nodiscard]] long long kv_cache_heads() const { return kv_heads; }
   [[nodiscard]] bool is_moe() const { return experts > 0; }
-  [[nodiscard]] long long global_layers() const { return layers - local_layers; }
+  [[nodiscard]] long long attention_layers() const { return layers - ssm_layers - mlp_only_layers; }
+  [[nodiscard]] long long mlp_layers() const { return layers - mixer_only_layers; }
+  // Blocks that end in a residual add (and, under tensor parallelism, an all-reduce): every
+  // mixer and every MLP; 2 x layers for a plain transformer.
+  [[nodiscard]] long long sublayers() const {
+    return attention_layers() + ssm_layers + mlp_layers();
+  }
+  [[nodiscard]] long long global_layers() const { return attention_layers() - local_layers; }
+  // What tensor parallelism over `tp` ranks cannot split evenly ("32 attention heads", "128
+  // Mamba heads"), or "" when it splits every mixer.
+  [[nodiscard]] std::string tp_indivisible(int tp) const;
 };
 
 // A Hugging Face model family rightsize reads exactly (`rightsize model --list`).
@@ -152,7 +194,8 @@ struct WeightBytes {
   Bytes dense_mlp;
   Bytes routed_experts;
   Bytes shared_experts;
-  Bytes other; // router, norms
+  Bytes state_space; // Mamba mixers
+  Bytes other;       // router, norms
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);

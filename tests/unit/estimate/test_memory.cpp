@@ -245,3 +245,39 @@ TEST_CASE("memory: constants can be overridden, unknown names are errors", "[mem
                     "--assume: unknown constant \"cuda_contxt_mib\" (did you mean "
                     "\"cuda_context_mib\"?)");
 }
+
+// Issue 16: only attention layers keep a KV cache; each Mamba layer keeps a state of constant
+// size per sequence, in the activations' dtype (conv) and mamba_ssm_cache_dtype (SSM).
+TEST_CASE("memory: KV cache and Mamba state of hybrids", "[memory]") {
+  const Spec jamba = spec_of({{"model", "hybrid/jamba-1.5-mini"}, {"precision", "bf16"}});
+  const auto g = kv_cache_geometry(jamba, tp(1), constants());
+  // 4 attention layers x 2 (K, V) x 8 KV heads x 128 x 2 bytes (was 32 layers as a Llama).
+  CHECK(g.per_token_global.si() == 4.0 * 2 * 8 * 128 * 2);
+  // 28 Mamba layers x (3 x 8192 + 8192 x 16) x 2 bytes.
+  CHECK(g.state.si() == 28.0 * 155'648 * 2);
+  CHECK(g.per_sequence(1000).si() ==
+        Approx(16'384.0 * 1008 + 8'716'288.0)); // vLLM's 16-token pages
+  CHECK(kv_cache_geometry(jamba, tp(2), constants()).state.si() == 28.0 * 155'648);
+
+  // Nemotron-H keeping its SSM state in fp32 (mamba_ssm_cache_dtype), conv state in bf16.
+  nlohmann::json config;
+  std::ifstream(config_path("hybrid/nemotron-h-8b")) >> config;
+  config["mamba_ssm_cache_dtype"] = "float32";
+  const Spec nemotron = parse_spec({{"model", config}, {"precision", "bf16"}}, "test.json");
+  CHECK(kv_cache_geometry(nemotron, tp(1), constants()).state.si() ==
+        24.0 * (30'720 * 2 + 1'048'576 * 4));
+
+  // Mamba alone: no KV cache, the same state at any length.
+  const Spec mamba = spec_of({{"model", "hybrid/mamba-130m"}, {"precision", "bf16"}});
+  const auto m = kv_cache_geometry(mamba, tp(1), constants());
+  CHECK(m.per_token_global.si() == 0.0);
+  CHECK(m.per_sequence(10).si() == m.per_sequence(1'000'000).si());
+  CHECK(m.state.si() == 24.0 * 29'184 * 2);
+}
+
+TEST_CASE("memory: training a model with Mamba layers is refused", "[memory]") {
+  CHECK_THROWS_WITH(spec_of({{"model", "hybrid/jamba-1.5-mini"},
+                             {"workload", {{"type", "finetune"}, {"seq_len", 2048}}}}),
+                    "test.json:/workload/type: training a model with Mamba layers (jamba, 28 of "
+                    "32 layers) is not modelled; plan its inference, got \"finetune\"");
+}

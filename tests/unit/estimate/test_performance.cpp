@@ -428,3 +428,36 @@ TEST_CASE("performance: short prompts cost the engine their FLOPs, not another w
   CHECK(r.requests_per_s > 1.0 / r.prefill.si());
   CHECK(r.requests_per_s < 0.98 / (pf.compute + pf.communication).si());
 }
+
+// Issue 16: a Mamba layer's decode reads its state and writes it back; attention FLOPs over the
+// context come from the attention layers only; one all-reduce per mixer and per MLP.
+TEST_CASE("performance: decode of hybrids and state-space models", "[performance]") {
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  // Mamba-130m, bf16, batch 4: 129,135,360 x 2 B of weights + 4 x 2 x (24 layers x 29,184 x 2 B),
+  // the same at a context of 10 or 100,000 tokens.
+  const Spec mamba = serving("hybrid/mamba-130m", "bf16", 4);
+  const Parallelism one;
+  const StepTime short_ctx = decode_step_time(mamba, h200, one, efficiency(), constants(), 4, 10);
+  const StepTime long_ctx =
+      decode_step_time(mamba, h200, one, efficiency(), constants(), 4, 100'000);
+  CHECK(short_ctx.bytes.si() == Approx(129'135'360.0 * 2 + 4 * 2 * 24 * 29'184.0 * 2));
+  CHECK(long_ctx.bytes.si() == Approx(short_ctx.bytes.si()));
+  CHECK(forward_flops(mamba.model, 1, 100'000).si() ==
+        Approx(forward_flops(mamba.model, 1, 10).si()));
+
+  // Jamba: attention over the context on 4 layers, not 32: 2 x 32 heads x 256 x 4 x 8192.
+  const Spec jamba = serving("hybrid/jamba-1.5-mini", "bf16", 1);
+  const double matmul = 2.0 * (jamba.model.params_active - jamba.model.params.embedding);
+  CHECK(forward_flops(jamba.model, 1, 8192).si() == Approx(matmul + 2.0 * 32 * 256 * 4 * 8192));
+  // TP 2: 4 attention + 28 Mamba + 32 MLP all-reduces per step, against 64 for a 32-layer
+  // transformer's 2 per layer: the communication term scales with sublayers().
+  Parallelism tp2;
+  tp2.tp = 2;
+  const StepTime j = decode_step_time(jamba, h200, tp2, efficiency(), constants(), 1, 8192);
+  const Spec llama = serving("llama-3.1-8b", "bf16", 1); // 32 layers, hidden 4096 as Jamba
+  const StepTime l = decode_step_time(llama, h200, tp2, efficiency(), constants(), 1, 8192);
+  CHECK(j.communication.si() == Approx(l.communication.si()));
+  const Spec nemotron = serving("hybrid/nemotron-h-8b", "bf16", 1); // 52 blocks, hidden 4096
+  const StepTime n = decode_step_time(nemotron, h200, tp2, efficiency(), constants(), 1, 8192);
+  CHECK(n.communication.si() == Approx(l.communication.si() * 52.0 / 64.0));
+}

@@ -206,3 +206,111 @@ TEST_CASE("model: YaRN rope scaling gives original x factor", "[model]") {
   malformed["rope_scaling"]["factor"] = "four";
   CHECK(parse_hf_config(malformed, "config.json").max_position == 32768);
 }
+
+// Issue 16: hybrids and state-space models, read exactly instead of as a Llama (Jamba-1.5-Mini
+// came out at 91.8B parameters with attention on all 32 layers). Totals hand-computed from
+// transformers' MambaMixer, Mamba2Mixer, JambaMambaMixer and NemotronHMamba2Mixer (docs/model.md,
+// "Layer types"), and within 0.5% of the published counts.
+TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer types", "[model]") {
+  struct Case {
+    const char* model;
+    double exact;     // hand-computed
+    double published; // the model page's count
+    long long attention, mamba, mlp, moe;
+  };
+  const Case cases[] = {
+      // Per layer: in_proj 768x3072 + conv 1536x4+1536 + x_proj 1536x(48+32) + dt_proj 48x1536+1536
+      // + A 1536x16 + D 1536 + out_proj 1536x768 + norm 768 = 3,771,648; x 24, + tied embedding
+      // 50280 x 768 + final norm 768.
+      {"hybrid/mamba-130m", 129'135'360, 129e6, 0, 24, 0, 0},
+      // Per layer: in_proj 4096x(2x8192 + 2x8x128 + 128) + conv (8192+2048)x4 + 10240 + 3x128
+      // + gated norm 8192 + out_proj 8192x4096 + norm 4096 = 109,640,064; x 64, + 2 x 32768 x 4096
+      // + 4096 (mistralai/Mamba-Codestral-7B-v0.1: 7.29B).
+      {"hybrid/mamba-codestral-7b", 7'285'403'648, 7.29e9, 0, 64, 0, 0},
+      // 28 Mamba mixers of 105,308,448 (JambaMambaMixer with dt/B/C norms), 4 GQA attention of
+      // 41,943,040, 16 MoE layers of 16 x 176,160,768 + router 65,536, 16 dense MLPs, 2 norms a
+      // layer, untied 65536 x 4096 embeddings (ai21labs/AI21-Jamba-1.5-Mini: 51.6B, 12B active).
+      {"hybrid/jamba-1.5-mini", 51'570'323'328, 51.6e9, 4, 28, 32, 16},
+      // 24 Mamba-2 mixers of 109,635,968, 4 attention of 41,943,040, 24 squared-ReLU MLPs of
+      // 2 x 4096 x 21504, one norm a layer, untied 131072 x 4096 embeddings (Nemotron-H-8B: 8B).
+      {"hybrid/nemotron-h-8b", 8'100'852'736, 8.1e9, 4, 24, 24, 0},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.model);
+    const auto m = model_of(c.model);
+    CHECK(m.params_total == c.exact);
+    CHECK(m.params_total == Approx(c.published).epsilon(0.005));
+    CHECK(m.attention_layers() == c.attention);
+    CHECK(m.ssm_layers == c.mamba);
+    CHECK(m.mlp_layers() == c.mlp);
+    CHECK(m.moe_layers == c.moe);
+  }
+  // Jamba's active parameters: 2 of 16 experts on its 16 MoE layers.
+  CHECK(model_of("hybrid/jamba-1.5-mini").params_active == 12'110'311'296);
+  // Mixers and MLPs each end in a residual add (and an all-reduce under TP).
+  CHECK(model_of("hybrid/nemotron-h-8b").sublayers() == 4 + 24 + 24);
+  CHECK(model_of("hybrid/jamba-1.5-mini").sublayers() == 4 + 28 + 32);
+  CHECK(model_of("llama-3.1-8b").sublayers() == 64);
+}
+
+TEST_CASE("model: recurrent state per Mamba layer, and what tensor parallelism can split",
+          "[model]") {
+  // Jamba: conv (4 - 1) x 8192 + SSM 8192 x 16.
+  const auto jamba = model_of("hybrid/jamba-1.5-mini");
+  CHECK(jamba.ssm.conv_state_elements() == 3.0 * 8192);
+  CHECK(jamba.ssm.ssm_state_elements() == 8192.0 * 16);
+  // Nemotron-H: the convolution also runs over B and C (2 x 8 groups x 128).
+  const auto nemotron = model_of("hybrid/nemotron-h-8b");
+  CHECK(nemotron.ssm.conv_state_elements() == 3.0 * (8192 + 2048));
+  CHECK(nemotron.ssm.ssm_state_elements() == 8192.0 * 128);
+  CHECK(nemotron.tp_indivisible(8).empty());
+  CHECK(nemotron.tp_indivisible(16) == "8 Mamba groups");
+  CHECK(nemotron.tp_indivisible(64) == "32 attention heads");
+  const auto mamba = model_of("hybrid/mamba-130m");
+  CHECK(mamba.tp_indivisible(512).empty()); // 1536 channels
+  CHECK(mamba.tp_indivisible(1024) == "1536 Mamba channels");
+  CHECK(model_of("llama-3.1-8b").tp_indivisible(3) == "32 attention heads");
+}
+
+TEST_CASE("model: malformed hybrid configs are one-line errors", "[model]") {
+  const auto jamba = [](const std::string& extra) {
+    auto j = nlohmann::json::parse(R"({"model_type": "jamba", "hidden_size": 256,
+        "num_hidden_layers": 8, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 512, "vocab_size": 1000, "num_experts": 4, "num_experts_per_tok": 2,
+        "torch_dtype": "bfloat16"})");
+    j.update(nlohmann::json::parse(extra));
+    return parse_hf_config(j, "c.json");
+  };
+  CHECK(jamba("{}").attention_layers() == 1); // period 8 from offset 4
+  CHECK(jamba(R"({"attn_layer_period": 2, "attn_layer_offset": 1})").attention_layers() == 4);
+  CHECK(jamba(R"({"sliding_window": null, "mamba_dt_rank": "auto"})").ssm.dt_rank == 16);
+  CHECK_THROWS_WITH(jamba(R"({"attn_layer_period": 2, "attn_layer_offset": 2})"),
+                    "c.json:/attn_layer_offset: must be below attn_layer_period (2), got 2");
+  CHECK_THROWS_WITH(jamba(R"({"mamba_dt_rank": "big"})"),
+                    "c.json:/mamba_dt_rank: must be an integer or \"auto\", got \"big\"");
+  const auto nemotron = [](const std::string& extra) {
+    auto j = nlohmann::json::parse(R"({"model_type": "nemotron_h", "hidden_size": 256,
+        "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 512, "vocab_size": 1000, "mamba_num_heads": 8, "mamba_head_dim": 32,
+        "ssm_state_size": 16, "n_groups": 2})");
+    j.update(nlohmann::json::parse(extra));
+    return parse_hf_config(j, "c.json");
+  };
+  CHECK(nemotron(R"({"hybrid_override_pattern": "M-*-"})").attention_layers() == 1);
+  CHECK(nemotron(R"({"layers_block_type": ["mamba", "mlp", "attention", "mlp"]})").mlp_layers() ==
+        2);
+  CHECK_THROWS_WITH(nemotron(R"({"hybrid_override_pattern": "M-*"})"),
+                    "c.json:/hybrid_override_pattern: has 3 entries but the model has 4 layers");
+  CHECK_THROWS_WITH(nemotron(R"({"hybrid_override_pattern": "M-*E"})"),
+                    Catch::StartsWith("c.json:/hybrid_override_pattern: names a block other than "
+                                      "Mamba (M), attention (*) or MLP (-): 'E'"));
+  CHECK_THROWS_WITH(nemotron("{}"), "c.json:/hybrid_override_pattern: required field is missing");
+  CHECK_THROWS_WITH(nemotron(R"({"hybrid_override_pattern": "M-*-", "n_groups": 3})"),
+                    "c.json:/n_groups: must divide the 8 Mamba heads, got 3");
+  CHECK_THROWS_WITH(
+      parse_hf_config(nlohmann::json::parse(R"({"model_type": "mamba2", "hidden_size": 256,
+          "num_hidden_layers": 2, "vocab_size": 100, "num_heads": 4, "head_dim": 32,
+          "state_size": 16})"),
+                      "c.json"),
+      "c.json:/num_heads: num_heads x head_dim must be expand x hidden_size (2 x 256), got 4");
+}
