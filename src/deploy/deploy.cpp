@@ -756,7 +756,7 @@ DeployReport make_deployment(const Plan& plan,
         s.layout.tp,
         s.gpus_per_node));
   }
-  s.max_model_len = spec.workload.inference.input_tokens + spec.workload.inference.output_tokens;
+  s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
 
   const Capacity cap = capacity_per_replica(c, in);
   s.capacity_per_replica = cap.sequences;

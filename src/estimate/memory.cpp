@@ -230,7 +230,7 @@ Bytes engine_activation_peak(const Spec& spec,
   double tokens = 0;
   double sequences = 0;
   if (inf.engine == Engine::transformers) {
-    tokens = static_cast<double>(batch * inf.input_tokens);
+    tokens = static_cast<double>(batch * inf.prompt_tokens());
     sequences = static_cast<double>(batch);
   } else {
     tokens = static_cast<double>(inf.max_num_batched_tokens.value_or(
@@ -329,6 +329,7 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
       whole.routed_experts / (p.ep > 1 ? static_cast<double>(p.ep) : t) * layer_share;
   w.shared_experts = whole.shared_experts / t * layer_share;
   w.state_space = whole.state_space / t * layer_share; // split by heads (channels) as vLLM does
+  w.vision = whole.vision / t; // split by tp, whole on the first pipeline stage
   w.other = whole.other * layer_share;
   // Embedding and lm_head are vocab-parallel over tp; with pipelining the first stage holds the
   // embedding and the last the lm_head (a tied one is copied there), the worse of the two counts.
@@ -668,7 +669,7 @@ MemoryEstimate inference_memory(const Spec& spec,
                                 Detail detail) {
   const auto& inf = spec.workload.inference;
   const KvCacheGeometry kv = kv_cache_geometry(spec, p, c);
-  const long long context_tokens = inf.input_tokens + inf.output_tokens;
+  const long long context_tokens = inf.prompt_tokens() + inf.output_tokens;
   const InferenceSetup s = inference_setup(spec, gpu, p, c, kv.per_sequence(context_tokens));
   MemoryEstimate e;
   e.capacity = s.capacity;

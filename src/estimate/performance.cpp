@@ -316,6 +316,7 @@ StepTime decode_step(const Spec& spec,
   // Bytes read per step, all pipeline stages in sequence: the weights (MoE: only the experts the
   // batch's tokens touch) and the KV cache of every sequence.
   WeightBytes w = weights_per_gpu(m, spec.weights, p);
+  w.vision = Bytes(0); // the vision tower runs in prefills with images, not in decode steps
   if (m.is_moe()) {
     const double pick = static_cast<double>(m.experts_active) / static_cast<double>(m.experts);
     w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
@@ -357,8 +358,15 @@ StepTime prefill_step(const Spec& spec,
   StepTime s;
   s.bytes = weights_per_gpu(m, spec.weights, p).total() * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
-  // Causal attention: each token attends to half the prompt on average.
-  s.compute = forward_flops(m, tokens, prompt / 2.0) / static_cast<double>(p.tp) / rs.compute_rate;
+  // Causal attention: each token attends to half the prompt on average. The vision tower encodes
+  // the images of each prompt in the step (tokens / prompt of them).
+  Flops flops = forward_flops(m, tokens, prompt / 2.0);
+  const auto& inf = spec.workload.inference;
+  if (m.vision && inf.images_per_request > 0 && prompt > 0) {
+    flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
+                   m.vision->flops(inf.image_width, inf.image_height));
+  }
+  s.compute = flops / static_cast<double>(p.tp) / rs.compute_rate;
   const double act = activation_element_bytes(spec.precision).si();
   s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
                               p.tp,
@@ -443,7 +451,7 @@ InferencePerformance estimate_inference(const Spec& spec,
     r.explanation = "not even one sequence of this length fits beside the weights";
     return r;
   }
-  const auto isl = static_cast<double>(inf.input_tokens);
+  const auto isl = static_cast<double>(inf.prompt_tokens());
   const auto osl = static_cast<double>(inf.output_tokens);
   const Resolved rs = resolve(spec, gpu, eff);
   const StepTime pf = prefill_step(spec, gpu, p, eff, rs, isl, isl);

@@ -62,15 +62,11 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "minimax",
         "plamo2"}},
       {"a vision-language model: its vision tower and image tokens are not modelled",
-       {"llava",           "llava_next",   "llava_next_video",
-        "llava_onevision", "qwen2_vl",     "qwen2_5_vl",
-        "qwen3_vl",        "qwen3_vl_moe", "mllama",
-        "idefics2",        "idefics3",     "paligemma",
-        "mistral3",        "pixtral",      "internvl",
-        "internvl_chat",   "smolvlm",      "phi3_v",
-        "phi4_multimodal", "kimi_vl",      "deepseek_vl_v2",
-        "molmo",           "aria",         "llama4",
-        "gemma3n",         "blip-2",       "instructblip"}},
+       {"llava",        "llava_next",      "llava_next_video", "llava_onevision", "qwen3_vl",
+        "qwen3_vl_moe", "mllama",          "idefics2",         "idefics3",        "paligemma",
+        "mistral3",     "pixtral",         "internvl",         "internvl_chat",   "smolvlm",
+        "phi3_v",       "phi4_multimodal", "kimi_vl",          "deepseek_vl_v2",  "molmo",
+        "aria",         "llama4",          "gemma3n",          "blip-2",          "instructblip"}},
       {"an encoder-only model (embeddings, reranking, classification): no decoding, no KV cache",
        {"bert",
         "roberta",
@@ -252,7 +248,7 @@ void read_sliding_window(ConfigFields& f, ModelArch& m) {
   if (!window) {
     return;
   }
-  if (family_is(m.family, {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe"})) {
+  if (family_is(m.family, {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen3", "qwen3_moe"})) {
     // Qwen ships sliding_window with use_sliding_window false: the window is then unused.
     if (!f.flag("use_sliding_window", false)) {
       return;
@@ -599,7 +595,7 @@ void read_biases_and_norms(const ConfigFields& f, ModelArch& m, bool falcon_new)
   m.qkv_bias = attention_bias;
   m.o_bias = attention_bias;
   m.mlp_bias = f.flag("mlp_bias", false);
-  if (family_is(m.family, {"qwen2", "qwen2_moe"})) {
+  if (family_is(m.family, {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl"})) {
     m.qkv_bias = true;
   } else if (family_is(m.family, {"gpt2", "gpt_bigcode"})) {
     m.qkv_bias = m.o_bias = m.mlp_bias = m.layer_norm_bias = true;
@@ -657,6 +653,95 @@ Quantization read_quantization(const FieldReader& top,
                                      torch_dtype);
   }
   return quantization_for(torch_dtype, torch_dtype);
+}
+
+// Gemma 3's vision tower: SigLIP (SiglipVisionTransformer: patch convolution, learned positions,
+// pre-norm blocks of LayerNorm, biased q/k/v/o and a GELU MLP, a final LayerNorm) and
+// Gemma3MultiModalProjector (a vision x text projection and an RMSNorm), each image resized to
+// image_size and pooled to mm_tokens_per_image tokens.
+VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
+  const FieldReader v = top.object("vision_config");
+  const auto need = [&](const char* name) {
+    if (!v.has(name)) {
+      v.member(name).fail_plain("required field is missing");
+    }
+    return v.integer(name, Range::positive(k_max_width));
+  };
+  VisionTower t;
+  t.kind = "siglip";
+  t.hidden = need("hidden_size");
+  t.intermediate = need("intermediate_size");
+  t.layers = need("num_hidden_layers");
+  t.patch = need("patch_size");
+  t.image_size = need("image_size");
+  if (t.image_size % t.patch != 0) {
+    v.member("image_size").fail(fmt::format("must be a multiple of patch_size ({})", t.patch));
+  }
+  if (v.has("vision_use_head") && v.boolean("vision_use_head")) {
+    v.member("vision_use_head")
+        .fail("the SigLIP pooling head is not modelled (Gemma 3 sets false)");
+  }
+  t.tokens_per_image = top.has("mm_tokens_per_image")
+                           ? top.integer("mm_tokens_per_image", Range::positive(1e6))
+                           : 256;
+  const auto h = static_cast<double>(t.hidden);
+  const auto i = static_cast<double>(t.intermediate);
+  const auto p = static_cast<double>(t.patch);
+  const double side = static_cast<double>(t.image_size / t.patch);
+  const double embeddings = 3.0 * p * p * h + h + side * side * h;
+  const double block = 4.0 * (h * h + h) + (h * i + i) + (i * h + h) + 2.0 * 2.0 * h;
+  const double projector = h * static_cast<double>(text_hidden) + h;
+  t.params = embeddings + static_cast<double>(t.layers) * block + 2.0 * h + projector;
+  return t;
+}
+
+// Qwen2-VL and Qwen2.5-VL's vision transformer: a 3D patch convolution (2 frames of patch x
+// patch), blocks of q/k/v/o with biases and an MLP (Qwen2-VL: LayerNorm and a GELU MLP of
+// embed_dim x mlp_ratio; Qwen2.5-VL: RMSNorm and a gated MLP of intermediate_size), and a merger
+// that concatenates merge x merge patches into one token (PatchMerger: a norm and two linears).
+VisionTower
+read_qwen_vision(const FieldReader& top, const std::string& family, long long text_hidden) {
+  const FieldReader v = top.object("vision_config");
+  const auto get = [&](std::initializer_list<const char*> names, long long fallback) {
+    for (const char* name : names) {
+      if (v.has(name)) {
+        return v.integer(name, Range::positive(k_max_width));
+      }
+    }
+    if (fallback > 0) {
+      return fallback;
+    }
+    v.member(*names.begin()).fail_plain("required field is missing");
+  };
+  VisionTower t;
+  t.kind = family;
+  const bool v25 = family == "qwen2_5_vl";
+  t.layers = get({"depth"}, 0);
+  t.hidden = v25 ? get({"hidden_size"}, 0) : get({"embed_dim"}, 0);
+  t.patch = get({"patch_size"}, 14);
+  t.merge = get({"spatial_merge_size"}, 2);
+  const long long frames = get({"temporal_patch_size"}, 2);
+  const long long channels = get({"in_chans", "in_channels"}, 3);
+  const long long out = v25 ? get({"out_hidden_size"}, text_hidden) : text_hidden;
+  const auto h = static_cast<double>(t.hidden);
+  double block = 0;
+  if (v25) {
+    t.intermediate = get({"intermediate_size"}, 0);
+    const auto i = static_cast<double>(t.intermediate);
+    block = 2.0 * h + (3.0 * h * h + 3.0 * h) + (h * h + h) + 2.0 * (h * i + i) + (i * h + h);
+  } else {
+    const double ratio = v.has("mlp_ratio") ? v.number("mlp_ratio", Range::positive(64)) : 4.0;
+    t.intermediate = static_cast<long long>(h * ratio);
+    const auto i = static_cast<double>(t.intermediate);
+    block = 2.0 * 2.0 * h + (3.0 * h * h + 3.0 * h) + (h * h + h) + (h * i + i) + (i * h + h);
+  }
+  const double merged = h * static_cast<double>(t.merge * t.merge);
+  const double norm = v25 ? h : 2.0 * h;
+  const double merger = norm + merged * merged + merged + merged * static_cast<double>(out) +
+                        static_cast<double>(out);
+  const double patch_embed = static_cast<double>(channels * frames * t.patch * t.patch) * h;
+  t.params = patch_embed + static_cast<double>(t.layers) * block + merger;
+  return t;
 }
 
 // Mamba's time_step_rank (Jamba: mamba_dt_rank): an integer, or "auto" for ceil(hidden / 16).
@@ -867,7 +952,7 @@ const std::vector<SupportedFamily>& supported_families() {
       {"gemma", "Gemma", 8192, "GemmaConfig"},
       {"gemma2", "Gemma 2", 8192, "Gemma2Config"},
       {"gemma3",
-       "Gemma 3 4B-27B (the language model under text_config)",
+       "Gemma 3 4B-27B (SigLIP vision tower counted; images per request)",
        131072,
        "Gemma3TextConfig"}, // 131_072; gemma-3-4b/12b/27b cards: 128K
       {"gemma3_text", "Gemma 3 text-only (1B)", 131072, "Gemma3TextConfig"},
@@ -880,6 +965,11 @@ const std::vector<SupportedFamily>& supported_families() {
       {"deepseek_v2", "DeepSeek-V2, V2-Lite (MLA)", 2048, "DeepseekV2Config"},
       {"deepseek_v3", "DeepSeek-V3, R1 (MLA)", 4096, "DeepseekV3Config"},
       {"gpt_oss", "gpt-oss 20B, 120B", 131072, "GptOssConfig"},
+      {"qwen2_vl", "Qwen2-VL (vision tower counted; images per request)", 32768, "Qwen2VLConfig"},
+      {"qwen2_5_vl",
+       "Qwen2.5-VL (vision tower counted; images per request)",
+       32768,
+       "Qwen2_5_VLConfig"},
       {"mamba", "Mamba (state-space; no context limit)", 0, "MambaConfig"},
       {"mamba2", "Mamba-2, Mamba-Codestral (state-space; no context limit)", 0, "Mamba2Config"},
       {"jamba", "Jamba, Jamba 1.5 Mini and Large (attention + Mamba + MoE)", 262144, "JambaConfig"},
@@ -945,6 +1035,11 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     read_nemotron_h_layers(f, m);
   }
   read_sliding_window(f, m);
+  if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {
+    m.vision = read_siglip(top, m.hidden);
+  } else if (family_is(m.family, {"qwen2_vl", "qwen2_5_vl"})) {
+    m.vision = read_qwen_vision(top, m.family, m.hidden);
+  }
 
   if (m.name.empty()) {
     m.name = default_name(file, pointer, m.family);

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rightsize {
 
 using detail::FieldReader;
@@ -13,11 +15,34 @@ using detail::Range;
 
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
-         norms + state_space;
+         norms + state_space + vision;
 }
 
 Bytes WeightBytes::total() const {
-  return embedding + attention + dense_mlp + routed_experts + shared_experts + state_space + other;
+  return embedding + attention + dense_mlp + routed_experts + shared_experts + state_space +
+         vision + other;
+}
+
+long long VisionTower::patches(long long width, long long height) const {
+  if (image_size > 0) {
+    const long long side = image_size / patch;
+    return side * side;
+  }
+  // Qwen2-VL's processor resizes each side to a multiple of patch x merge (smart_resize).
+  const long long unit = patch * merge;
+  const auto sides = [&](long long pixels) {
+    return std::max(1LL, (pixels + unit / 2) / unit) * merge;
+  };
+  return sides(width) * sides(height);
+}
+
+long long VisionTower::tokens(long long width, long long height) const {
+  return tokens_per_image > 0 ? tokens_per_image : patches(width, height) / (merge * merge);
+}
+
+double VisionTower::flops(long long width, long long height) const {
+  const auto n = static_cast<double>(patches(width, height));
+  return 2.0 * params * n + 4.0 * n * n * static_cast<double>(hidden) * static_cast<double>(layers);
 }
 
 std::string ModelArch::tp_indivisible(int tp) const {
@@ -141,11 +166,14 @@ void count_parameters(ModelArch& m) {
   }
   p.norms = layers * m.norms_per_layer * norm + attention_layers * attention_norms + norm;
 
+  p.vision = m.vision ? m.vision->params : 0.0;
+
   m.params = p;
   m.params_total = p.total();
   const double active_share =
       m.experts > 0 ? static_cast<double>(m.experts_active) / static_cast<double>(m.experts) : 1.0;
-  m.params_active = p.total() - p.routed_experts * (1.0 - active_share);
+  // Per generated token: the vision encoder runs once per image, in the prefill.
+  m.params_active = p.total() - p.routed_experts * (1.0 - active_share) - p.vision;
 }
 
 namespace {
@@ -166,6 +194,7 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.routed_experts = bytes_at(m.params.routed_experts, q.mlp_quantized ? low : high);
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
   w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
+  w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
   w.other = bytes_at(m.params.router + m.params.norms, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
@@ -179,6 +208,7 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
                         &w.routed_experts,
                         &w.shared_experts,
                         &w.state_space,
+                        &w.vision,
                         &w.other}) {
       *part *= scale;
     }

@@ -193,10 +193,10 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
   if (!spec.workload.is_training()) {
     const auto& inf = spec.workload.inference;
     r.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
-                           .per_sequence(inf.input_tokens + inf.output_tokens);
+                           .per_sequence(inf.prompt_tokens() + inf.output_tokens);
     r.flops_per_token = forward_flops(spec.model,
                                       1,
-                                      static_cast<double>(inf.input_tokens) +
+                                      static_cast<double>(inf.prompt_tokens()) +
                                           static_cast<double>(inf.output_tokens) / 2.0);
   } else {
     // What the step estimate counts per trained token: LoRA and QLoRA skip the frozen weights'

@@ -336,9 +336,9 @@ std::string workload_line(const EstimateReport& r) {
                        to_string(w.recompute));
   }
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} in + {} out tokens, weights {}, KV cache {}",
+  return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}",
                      to_string(i.engine),
-                     i.input_tokens,
+                     i.describe_input(),
                      i.output_tokens,
                      s.weights.quantized() ? s.weights.method
                                            : std::string(to_string(s.precision.weights)),

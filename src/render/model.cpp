@@ -74,6 +74,19 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                         : fmt::format(", dt rank {}", m.ssm.dt_rank),
                     m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()));
   }
+  if (m.vision) {
+    const auto& inf = spec.workload.inference;
+    row("vision tower",
+        fmt::format("{}: {} layers, width {}, {}-pixel patches; {} tokens per image{}",
+                    m.vision->kind,
+                    m.vision->layers,
+                    m.vision->hidden,
+                    m.vision->patch,
+                    m.vision->tokens(inf.image_width, inf.image_height),
+                    m.vision->image_size > 0
+                        ? fmt::format(" (resized to {} px)", m.vision->image_size)
+                        : fmt::format(" at {} x {} px", inf.image_width, inf.image_height)));
+  }
   row("hidden size", std::to_string(m.hidden));
   if (m.mlp_layers() > 0) {
     row("MLP",
@@ -130,6 +143,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("router", m.params.router);
   part("norms", m.params.norms);
   part("Mamba mixers", m.params.state_space);
+  part("vision tower", m.params.vision);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

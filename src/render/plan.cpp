@@ -181,9 +181,9 @@ std::string workload_line(const Spec& s) {
     return line;
   }
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} in + {} out tokens, {}",
+  return fmt::format("inference on {}, {} + {} out tokens, {}",
                      to_string(i.engine),
-                     i.input_tokens,
+                     i.describe_input(),
                      i.output_tokens,
                      i.concurrency ? fmt::format("{} concurrent requests", *i.concurrency)
                                    : std::string("offline (largest batch)"));

@@ -213,7 +213,10 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
                     "engine",
                     "gpu_memory_utilization",
                     "max_num_batched_tokens",
-                    "targets"});
+                    "targets",
+                    "images_per_request",
+                    "image_width",
+                    "image_height"});
   w.input_tokens =
       r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
   w.output_tokens =
@@ -232,6 +235,47 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
   if (auto t = r.optional_object("targets")) {
     read_targets(*t, w.targets);
   }
+  w.images_per_request = r.optional_integer("images_per_request", Range{0, 1000}).value_or(0);
+  w.image_width = r.optional_integer("image_width", Range{1, 100000}).value_or(w.image_width);
+  w.image_height = r.optional_integer("image_height", Range{1, 100000}).value_or(w.image_height);
+}
+
+// Image tokens join each prompt: the tower's tokens per image (fixed-resolution towers resize
+// every image; Qwen2-VL merges 2 x 2 patches of 14 pixels of the image as sent).
+void read_images(Spec& spec, const std::optional<FieldReader>& workload) {
+  auto& w = spec.workload.inference;
+  const auto& vision = spec.model.vision;
+  if (!vision) {
+    if (w.images_per_request > 0) {
+      workload->member("images_per_request")
+          .fail(fmt::format("the model ({}) has no vision tower", spec.model.family));
+    }
+    return;
+  }
+  if (w.images_per_request == 0) {
+    spec.defaults.push_back(fmt::format(
+        "workload.images_per_request = 0: text-only prompts (the {} vision tower is loaded)",
+        vision->kind));
+    return;
+  }
+  const long long per_image = vision->tokens(w.image_width, w.image_height);
+  w.image_tokens = w.images_per_request * per_image;
+  spec.defaults.push_back(
+      vision->image_size > 0
+          ? fmt::format("{} image(s) x {} tokens per request (each resized to {} x {} pixels)",
+                        w.images_per_request,
+                        per_image,
+                        vision->image_size,
+                        vision->image_size)
+          : fmt::format("{} image(s) x {} tokens per request ({} x {} pixels, {}-pixel patches "
+                        "merged {} x {})",
+                        w.images_per_request,
+                        per_image,
+                        w.image_width,
+                        w.image_height,
+                        vision->patch,
+                        vision->merge,
+                        vision->merge));
 }
 
 const std::vector<std::string>& lora_target_names() {
@@ -595,13 +639,15 @@ bool context_enforced(const Spec& spec) {
 void check_given_lengths(Spec& spec, const FieldReader& workload, const char* field) {
   const auto& w = spec.workload.inference;
   const long long context = spec.model.max_position;
-  if (context <= 0 || w.input_tokens + w.output_tokens <= context) {
+  if (context <= 0 || w.prompt_tokens() + w.output_tokens <= context) {
     return;
   }
-  const std::string what = fmt::format("{} input + {} output tokens exceed {}",
-                                       w.input_tokens,
-                                       w.output_tokens,
-                                       describe_context(spec.model));
+  const std::string what =
+      fmt::format("{} input{} + {} output tokens exceed {}",
+                  w.input_tokens,
+                  w.image_tokens > 0 ? fmt::format(" + {} image", w.image_tokens) : std::string(),
+                  w.output_tokens,
+                  describe_context(spec.model));
   if (!context_enforced(spec)) {
     spec.warnings.push_back(what);
     return;
@@ -678,6 +724,17 @@ void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workloa
 
 } // namespace
 
+std::string InferenceWorkload::describe_input() const {
+  if (images_per_request == 0) {
+    return fmt::format("{} in", input_tokens);
+  }
+  return fmt::format("{} in + {} image{} ({} tokens)",
+                     input_tokens,
+                     images_per_request,
+                     images_per_request == 1 ? "" : "s",
+                     image_tokens);
+}
+
 Spec parse_spec(const nlohmann::json& json, const std::string& file) {
   const FieldReader root(json, file);
   if (!json.is_object()) {
@@ -702,6 +759,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     spec.workload.type = WorkloadType::inference;
     spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
     note_assumed_context(spec);
+    read_images(spec, std::nullopt);
     fit_inference_lengths(spec, std::nullopt);
     spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
     spec.defaults.push_back("workload.engine = vllm (default)");
@@ -759,6 +817,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     if (w) {
       read_inference(*w, spec.workload.inference);
     }
+    read_images(spec, w);
     fit_inference_lengths(spec, w);
   } else {
     if (spec.model.ssm_layers > 0) {

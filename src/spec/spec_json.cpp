@@ -20,6 +20,12 @@ nlohmann::json workload_to_json(const Spec& spec) {
     j["output_tokens"] = i.output_tokens;
     j["concurrency"] = i.concurrency ? nlohmann::json(*i.concurrency) : nlohmann::json(nullptr);
     j["engine"] = std::string(to_string(i.engine));
+    if (i.images_per_request > 0) { // absent otherwise: text-only specs keep their digest
+      j["images_per_request"] = i.images_per_request;
+      j["image_width"] = i.image_width;
+      j["image_height"] = i.image_height;
+      j["image_tokens"] = i.image_tokens;
+    }
     nlohmann::json t = nlohmann::json::object();
     if (i.targets.output_tokens_per_s) {
       t["output_tokens_per_s"] = *i.targets.output_tokens_per_s;
@@ -99,6 +105,19 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"moe_layers", m.moe_layers},
       {"sliding_window", m.sliding_window},
       {"sliding_window_layers", m.local_layers},
+      {"vision",
+       !m.vision ? nlohmann::json(nullptr)
+                 : nlohmann::json{{"kind", m.vision->kind},
+                                  {"layers", m.vision->layers},
+                                  {"hidden_size", m.vision->hidden},
+                                  {"intermediate_size", m.vision->intermediate},
+                                  {"patch_size", m.vision->patch},
+                                  {"image_size", m.vision->image_size},
+                                  {"merge", m.vision->merge},
+                                  {"tokens_per_image",
+                                   m.vision->tokens(spec.workload.inference.image_width,
+                                                    spec.workload.inference.image_height)},
+                                  {"params", m.vision->params}}},
       {"layer_types",
        {{"attention", m.attention_layers()}, {"mamba", m.ssm_layers}, {"mlp", m.mlp_layers()}}},
       {"state_space",
@@ -133,7 +152,8 @@ nlohmann::json model_to_json(const Spec& spec) {
         {"shared_experts", m.params.shared_experts},
         {"router", m.params.router},
         {"norms", m.params.norms},
-        {"state_space", m.params.state_space}}},
+        {"state_space", m.params.state_space},
+        {"vision", m.params.vision}}},
       {"safetensors_bytes",
        m.safetensors_bytes ? nlohmann::json(m.safetensors_bytes->si()) : nlohmann::json(nullptr)},
       {"safetensors_elements_by_dtype", by_dtype},

@@ -33,6 +33,7 @@ struct ParamBreakdown {
   double router = 0;         // MoE gating
   double norms = 0;          // layer norms, attention sinks and other small vectors
   double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
+  double vision = 0;         // vision encoder and its projector into the language model
 
   [[nodiscard]] double total() const;
 };
@@ -75,6 +76,26 @@ struct StateSpace {
   [[nodiscard]] double ssm_state_elements() const;
   // Parameters of one mixer (without the layer's own norm).
   [[nodiscard]] double mixer_params(long long hidden) const;
+};
+
+// The vision encoder of a vision-language model: a ViT whose patches of each image become, after
+// pooling or merging, image tokens in the language model's prompt.
+struct VisionTower {
+  std::string kind;               // "siglip" (Gemma 3), "qwen2_vl", "qwen2_5_vl"
+  long long layers = 0;           // encoder blocks
+  long long hidden = 0;           // encoder width
+  long long intermediate = 0;     // encoder MLP width
+  long long patch = 0;            // patch side in pixels
+  long long image_size = 0;       // fixed input side in pixels; 0: dynamic resolution (Qwen2-VL)
+  long long merge = 1;            // patches merged into one token per side (Qwen2-VL: 2)
+  long long tokens_per_image = 0; // fixed-resolution towers: image tokens per image
+  double params = 0;              // encoder + projector
+  // Encoder patches and language-model tokens of one image of width x height pixels (fixed
+  // towers resize every image to image_size).
+  [[nodiscard]] long long patches(long long width, long long height) const;
+  [[nodiscard]] long long tokens(long long width, long long height) const;
+  // Encoder FLOPs of one image: 2 per parameter per patch, and full attention over its patches.
+  [[nodiscard]] double flops(long long width, long long height) const;
 };
 
 // The architecture, normalized across model families. Sizes are counts, not bytes.
@@ -127,6 +148,7 @@ struct ModelArch {
   long long mlp_only_layers = 0;   // layers with an MLP and no mixer (Nemotron-H "-")
   long long mixer_only_layers = 0; // layers with a mixer and no MLP (Mamba; Nemotron-H "M", "*")
   StateSpace ssm;
+  std::optional<VisionTower> vision; // vision-language models
 
   // Sliding-window attention: layers that attend to at most `sliding_window` tokens.
   long long sliding_window = 0; // 0: none
@@ -195,6 +217,7 @@ struct WeightBytes {
   Bytes routed_experts;
   Bytes shared_experts;
   Bytes state_space; // Mamba mixers
+  Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
   Bytes other;       // router, norms
   [[nodiscard]] Bytes total() const;
 };

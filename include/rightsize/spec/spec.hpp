@@ -84,6 +84,15 @@ struct InferenceWorkload {
   std::optional<double> gpu_memory_utilization;    // engine's memory fraction override
   std::optional<long long> max_num_batched_tokens; // prefill chunk override
   InferenceTargets targets;
+  // Vision-language models: images in each prompt, and their size for dynamic-resolution towers.
+  long long images_per_request = 0;
+  long long image_width = 1024;  // pixels
+  long long image_height = 1024; // pixels
+  long long image_tokens = 0;    // derived: the images' tokens in each prompt
+  // What the language model reads per request: the text and the image tokens.
+  [[nodiscard]] long long prompt_tokens() const { return input_tokens + image_tokens; }
+  // "500 in" or "500 in + 2 images (2738 tokens)", for reports.
+  [[nodiscard]] std::string describe_input() const;
 };
 
 struct TrainingWorkload {

@@ -461,3 +461,33 @@ TEST_CASE("performance: decode of hybrids and state-space models", "[performance
   const StepTime n = decode_step_time(nemotron, h200, tp2, efficiency(), constants(), 1, 8192);
   CHECK(n.communication.si() == Approx(l.communication.si() * 52.0 / 64.0));
 }
+
+// Issue 16: a prefill with images runs the vision tower on each of them; decode steps never read
+// the tower's weights.
+TEST_CASE("performance: prefill and decode of a vision-language model", "[performance]") {
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  const Parallelism one;
+  const auto spec_with = [](long long images) {
+    return parse_spec({{"model", config_path("gemma-3-27b")},
+                       {"precision", "bf16"},
+                       {"workload",
+                        {{"type", "inference"},
+                         {"input_tokens", 1000},
+                         {"output_tokens", 100},
+                         {"images_per_request", images}}}},
+                      "test.json");
+  };
+  const Spec text = spec_with(0);
+  const Spec images = spec_with(2);
+  CHECK(images.workload.inference.prompt_tokens() == 1512);
+  // One prompt of 1512 tokens: the language model's FLOPs plus two images of 5.55 TFLOP each.
+  const StepTime with = prefill_step_time(images, h200, one, efficiency(), 1512, 1512);
+  const StepTime without = prefill_step_time(text, h200, one, efficiency(), 1512, 1512);
+  const double rate = h200.rate(TensorPrecision::bf16)->si() * efficiency().family(h200).compute;
+  CHECK((with.compute - without.compute).si() ==
+        Approx(2.0 * images.model.vision->flops(1024, 1024) / rate));
+  // Decode reads the language model's weights and KV cache only: 27,009,346,304 parameters x 2 B.
+  const StepTime d = decode_step_time(text, h200, one, efficiency(), constants(), 1, 1);
+  const auto kv = kv_cache_geometry(text, one, constants());
+  CHECK(d.bytes.si() == Approx(27'009'346'304.0 * 2 + kv.per_sequence(1).si()));
+}

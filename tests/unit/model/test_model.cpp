@@ -314,3 +314,44 @@ TEST_CASE("model: malformed hybrid configs are one-line errors", "[model]") {
                       "c.json"),
       "c.json:/num_heads: num_heads x head_dim must be expand x hidden_size (2 x 256), got 4");
 }
+
+// Issue 16: the vision towers of vision-language models are counted (Gemma 3's SigLIP was left
+// out, Qwen2-VL refused), and their published totals come out to the parameter.
+TEST_CASE("model: vision-language models count their vision tower", "[model]") {
+  struct Case {
+    const char* model;
+    double total;  // published, from the safetensors files
+    double vision; // hand-computed
+    long long tokens_per_image;
+  };
+  const Case cases[] = {
+      // SigLIP: patch conv 3x14x14x1152 + 1152, positions 64^2 x 1152, 27 blocks of 4(h^2+h) +
+      // (h*4304 + 4304) + (4304*h + h) + 2 LayerNorms, post-LayerNorm; projector 1152 x 5376 +
+      // 1152 (google/gemma-3-27b-it: 27,432,406,640).
+      {"gemma-3-27b", 27'432'406'640, 423'060'336, 256},
+      // Conv3d 3x2x14x14x1280; 32 blocks of 2 LayerNorms, qkv + proj with biases, fc 1280 -> 5120
+      // -> 1280; merger LayerNorm + 5120x5120 + 5120x3584 (Qwen/Qwen2-VL-7B-Instruct:
+      // 8,291,375,616). 1024 x 1024 px: sides rounded to 28 px, 74 x 74 patches, 1369 tokens.
+      {"vision/qwen2-vl-7b", 8'291'375'616, 675'759'104, 1369},
+      // RMSNorms and a gated 3420-wide MLP (Qwen/Qwen2.5-VL-7B-Instruct: 8,292,166,656).
+      {"vision/qwen2.5-vl-7b", 8'292'166'656, 676'550'144, 1369},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.model);
+    const auto m = model_of(c.model);
+    REQUIRE(m.vision);
+    CHECK(m.params_total == c.total);
+    CHECK(m.params.vision == c.vision);
+    CHECK(m.params_active == m.params_total - c.vision); // the tower runs per image, not per token
+    CHECK(m.vision->tokens(1024, 1024) == c.tokens_per_image);
+  }
+  const auto qwen = model_of("vision/qwen2-vl-7b");
+  CHECK(qwen.vision->patches(448, 448) == 32 * 32);
+  CHECK(qwen.vision->tokens(448, 448) == 256);
+  CHECK(qwen.vision->tokens(10, 10) == 1); // at least one merged token
+  // Gemma 3 resizes every image to 896 px: 4096 patches, 2 x params x patches + attention
+  // 4 x patches^2 x width x layers = 5.55 TFLOP.
+  const auto gemma = model_of("gemma-3-27b");
+  CHECK(gemma.vision->flops(300, 200) ==
+        Approx(2.0 * 423'060'336 * 4096 + 4.0 * 4096.0 * 4096 * 1152 * 27));
+}

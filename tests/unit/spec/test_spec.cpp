@@ -282,7 +282,6 @@ TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
       {"llava-1.5-7b/config.json",
        "llava (LlavaForConditionalGeneration)",
        "vision-language model: its vision tower and image tokens"},
-      {"qwen2-vl-7b/config.json", "qwen2_vl (Qwen2VLForConditionalGeneration)", "vision-language"},
       {"bert-base-uncased/config.json", "bert (BertForMaskedLM)", "encoder-only"},
       {"xlm-roberta-base/config.json", "xlm-roberta (XLMRobertaForMaskedLM)", "encoder-only"},
       {"t5-small/config.json", "t5 (T5ForConditionalGeneration)", "encoder-decoder"},
@@ -518,4 +517,43 @@ TEST_CASE("spec: YaRN rope scaling stretches the context", "[spec]") {
       "inference", "input_tokens": 100000, "output_tokens": 1000}})"));
   CHECK(s.model.max_position == 131072);
   CHECK(s.workload.inference.input_tokens == 100000);
+}
+
+TEST_CASE("spec: images per request join the prompt of a vision-language model", "[spec]") {
+  ScratchDir dir;
+  const auto qwen = [&](const std::string& workload) {
+    dir.write("m/config.json", [] {
+      std::ifstream in(config_path("vision/qwen2-vl-7b"));
+      std::stringstream s;
+      s << in.rdbuf();
+      return s.str();
+    }());
+    auto w = nlohmann::json::parse(workload);
+    w["type"] = "inference";
+    return load_spec(dir.write("s.json", R"({"model": "m", "workload": )" + w.dump() + "}"));
+  };
+  auto s = qwen(R"({"input_tokens": 1000, "output_tokens": 200, "images_per_request": 2,
+                    "image_width": 448, "image_height": 448})");
+  CHECK(s.workload.inference.image_tokens == 512);
+  CHECK(s.workload.inference.prompt_tokens() == 1512);
+  CHECK(has_default(s,
+                    "2 image(s) x 256 tokens per request (448 x 448 pixels, 14-pixel patches "
+                    "merged 2 x 2)"));
+  s = qwen(R"({"input_tokens": 1000})");
+  CHECK(s.workload.inference.image_tokens == 0);
+  CHECK(has_default(s,
+                    "workload.images_per_request = 0: text-only prompts (the qwen2_vl vision "
+                    "tower is loaded)"));
+  // Past the context with the images: named, as vLLM would refuse it.
+  CHECK_THROWS_WITH(qwen(R"({"input_tokens": 30000, "output_tokens": 1000,
+                             "images_per_request": 4})"),
+                    Catch::Contains("s.json:/workload/input_tokens: 30000 input + 5476 image + "
+                                    "1000 output tokens exceed"));
+  // Images for a model without a vision tower.
+  CHECK_THROWS_WITH(
+      load_spec(dir.write("t.json",
+                          R"({"model": ")" + config_path("llama-3.1-8b") +
+                              R"(", "workload": {"type": "inference", "images_per_request": 1}})")),
+      Catch::EndsWith("t.json:/workload/images_per_request: the model (llama) has no "
+                      "vision tower, got 1"));
 }
