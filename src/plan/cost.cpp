@@ -78,7 +78,7 @@ Fleet whole_servers(int gpus_per_server, int per_replica, long long replicas) {
 
 // Owning a fleet: the purchase (GPU + server share, per GPU of every whole server), the fixed
 // cost per month (amortization and operations), and power at TDP x utilization x PUE x
-// electricity price for every GPU bought.
+// electricity price for every GPU bought. Detail::numbers leaves the price label out.
 struct OnPremCost {
   Fleet fleet;
   Usd purchase;
@@ -94,7 +94,8 @@ OnPremCost on_prem_cost(const Gpu& g,
                         int per_replica,
                         long long replicas,
                         const Deployment& d,
-                        const std::string& today) {
+                        const std::string& today,
+                        Detail detail) {
   OnPremCost o;
   // deployment.gpus_per_server counts GPUs; a MIG slice's server holds that many GPUs' slices.
   const auto per_server = d.gpus_per_server ? *d.gpus_per_server * g.purchase->units_per_gpu
@@ -106,6 +107,9 @@ OnPremCost on_prem_cost(const Gpu& g,
   o.operations_per_month = o.purchase * (d.operations_share / 12.0);
   o.kw = g.tdp.si() * gpus * d.utilization * d.pue / 1000.0;
   o.power = usd_per_hour(o.kw * d.electricity_usd_per_kwh);
+  if (detail == Detail::numbers) {
+    return o;
+  }
   o.label = fmt::format("{} per GPU + {} server share ({} {}, confidence {})",
                         format_usd(g.purchase->gpu),
                         format_usd(g.purchase->server_share),
@@ -161,7 +165,7 @@ std::string ownership_phrase(const CostBreakdown& k, const Deployment& d) {
 
 // On-prem buys ahead, in whole servers, for the horizon's peak month (the last one when demand
 // grows, the first when it shrinks), and pays the same every month.
-void cost_on_prem_inference(const Search& S, Candidate& c, double headroom) {
+void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Detail detail) {
   const Deployment& d = S.spec.deployment;
   const int per_replica = c.gpus_per_replica();
   CostBreakdown& k = c.cost;
@@ -173,12 +177,15 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom) {
   k.peak_month = static_cast<int>(peak - needed.begin()) + 1;
   k.gpus_needed_peak = *peak * per_replica;
   k.gpus_needed_first = needed.front() * per_replica;
-  const OnPremCost own = on_prem_cost(*c.gpu, per_replica, *peak, d, S.options.today);
+  const OnPremCost own = on_prem_cost(*c.gpu, per_replica, *peak, d, S.options.today, detail);
   record_on_prem(own, d, k);
   const Usd monthly = own.amortization_per_month + own.operations_per_month + k.power_per_month;
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
     k.months.push_back({m, needed[static_cast<std::size_t>(m - 1)], monthly});
     k.tco += monthly;
+  }
+  if (detail == Detail::numbers) {
+    return;
   }
   k.basis = fmt::format("{}, {}, {:.1f} kW at {:.0f}% utilization x PUE {:g} x ${:g}/kWh",
                         fleet_phrase(k),
@@ -201,7 +208,7 @@ bool cost_inference(
       return false;
     }
     // Bought for the horizon's peak, so targets stay met: no stops_meeting_targets_month.
-    cost_on_prem_inference(S, c, headroom);
+    cost_on_prem_inference(S, c, headroom, detail);
     return true;
   }
   const Price* p = pick_price(g, d);
@@ -266,7 +273,8 @@ void cost_training(const Search& S, const Price* price, Candidate& c, Detail det
     }
   } else {
     // The job is one replica of all its GPUs, in whole servers, paid for the time it runs.
-    const OnPremCost own = on_prem_cost(*c.gpu, c.layout.gpus(), 1, d, S.options.today);
+    const OnPremCost own =
+        on_prem_cost(*c.gpu, c.layout.gpus(), 1, d, S.options.today, Detail::full);
     c.cost.gpus_needed_peak = c.layout.gpus();
     c.cost.gpus_needed_first = c.layout.gpus();
     record_on_prem(own, d, c.cost);

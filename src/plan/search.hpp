@@ -132,7 +132,8 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
 
 // Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
 // False, with `why`, when the catalog has no price for the deployment.
-// Detail::numbers leaves the price label and the basis sentence out.
+// Detail::numbers leaves out the price label, its staleness, the basis sentence and the month
+// targets stop being met; the figures are the same.
 bool cost_inference(const Search& S,
                     Candidate& c,
                     double headroom,

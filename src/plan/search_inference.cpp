@@ -362,21 +362,30 @@ void consider_target_miss(const ReplicaSearch& r, const Parallelism& p, Miss& mi
   });
 }
 
-// A layout's candidate as the search scores it: the figures of the replica search, no sentences.
-Candidate serving_candidate(const Gpu& g, const Parallelism& p, const Spec& spec, const ReplicaSearch& r) {
+// A layout's candidate as the search scores it: the figures of the replica search, no sentences,
+// and no spec until it is kept (a copy of the spec per layout tried was a good part of the search).
+Candidate serving_candidate(const Gpu& g, const Parallelism& p, const ReplicaSearch& r) {
   Candidate c;
   c.gpu = &g;
   c.layout = p;
   c.replicas = r.replicas;
-  c.spec = spec;
   c.memory = r.best.memory();
   c.inference = with_replicas(r.best.one->perf, r.best.replicas);
   return c;
 }
 
-// The candidate re-evaluated with every sentence and band (Detail::full) at the batch and replicas
-// the search settled on: the same figures, now explained. Only the candidates kept are.
-void explain(const Search& S, Candidate& c) {
+// A configuration the search keeps: its candidate (with its spec variant) and the load headroom it
+// was costed with.
+struct Kept {
+  Candidate candidate;
+  double headroom = 1;
+};
+
+// The candidate re-evaluated and re-costed with every sentence and band (Detail::full) at the
+// batch and replicas the search settled on: the same figures, now explained. Only the candidates
+// kept are.
+void explain(const Search& S, Kept& kept) {
+  Candidate& c = kept.candidate;
   const Spec& spec = c.spec;
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
   c.inference =
@@ -385,6 +394,14 @@ void explain(const Search& S, Candidate& c) {
     c.inference_bands = inference_bands(
         *c.inference, *S.options.uncertainty, *c.gpu, spec.workload.inference.engine);
   }
+  // The cost figures do not depend on the detail; the prices per token are the search's.
+  const auto per_token = c.cost.usd_per_million_output_tokens;
+  const auto at_full_load = c.cost.usd_per_million_at_full_load;
+  c.cost = CostBreakdown{};
+  std::string why;
+  cost_inference(S, c, kept.headroom, why, Detail::full);
+  c.cost.usd_per_million_output_tokens = per_token;
+  c.cost.usd_per_million_at_full_load = at_full_load;
 }
 
 // The lowest score any number of replicas of a layout with `per_replica` GPUs can have: its cost
@@ -428,9 +445,10 @@ double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const
   return headroom > 1e8 ? 1.0 : headroom;
 }
 
-// $ per million output tokens at the planned load and with every replica running full.
+// $ per million output tokens at the planned load and with every replica running full, once
+// cost_inference has priced the candidate.
 void price_per_token(LayoutEvaluator& eval, Candidate& c) {
-  if (c.cost.price_label.empty() || c.inference->output_tokens_per_s <= 0) {
+  if (c.inference->output_tokens_per_s <= 0) {
     return;
   }
   c.cost.usd_per_million_output_tokens =
@@ -478,8 +496,8 @@ std::size_t EvaluationCache::Hash::operator()(const Key& k) const {
 // skipped after its fit probe (PlanOptions::prune).
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const ServingGoal goal = serving_goal(S.spec);
-  std::optional<Candidate> first; // the first configuration that meets the spec
-  std::optional<Candidate> best;  // a later one that scores strictly lower, if any
+  std::optional<Kept> first;      // the first configuration that meets the spec
+  std::optional<Kept> best;       // a later one that scores strictly lower, if any
   double best_score = 0;          // of the best so far: `best`, else `first`
   for (const Spec& spec : precision_variants(S.spec)) {
     if (!engine_runs(S, spec, g, miss)) {
@@ -515,31 +533,32 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         consider_target_miss(r, p, miss);
         continue;
       }
-      Candidate c = serving_candidate(g, p, spec, r);
+      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r))};
+      Candidate& c = k.candidate;
       std::string why;
-      if (!cost_inference(S, c, std::max(1.0, load_headroom(eval, goal, r)), why)) {
+      if (!cost_inference(S, c, k.headroom, why, Detail::numbers)) {
         miss.consider({"no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299});
         continue;
       }
       price_per_token(eval, c);
       if (S.any) {
+        c.spec = spec;
         found.push_back(std::move(c));
         return;
       }
       const double sc = score(c, S.options.objective, S.spec);
-      if (!first) {
-        first = std::move(c);
-        best_score = sc;
-      } else if (sc < best_score) {
-        best = std::move(c);
-        best_score = sc;
+      if (first && sc >= best_score) {
+        continue;
       }
+      c.spec = spec;
+      (first ? best : first) = std::move(k);
+      best_score = sc;
     }
   }
   for (auto* kept : {&first, &best}) {
     if (*kept) {
       explain(S, **kept);
-      found.push_back(std::move(**kept));
+      found.push_back(std::move((*kept)->candidate));
     }
   }
 }

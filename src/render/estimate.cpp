@@ -1,4 +1,5 @@
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/json_writer.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
 
@@ -11,12 +12,17 @@ namespace rightsize {
 
 namespace {
 
-nlohmann::json assumptions_json(const std::vector<Assumption>& list) {
-  nlohmann::json out = nlohmann::json::array();
+using detail::JsonWriter;
+
+// Members are written in the order nlohmann's std::map keeps keys (JsonWriter's contract).
+
+void write_assumptions(JsonWriter& w, const std::vector<Assumption>& list) {
+  w.begin_array();
   for (const auto& a : list) {
-    out.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+    w.begin_object().member("name", a.name).member("source", a.source).member("value", a.value);
+    w.end_object();
   }
-  return out;
+  w.end_array();
 }
 
 std::string gib_text(Bytes b) {
@@ -31,36 +37,76 @@ std::string bar(Bytes part, Bytes whole, int width) {
          std::string(static_cast<std::size_t>(width - filled), '.');
 }
 
-nlohmann::json band_json(const std::optional<Band>& b) {
-  return b ? nlohmann::json::array({b->low, b->high}) : nlohmann::json(nullptr);
+// [low, high], or null.
+void write_band(JsonWriter& w, const std::optional<Band>& b) {
+  if (!b) {
+    w.null();
+    return;
+  }
+  w.begin_array().value(b->low).value(b->high).end_array();
 }
 
-std::optional<Band> in_ms(const Band& b) {
+Band in_ms(const Band& b) {
   return Band{b.low * 1e3, b.high * 1e3};
 }
 
-std::optional<Band> in_hours(const Band& b) {
+Band in_hours(const Band& b) {
   return Band{b.low / 3600.0, b.high / 3600.0};
 }
 
-nlohmann::json bands_json(const EstimateReport& r) {
-  nlohmann::json j{{"coverage", r.band_coverage}, {"memory_total_bytes", band_json(r.memory_band)}};
-  if (const auto& b = r.inference_bands) {
-    j["ttft_ms"] = band_json(in_ms(b->ttft));
-    j["tpot_ms"] = band_json(in_ms(b->tpot));
-    j["output_tokens_per_s"] = band_json(b->output_tokens_per_s);
-    j["requests_per_s"] = band_json(b->requests_per_s);
-    j["basis"] = {{"ttft", b->ttft_ratio.basis}, {"tpot", b->tpot_ratio.basis}};
+// The training time band in hours, when the time to train is known.
+std::optional<Band> time_to_train_band(const EstimateReport& r, const TrainingBands& b) {
+  if (r.training && r.training->time_to_train) {
+    return in_hours(b.time_to_train);
   }
-  if (const auto& b = r.training_bands) {
-    j["step_time_s"] = band_json(b->step);
-    j["tokens_per_s"] = band_json(b->tokens_per_s);
-    j["time_to_train_hours"] = r.training && r.training->time_to_train
-                                   ? band_json(in_hours(b->time_to_train))
-                                   : nlohmann::json(nullptr);
-    j["basis"] = {{"step_time", b->step_ratio.basis}};
+  return std::nullopt;
+}
+
+// Which bands write_bands writes: every one (an estimate's "bands"), or those of one workload
+// beside its figures (inference.bands, training.bands).
+enum class BandFields { all, inference, training };
+
+void write_bands(JsonWriter& w, const EstimateReport& r, BandFields fields) {
+  const bool all = fields == BandFields::all;
+  const auto* const inference =
+      all || fields == BandFields::inference ? &r.inference_bands : nullptr;
+  const auto* const training = all || fields == BandFields::training ? &r.training_bands : nullptr;
+  w.begin_object();
+  if (r.training_bands) {
+    w.key("basis").begin_object().member("step_time", r.training_bands->step_ratio.basis);
+    w.end_object();
+  } else if (r.inference_bands) {
+    w.key("basis").begin_object();
+    w.member("tpot", r.inference_bands->tpot_ratio.basis)
+        .member("ttft", r.inference_bands->ttft_ratio.basis);
+    w.end_object();
   }
-  return j;
+  if (all) {
+    w.member("coverage", r.band_coverage).key("memory_total_bytes");
+    write_band(w, r.memory_band);
+  }
+  if (inference != nullptr && *inference) {
+    w.key("output_tokens_per_s");
+    write_band(w, (*inference)->output_tokens_per_s);
+    w.key("requests_per_s");
+    write_band(w, (*inference)->requests_per_s);
+  }
+  if (training != nullptr && *training) {
+    const auto& b = **training;
+    w.key("step_time_s");
+    write_band(w, b.step);
+    w.key("time_to_train_hours");
+    write_band(w, time_to_train_band(r, b));
+    w.key("tokens_per_s");
+    write_band(w, b.tokens_per_s);
+  }
+  if (inference != nullptr && *inference) {
+    w.key("tpot_ms");
+    write_band(w, in_ms((*inference)->tpot));
+    w.key("ttft_ms");
+    write_band(w, in_ms((*inference)->ttft));
+  }
+  w.end_object();
 }
 
 // "TPOT", "requests/s": how a person calls a target.
@@ -122,175 +168,241 @@ std::string target_summary(const TargetCheck& t, int replicas) {
                      how);
 }
 
-nlohmann::json targets_json(const EstimateReport& r) {
-  nlohmann::json out = nlohmann::json::array();
+void write_targets(JsonWriter& w, const EstimateReport& r) {
+  w.begin_array();
   for (const auto& t : r.targets) {
-    out.push_back({{"target", t.target},
-                   {"kind", t.at_most ? "at_most" : "at_least"},
-                   {"limit", t.limit},
-                   {"predicted", t.predicted},
-                   {"band", band_json(t.band)},
-                   {"held", t.held},
-                   {"met", t.met},
-                   {"met_at_point", t.met_at_point},
-                   {"margin", t.margin},
-                   {"summary", target_summary(t, r.replicas)}});
+    w.begin_object().key("band");
+    write_band(w, t.band);
+    w.member("held", t.held)
+        .member("kind", t.at_most ? "at_most" : "at_least")
+        .member("limit", t.limit)
+        .member("margin", t.margin)
+        .member("met", t.met)
+        .member("met_at_point", t.met_at_point)
+        .member("predicted", t.predicted)
+        .member("summary", target_summary(t, r.replicas))
+        .member("target", t.target)
+        .end_object();
   }
-  return out;
+  w.end_array();
 }
 
-nlohmann::json cost_json(const EstimateReport& r) {
+void write_cost(JsonWriter& w, const EstimateReport& r) {
   if (!r.cost) {
-    return nullptr;
+    w.null();
+    return;
   }
   const auto& c = *r.cost;
-  nlohmann::json j{{"usd_per_hour", c.per_hour.si()},
-                   {"price_usd_per_gpu_hour", c.price.per_gpu.si()},
-                   {"provider", c.price.provider},
-                   {"kind", c.price.kind},
-                   {"price", c.price_label},
-                   {"price_stale", c.price_stale}};
-  const char* const per_million =
-      r.training ? "usd_per_million_trained_tokens" : "usd_per_million_output_tokens";
-  j[per_million] = c.usd_per_million_tokens ? nlohmann::json(*c.usd_per_million_tokens)
-                                            : nlohmann::json(nullptr);
+  w.begin_object()
+      .member("kind", c.price.kind)
+      .member("price", c.price_label)
+      .member("price_stale", c.price_stale)
+      .member("price_usd_per_gpu_hour", c.price.per_gpu.si())
+      .member("provider", c.price.provider)
+      .member("usd_per_hour", c.per_hour.si())
+      .member(r.training ? "usd_per_million_trained_tokens" : "usd_per_million_output_tokens",
+              c.usd_per_million_tokens);
   if (r.training) {
-    j["usd_to_train"] = c.to_train ? nlohmann::json(c.to_train->si()) : nlohmann::json(nullptr);
+    w.key("usd_to_train");
+    if (c.to_train) {
+      w.value(c.to_train->si());
+    } else {
+      w.null();
+    }
   }
-  return j;
+  w.end_object();
+}
+
+// Per replica, for a serving estimate over several replicas.
+void write_per_replica(JsonWriter& w, const EstimateReport& r) {
+  const auto& perf = r.inference;
+  const double n = r.replicas;
+  w.begin_object()
+      .member("batch", r.memory.batch)
+      .member("output_tokens_per_s", perf ? perf->output_tokens_per_s / n : 0.0)
+      .member("requests_per_s", perf ? perf->requests_per_s / n : 0.0)
+      .end_object();
 }
 
 } // namespace
 
-nlohmann::json estimate_sections_json(const EstimateReport& r) {
-  const auto& m = r.memory;
+void write_parallelism_json(JsonWriter& w, const EstimateReport& r) {
   const auto& p = r.parallelism;
-  nlohmann::json j = nlohmann::json::object();
-  j["parallelism"] = {{"tp", p.tp}, {"pp", p.pp}, {"dp", p.dp * r.replicas}, {"ep", p.ep}};
-  j["memory"] = {{"capacity_bytes", m.capacity.si()},
-                 {"budget_bytes", m.budget.si()},
-                 {"per_gpu",
-                  {{"weights_bytes", m.per_gpu.weights.si()},
-                   {"kv_cache_bytes", m.per_gpu.kv_cache.si()},
-                   {"activations_bytes", m.per_gpu.activations.si()},
-                   {"gradients_bytes", m.per_gpu.gradients.si()},
-                   {"optimizer_bytes", m.per_gpu.optimizer.si()},
-                   {"overhead_bytes", m.per_gpu.overhead.si()},
-                   {"total_bytes", m.per_gpu.total().si()}}},
-                 {"headroom_bytes", (m.budget - m.per_gpu.total()).si()}};
-  if (r.spec.workload.is_training()) {
-    const auto& w = r.spec.workload.training;
-    j["training"] = {
-        {"micro_batch", m.batch},
-        {"step_time_s", r.training ? r.training->step.si() : 0.0},
-        {"tokens_per_s", r.training ? r.training->tokens_per_s : 0.0},
-        {"mfu", r.training ? r.training->mfu : 0.0},
-        {"time_to_train_hours",
-         r.training && r.training->time_to_train
-             ? nlohmann::json(to_hours(*r.training->time_to_train))
-             : nlohmann::json(nullptr)},
-        {"meets_deadline",
-         r.training && r.training->meets_deadline ? nlohmann::json(*r.training->meets_deadline)
-                                                  : nlohmann::json(nullptr)},
-        {"breakdown_s",
-         r.training
-             ? nlohmann::json{{"compute", r.training->compute.si()},
-                              {"pipeline_bubble", r.training->pipeline_bubble.si()},
-                              {"tensor_parallel", r.training->tensor_parallel_communication.si()},
-                              {"data_parallel_exposed", r.training->data_parallel_exposed.si()}}
-             : nlohmann::json(nullptr)},
-        {"global_batch", w.global_batch},
-        {"seq_len", w.seq_len},
-        {"trainable_params", m.trainable_params},
-        {"precision_recipe", m.precision_recipe},
-        {"bytes_per_trainable_param", m.bytes_per_param},
-        {"zero_stage", w.zero_stage},
-        {"recompute", std::string(to_string(w.recompute))}};
-  } else {
-    const auto& perf = r.inference;
-    j["inference"] = {
-        {"batch", m.batch},
-        {"ttft_ms", perf ? to_ms(perf->ttft) : 0.0},
-        {"tpot_ms", perf ? to_ms(perf->tpot) : 0.0},
-        {"output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0},
-        {"requests_per_s", perf ? perf->requests_per_s : 0.0},
-        {"prefill_tokens_per_s", perf ? perf->prefill_tokens_per_s : 0.0},
-        {"prefill_ms", perf ? to_ms(perf->prefill) : 0.0},
-        {"decode_step_ms", perf ? to_ms(perf->decode_step) : 0.0},
-        {"compute_precision", perf ? std::string(to_string(perf->compute_precision)) : ""},
-        {"max_batch", m.max_batch},
-        {"max_context_tokens", m.max_context},
-        {"kv_cache_per_token_bytes", m.kv_per_token.si()},
-        {"kv_cache_per_sequence_bytes", m.kv_per_sequence.si()},
-        {"kv_cache_pool_bytes", m.kv_pool.si()},
-        {"engine", std::string(to_string(r.spec.workload.inference.engine))}};
-    const double n = r.replicas;
-    j["per_replica"] = {{"batch", m.batch},
-                        {"output_tokens_per_s", perf ? perf->output_tokens_per_s / n : 0.0},
-                        {"requests_per_s", perf ? perf->requests_per_s / n : 0.0}};
-  }
-  if (r.inference) {
-    j["bottleneck"] = r.inference->bottleneck;
-    j["explanation"] = r.inference->explanation;
-  } else if (r.training) {
-    j["bottleneck"] = r.training->bottleneck;
-    j["explanation"] = r.training->explanation;
-  }
-  j["confidence"] = r.judged_at_band_edge ? "band" : "point";
-  j["bands"] = bands_json(r);
-  // The same bands beside the figures they qualify, as plan reports them:
-  // inference.bands.<field>, training.bands.<field>, memory.bands.total_bytes.
-  const nlohmann::json& bands = j["bands"];
-  const auto pick = [&](std::initializer_list<const char*> fields) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const char* f : fields) {
-      if (bands.contains(f)) {
-        out[f] = bands[f];
-      }
-    }
-    return out;
-  };
-  if (r.inference_bands && j.contains("inference")) {
-    j["inference"]["bands"] =
-        pick({"ttft_ms", "tpot_ms", "output_tokens_per_s", "requests_per_s", "basis"});
-  }
-  if (r.training_bands && j.contains("training")) {
-    j["training"]["bands"] = pick({"step_time_s", "tokens_per_s", "time_to_train_hours", "basis"});
-  }
-  if (r.memory_band && j.contains("memory")) {
-    j["memory"]["bands"] = {{"total_bytes", bands["memory_total_bytes"]}};
-  }
-  return j;
+  w.begin_object()
+      .member("dp", p.dp * r.replicas)
+      .member("ep", p.ep)
+      .member("pp", p.pp)
+      .member("tp", p.tp)
+      .end_object();
 }
 
-nlohmann::json estimate_to_json(const EstimateReport& r) {
+void write_memory_json(JsonWriter& w, const EstimateReport& r) {
   const auto& m = r.memory;
-  const auto& p = r.parallelism;
-  nlohmann::json j = estimate_sections_json(r);
-  j["schema_version"] = 1;
-  j["spec"] = r.spec.name;
-  j["gpu"] = r.gpu.name;
-  j["gpus"] = p.gpus() * r.replicas;
-  j["gpus_per_replica"] = p.gpus();
-  j["replicas"] = r.replicas;
-  j["precision"] = {{"weights", std::string(to_string(r.spec.precision.weights))},
-                    {"kv_cache", std::string(to_string(r.spec.precision.kv_cache))}};
-  j["fits"] = m.fits;
-  j["assumptions"] = assumptions_json(m.assumptions);
-  j["notes"] = m.notes;
-  j["targets"] = targets_json(r);
-  if (r.calibration) {
-    j["calibration"] = {{"measured", r.calibration->measured}, {"basis", r.calibration->text}};
+  w.begin_object();
+  if (r.memory_band) {
+    w.key("bands").begin_object().key("total_bytes");
+    write_band(w, r.memory_band);
+    w.end_object();
   }
-  j["cost"] = cost_json(r);
-  if (!r.cost_note.empty()) {
-    j["cost_note"] = r.cost_note;
+  w.member("budget_bytes", m.budget.si())
+      .member("capacity_bytes", m.capacity.si())
+      .member("headroom_bytes", (m.budget - m.per_gpu.total()).si())
+      .key("per_gpu")
+      .begin_object()
+      .member("activations_bytes", m.per_gpu.activations.si())
+      .member("gradients_bytes", m.per_gpu.gradients.si())
+      .member("kv_cache_bytes", m.per_gpu.kv_cache.si())
+      .member("optimizer_bytes", m.per_gpu.optimizer.si())
+      .member("overhead_bytes", m.per_gpu.overhead.si())
+      .member("total_bytes", m.per_gpu.total().si())
+      .member("weights_bytes", m.per_gpu.weights.si())
+      .end_object();
+  w.end_object();
+}
+
+void write_inference_json(JsonWriter& w, const EstimateReport& r) {
+  const auto& m = r.memory;
+  const auto& perf = r.inference;
+  w.begin_object();
+  if (r.inference_bands) {
+    w.key("bands");
+    write_bands(w, r, BandFields::inference);
   }
-  return j;
+  w.member("batch", m.batch)
+      .member("compute_precision",
+              perf ? std::string(to_string(perf->compute_precision)) : std::string())
+      .member("decode_step_ms", perf ? to_ms(perf->decode_step) : 0.0)
+      .member("engine", to_string(r.spec.workload.inference.engine))
+      .member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
+      .member("kv_cache_per_token_bytes", m.kv_per_token.si())
+      .member("kv_cache_pool_bytes", m.kv_pool.si())
+      .member("max_batch", m.max_batch)
+      .member("max_context_tokens", m.max_context)
+      .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0)
+      .member("prefill_ms", perf ? to_ms(perf->prefill) : 0.0)
+      .member("prefill_tokens_per_s", perf ? perf->prefill_tokens_per_s : 0.0)
+      .member("requests_per_s", perf ? perf->requests_per_s : 0.0)
+      .member("tpot_ms", perf ? to_ms(perf->tpot) : 0.0)
+      .member("ttft_ms", perf ? to_ms(perf->ttft) : 0.0)
+      .end_object();
+}
+
+void write_training_json(JsonWriter& w, const EstimateReport& r) {
+  const auto& m = r.memory;
+  const auto& t = r.training;
+  const auto& spec = r.spec.workload.training;
+  w.begin_object();
+  if (r.training_bands) {
+    w.key("bands");
+    write_bands(w, r, BandFields::training);
+  }
+  w.key("breakdown_s");
+  if (t) {
+    w.begin_object()
+        .member("compute", t->compute.si())
+        .member("data_parallel_exposed", t->data_parallel_exposed.si())
+        .member("pipeline_bubble", t->pipeline_bubble.si())
+        .member("tensor_parallel", t->tensor_parallel_communication.si())
+        .end_object();
+  } else {
+    w.null();
+  }
+  w.member("bytes_per_trainable_param", m.bytes_per_param)
+      .member("global_batch", spec.global_batch)
+      .member("meets_deadline", t ? t->meets_deadline : std::nullopt)
+      .member("mfu", t ? t->mfu : 0.0)
+      .member("micro_batch", m.batch)
+      .member("precision_recipe", m.precision_recipe)
+      .member("recompute", to_string(spec.recompute))
+      .member("seq_len", spec.seq_len)
+      .member("step_time_s", t ? t->step.si() : 0.0)
+      .key("time_to_train_hours");
+  if (t && t->time_to_train) {
+    w.value(to_hours(*t->time_to_train));
+  } else {
+    w.null();
+  }
+  w.member("tokens_per_s", t ? t->tokens_per_s : 0.0)
+      .member("trainable_params", m.trainable_params)
+      .member("zero_stage", spec.zero_stage)
+      .end_object();
+}
+
+void write_precision_json(JsonWriter& w, const Spec& spec) {
+  w.begin_object()
+      .member("kv_cache", to_string(spec.precision.kv_cache))
+      .member("weights", to_string(spec.precision.weights))
+      .end_object();
+}
+
+void write_calibration_json(JsonWriter& w, const Calibration& c) {
+  w.begin_object().member("basis", c.text).member("measured", c.measured).end_object();
+}
+
+std::optional<Bottleneck> bottleneck(const EstimateReport& r) {
+  if (r.inference) {
+    return Bottleneck{r.inference->bottleneck, r.inference->explanation};
+  }
+  if (r.training) {
+    return Bottleneck{r.training->bottleneck, r.training->explanation};
+  }
+  return std::nullopt;
 }
 
 void render_estimate_json(const EstimateReport& r, std::ostream& out) {
-  out << detail::dump_json(estimate_to_json(r), 2) << '\n';
+  const auto& p = r.parallelism;
+  const auto neck = bottleneck(r);
+  std::string text;
+  JsonWriter w(text);
+  w.begin_object().key("assumptions");
+  write_assumptions(w, r.memory.assumptions);
+  w.key("bands");
+  write_bands(w, r, BandFields::all);
+  if (neck) {
+    w.member("bottleneck", neck->name);
+  }
+  if (r.calibration) {
+    w.key("calibration");
+    write_calibration_json(w, *r.calibration);
+  }
+  w.member("confidence", r.judged_at_band_edge ? "band" : "point").key("cost");
+  write_cost(w, r);
+  if (!r.cost_note.empty()) {
+    w.member("cost_note", r.cost_note);
+  }
+  if (neck) {
+    w.member("explanation", neck->explanation);
+  }
+  w.member("fits", r.memory.fits)
+      .member("gpu", r.gpu.name)
+      .member("gpus", p.gpus() * r.replicas)
+      .member("gpus_per_replica", p.gpus());
+  const bool training = r.spec.workload.is_training();
+  if (!training) {
+    w.key("inference");
+    write_inference_json(w, r);
+  }
+  w.key("memory");
+  write_memory_json(w, r);
+  w.member("notes", r.memory.notes).key("parallelism");
+  write_parallelism_json(w, r);
+  if (!training) {
+    w.key("per_replica");
+    write_per_replica(w, r);
+  }
+  w.key("precision");
+  write_precision_json(w, r.spec);
+  w.member("replicas", r.replicas)
+      .member("schema_version", 1)
+      .member("spec", r.spec.name)
+      .key("targets");
+  write_targets(w, r);
+  if (training) {
+    w.key("training");
+    write_training_json(w, r);
+  }
+  w.end_object();
+  out << text << '\n';
 }
 
 namespace {

@@ -1,4 +1,4 @@
-#include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/json_writer.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/render/plan.hpp>
@@ -54,84 +54,98 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
                      c.memory.batch);
 }
 
-nlohmann::json candidate_json(const Candidate& c) {
-  EstimateReport report{c.spec,
-                        *c.gpu,
-                        c.layout,
-                        c.memory,
-                        c.inference,
-                        c.training,
-                        c.replicas,
-                        c.inference_bands,
-                        c.training_bands,
-                        c.memory_band,
-                        0.8,
-                        false,
-                        c.calibration,
-                        {},
-                        std::nullopt,
-                        ""};
-  nlohmann::json e = estimate_sections_json(report);
-  nlohmann::json j{
-      {"rank", c.rank},
-      {"gpu", c.partition.empty() ? c.gpu->name : c.whole_gpu->name},
-      {"partition", c.partition.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.partition)},
-      {"gpus_per_replica", c.gpus_per_replica()},
-      {"replicas", c.replicas},
-      {"gpus", c.total_gpus()},
-      {"parallelism", std::move(e["parallelism"])},
-      {"precision",
-       {{"weights", std::string(to_string(c.spec.precision.weights))},
-        {"kv_cache", std::string(to_string(c.spec.precision.kv_cache))}}},
-      {"memory", std::move(e["memory"])},
-      {"cost",
-       {{"usd_per_hour", c.cost.per_hour.si()},
-        {"usd_per_million_output_tokens",
-         c.cost.usd_per_million_output_tokens
-             ? nlohmann::json(*c.cost.usd_per_million_output_tokens)
-             : nlohmann::json(nullptr)},
-        {"usd_per_million_output_tokens_full_load",
-         c.cost.usd_per_million_at_full_load ? nlohmann::json(*c.cost.usd_per_million_at_full_load)
-                                             : nlohmann::json(nullptr)},
-        {"tco_usd", c.cost.tco.si()},
-        {"on_prem",
-         c.cost.gpus_bought > 0
-             ? nlohmann::json{{"servers", c.cost.servers},
-                              {"gpus_per_server", c.cost.gpus_per_server},
-                              {"gpus_bought", c.cost.gpus_bought},
-                              {"gpus_needed_peak", c.cost.gpus_needed_peak},
-                              {"gpus_needed_first_month", c.cost.gpus_needed_first},
-                              {"peak_month", c.cost.peak_month},
-                              {"capex_usd", c.cost.purchase.si()},
-                              {"amortization_usd_per_month", c.cost.amortization_per_month.si()},
-                              {"operations_usd_per_month", c.cost.operations_per_month.si()},
-                              {"power_usd_per_month", c.cost.power_per_month.si()}}
-             : nlohmann::json(nullptr)},
-        {"price", c.cost.price_label},
-        {"price_stale", c.cost.price_stale},
-        {"basis", c.cost.basis},
-        {"stops_meeting_targets_month",
-         c.cost.stops_meeting_targets_month ? nlohmann::json(*c.cost.stops_meeting_targets_month)
-                                            : nlohmann::json(nullptr)}}},
-      {"verdict", c.verdict},
-      {"verdict_reason", c.verdict_reason},
-      {"bottleneck", e.value("bottleneck", "")},
-      {"explanation", e.value("explanation", "")},
-  };
+void write_cost(detail::JsonWriter& w, const Candidate& c) {
+  const auto& cost = c.cost;
+  w.begin_object().member("basis", cost.basis).key("on_prem");
+  if (cost.gpus_bought > 0) {
+    w.begin_object()
+        .member("amortization_usd_per_month", cost.amortization_per_month.si())
+        .member("capex_usd", cost.purchase.si())
+        .member("gpus_bought", cost.gpus_bought)
+        .member("gpus_needed_first_month", cost.gpus_needed_first)
+        .member("gpus_needed_peak", cost.gpus_needed_peak)
+        .member("gpus_per_server", cost.gpus_per_server)
+        .member("operations_usd_per_month", cost.operations_per_month.si())
+        .member("peak_month", cost.peak_month)
+        .member("power_usd_per_month", cost.power_per_month.si())
+        .member("servers", cost.servers)
+        .end_object();
+  } else {
+    w.null();
+  }
+  w.member("price", cost.price_label)
+      .member("price_stale", cost.price_stale)
+      .member("stops_meeting_targets_month", cost.stops_meeting_targets_month)
+      .member("tco_usd", cost.tco.si())
+      .member("usd_per_hour", cost.per_hour.si())
+      .member("usd_per_million_output_tokens", cost.usd_per_million_output_tokens)
+      .member("usd_per_million_output_tokens_full_load", cost.usd_per_million_at_full_load)
+      .end_object();
+}
+
+void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c) {
+  const EstimateReport report{c.spec,
+                              *c.gpu,
+                              c.layout,
+                              c.memory,
+                              c.inference,
+                              c.training,
+                              c.replicas,
+                              c.inference_bands,
+                              c.training_bands,
+                              c.memory_band,
+                              0.8,
+                              false,
+                              c.calibration,
+                              {},
+                              std::nullopt,
+                              ""};
+  const auto neck = bottleneck(report);
+  const bool training = c.spec.workload.is_training();
+  w.begin_object().member("bottleneck", neck ? neck->name : std::string_view());
   if (c.calibration) {
-    j["calibration"] = {{"measured", c.calibration->measured}, {"basis", c.calibration->text}};
+    w.key("calibration");
+    write_calibration_json(w, *c.calibration);
   }
+  w.key("cost");
+  write_cost(w, c);
+  // estimate evaluates whole GPUs only.
+  w.key("estimate_command");
+  if (c.partition.empty()) {
+    w.value("rightsize " + estimate_args(plan, c));
+  } else {
+    w.null();
+  }
+  w.member("explanation", neck ? neck->explanation : std::string_view())
+      .member("gpu", c.partition.empty() ? c.gpu->name : c.whole_gpu->name)
+      .member("gpus", c.total_gpus())
+      .member("gpus_per_replica", c.gpus_per_replica());
+  // Bands sit beside the figures they qualify, as in an estimate.
+  if (!training) {
+    w.key("inference");
+    write_inference_json(w, report);
+  }
+  w.key("memory");
+  write_memory_json(w, report);
+  w.key("parallelism");
+  write_parallelism_json(w, report);
+  w.key("partition");
+  if (c.partition.empty()) {
+    w.null();
+  } else {
+    w.value(c.partition);
+  }
+  w.key("precision");
+  write_precision_json(w, c.spec);
   if (!c.precision_note.empty()) {
-    j["precision_note"] = c.precision_note;
+    w.member("precision_note", c.precision_note);
   }
-  // Bands sit beside the figures they qualify (estimate_to_json puts them there).
-  if (e.contains("inference")) {
-    j["inference"] = std::move(e["inference"]);
+  w.member("rank", c.rank).member("replicas", c.replicas);
+  if (training) {
+    w.key("training");
+    write_training_json(w, report);
   }
-  if (e.contains("training")) {
-    j["training"] = std::move(e["training"]);
-  }
-  return j;
+  w.member("verdict", c.verdict).member("verdict_reason", c.verdict_reason).end_object();
 }
 
 } // namespace
@@ -261,33 +275,24 @@ std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>&
   return out;
 }
 
-nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
-  nlohmann::json candidates = nlohmann::json::array();
-  for (const auto* c : shown(plan, o)) {
-    candidates.push_back(candidate_json(*c));
-    // estimate evaluates whole GPUs only.
-    candidates.back()["estimate_command"] =
-        c->partition.empty() ? nlohmann::json("rightsize " + estimate_args(plan, *c))
-                             : nlohmann::json(nullptr);
-  }
-  nlohmann::json rejected = nlohmann::json::array();
-  for (const auto& r : plan.rejected) {
-    rejected.push_back(
-        {{"gpu", r.gpu},
-         {"code", r.code},
-         {"reason", r.reason},
-         {"nearest_fix", r.nearest_fix},
-         {"fix",
-          r.fix ? nlohmann::json{{"pointer", r.fix->pointer}, {"value", r.fix->value}}
-                : nlohmann::json(nullptr)}});
-  }
-  nlohmann::json assumptions = nlohmann::json::array();
+namespace {
+
+void write_assumption(detail::JsonWriter& w,
+                      std::string_view name,
+                      std::optional<double> value,
+                      std::string_view source) {
+  w.begin_object().member("name", name).member("source", source).member("value", value);
+  w.end_object();
+}
+
+void write_assumptions(detail::JsonWriter& w, const Plan& plan) {
+  w.begin_array();
   for (const auto& a : plan.assumptions) {
-    assumptions.push_back({{"name", a.name}, {"value", a.value}, {"source", a.source}});
+    write_assumption(w, a.name, a.value, a.source);
   }
   const auto& d = plan.spec.deployment;
   for (const auto& [name, value, source] :
-       std::vector<std::tuple<std::string, double, std::string>>{
+       std::initializer_list<std::tuple<const char*, double, const char*>>{
            {"hours_per_month", d.hours_per_month, "deployment.hours_per_month"},
            {"horizon_months", static_cast<double>(d.horizon_months), "deployment.horizon_months"},
            {"growth_per_month", d.growth_per_month, "deployment.growth_per_month"},
@@ -298,39 +303,76 @@ nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o) {
             "deployment.electricity_usd_per_kwh"},
            {"amortization_years", d.amortization_years, "deployment.amortization_years"},
            {"operations_share", d.operations_share, "deployment.operations_share"}}) {
-    assumptions.push_back({{"name", name}, {"value", value}, {"source", source}});
+    write_assumption(w, name, value, source);
   }
   for (const auto& text : plan.spec.defaults) {
-    assumptions.push_back({{"name", "default"}, {"value", nullptr}, {"source", text}});
+    write_assumption(w, "default", std::nullopt, text);
   }
-  const auto& r = plan.requirements;
-  return nlohmann::json{
-      {"schema_version", 1},
-      {"spec",
-       {{"name", plan.spec.name},
-        {"file", plan.spec.file},
-        {"model", plan.spec.model.name},
-        {"workload", std::string(to_string(plan.spec.workload.type))},
-        {"deployment", std::string(to_string(d.mode))}}},
-      {"objective", std::string(to_string(plan.objective))},
-      {"catalog", {{"version", plan.catalog_version}, {"digest", plan.catalog_digest}}},
-      {"requirements",
-       {{"weights_bytes", r.weights.si()},
-        {"params_total", r.params_total},
-        {"params_active", r.params_active},
-        {"kv_cache_per_request_bytes", r.kv_per_request.si()},
-        {"flops_per_token", r.flops_per_token.si()}}},
-      {"feasible", plan.feasible()},
-      {"candidates", candidates},
-      {"rejected", rejected},
-      {"assumptions", assumptions},
-      {"notes", plan.notes},
-      {"uncalibrated", uncalibrated_lines(shown(plan, o))},
-  };
+  w.end_array();
 }
 
+void write_rejected(detail::JsonWriter& w, const Plan& plan) {
+  w.begin_array();
+  for (const auto& r : plan.rejected) {
+    w.begin_object().member("code", r.code).key("fix");
+    if (r.fix) {
+      w.begin_object().member("pointer", r.fix->pointer).member("value", r.fix->value);
+      w.end_object();
+    } else {
+      w.null();
+    }
+    w.member("gpu", r.gpu)
+        .member("nearest_fix", r.nearest_fix)
+        .member("reason", r.reason)
+        .end_object();
+  }
+  w.end_array();
+}
+
+} // namespace
+
 void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& out) {
-  out << detail::dump_json(plan_to_json(plan, o), 2) << '\n';
+  const auto& r = plan.requirements;
+  const auto rows = shown(plan, o);
+  std::string text;
+  detail::JsonWriter w(text);
+  w.begin_object().key("assumptions");
+  write_assumptions(w, plan);
+  w.key("candidates").begin_array();
+  for (const auto* c : rows) {
+    write_candidate(w, plan, *c);
+  }
+  w.end_array()
+      .key("catalog")
+      .begin_object()
+      .member("digest", plan.catalog_digest)
+      .member("version", plan.catalog_version)
+      .end_object()
+      .member("feasible", plan.feasible())
+      .member("notes", plan.notes)
+      .member("objective", to_string(plan.objective))
+      .key("rejected");
+  write_rejected(w, plan);
+  w.key("requirements")
+      .begin_object()
+      .member("flops_per_token", r.flops_per_token.si())
+      .member("kv_cache_per_request_bytes", r.kv_per_request.si())
+      .member("params_active", r.params_active)
+      .member("params_total", r.params_total)
+      .member("weights_bytes", r.weights.si())
+      .end_object()
+      .member("schema_version", 1)
+      .key("spec")
+      .begin_object()
+      .member("deployment", to_string(plan.spec.deployment.mode))
+      .member("file", plan.spec.file)
+      .member("model", plan.spec.model.name)
+      .member("name", plan.spec.name)
+      .member("workload", to_string(plan.spec.workload.type))
+      .end_object()
+      .member("uncalibrated", uncalibrated_lines(rows))
+      .end_object();
+  out << text << '\n';
 }
 
 namespace {

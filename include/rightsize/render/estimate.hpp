@@ -4,16 +4,16 @@
 // in the CLI, which judges the targets and prices the configuration); this file only formats.
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/json_writer.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/spec/spec.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rightsize {
@@ -66,11 +66,26 @@ struct EstimateReport {
   std::string cost_note{}; // why there is no cost, when there is none
 };
 
-nlohmann::json estimate_to_json(const EstimateReport& r);
-// The sections of an estimate that a plan's candidates repeat: parallelism, memory, inference (and
-// per_replica) or training, each with its bands, bottleneck, explanation and the bands together.
-nlohmann::json estimate_sections_json(const EstimateReport& r);
+// JSON (schema_version 1), written without building a tree (detail::JsonWriter).
 void render_estimate_json(const EstimateReport& r, std::ostream& out);
+
+// The sections of an estimate that a plan's candidates repeat, each written as the value of the
+// key the caller has just written: "parallelism" (dp over all replicas), "memory" (with
+// bands.total_bytes), "inference" (serving specs; with its bands) or "training" (training specs;
+// with its bands), "precision" and "calibration".
+void write_parallelism_json(detail::JsonWriter& w, const EstimateReport& r);
+void write_memory_json(detail::JsonWriter& w, const EstimateReport& r);
+void write_inference_json(detail::JsonWriter& w, const EstimateReport& r);
+void write_training_json(detail::JsonWriter& w, const EstimateReport& r);
+void write_precision_json(detail::JsonWriter& w, const Spec& spec);
+void write_calibration_json(detail::JsonWriter& w, const Calibration& c);
+
+// What limits the configuration, and one sentence saying why; none without a performance estimate.
+struct Bottleneck {
+  std::string_view name;
+  std::string_view explanation;
+};
+std::optional<Bottleneck> bottleneck(const EstimateReport& r);
 void render_estimate_table(const EstimateReport& r, std::ostream& out);
 
 } // namespace rightsize

@@ -6,8 +6,6 @@
 
 #include <rightsize/plan/plan.hpp>
 
-#include <nlohmann/json.hpp>
-
 #include <ostream>
 
 namespace rightsize {
@@ -18,7 +16,7 @@ struct RenderOptions {
   bool wide = false;  // every column; default: the table fits 80 columns
 };
 
-nlohmann::json plan_to_json(const Plan& plan, const RenderOptions& o);
+// JSON (schema_version 1), written without building a tree (detail::JsonWriter).
 void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& out);
 void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& out);
 void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream& out);

@@ -1,0 +1,213 @@
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/json_writer.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <cassert>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+namespace rightsize::detail {
+
+namespace {
+
+// Bytes that nlohmann's dump_escaped changes: quotes, backslashes, control characters, and
+// everything outside ASCII (checked as UTF-8, and replaced when invalid).
+bool needs_escaping(std::string_view s) {
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+JsonWriter::JsonWriter(std::string& out, int indent) : m_out(out), m_indent(indent) {}
+
+void JsonWriter::newline_and_indent(std::size_t depth) {
+  if (m_indent >= 0) {
+    m_out += '\n';
+    m_out.append(depth * static_cast<std::size_t>(m_indent), ' ');
+  }
+}
+
+void JsonWriter::before_value() {
+  if (m_after_key) {
+    m_after_key = false;
+    return;
+  }
+  if (m_levels.empty()) {
+    return;
+  }
+  Level& level = m_levels.back();
+  assert(!level.object && "an object's value needs a key first");
+  if (!level.empty) {
+    m_out += ',';
+  }
+  level.empty = false;
+  newline_and_indent(m_levels.size());
+}
+
+JsonWriter& JsonWriter::key(std::string_view name) {
+  assert(!m_levels.empty() && m_levels.back().object && !m_after_key);
+  Level& level = m_levels.back();
+#ifndef NDEBUG
+  // nlohmann keeps an object's members in a std::map: the caller writes them in its order.
+  assert((level.empty || level.last_key < name) && "keys must be written in ascending order");
+  level.last_key = std::string(name);
+#endif
+  if (!level.empty) {
+    m_out += ',';
+  }
+  level.empty = false;
+  newline_and_indent(m_levels.size());
+  write_string(name);
+  m_out += m_indent >= 0 ? ": " : ":";
+  m_after_key = true;
+  return *this;
+}
+
+JsonWriter& JsonWriter::open(char bracket, bool object) {
+  before_value();
+  m_out += bracket;
+  Level level;
+  level.object = object;
+  m_levels.push_back(std::move(level));
+  return *this;
+}
+
+JsonWriter& JsonWriter::close(char bracket, bool object) {
+  assert(!m_levels.empty() && m_levels.back().object == object && !m_after_key);
+  static_cast<void>(object);
+  const bool empty = m_levels.back().empty;
+  m_levels.pop_back();
+  if (!empty) {
+    newline_and_indent(m_levels.size());
+  }
+  m_out += bracket;
+  return *this;
+}
+
+JsonWriter& JsonWriter::begin_object() {
+  return open('{', true);
+}
+
+JsonWriter& JsonWriter::end_object() {
+  return close('}', true);
+}
+
+JsonWriter& JsonWriter::begin_array() {
+  return open('[', false);
+}
+
+JsonWriter& JsonWriter::end_array() {
+  return close(']', false);
+}
+
+JsonWriter& JsonWriter::null() {
+  before_value();
+  m_out += "null";
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(bool b) {
+  before_value();
+  m_out += b ? "true" : "false";
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(double x) {
+  if (!std::isfinite(x)) {
+    return null();
+  }
+  before_value();
+  // nlohmann's own shortest round-trip formatting (what its serializer calls for a double), so
+  // that "1.0", "1e+300" and "0.30000000000000004" come out as dump writes them.
+  std::array<char, 64> buffer{};
+  char* const end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
+  m_out.append(buffer.data(), end);
+  return *this;
+}
+
+JsonWriter& JsonWriter::value(std::string_view s) {
+  before_value();
+  write_string(s);
+  return *this;
+}
+
+void JsonWriter::write_string(std::string_view s) {
+  if (needs_escaping(s)) {
+    m_out += dump_json(nlohmann::json(std::string(s)));
+    return;
+  }
+  m_out += '"';
+  m_out += s;
+  m_out += '"';
+}
+
+JsonWriter& JsonWriter::value(const std::vector<std::string>& list) {
+  begin_array();
+  for (const auto& s : list) {
+    value(s);
+  }
+  return end_array();
+}
+
+JsonWriter& JsonWriter::value(const nlohmann::json& tree) {
+  switch (tree.type()) {
+  case nlohmann::json::value_t::object:
+    begin_object();
+    for (const auto& [k, v] : tree.items()) {
+      key(k);
+      value(v);
+    }
+    return end_object();
+  case nlohmann::json::value_t::array:
+    begin_array();
+    for (const auto& v : tree) {
+      value(v);
+    }
+    return end_array();
+  case nlohmann::json::value_t::string:
+    return value(tree.get_ref<const std::string&>());
+  case nlohmann::json::value_t::boolean:
+    return value(tree.get<bool>());
+  case nlohmann::json::value_t::number_integer:
+    return integer(tree.get<std::int64_t>());
+  case nlohmann::json::value_t::number_unsigned:
+    return unsigned_integer(tree.get<std::uint64_t>());
+  case nlohmann::json::value_t::number_float:
+    return value(tree.get<double>());
+  case nlohmann::json::value_t::null:
+    break;
+  case nlohmann::json::value_t::binary:
+  case nlohmann::json::value_t::discarded:
+    // Parsed or built values of a report never hold these.
+    assert(false && "binary and discarded JSON values are not written");
+    break;
+  }
+  return null();
+}
+
+JsonWriter& JsonWriter::integer(std::int64_t n) {
+  before_value();
+  std::array<char, 24> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), n);
+  m_out.append(buffer.data(), result.ptr);
+  return *this;
+}
+
+JsonWriter& JsonWriter::unsigned_integer(std::uint64_t n) {
+  before_value();
+  std::array<char, 24> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), n);
+  m_out.append(buffer.data(), result.ptr);
+  return *this;
+}
+
+} // namespace rightsize::detail

@@ -1,0 +1,133 @@
+// JsonWriter writes what dump_json writes for the same tree: every report rendered through it
+// must stay byte-identical to the nlohmann dump it replaced.
+
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/json_writer.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+using rightsize::detail::dump_json;
+using rightsize::detail::JsonWriter;
+
+namespace {
+
+std::string written(const nlohmann::json& j, int indent) {
+  std::string out;
+  JsonWriter(out, indent).value(j);
+  return out;
+}
+
+void require_same_as_dump(const nlohmann::json& j) {
+  for (const int indent : {-1, 0, 2, 4}) {
+    CAPTURE(indent);
+    REQUIRE(written(j, indent) == dump_json(j, indent));
+  }
+}
+
+} // namespace
+
+TEST_CASE("json_writer: nesting and empty containers as dump writes them", "[core][json_writer]") {
+  require_same_as_dump(nlohmann::json::object());
+  require_same_as_dump(nlohmann::json::array());
+  require_same_as_dump(nullptr);
+  require_same_as_dump(nlohmann::json::parse(
+      R"({"a": {}, "b": [], "c": [[], {}, [1, [2, {"x": null}]]], "d": {"e": {"f": [true, false]}}})"));
+  std::string out;
+  JsonWriter w(out);
+  w.begin_object().member("a", 1).key("b").begin_array().value("x").end_array().end_object();
+  REQUIRE(out == "{\n  \"a\": 1,\n  \"b\": [\n    \"x\"\n  ]\n}");
+}
+
+TEST_CASE("json_writer: strings escaped as dump escapes them", "[core][json_writer]") {
+  const std::vector<std::string> strings{"",
+                                         "plain text",
+                                         "quote \" and backslash \\",
+                                         "controls \b\f\n\r\t and \x01\x1f\x7f",
+                                         std::string("nul \0 inside", 12),
+                                         "UTF-8: \xe2\x89\xa4 \xc3\x97 \xf0\x9f\x9a\x80",
+                                         "invalid UTF-8: \xff, \xc3 alone, \xe2\x89 cut",
+                                         "/ is not escaped"};
+  for (const auto& s : strings) {
+    CAPTURE(s);
+    require_same_as_dump(s);
+    require_same_as_dump(nlohmann::json{{s, s}});
+  }
+}
+
+TEST_CASE("json_writer: numbers formatted as dump formats them", "[core][json_writer]") {
+  const std::vector<double> doubles{0.0,
+                                    -0.0,
+                                    1.0,
+                                    -1.5,
+                                    0.1,
+                                    0.30000000000000004,
+                                    1e-7,
+                                    123456789012345680.0,
+                                    1e21,
+                                    1e300,
+                                    5e-324,
+                                    std::numeric_limits<double>::max(),
+                                    std::numeric_limits<double>::lowest(),
+                                    869224.4736000004,
+                                    43242532044.8};
+  for (const double x : doubles) {
+    CAPTURE(x);
+    require_same_as_dump(x);
+  }
+  // nlohmann writes non-finite numbers as null.
+  for (const double x : {std::nan(""),
+                         std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity()}) {
+    REQUIRE(written(nlohmann::json(x), 2) == "null");
+    REQUIRE(dump_json(nlohmann::json(x), 2) == "null");
+  }
+  require_same_as_dump(std::numeric_limits<std::int64_t>::min());
+  require_same_as_dump(std::numeric_limits<std::int64_t>::max());
+  require_same_as_dump(std::numeric_limits<std::uint64_t>::max());
+  require_same_as_dump(0);
+  require_same_as_dump(-42);
+
+  std::mt19937_64 random(17);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t bits = random();
+    double x = 0;
+    std::memcpy(&x, &bits, sizeof x);
+    if (!std::isfinite(x)) {
+      continue;
+    }
+    CAPTURE(bits);
+    REQUIRE(written(x, -1) == dump_json(x));
+    const double scaled = static_cast<double>(bits % 1000000007) / 1000.0;
+    REQUIRE(written(scaled, -1) == dump_json(scaled));
+  }
+}
+
+TEST_CASE("json_writer: value overloads pick nlohmann's types", "[core][json_writer]") {
+  std::string out;
+  JsonWriter w(out, -1);
+  w.begin_object()
+      .member("bool", true)
+      .member("double", 2.0)
+      .member("int", 2)
+      .member("list", std::vector<std::string>{"a", "b"})
+      .member("none", std::optional<double>{})
+      .member("some", std::optional<double>{0.5})
+      .member("unsigned", std::size_t{3})
+      .end_object();
+  REQUIRE(out == dump_json(nlohmann::json{{"bool", true},
+                                          {"double", 2.0},
+                                          {"int", 2},
+                                          {"list", {"a", "b"}},
+                                          {"none", nullptr},
+                                          {"some", 0.5},
+                                          {"unsigned", std::size_t{3}}}));
+}
