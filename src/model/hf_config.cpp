@@ -62,11 +62,11 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "minimax",
         "plamo2"}},
       {"a vision-language model: its vision tower and image tokens are not modelled",
-       {"llava",        "llava_next",      "llava_next_video", "llava_onevision", "qwen3_vl",
-        "qwen3_vl_moe", "mllama",          "idefics2",         "idefics3",        "paligemma",
-        "mistral3",     "pixtral",         "internvl",         "internvl_chat",   "smolvlm",
-        "phi3_v",       "phi4_multimodal", "kimi_vl",          "deepseek_vl_v2",  "molmo",
-        "aria",         "llama4",          "gemma3n",          "blip-2",          "instructblip"}},
+       {"llava_next",      "llava_next_video", "llava_onevision", "qwen3_vl",    "qwen3_vl_moe",
+        "mllama",          "idefics2",         "idefics3",        "paligemma",   "mistral3",
+        "pixtral",         "internvl",         "internvl_chat",   "smolvlm",     "phi3_v",
+        "phi4_multimodal", "kimi_vl",          "deepseek_vl_v2",  "molmo",       "aria",
+        "llama4",          "gemma3n",          "blip-2",          "instructblip"}},
       {"an encoder-only model (embeddings, reranking, classification): no decoding, no KV cache",
        {"bert",
         "roberta",
@@ -695,6 +695,74 @@ VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
   return t;
 }
 
+// Llava 1.5's vision tower: CLIP (CLIPVisionTransformer: a patch convolution without bias, a class
+// embedding, learned positions, a pre- and a post-LayerNorm, blocks of biased q/k/v/o and a GELU
+// MLP) and LlavaMultiModalProjector (vision -> text -> text, with biases). Each image is resized
+// to image_size; its patches are its tokens (the class token too when
+// vision_feature_select_strategy is "full").
+VisionTower read_clip(const FieldReader& top, long long text_hidden) {
+  const FieldReader v = top.object("vision_config");
+  // CLIPVisionConfig's defaults are ViT-B/32's; Llava's published configs state their own.
+  const auto need = [&](const char* name) {
+    if (!v.has(name)) {
+      v.member(name).fail_plain("required field is missing");
+    }
+    return v.integer(name, Range::positive(k_max_width));
+  };
+  VisionTower t;
+  t.kind = "clip";
+  t.hidden = need("hidden_size");
+  t.intermediate = need("intermediate_size");
+  t.layers = need("num_hidden_layers");
+  t.patch = need("patch_size");
+  t.image_size = need("image_size");
+  if (t.image_size % t.patch != 0) {
+    v.member("image_size").fail(fmt::format("must be a multiple of patch_size ({})", t.patch));
+  }
+  const long long side = t.image_size / t.patch;
+  const bool with_cls = top.has("vision_feature_select_strategy") &&
+                        top.string("vision_feature_select_strategy") == "full";
+  t.tokens_per_image = side * side + (with_cls ? 1 : 0);
+  const auto h = static_cast<double>(t.hidden);
+  const auto i = static_cast<double>(t.intermediate);
+  const auto p = static_cast<double>(t.patch);
+  const auto text = static_cast<double>(text_hidden);
+  const double embeddings = 3.0 * p * p * h + h + static_cast<double>(side * side + 1) * h;
+  const double block = 4.0 * (h * h + h) + (h * i + i) + (i * h + h) + 2.0 * 2.0 * h;
+  const bool bias =
+      !top.has("multimodal_projector_bias") || top.boolean("multimodal_projector_bias");
+  const double projector = h * text + text * text + (bias ? 2.0 * text : 0.0);
+  t.params = embeddings + 2.0 * h + static_cast<double>(t.layers) * block + 2.0 * h + projector;
+  return t;
+}
+
+// Llava's text_config often names only what differs from LlamaConfig (llava-1.5-7b-hf gives
+// vocab_size and max_position_embeddings): the rest takes LlamaConfig's defaults, which is what
+// transformers builds. Returns the completed config; `assumed` lists the keys filled in.
+nlohmann::json llava_text_config(const FieldReader& top, std::vector<std::string>& assumed) {
+  const FieldReader t = top.object("text_config");
+  if (t.has("model_type") && t.string("model_type") != "llama") {
+    t.member("model_type")
+        .fail(fmt::format("architecture not supported: llava with a {} language model (rightsize "
+                          "reads llava with llama); supported: rightsize model --list",
+                          t.string("model_type")));
+  }
+  // LlamaConfig.__init__ defaults (transformers/models/llama/configuration_llama.py).
+  nlohmann::json full{{"hidden_size", 4096},
+                      {"intermediate_size", 11008},
+                      {"num_hidden_layers", 32},
+                      {"num_attention_heads", 32},
+                      {"vocab_size", 32000},
+                      {"max_position_embeddings", 2048}};
+  for (auto it = full.begin(); it != full.end(); ++it) {
+    if (!t.has(it.key())) {
+      assumed.push_back(it.key());
+    }
+  }
+  full.update(t.json());
+  return full;
+}
+
 // Qwen2-VL and Qwen2.5-VL's vision transformer: a 3D patch convolution (2 frames of patch x
 // patch), blocks of q/k/v/o with biases and an MLP (Qwen2-VL: LayerNorm and a GELU MLP of
 // embed_dim x mlp_ratio; Qwen2.5-VL: RMSNorm and a gated MLP of intermediate_size), and a merger
@@ -966,6 +1034,10 @@ const std::vector<SupportedFamily>& supported_families() {
       {"deepseek_v3", "DeepSeek-V3, R1 (MLA)", 4096, "DeepseekV3Config"},
       {"gpt_oss", "gpt-oss 20B, 120B", 131072, "GptOssConfig"},
       {"qwen2_vl", "Qwen2-VL (vision tower counted; images per request)", 32768, "Qwen2VLConfig"},
+      {"llava",
+       "Llava 1.5 (CLIP vision tower counted; Llama under text_config)",
+       2048,
+       "LlamaConfig"},
       {"qwen2_5_vl",
        "Qwen2.5-VL (vision tower counted; images per request)",
        32768,
@@ -1007,6 +1079,12 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   m.torch_dtype = read_torch_dtype(top, m);
 
   std::optional<FieldReader> text = find_text_config(top);
+  nlohmann::json llava_text;        // outlives the readers below
+  std::vector<std::string> assumed; // text_config keys LlamaConfig's defaults filled in
+  if (m.family == "llava") {
+    llava_text = llava_text_config(top, assumed);
+    text.emplace(llava_text, file, pointer + "/text_config");
+  }
   const FieldReader& r = text ? *text : top;
   ConfigFields f(r, m);
   if (family_is(m.family, {"mamba", "mamba2"})) {
@@ -1037,10 +1115,22 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   read_sliding_window(f, m);
   if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {
     m.vision = read_siglip(top, m.hidden);
+  } else if (m.family == "llava") {
+    m.vision = read_clip(top, m.hidden);
   } else if (family_is(m.family, {"qwen2_vl", "qwen2_5_vl"})) {
     m.vision = read_qwen_vision(top, m.family, m.hidden);
   }
 
+  // What the completed text_config supplied is LlamaConfig's default, not a field of the file.
+  for (auto& [label, where] : m.provenance) {
+    for (const auto& key : assumed) {
+      if (where == r.where(key)) {
+        where = fmt::format("assumed: LlamaConfig's default {} = {} (text_config omits it)",
+                            key,
+                            llava_text[key].dump());
+      }
+    }
+  }
   if (m.name.empty()) {
     m.name = default_name(file, pointer, m.family);
   }

@@ -335,6 +335,11 @@ TEST_CASE("model: vision-language models count their vision tower", "[model]") {
       {"vision/qwen2-vl-7b", 8'291'375'616, 675'759'104, 1369},
       // RMSNorms and a gated 3420-wide MLP (Qwen/Qwen2.5-VL-7B-Instruct: 8,292,166,656).
       {"vision/qwen2.5-vl-7b", 8'292'166'656, 676'550'144, 1369},
+      // CLIP ViT-L/14-336: conv 3x14x14x1024 (no bias) + class 1024 + 577 positions, pre- and
+      // post-LayerNorm, 24 blocks of 12,596,224 = 303,507,456; projector 1024x4096 + 4096x4096 +
+      // 2 biases = 20,979,712. The Llama under text_config takes LlamaConfig's defaults for what it
+      // omits (llava-hf/llava-1.5-7b-hf: 7,063,427,072). 336 px: 24 x 24 = 576 tokens.
+      {"vision/llava-1.5-7b", 7'063'427'072, 324'487'168, 576},
   };
   for (const auto& c : cases) {
     CAPTURE(c.model);
@@ -345,6 +350,18 @@ TEST_CASE("model: vision-language models count their vision tower", "[model]") {
     CHECK(m.params_active == m.params_total - c.vision); // the tower runs per image, not per token
     CHECK(m.vision->tokens(1024, 1024) == c.tokens_per_image);
   }
+  const auto llava = model_of("vision/llava-1.5-7b");
+  CHECK(llava.hidden == 4096);
+  CHECK(provenance_of(llava, "hidden") ==
+        "assumed: LlamaConfig's default hidden_size = 4096 (text_config omits it)");
+  CHECK(provenance_of(llava, "vocab") ==
+        config_path("vision/llava-1.5-7b") + ":/text_config/vocab_size");
+  CHECK_THROWS_WITH(
+      parse_hf_config(nlohmann::json::parse(R"({"model_type": "llava", "text_config":
+          {"model_type": "mistral"}, "vision_config": {}})"),
+                      "c.json"),
+      Catch::StartsWith("c.json:/text_config/model_type: architecture not supported: llava with "
+                        "a mistral language model"));
   const auto qwen = model_of("vision/qwen2-vl-7b");
   CHECK(qwen.vision->patches(448, 448) == 32 * 32);
   CHECK(qwen.vision->tokens(448, 448) == 256);
