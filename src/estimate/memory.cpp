@@ -364,8 +364,8 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     const double act = activation_element_bytes(spec.precision).si();
     const double ssm_bytes = m.ssm.state_dtype ? element_bytes(*m.ssm.state_dtype).si() : act;
     const double per_mamba_layer =
-        m.ssm.conv_state_elements() * act + m.ssm.ssm_state_elements() * ssm_bytes;
-    g.state = Bytes(per_mamba_layer / p.tp * static_cast<double>(m.ssm_layers) * share);
+        m.ssm.conv_state_elements(p.tp) * act + m.ssm.ssm_state_elements(p.tp) * ssm_bytes;
+    g.state = Bytes(per_mamba_layer * static_cast<double>(m.ssm_layers) * share);
   }
   switch (spec.workload.inference.engine) {
   case Engine::vllm:

@@ -52,9 +52,11 @@ std::string ModelArch::tp_indivisible(int tp) const {
   if (attention_layers() > 0 && heads % tp != 0) {
     return fmt::format("{} attention heads", heads);
   }
-  // vLLM splits Mamba-2 by heads and groups (one group is replicated), Mamba-1 by channels.
+  // vLLM splits Mamba-2 by heads, and by groups when they divide; fewer groups than ranks are
+  // replicated to one per rank (extra_groups_for_head_shards), more must divide. Mamba-1 splits
+  // by channels.
   if (ssm_layers > 0 && ssm.version == 2 &&
-      (ssm.heads % tp != 0 || (ssm.groups > 1 && ssm.groups % tp != 0))) {
+      (ssm.heads % tp != 0 || (ssm.groups > tp && ssm.groups % tp != 0))) {
     return ssm.heads % tp != 0 ? fmt::format("{} Mamba heads", ssm.heads)
                                : fmt::format("{} Mamba groups", ssm.groups);
   }
@@ -64,18 +66,22 @@ std::string ModelArch::tp_indivisible(int tp) const {
   return {};
 }
 
-long long StateSpace::conv_channels() const {
-  return version == 2 ? inner + 2 * groups * state : inner;
+long long StateSpace::conv_channels(int tp) const {
+  if (version != 2) {
+    return inner;
+  }
+  const long long shared = groups % tp == 0 ? groups : static_cast<long long>(tp);
+  return inner + 2 * shared * state;
 }
 
 // vLLM keeps conv_kernel - 1 past inputs per channel (MambaStateShapeCalculator); the SSM state is
-// inner x state for both versions (Mamba-2: heads x head_dim x state).
-double StateSpace::conv_state_elements() const {
-  return static_cast<double>(conv_channels()) * static_cast<double>(conv_kernel - 1);
+// inner x state for both versions (Mamba-2: heads x head_dim x state); both split by tp.
+double StateSpace::conv_state_elements(int tp) const {
+  return static_cast<double>(conv_channels(tp)) * static_cast<double>(conv_kernel - 1) / tp;
 }
 
-double StateSpace::ssm_state_elements() const {
-  return static_cast<double>(inner) * static_cast<double>(state);
+double StateSpace::ssm_state_elements(int tp) const {
+  return static_cast<double>(inner) * static_cast<double>(state) / tp;
 }
 
 // transformers' MambaMixer (version 1; JambaMambaMixer adds the dt, B and C norms) and

@@ -68,12 +68,14 @@ struct StateSpace {
   bool conv_bias = true;
   bool dt_norms = false;            // Jamba: RMSNorms on dt, B and C
   std::optional<DType> state_dtype; // mamba_ssm_cache_dtype when the config sets it
-  // Channels the convolution runs over: x (Mamba-2: x, B and C).
-  [[nodiscard]] long long conv_channels() const;
-  // Elements one sequence keeps per Mamba layer: the convolution's last conv_kernel - 1 inputs,
-  // and the SSM state of every channel.
-  [[nodiscard]] double conv_state_elements() const;
-  [[nodiscard]] double ssm_state_elements() const;
+  // Channels the convolution runs over: x (Mamba-2: x, B and C), all `tp` ranks together. Under
+  // tensor parallelism vLLM gives each rank whole groups: with fewer groups than ranks, it
+  // replicates them to one per rank (MambaStateShapeCalculator.extra_groups_for_head_shards).
+  [[nodiscard]] long long conv_channels(int tp = 1) const;
+  // Elements one sequence keeps per Mamba layer on one of `tp` ranks: the convolution's last
+  // conv_kernel - 1 inputs, and the SSM state of every channel.
+  [[nodiscard]] double conv_state_elements(int tp = 1) const;
+  [[nodiscard]] double ssm_state_elements(int tp = 1) const;
   // Parameters of one mixer (without the layer's own norm).
   [[nodiscard]] double mixer_params(long long hidden) const;
 };

@@ -264,8 +264,14 @@ TEST_CASE("model: recurrent state per Mamba layer, and what tensor parallelism c
   CHECK(nemotron.ssm.conv_state_elements() == 3.0 * (8192 + 2048));
   CHECK(nemotron.ssm.ssm_state_elements() == 8192.0 * 128);
   CHECK(nemotron.tp_indivisible(8).empty());
-  CHECK(nemotron.tp_indivisible(16) == "8 Mamba groups");
+  // 8 groups on 16 ranks: vLLM replicates them to one per rank (16 groups of B and C).
+  CHECK(nemotron.tp_indivisible(16).empty());
+  CHECK(nemotron.ssm.conv_state_elements(16) == 3.0 * (8192 + 2 * 16 * 128) / 16);
+  CHECK(nemotron.ssm.ssm_state_elements(16) == 8192.0 * 128 / 16);
   CHECK(nemotron.tp_indivisible(64) == "32 attention heads");
+  const auto codestral = model_of("hybrid/mamba-codestral-7b"); // 128 heads, 8 groups
+  CHECK(codestral.tp_indivisible(128).empty());
+  CHECK(codestral.tp_indivisible(256) == "128 Mamba heads");
   const auto mamba = model_of("hybrid/mamba-130m");
   CHECK(mamba.tp_indivisible(512).empty()); // 1536 channels
   CHECK(mamba.tp_indivisible(1024) == "1536 Mamba channels");
