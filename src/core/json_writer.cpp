@@ -194,19 +194,26 @@ JsonWriter& JsonWriter::value(const nlohmann::json& tree) {
   return null();
 }
 
-JsonWriter& JsonWriter::integer(std::int64_t n) {
-  before_value();
+namespace {
+
+// An integer's decimal digits, as nlohmann writes them (20 digits and a sign at most).
+template <class T> void append_integer(std::string& out, T n) {
   std::array<char, 24> buffer{};
   const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), n);
-  m_out.append(buffer.data(), result.ptr);
+  out.append(buffer.data(), result.ptr);
+}
+
+} // namespace
+
+JsonWriter& JsonWriter::integer(std::int64_t n) {
+  before_value();
+  append_integer(m_out, n);
   return *this;
 }
 
 JsonWriter& JsonWriter::unsigned_integer(std::uint64_t n) {
   before_value();
-  std::array<char, 24> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), n);
-  m_out.append(buffer.data(), result.ptr);
+  append_integer(m_out, n);
   return *this;
 }
 

@@ -655,12 +655,9 @@ Quantization read_quantization(const FieldReader& top,
   return quantization_for(torch_dtype, torch_dtype);
 }
 
-// Gemma 3's vision tower: SigLIP (SiglipVisionTransformer: patch convolution, learned positions,
-// pre-norm blocks of LayerNorm, biased q/k/v/o and a GELU MLP, a final LayerNorm) and
-// Gemma3MultiModalProjector (a vision x text projection and an RMSNorm), each image resized to
-// image_size and pooled to mm_tokens_per_image tokens.
-VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
-  const FieldReader v = top.object("vision_config");
+// A fixed-resolution ViT's dimensions (SigLIP, CLIP), every one stated: their configuration
+// classes' defaults are those of small base models, not of the towers VLMs ship.
+VisionTower read_fixed_vit(const FieldReader& v, const char* kind) {
   const auto need = [&](const char* name) {
     if (!v.has(name)) {
       v.member(name).fail_plain("required field is missing");
@@ -668,7 +665,7 @@ VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
     return v.integer(name, Range::positive(k_max_width));
   };
   VisionTower t;
-  t.kind = "siglip";
+  t.kind = kind;
   t.hidden = need("hidden_size");
   t.intermediate = need("intermediate_size");
   t.layers = need("num_hidden_layers");
@@ -677,6 +674,22 @@ VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
   if (t.image_size % t.patch != 0) {
     v.member("image_size").fail(fmt::format("must be a multiple of patch_size ({})", t.patch));
   }
+  return t;
+}
+
+// One pre-norm ViT block of width h and MLP width i: biased q, k, v and o, a biased two-layer MLP,
+// two LayerNorms (weight and bias). SigLIP, CLIP and Qwen2-VL's blocks.
+double vit_block_params(double h, double i) {
+  return 4.0 * (h * h + h) + (h * i + i) + (i * h + h) + 2.0 * 2.0 * h;
+}
+
+// Gemma 3's vision tower: SigLIP (SiglipVisionTransformer: patch convolution, learned positions,
+// pre-norm blocks of LayerNorm, biased q/k/v/o and a GELU MLP, a final LayerNorm) and
+// Gemma3MultiModalProjector (a vision x text projection and an RMSNorm), each image resized to
+// image_size and pooled to mm_tokens_per_image tokens.
+VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
+  const FieldReader v = top.object("vision_config");
+  VisionTower t = read_fixed_vit(v, "siglip");
   if (v.has("vision_use_head") && v.boolean("vision_use_head")) {
     v.member("vision_use_head")
         .fail("the SigLIP pooling head is not modelled (Gemma 3 sets false)");
@@ -689,7 +702,7 @@ VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
   const auto p = static_cast<double>(t.patch);
   const double side = static_cast<double>(t.image_size / t.patch);
   const double embeddings = 3.0 * p * p * h + h + side * side * h;
-  const double block = 4.0 * (h * h + h) + (h * i + i) + (i * h + h) + 2.0 * 2.0 * h;
+  const double block = vit_block_params(h, i);
   const double projector = h * static_cast<double>(text_hidden) + h;
   t.params = embeddings + static_cast<double>(t.layers) * block + 2.0 * h + projector;
   return t;
@@ -701,24 +714,8 @@ VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
 // to image_size; its patches are its tokens (the class token too when
 // vision_feature_select_strategy is "full").
 VisionTower read_clip(const FieldReader& top, long long text_hidden) {
-  const FieldReader v = top.object("vision_config");
   // CLIPVisionConfig's defaults are ViT-B/32's; Llava's published configs state their own.
-  const auto need = [&](const char* name) {
-    if (!v.has(name)) {
-      v.member(name).fail_plain("required field is missing");
-    }
-    return v.integer(name, Range::positive(k_max_width));
-  };
-  VisionTower t;
-  t.kind = "clip";
-  t.hidden = need("hidden_size");
-  t.intermediate = need("intermediate_size");
-  t.layers = need("num_hidden_layers");
-  t.patch = need("patch_size");
-  t.image_size = need("image_size");
-  if (t.image_size % t.patch != 0) {
-    v.member("image_size").fail(fmt::format("must be a multiple of patch_size ({})", t.patch));
-  }
+  VisionTower t = read_fixed_vit(top.object("vision_config"), "clip");
   const long long side = t.image_size / t.patch;
   const bool with_cls = top.has("vision_feature_select_strategy") &&
                         top.string("vision_feature_select_strategy") == "full";
@@ -728,7 +725,7 @@ VisionTower read_clip(const FieldReader& top, long long text_hidden) {
   const auto p = static_cast<double>(t.patch);
   const auto text = static_cast<double>(text_hidden);
   const double embeddings = 3.0 * p * p * h + h + static_cast<double>(side * side + 1) * h;
-  const double block = 4.0 * (h * h + h) + (h * i + i) + (i * h + h) + 2.0 * 2.0 * h;
+  const double block = vit_block_params(h, i);
   const bool bias =
       !top.has("multimodal_projector_bias") || top.boolean("multimodal_projector_bias");
   const double projector = h * text + text * text + (bias ? 2.0 * text : 0.0);
@@ -800,8 +797,7 @@ read_qwen_vision(const FieldReader& top, const std::string& family, long long te
   } else {
     const double ratio = v.has("mlp_ratio") ? v.number("mlp_ratio", Range::positive(64)) : 4.0;
     t.intermediate = static_cast<long long>(h * ratio);
-    const auto i = static_cast<double>(t.intermediate);
-    block = 2.0 * 2.0 * h + (3.0 * h * h + 3.0 * h) + (h * h + h) + (h * i + i) + (i * h + h);
+    block = vit_block_params(h, static_cast<double>(t.intermediate)); // qkv fused, same count
   }
   const double merged = h * static_cast<double>(t.merge * t.merge);
   const double norm = v25 ? h : 2.0 * h;
@@ -1088,37 +1084,32 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   const FieldReader& r = text ? *text : top;
   ConfigFields f(r, m);
   if (family_is(m.family, {"mamba", "mamba2"})) {
-    read_mamba(f, m);
-    if (m.name.empty()) {
-      m.name = default_name(file, pointer, m.family);
+    read_mamba(f, m); // no attention: none of the readers below applies
+  } else {
+    read_dimensions(f, m);
+    // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.
+    const bool falcon_new = m.family == "falcon" && f.flag("new_decoder_architecture", false);
+    read_kv_heads(f, m, falcon_new);
+    read_head_dim(f, m);
+    read_mlp(f, m);
+    read_tied_embeddings(top, f, m);
+    read_parallel_attention(f, m, falcon_new);
+    read_biases_and_norms(f, m, falcon_new);
+    read_attention_kind(f, m);
+    read_moe(f, m);
+    if (m.family == "jamba") {
+      read_jamba_layers(f, m);
+    } else if (m.family == "nemotron_h") {
+      read_nemotron_h_layers(f, m);
     }
-    count_parameters(m);
-    m.quantization = read_quantization(top, file, pointer, m.torch_dtype);
-    return m;
-  }
-  read_dimensions(f, m);
-  // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.
-  const bool falcon_new = m.family == "falcon" && f.flag("new_decoder_architecture", false);
-  read_kv_heads(f, m, falcon_new);
-  read_head_dim(f, m);
-  read_mlp(f, m);
-  read_tied_embeddings(top, f, m);
-  read_parallel_attention(f, m, falcon_new);
-  read_biases_and_norms(f, m, falcon_new);
-  read_attention_kind(f, m);
-  read_moe(f, m);
-  if (m.family == "jamba") {
-    read_jamba_layers(f, m);
-  } else if (m.family == "nemotron_h") {
-    read_nemotron_h_layers(f, m);
-  }
-  read_sliding_window(f, m);
-  if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {
-    m.vision = read_siglip(top, m.hidden);
-  } else if (m.family == "llava") {
-    m.vision = read_clip(top, m.hidden);
-  } else if (family_is(m.family, {"qwen2_vl", "qwen2_5_vl"})) {
-    m.vision = read_qwen_vision(top, m.family, m.hidden);
+    read_sliding_window(f, m);
+    if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {
+      m.vision = read_siglip(top, m.hidden);
+    } else if (m.family == "llava") {
+      m.vision = read_clip(top, m.hidden);
+    } else if (family_is(m.family, {"qwen2_vl", "qwen2_5_vl"})) {
+      m.vision = read_qwen_vision(top, m.family, m.hidden);
+    }
   }
 
   // What the completed text_config supplied is LlamaConfig's default, not a field of the file.

@@ -4,7 +4,6 @@
 
 #include "search.hpp"
 
-#include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/precision.hpp>
@@ -35,22 +34,9 @@ std::shared_ptr<const Gpu> find_gpu(const Catalog& catalog, const std::string& n
   return slice ? std::make_shared<const Gpu>(std::move(*slice)) : nullptr;
 }
 
-// The TPOT band's slow edge over its point, as the search holds rates and TPOT (1: the point).
-double tpot_high_ratio(const detail::Search& S, const Candidate& c) {
-  if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
-    return 1.0;
-  }
-  return S.options.uncertainty->high_ratio(
-      "tpot",
-      Efficiency::family_name(*c.gpu),
-      std::string(to_string(c.spec.workload.inference.engine)));
-}
-
-// The sequences per replica the search gives online serving (search_inference.cpp,
-// online_batch): the spec's concurrency shared among the replicas, or more when the throughput
-// targets need it, since by Little's law a replica serving rate r with requests of duration d
-// holds r x d of them at once; capped at what fits and at the engine's max_num_seqs. Judging a
-// locked configuration at the bare share would fail one that the plan sized at the larger batch.
+// The sequences per replica the search gives online serving (online_batch_from, search.hpp).
+// Judging a locked configuration at the bare concurrency share would fail one that the plan sized
+// at a larger batch for its throughput targets.
 long long online_batch(const detail::Search& S, const Candidate& c) {
   const auto& inf = c.spec.workload.inference;
   const auto& t = inf.targets;
@@ -58,11 +44,12 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   if (!t.requests_per_s && !t.output_tokens_per_s) {
     return share;
   }
-  const double high = tpot_high_ratio(S, c);
-  long long max_batch = 0;
-  const auto holds = [&](long long batch) {
+  const double high = detail::band_high_ratio(S, *c.gpu, c.spec, "tpot").value_or(1.0);
+  const auto fits = estimate_memory(c.spec, *c.gpu, c.layout, S.constants, share).max_batch;
+  const long long cap =
+      std::min<long long>(fits, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
+  return detail::online_batch_from(share, cap, [&](long long batch) {
     const auto memory = estimate_memory(c.spec, *c.gpu, c.layout, S.constants, batch);
-    max_batch = memory.max_batch;
     if (memory.max_batch < 1) {
       return false;
     }
@@ -70,16 +57,7 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
         c.spec, *c.gpu, c.layout, memory, S.eff, S.constants, c.replicas, Detail::numbers);
     return (!t.requests_per_s || perf.requests_per_s / high >= *t.requests_per_s) &&
            (!t.output_tokens_per_s || perf.output_tokens_per_s / high >= *t.output_tokens_per_s);
-  };
-  if (holds(share)) {
-    return share;
-  }
-  const long long hi = std::min<long long>(
-      max_batch, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
-  if (hi <= share || !holds(hi)) {
-    return std::max(share, hi);
-  }
-  return first_holding(share, hi, holds);
+  });
 }
 
 void evaluate_inference(const detail::Search& S,

@@ -3,10 +3,12 @@
 // Inside the plan stage: the search context, a miss that explains a rejection, and the steps
 // shared by plan.cpp, the two searches and the costing. Not a public header.
 
+#include <rightsize/core/bisect.hpp>
 #include <rightsize/plan/mig.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/plan/price.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -161,6 +163,27 @@ double score(const Candidate& c, Objective o, const Spec& spec);
 
 // Every configuration of `g` that meets the spec goes to `found`; the closest miss to `miss`.
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
+
+// The slow edge of `metric`'s band over its point for a GPU's family and the spec's engine, as
+// the search holds targets; none when it holds them at the point (--confidence point).
+std::optional<double>
+band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* metric);
+
+// Online serving's batch per replica: at least `share` (the spec's concurrency shared among the
+// replicas); more when the throughput targets need it, since by Little's law a replica serving
+// rate r with requests of duration d holds r x d of them at once. The smallest batch for which
+// `holds` (the throughput targets are met; it grows with the batch), by bisection, capped at
+// `cap` (what fits, and the engine's max_num_seqs). Callers with no throughput target pass share.
+template <class Holds>
+long long online_batch_from(long long share, long long cap, const Holds& holds) {
+  if (holds(share)) {
+    return share;
+  }
+  if (cap <= share || !holds(cap)) {
+    return std::max(share, cap);
+  }
+  return first_holding(share, cap, holds);
+}
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
 
 } // namespace rightsize::detail

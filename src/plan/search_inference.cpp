@@ -54,15 +54,8 @@ struct At {
 class LayoutEvaluator {
 public:
   LayoutEvaluator(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p)
-      : m_s(S), m_spec(spec), m_gpu(g), m_p(p) {
-    if (S.options.uncertainty != nullptr && S.options.confidence == Confidence::band) {
-      const auto& u = *S.options.uncertainty;
-      const std::string family = Efficiency::family_name(g);
-      const std::string engine(to_string(spec.workload.inference.engine));
-      m_ttft_high = u.high_ratio("ttft", family, engine);
-      m_tpot_high = u.high_ratio("tpot", family, engine);
-    }
-  }
+      : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(band_high_ratio(S, g, spec, "ttft")),
+        m_tpot_high(band_high_ratio(S, g, spec, "tpot")) {}
 
   // `batch` concurrent sequences per replica (nullopt: the spec's concurrency, or all that fit).
   At operator()(std::optional<long long> batch, int replicas) {
@@ -229,29 +222,22 @@ long long largest_batch_meeting_latency(LayoutEvaluator& eval,
   return hi <= 1 ? 1LL : first_holding(1LL, hi, misses) - 1;
 }
 
-// Online serving: the requests in flight per replica. At least the spec's concurrency shared among
-// the replicas; more when the throughput targets need it, since by Little's law a replica serving
-// rate r with requests of duration d holds r x d of them at once. The smallest such batch, by
-// bisection (throughput grows with the batch), capped at what fits.
+// Online serving: the requests in flight per replica (online_batch_from, search.hpp).
 long long online_batch(const Search& S,
                        LayoutEvaluator& eval,
                        const At& probe,
                        const ServingGoal& goal,
                        int replicas) {
   const Targets& t = goal.targets;
-  const auto holds = [&](long long batch) {
+  const long long share = (*goal.concurrency + replicas - 1) / replicas;
+  if (!t.rps && !t.tokens) {
+    return share;
+  }
+  const long long cap = std::min<long long>(
+      probe.memory().max_batch, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
+  return online_batch_from(share, cap, [&](long long batch) {
     return throughput_ratio(t, eval.held(eval(batch, replicas))) <= 1.0;
-  };
-  long long lo = (*goal.concurrency + replicas - 1) / replicas;
-  if ((!t.rps && !t.tokens) || holds(lo)) {
-    return lo;
-  }
-  long long hi = std::min<long long>(probe.memory().max_batch,
-                                     static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
-  if (hi <= lo || !holds(hi)) {
-    return std::max(lo, hi);
-  }
-  return first_holding(lo, hi, holds);
+  });
 }
 
 // One replica count: the batch per replica (online_batch, or offline the largest that meets the
@@ -561,6 +547,15 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       found.push_back(std::move((*kept)->candidate));
     }
   }
+}
+
+std::optional<double>
+band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* metric) {
+  if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
+    return std::nullopt;
+  }
+  return S.options.uncertainty->high_ratio(
+      metric, Efficiency::family_name(g), std::string(to_string(spec.workload.inference.engine)));
 }
 
 } // namespace rightsize::detail
