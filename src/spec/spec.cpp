@@ -661,50 +661,63 @@ void check_given_lengths(Spec& spec, const FieldReader& workload, const char* fi
                                    : fmt::format("which {} refuses", to_string(w.engine))));
 }
 
-// One length given: the other, left to its default, takes at most what the given one leaves.
+// One length given: the other, left to its default, takes at most what the given one and the
+// images leave.
 void fit_other_length(Spec& spec, const FieldReader& workload, bool input_given) {
   auto& w = spec.workload.inference;
   const long long context = spec.model.max_position;
   const char* given = input_given ? "input_tokens" : "output_tokens";
-  const long long kept = input_given ? w.input_tokens : w.output_tokens;
+  const long long kept = (input_given ? w.input_tokens : w.output_tokens) + w.image_tokens;
   long long& other = input_given ? w.output_tokens : w.input_tokens;
   const long long asked = other;
   if (context > 0 && kept < context) {
     other = std::min(asked, context - kept);
   }
-  spec.defaults.push_back(fmt::format("workload.{} = {} (default{})",
-                                      input_given ? "output_tokens" : "input_tokens",
-                                      other,
-                                      other == asked ? std::string()
-                                                     : fmt::format(": {} cut to fit {} after {}",
-                                                                   asked,
-                                                                   describe_context(spec.model),
-                                                                   given)));
+  spec.defaults.push_back(
+      fmt::format("workload.{} = {} (default{})",
+                  input_given ? "output_tokens" : "input_tokens",
+                  other,
+                  other == asked ? std::string()
+                                 : fmt::format(": {} cut to fit {} after {}{}",
+                                               asked,
+                                               describe_context(spec.model),
+                                               given,
+                                               w.image_tokens > 0 ? " and the images" : "")));
   check_given_lengths(spec, workload, given);
 }
 
-// Neither length given: 4096 + 1024, or the context split 4:1 when it is shorter.
-void fit_default_lengths(Spec& spec) {
+// Neither length given: 4096 + 1024, or what the images leave of the context split 4:1 when it
+// is shorter. Images that leave fewer than 2 tokens are refused at `images_per_request`.
+void fit_default_lengths(Spec& spec, const std::optional<FieldReader>& workload) {
   auto& w = spec.workload.inference;
   const long long context = spec.model.max_position;
+  const long long budget = context - w.image_tokens;
   const char* why = spec.bare_hf_config ? "default for a bare config.json" : "default";
-  if (context <= 0 || w.input_tokens + w.output_tokens <= context) {
+  if (context <= 0 || w.input_tokens + w.output_tokens <= budget) {
     spec.defaults.push_back(fmt::format("workload.input_tokens = {}, output_tokens = {} ({})",
                                         w.input_tokens,
                                         w.output_tokens,
                                         why));
     return;
   }
+  if (budget < 2) {
+    // Only images make the budget negative, and images come from a workload.
+    workload->member("images_per_request")
+        .fail(fmt::format("{} image tokens leave no room for text in {}",
+                          w.image_tokens,
+                          describe_context(spec.model)));
+  }
   const std::string asked = fmt::format("{} + {}", w.input_tokens, w.output_tokens);
-  w.input_tokens = std::max(1LL, context * 4 / 5);
-  w.output_tokens = std::max(1LL, context - w.input_tokens);
+  w.input_tokens = std::max(1LL, budget * 4 / 5);
+  w.output_tokens = std::max(1LL, budget - w.input_tokens);
   spec.defaults.push_back(fmt::format(
-      "workload.input_tokens = {}, output_tokens = {} ({}: {} cut to fit {}, keeping 4:1)",
+      "workload.input_tokens = {}, output_tokens = {} ({}: {} cut to fit {}{}, keeping 4:1)",
       w.input_tokens,
       w.output_tokens,
       why,
       asked,
-      describe_context(spec.model)));
+      describe_context(spec.model),
+      w.image_tokens > 0 ? fmt::format(" after {} image tokens", w.image_tokens) : std::string()));
 }
 
 // Inference lengths against the model's context: lengths given are checked, lengths left to
@@ -718,7 +731,7 @@ void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workloa
   } else if (input_given || output_given) {
     fit_other_length(spec, *workload, input_given);
   } else {
-    fit_default_lengths(spec);
+    fit_default_lengths(spec, workload);
   }
 }
 

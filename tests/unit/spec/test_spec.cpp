@@ -553,6 +553,22 @@ TEST_CASE("spec: images per request join the prompt of a vision-language model",
                              "images_per_request": 4})"),
                     Catch::Contains("s.json:/workload/input_tokens: 30000 input + 5476 image + "
                                     "1000 output tokens exceed"));
+  // Lengths left to their defaults make room for the images (32768-token context, 1369 tokens
+  // per image at the default 1024 x 1024).
+  s = qwen(R"({"input_tokens": 27000, "images_per_request": 4})");
+  CHECK(s.workload.inference.output_tokens == 32768 - 27000 - 4 * 1369);
+  s = qwen(R"({"output_tokens": 1000, "images_per_request": 22})");
+  CHECK(s.workload.inference.input_tokens == 32768 - 1000 - 22 * 1369);
+  CHECK(has_default(s,
+                    "workload.input_tokens = 1650 (default: 4096 cut to fit the model's context of "
+                    "32768 tokens (max_position_embeddings) after output_tokens and the images)"));
+  s = qwen(R"({"images_per_request": 22})");
+  CHECK(s.workload.inference.input_tokens == (32768 - 22 * 1369) * 4 / 5);
+  CHECK(s.workload.inference.prompt_tokens() + s.workload.inference.output_tokens == 32768);
+  CHECK_THROWS_WITH(qwen(R"({"images_per_request": 24})"),
+                    Catch::EndsWith("s.json:/workload/images_per_request: 32856 image tokens "
+                                    "leave no room for text in the model's context of 32768 "
+                                    "tokens (max_position_embeddings), got 24"));
   // Images for a model without a vision tower.
   CHECK_THROWS_WITH(
       load_spec(dir.write("t.json",
