@@ -56,7 +56,7 @@ void register_model(CLI::App& app, Context& ctx) {
         }
         return ExitCode::ok;
       }
-      const Spec spec = load_spec(options->spec);
+      const Spec spec = load_spec(options->spec, SpecUse::describe);
       log_warnings(ctx, spec);
       if (options->common.format == "json") {
         render_model_json(spec, ctx.out);

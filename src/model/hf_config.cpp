@@ -67,18 +67,13 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "pixtral",         "internvl",         "internvl_chat",   "smolvlm",     "phi3_v",
         "phi4_multimodal", "kimi_vl",          "deepseek_vl_v2",  "molmo",       "aria",
         "llama4",          "gemma3n",          "blip-2",          "instructblip"}},
-      {"an encoder-only model (embeddings, reranking, classification): no decoding, no KV cache",
-       {"bert",
-        "roberta",
-        "xlm-roberta",
-        "xlm-roberta-xl",
-        "modernbert",
+      {"an encoder-only model of a family rightsize does not read (it reads bert, roberta, "
+       "xlm-roberta, camembert, distilbert and modernbert)",
+       {"xlm-roberta-xl",
         "deberta",
         "deberta-v2",
-        "distilbert",
         "electra",
         "albert",
-        "camembert",
         "nomic_bert",
         "mpnet",
         "new"}},
@@ -994,6 +989,86 @@ void read_nemotron_h_layers(ConfigFields& f, ModelArch& m) {
 
 } // namespace
 
+// Encoder-only families, as an embedding or reranking server loads them: the base model
+// (BertModel, RobertaModel, XLMRobertaModel, DistilBertModel, ModernBertModel) without the
+// masked-LM head the checkpoint was pretrained with.
+// - BERT, RoBERTa, XLM-R and DistilBERT: learned positions (and, but for DistilBERT, token-type
+//   embeddings) beside the token embedding, then an embedding LayerNorm; post-norm blocks of
+//   biased q, k, v and o, a biased GELU MLP, two LayerNorms with bias; BERT-likes end in a pooler
+//   (a hidden x hidden dense layer with bias), DistilBERT does not.
+// - RoBERTa and XLM-R number positions from pad_token_id + 1 (create_position_ids_from_input_ids),
+//   so their inputs hold max_position_embeddings - pad_token_id - 1 tokens (514 rows: 512).
+// - ModernBERT: rotary positions, a GeGLU MLP (Wi: hidden -> 2 x intermediate), no biases unless
+//   attention_bias, mlp_bias or norm_bias say so, an embedding norm, no norm before the first
+//   layer's attention, a final norm; every global_attn_every_n_layers-th layer (from the first)
+//   attends globally, the others to a local window of local_attention tokens.
+void read_encoder(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  const bool distil = m.family == "distilbert";
+  const bool modern = m.family == "modernbert";
+  m.encoder_only = true;
+  m.hidden = f.require({"hidden_size", "dim"}, Range::positive(k_max_width), "hidden");
+  m.layers = f.require({"num_hidden_layers", "n_layers"}, Range::positive(k_max_layers), "layers");
+  m.heads = f.require({"num_attention_heads", "n_heads"}, Range::positive(k_max_width), "heads");
+  m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
+  m.intermediate =
+      f.require({"intermediate_size", "hidden_dim"}, Range::positive(k_max_width), "intermediate");
+  if (m.hidden % m.heads != 0) {
+    r.member(distil ? "n_heads" : "num_attention_heads")
+        .fail(fmt::format("must divide the hidden size ({})", m.hidden));
+  }
+  m.kv_heads = m.heads;
+  m.head_dim = m.v_head_dim = m.hidden / m.heads;
+  m.attention = AttentionKind::mha;
+  f.derived("head_dim", "hidden size / attention heads");
+  if (!modern && r.has("position_embedding_type") &&
+      r.string("position_embedding_type") != "absolute") {
+    r.member("position_embedding_type")
+        .fail("relative position embeddings are not modelled; rightsize reads \"absolute\"");
+  }
+  m.max_position =
+      f.find({"max_position_embeddings"}, Range::positive(k_max_positions), "max_position")
+          .value_or(0);
+  if (m.max_position == 0) {
+    assume_family_context(f, m);
+  }
+  if (modern) {
+    m.gated_mlp = true;
+    m.qkv_bias = m.o_bias = f.flag("attention_bias", false);
+    m.mlp_bias = f.flag("mlp_bias", false);
+    m.layer_norm_bias = f.flag("norm_bias", false);
+    const long long every = f.find({"global_attn_every_n_layers"},
+                                   Range::positive(k_max_layers),
+                                   "global_attn_every_n_layers")
+                                .value_or(3);
+    m.sliding_window =
+        f.find({"local_attention"}, Range::positive(k_max_positions), "sliding_window")
+            .value_or(128);
+    m.local_layers = m.layers - (m.layers + every - 1) / every;
+    return;
+  }
+  m.gated_mlp = false;
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.layer_norm_bias = true;
+  m.learned_positions = m.max_position;
+  if (family_is(m.family, {"roberta", "xlm-roberta", "camembert"})) {
+    const long long pad =
+        f.find({"pad_token_id"}, Range{0, k_max_vocab}, "pad_token_id").value_or(1);
+    if (m.max_position <= pad + 1) {
+      r.member("max_position_embeddings")
+          .fail(
+              fmt::format("must exceed pad_token_id + 1 ({}): positions start after it", pad + 1));
+    }
+    m.max_position -= pad + 1;
+    f.derived("max_position",
+              "max_position_embeddings - pad_token_id - 1 (positions start after "
+              "the padding index)");
+  }
+  if (!distil) {
+    m.token_types = f.find({"type_vocab_size"}, Range{0, k_max_vocab}, "token_types").value_or(2);
+    m.pooler = true;
+  }
+}
+
 // The families read exactly, with the context transformers gives a model whose config.json omits
 // max_position_embeddings: the default argument of the family's configuration class, which is
 // what transformers and vLLM (through the same config object) then use. Source: each class's
@@ -1045,6 +1120,12 @@ const std::vector<SupportedFamily>& supported_families() {
        "Nemotron-H 4B-56B (Mamba-2 + attention + MLP layers)",
        4096,
        "NemotronHConfig"},
+      {"bert", "BERT, MiniLM, English BGE and E5 (encoder-only)", 512, "BertConfig"},
+      {"roberta", "RoBERTa (encoder-only)", 512, "RobertaConfig"},
+      {"xlm-roberta", "XLM-R, BGE-M3, multilingual-E5 (encoder-only)", 512, "XLMRobertaConfig"},
+      {"camembert", "CamemBERT (encoder-only)", 512, "CamembertConfig"},
+      {"distilbert", "DistilBERT (encoder-only)", 512, "DistilBertConfig"},
+      {"modernbert", "ModernBERT (encoder-only)", 8192, "ModernBertConfig"},
   };
   return families;
 }
@@ -1085,6 +1166,10 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
   ConfigFields f(r, m);
   if (family_is(m.family, {"mamba", "mamba2"})) {
     read_mamba(f, m); // no attention: none of the readers below applies
+  } else if (family_is(
+                 m.family,
+                 {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "modernbert"})) {
+    read_encoder(f, m);
   } else {
     read_dimensions(f, m);
     // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.

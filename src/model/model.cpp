@@ -15,7 +15,7 @@ using detail::Range;
 
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
-         norms + state_space + vision;
+         norms + state_space + vision + pooler;
 }
 
 Bytes WeightBytes::total() const {
@@ -124,8 +124,10 @@ void count_parameters(ModelArch& m) {
   const double norm = m.layer_norm_bias ? 2.0 * h : h;
 
   ParamBreakdown p;
-  p.embedding = vocab * h + static_cast<double>(m.learned_positions) * h;
-  p.lm_head = m.tied_embeddings ? 0.0 : vocab * h + (m.lm_head_bias ? vocab : 0.0);
+  p.embedding = vocab * h + static_cast<double>(m.learned_positions + m.token_types) * h;
+  p.lm_head =
+      m.tied_embeddings || m.encoder_only ? 0.0 : vocab * h + (m.lm_head_bias ? vocab : 0.0);
+  p.pooler = m.pooler ? h * h + h : 0.0;
 
   double attention = 0;
   double attention_norms = 0;
@@ -170,6 +172,8 @@ void count_parameters(ModelArch& m) {
       p.shared_experts = moe_layers * (shared + gate);
     }
   }
+  // The last norm: the final norm of a decoder; an encoder's embedding LayerNorm (BERT has no
+  // final norm; ModernBERT has both and no norm before its first layer's attention).
   p.norms = layers * m.norms_per_layer * norm + attention_layers * attention_norms + norm;
 
   p.vision = m.vision ? m.vision->params : 0.0;
@@ -201,7 +205,7 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
   w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
   w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
-  w.other = bytes_at(m.params.router + m.params.norms, high);
+  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
   if (m.safetensors_bytes && q.method == m.quantization.method &&

@@ -55,6 +55,11 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                   billions(m.params_active),
                   m.param_source));
   row("layers", std::to_string(m.layers));
+  if (m.encoder_only) {
+    row("kind",
+        "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
+        "(embedding and reranking workloads are not planned yet)");
+  }
   if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
     row("layer types",
         fmt::format("{} attention, {} Mamba-{}, {} MLP ({} MoE)",
@@ -136,6 +141,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   };
   part("embedding", m.params.embedding);
   part("lm_head", m.params.lm_head);
+  part("pooler", m.params.pooler);
   part("attention", m.params.attention);
   part("dense MLP", m.params.dense_mlp);
   part("routed experts", m.params.routed_experts);

@@ -748,7 +748,20 @@ std::string InferenceWorkload::describe_input() const {
                      image_tokens);
 }
 
-Spec parse_spec(const nlohmann::json& json, const std::string& file) {
+namespace {
+
+// An encoder-only model has no workload rightsize plans: it does not generate, and training is
+// derived for decoders.
+std::string encoder_refusal(const ModelArch& m) {
+  return fmt::format("{} is an encoder-only model (embeddings, reranking, classification): it "
+                     "does not generate, and rightsize does not plan encoder workloads yet; "
+                     "`rightsize model` reads its parameters and weights",
+                     m.family);
+}
+
+} // namespace
+
+Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use) {
   const FieldReader root(json, file);
   if (!json.is_object()) {
     root.fail("a spec must be a JSON object");
@@ -769,6 +782,17 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
     }
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
+    if (spec.model.encoder_only) {
+      if (use == SpecUse::plan) {
+        root.member(json.contains("model_type") ? "model_type" : "architectures")
+            .fail_plain(encoder_refusal(spec.model));
+      }
+      spec.defaults.push_back("input is a bare config.json of an encoder-only model: no workload");
+      read_precision(root, spec);
+      spec.warnings.insert(
+          spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
+      return spec;
+    }
     spec.workload.type = WorkloadType::inference;
     spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
     note_assumed_context(spec);
@@ -818,6 +842,9 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
+  if (spec.model.encoder_only && (w || use == SpecUse::plan)) {
+    (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
+  }
   if (w) {
     spec.workload.type = w->choice<WorkloadType>("type",
                                                  {{"inference", WorkloadType::inference},
@@ -859,8 +886,8 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file) {
   return spec;
 }
 
-Spec load_spec(const std::string& path) {
-  return parse_spec(detail::load_json_file(path), path);
+Spec load_spec(const std::string& path, SpecUse use) {
+  return parse_spec(detail::load_json_file(path), path, use);
 }
 
 } // namespace rightsize

@@ -77,7 +77,7 @@ nlohmann::json model_to_json(const Spec& spec) {
   for (const auto& [dtype, n] : m.safetensors_params_by_dtype) {
     by_dtype[dtype] = n;
   }
-  return nlohmann::json{
+  nlohmann::json j{
       {"schema_version", 1},
       {"name", m.name},
       {"family", m.family},
@@ -160,6 +160,13 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"provenance", provenance},
       {"warnings", m.warnings},
   };
+  // Encoder-only models only, so that the JSON (and the digests) of the others stay as they were.
+  if (m.encoder_only) {
+    j["encoder_only"] = true;
+    j["token_types"] = m.token_types;
+    j["params_breakdown"]["pooler"] = m.params.pooler;
+  }
+  return j;
 }
 
 nlohmann::json validation_to_json(const Spec& spec) {

@@ -34,6 +34,7 @@ struct ParamBreakdown {
   double norms = 0;          // layer norms, attention sinks and other small vectors
   double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
   double vision = 0;         // vision encoder and its projector into the language model
+  double pooler = 0;         // encoders: the pooler's dense layer (BertPooler), 0 without one
 
   [[nodiscard]] double total() const;
 };
@@ -116,6 +117,11 @@ struct ModelArch {
   bool gated_mlp = true; // SwiGLU/GeGLU (3 matrices) vs plain (2 matrices)
   bool tied_embeddings = false;
   bool parallel_attention = false; // attention and MLP read the same input (GPT-J, Falcon)
+  // Encoder-only (BERT, RoBERTa, ModernBERT): bidirectional attention over the whole input, one
+  // forward pass per input, no decoding and no KV cache; no lm_head, a pooler where it has one.
+  bool encoder_only = false;
+  long long token_types = 0; // rows of the token-type (segment) embedding (BERT: 2)
+  bool pooler = false;       // a hidden x hidden dense layer with bias over the first token
   AttentionKind attention = AttentionKind::mha;
 
   // Small terms that decide whether a count matches the published total to 0.1%.

@@ -172,11 +172,15 @@ struct Spec {
   std::vector<std::string> warnings;
 };
 
+// What the spec is read for: to plan or estimate a workload, or only to describe its model
+// (`rightsize model`), which also reads models no workload is planned for (encoder-only ones).
+enum class SpecUse { plan, describe };
+
 // Reads a spec or a bare config.json from a file. Relative model paths resolve against the
 // spec's directory. Throws InputError naming the file and JSON pointer.
-Spec load_spec(const std::string& path);
+Spec load_spec(const std::string& path, SpecUse use = SpecUse::plan);
 // Same, from parsed JSON; `file` names it in errors and anchors relative paths.
-Spec parse_spec(const nlohmann::json& json, const std::string& file);
+Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use = SpecUse::plan);
 
 // Upper bounds that catch absurd input (1e30 tokens) before it reaches a formula.
 namespace limits {

@@ -11,7 +11,7 @@ using rightsize::test::config_path;
 
 namespace {
 ModelArch model_of(const std::string& name) {
-  return load_spec(config_path(name)).model;
+  return load_spec(config_path(name), SpecUse::describe).model;
 }
 
 std::string provenance_of(const ModelArch& m, const std::string& field) {
@@ -251,6 +251,67 @@ TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer type
   CHECK(model_of("hybrid/nemotron-h-8b").sublayers() == 4 + 24 + 24);
   CHECK(model_of("hybrid/jamba-1.5-mini").sublayers() == 4 + 28 + 32);
   CHECK(model_of("llama-3.1-8b").sublayers() == 64);
+}
+
+// Issue 16: encoder-only models, read as the base model an embedding server loads (BERT-base was
+// planned as a gated decoder of 0.137B). Hand-derived totals (docs/model.md, "Encoder-only
+// models"); the published figure within 0.5%, or within its rounding when it has two digits.
+TEST_CASE("model: BERT, XLM-R, DistilBERT and ModernBERT parameters", "[model]") {
+  struct Case {
+    const char* model;
+    double exact;
+    double published;
+    double published_unit; // the published figure's last digit
+    long long context, token_types;
+  };
+  const Case cases[] = {
+      // Embeddings 30522x768 + 512x768 + 2x768 + LayerNorm 2x768 = 23,837,184; per layer q/k/v/o
+      // 4 x (768x768 + 768) + MLP 768x3072 + 3072 + 3072x768 + 768 + 2 LayerNorms 2 x 1536 =
+      // 7,087,872, x 12; pooler 768x768 + 768 = 590,592 (BERT-base: 110M).
+      {"encoder/bert-base-uncased", 109'482'240, 110e6, 1e6, 512, 2},
+      // The cased vocabulary, 28996 rows.
+      {"encoder/bert-base-cased", 108'310'272, 108e6, 1e6, 512, 2},
+      // 384 wide, 6 layers of 1,774,464, MLP 1536 (all-MiniLM-L6-v2: 22.7M).
+      {"encoder/all-minilm-l6-v2", 22'713'216, 22.7e6, 0.1e6, 512, 2},
+      // 250002 x 768 + 514 positions + 1 token type; positions start after pad_token_id 1: 512.
+      {"encoder/xlm-roberta-base", 278'043'648, 278e6, 1e6, 512, 1},
+      // XLM-R large shape, 8194 positions (BGE-M3: 568M, 8192-token inputs).
+      {"encoder/bge-m3", 567'754'752, 568e6, 1e6, 8192, 1},
+      // No token types, no pooler: 23,835,648 + 6 x 7,087,872 (DistilBERT: 66M).
+      {"encoder/distilbert-base-uncased", 66'362'880, 66e6, 1e6, 512, 0},
+      // Tied 50368x768 embedding; per layer Wqkv 768x2304, Wo 768x768, GeGLU Wi 768x2304 and Wo
+      // 1152x768, two bias-free norms (none before layer 0's attention); embedding and final
+      // norms (ModernBERT-base: 149M).
+      {"encoder/modernbert-base", 149'014'272, 149e6, 1e6, 8192, 0},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.model);
+    const auto m = model_of(c.model);
+    CHECK(m.encoder_only);
+    CHECK(m.params_total == c.exact);
+    CHECK(m.params_total == Approx(c.published).epsilon(0.005).margin(c.published_unit / 2));
+    CHECK(m.params_active == m.params_total);
+    CHECK(m.params.lm_head == 0);
+    CHECK(m.max_position == c.context);
+    CHECK(m.token_types == c.token_types);
+    CHECK(m.kv_heads == m.heads);
+  }
+  const auto bert = model_of("encoder/bert-base-uncased");
+  CHECK(bert.params.pooler == 768.0 * 768 + 768);
+  CHECK_FALSE(bert.gated_mlp);
+  const auto modern = model_of("encoder/modernbert-base");
+  CHECK(modern.params.pooler == 0);
+  CHECK(modern.gated_mlp);
+  // Global attention on layers 0, 3, ..., 21; a 128-token window on the other 14.
+  CHECK(modern.sliding_window == 128);
+  CHECK(modern.local_layers == 14);
+  // Relative position embeddings add per-layer tables rightsize does not count: refused.
+  auto relative = nlohmann::json::parse(R"({"model_type": "bert", "hidden_size": 768,
+      "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
+      "vocab_size": 30522, "position_embedding_type": "relative_key"})");
+  CHECK_THROWS_WITH(parse_hf_config(relative, "c.json"),
+                    "c.json:/position_embedding_type: relative position embeddings are not "
+                    "modelled; rightsize reads \"absolute\", got \"relative_key\"");
 }
 
 TEST_CASE("model: recurrent state per Mamba layer, and what tensor parallelism can split",

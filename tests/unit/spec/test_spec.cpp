@@ -279,8 +279,7 @@ TEST_CASE("spec: unreadable and malformed files", "[spec]") {
 TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
   const std::string dir = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/unsupported/";
   const std::vector<std::tuple<std::string, std::string, std::string>> cases{
-      {"bert-base-uncased/config.json", "bert (BertForMaskedLM)", "encoder-only"},
-      {"xlm-roberta-base/config.json", "xlm-roberta (XLMRobertaForMaskedLM)", "encoder-only"},
+      {"deberta-v3-base/config.json", "deberta-v2 (no architectures given)", "encoder-only"},
       {"t5-small/config.json", "t5 (T5ForConditionalGeneration)", "encoder-decoder"},
       {"whisper-tiny/config.json", "whisper (WhisperForConditionalGeneration)", "speech model"},
       {"clip-vit-large/config.json", "clip (CLIPModel)", "vision model"},
@@ -298,6 +297,31 @@ TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
   }
 }
 
+// Issue 16: encoder-only models are read (rightsize model) but no workload is planned for them;
+// planning one says so by name instead of planning a decoder.
+TEST_CASE("spec: encoder-only models are described, not planned", "[spec]") {
+  const std::string bert = config_path("encoder/bert-base-uncased");
+  const std::string refusal =
+      "bert is an encoder-only model (embeddings, reranking, classification): it does not "
+      "generate, and rightsize does not plan encoder workloads yet; `rightsize model` reads its "
+      "parameters and weights";
+  CHECK_THROWS_WITH(load_spec(bert), bert + ":/model_type: " + refusal);
+  const Spec described = load_spec(bert, SpecUse::describe);
+  CHECK(described.model.params_total == 109'482'240);
+  CHECK(described.model.max_position == 512);
+  CHECK(described.model.torch_dtype == DType::fp32); // no torch_dtype: transformers loads fp32
+  ScratchDir dir;
+  // A spec that names a workload for it is wrong whatever it is read for.
+  const auto with_workload = dir.write(
+      "s.json",
+      R"({"model": ")" + bert + R"(", "workload": {"type": "inference", "input_tokens": 256}})");
+  CHECK_THROWS_WITH(load_spec(with_workload, SpecUse::describe),
+                    with_workload + ":/workload/type: " + refusal);
+  const auto without = dir.write("t.json", R"({"model": ")" + bert + R"("})");
+  CHECK_THROWS_WITH(load_spec(without), without + ":/model: " + refusal);
+  CHECK(load_spec(without, SpecUse::describe).model.encoder_only);
+}
+
 TEST_CASE("spec: unknown families are refused, with a suggestion and the generic route", "[spec]") {
   ScratchDir dir;
   // Standard Llama fields under an unknown model_type: once read as a Llama with a warning.
@@ -313,9 +337,9 @@ TEST_CASE("spec: unknown families are refused, with a suggestion and the generic
                     Catch::Contains("c2.json:/model_type: architecture not supported: weird "
                                     "(no architectures given)"));
   // Without model_type the first architecture names the family.
-  CHECK_THROWS_WITH(load_spec(dir.write("c3.json", R"({"architectures": ["BertModel"]})")),
-                    Catch::Contains("c3.json:/architectures: architecture not supported: Bert "
-                                    "(BertModel): an encoder-only model"));
+  CHECK_THROWS_WITH(load_spec(dir.write("c3.json", R"({"architectures": ["DebertaV2Model"]})")),
+                    Catch::Contains("c3.json:/architectures: architecture not supported: "
+                                    "DebertaV2 (DebertaV2Model): an encoder-only model"));
   // Vision-language models it does not read yet.
   CHECK_THROWS_WITH(
       load_spec(dir.write("ln.json", R"({"model_type": "llava_next", "architectures":
