@@ -21,6 +21,8 @@ const std::vector<std::string> k_arg_roles{"tensor_parallel",
                                            "kv_cache_dtype",
                                            "quantization",
                                            "served_model_name"};
+// Roles an engine's recipe may leave out (recipes written before they existed stay valid).
+const std::vector<std::string> k_optional_arg_roles{"limit_mm_per_prompt"};
 
 std::map<std::string, std::string> string_map(const FieldReader& r) {
   if (!r.is_object()) {
@@ -67,9 +69,14 @@ EngineRecipe read_engine(const FieldReader& e) {
   r.metrics_path = e.string("metrics_path");
   r.startup = seconds(e.number("startup_s", Range::non_negative(3600)));
   const FieldReader args = e.object("args");
-  args.reject_unknown(k_arg_roles);
+  std::vector<std::string> roles = k_arg_roles;
+  roles.insert(roles.end(), k_optional_arg_roles.begin(), k_optional_arg_roles.end());
+  args.reject_unknown(roles);
   for (const auto& role : k_arg_roles) {
     r.args[role] = args.string(role);
+  }
+  for (const auto& role : k_optional_arg_roles) {
+    r.args[role] = args.optional_string(role).value_or("");
   }
   r.memory_fraction_of_total =
       e.choice<bool>("memory_fraction_meaning", {{"total", true}, {"kv_of_free", false}});

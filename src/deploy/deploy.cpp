@@ -190,6 +190,10 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       "the memory fraction the estimate assumed (data/memory.json or --assume)");
   add("kv_cache_dtype", s.kv_cache_dtype, "the plan's KV-cache format");
   add("quantization", s.quantization, "the plan's weight format, made on load");
+  add("limit_mm_per_prompt",
+      s.limit_mm_per_prompt,
+      "the spec's images per request: more are refused, and the engine sizes its multimodal "
+      "budget for these (0: text only)");
   return a;
 }
 
@@ -757,6 +761,17 @@ DeployReport make_deployment(const Plan& plan,
         s.gpus_per_node));
   }
   s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
+  if (spec.model.vision) {
+    s.limit_mm_per_prompt =
+        fmt::format(R"({{"image":{}}})", spec.workload.inference.images_per_request);
+    if (r.arg("limit_mm_per_prompt").empty()) {
+      report.notes.push_back(fmt::format(
+          "{} takes no per-request image limit here (data/deploy.json): a request with more than "
+          "the planned {} image(s) is served, with a longer prompt than the KV cache was sized for",
+          engine,
+          spec.workload.inference.images_per_request));
+    }
+  }
 
   const Capacity cap = capacity_per_replica(c, in);
   s.capacity_per_replica = cap.sequences;

@@ -121,6 +121,9 @@ struct ServingSettings {
   double memory_fraction = 0;
   std::string kv_cache_dtype;   // engine value, empty when the engine default is meant
   std::string quantization;     // engine value, empty: none or a pre-quantized checkpoint
+  // Vision-language models: the most images one request may carry, as the engine takes it
+  // ({"image":2}); empty for text-only models.
+  std::string limit_mm_per_prompt;
   bool prequantized_checkpoint = false;
   int replicas = 1;     // the plan's first month
   int min_replicas = 1; // 0 with scale to zero

@@ -106,6 +106,7 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   CHECK(flag_value(cmd, "--tensor-parallel-size") == std::to_string(c.layout.tp));
   CHECK(flag_value(cmd, "--max-num-seqs") == std::to_string(r.settings.capacity_per_replica));
   CHECK(flag_value(cmd, "--max-model-len") == "2560"); // 2048 in + 512 out
+  CHECK(std::find(cmd.begin(), cmd.end(), "--limit-mm-per-prompt") == cmd.end()); // text only
   // The plan serves fp8 weights and KV cache from a bf16 checkpoint: quantized on load.
   CHECK(to_string(c.spec.precision.weights) == "fp8");
   CHECK(flag_value(cmd, "--kv-cache-dtype") == "fp8");
@@ -198,6 +199,34 @@ TEST_CASE("deploy: cold start and memory fraction, hand-checked", "[deploy]") {
   // Of the memory left after weights, activations and overhead: trtllm 0.90.
   CHECK(rt.settings.memory_fraction == Approx(0.90));
   CHECK(flag_value(rt.settings.engine_args, "--kv_cache_free_gpu_memory_fraction") == "0.90");
+}
+
+// Issue 16: a vision-language deployment caps the images per request at what the plan sized the
+// KV cache and the prompt for; an engine without the flag says so.
+TEST_CASE("deploy: a vision-language model's images per request are the engine's limit",
+          "[deploy]") {
+  Spec spec = load_spec(example("qwen2.5-vl-7b-documents.json"));
+  const long long images = spec.workload.inference.images_per_request;
+  REQUIRE(images > 0);
+  const DeployReport r = deploy(plan_of(spec), Autoscaler::hpa);
+  CHECK(r.settings.limit_mm_per_prompt == "{\"image\":" + std::to_string(images) + "}");
+  CHECK(flag_value(r.settings.engine_args, "--limit-mm-per-prompt") ==
+        r.settings.limit_mm_per_prompt);
+  CHECK(flag_value(r.settings.engine_args, "--max-model-len") ==
+        std::to_string(spec.workload.inference.prompt_tokens() +
+                       spec.workload.inference.output_tokens));
+  spec.workload.inference.engine = Engine::sglang;
+  const DeployReport sglang = deploy(plan_of(spec), Autoscaler::hpa);
+  CHECK(flag_value(sglang.settings.engine_args, "--limit-mm-data-per-request") ==
+        r.settings.limit_mm_per_prompt);
+  spec.workload.inference.engine = Engine::tensorrt_llm;
+  const DeployReport trt = deploy(plan_of(spec), Autoscaler::hpa);
+  CHECK(std::none_of(trt.settings.engine_args.begin(),
+                     trt.settings.engine_args.end(),
+                     [](const std::string& a) { return a.find("limit-mm") != std::string::npos; }));
+  CHECK(std::any_of(trt.notes.begin(), trt.notes.end(), [](const std::string& n) {
+    return n.find("takes no per-request image limit") != std::string::npos;
+  }));
 }
 
 TEST_CASE("deploy: a replica across nodes is a LeaderWorkerSet", "[deploy]") {
