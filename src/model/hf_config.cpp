@@ -54,7 +54,6 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "zamba",
         "zamba2",
         "bamba",
-        "granitemoehybrid",
         "qwen3_next",
         "recurrent_gemma",
         "rwkv",
@@ -832,24 +831,45 @@ std::optional<DType> read_state_dtype(const FieldReader& r) {
 }
 
 // Mamba-2 mixer fields shared by Mamba2Config and NemotronHConfig (their names differ).
-void read_mamba2_mixer(ConfigFields& f,
-                       ModelArch& m,
-                       std::initializer_list<const char*> heads,
-                       std::initializer_list<const char*> head_dim,
-                       std::initializer_list<const char*> state) {
+// The field names of a Mamba-2 mixer in one family's configuration class.
+struct Mamba2Fields {
+  const char* heads;
+  const char* head_dim;
+  const char* state;
+  const char* groups;
+  const char* conv_kernel;
+  const char* conv_bias;
+  const char* proj_bias;
+};
+
+// Mamba-2 mixer fields shared by Mamba2Config, NemotronHConfig and GraniteMoeHybridConfig (their
+// names differ). A head_dim of "auto" (GraniteMoeHybridConfig's default) is expand x hidden /
+// heads.
+void read_mamba2_mixer(ConfigFields& f, ModelArch& m, const Mamba2Fields& names) {
+  const FieldReader& r = f.reader();
   StateSpace& ssm = m.ssm;
   ssm.version = 2;
-  ssm.heads = f.require(heads, Range::positive(k_max_width), "ssm_heads");
-  const long long dim = f.require(head_dim, Range::positive(k_max_width), "ssm_head_dim");
+  ssm.heads = f.require({names.heads}, Range::positive(k_max_width), "ssm_heads");
+  long long dim = 0;
+  if (r.has(names.head_dim) && r.member(names.head_dim).json().is_string() &&
+      r.string(names.head_dim) == "auto") {
+    const long long expand =
+        f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
+    dim = expand * m.hidden / ssm.heads;
+    f.derived("ssm_head_dim", "mamba_expand x hidden_size / mamba_n_heads (mamba_d_head \"auto\")");
+  } else {
+    dim = f.require({names.head_dim}, Range::positive(k_max_width), "ssm_head_dim");
+  }
   ssm.inner = ssm.heads * dim;
-  ssm.state = f.require(state, Range::positive(k_max_width), "ssm_state");
-  ssm.groups = f.find({"n_groups"}, Range::positive(k_max_width), "ssm_groups").value_or(1);
-  ssm.conv_kernel = f.find({"conv_kernel"}, Range::positive(1024), "ssm_conv_kernel").value_or(4);
-  ssm.conv_bias = f.flag("use_conv_bias", true);
-  ssm.proj_bias = f.flag("use_bias", false);
-  ssm.state_dtype = read_state_dtype(f.reader());
+  ssm.state = f.require({names.state}, Range::positive(k_max_width), "ssm_state");
+  ssm.groups = f.find({names.groups}, Range::positive(k_max_width), "ssm_groups").value_or(1);
+  ssm.conv_kernel =
+      f.find({names.conv_kernel}, Range::positive(1024), "ssm_conv_kernel").value_or(4);
+  ssm.conv_bias = f.flag(names.conv_bias, true);
+  ssm.proj_bias = f.flag(names.proj_bias, false);
+  ssm.state_dtype = read_state_dtype(r);
   if (ssm.heads % ssm.groups != 0) {
-    f.reader().member("n_groups").fail(fmt::format("must divide the {} Mamba heads", ssm.heads));
+    r.member(names.groups).fail(fmt::format("must divide the {} Mamba heads", ssm.heads));
   }
 }
 
@@ -865,7 +885,15 @@ void read_mamba(ConfigFields& f, ModelArch& m) {
   m.gated_mlp = false;
   const long long expand = f.find({"expand"}, Range::positive(64), "ssm_expand").value_or(2);
   if (m.family == "mamba2") {
-    read_mamba2_mixer(f, m, {"num_heads"}, {"head_dim"}, {"state_size"});
+    read_mamba2_mixer(f,
+                      m,
+                      {"num_heads",
+                       "head_dim",
+                       "state_size",
+                       "n_groups",
+                       "conv_kernel",
+                       "use_conv_bias",
+                       "use_bias"});
     if (m.ssm.inner != expand * m.hidden) {
       r.member("num_heads")
           .fail(fmt::format(
@@ -982,9 +1010,84 @@ void read_nemotron_h_layers(ConfigFields& f, ModelArch& m) {
   m.mixer_only_layers = mamba + attention;
   m.norms_per_layer = 1;
   m.gated_mlp = false;
-  read_mamba2_mixer(f, m, {"mamba_num_heads"}, {"mamba_head_dim"}, {"ssm_state_size"});
+  read_mamba2_mixer(f,
+                    m,
+                    {"mamba_num_heads",
+                     "mamba_head_dim",
+                     "ssm_state_size",
+                     "n_groups",
+                     "conv_kernel",
+                     "use_conv_bias",
+                     "use_bias"});
   f.derived("layer_types",
             fmt::format("{} Mamba-2, {} attention and {} MLP layers", mamba, attention, mlp));
+}
+
+// Granite 4.0 hybrids (GraniteMoeHybridConfig): each layer is a norm, a mixer ("mamba": Mamba-2,
+// or "attention", from layer_types), a norm and an MLP: MoE experts of intermediate_size beside a
+// gated shared MLP of shared_intermediate_size, or that shared MLP alone when num_local_experts is
+// 0 (the dense H-Micro).
+void read_granite_hybrid_layers(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  if (!r.has("num_local_experts")) {
+    // GraniteMoeHybridConfig's default, 8 experts of which 2 active, is no published model's.
+    throw InputError(r.where("num_local_experts"),
+                     "required field is missing (0 for a dense Granite hybrid)");
+  }
+  // layers_block_type is the attribute_map alias; absent, every layer is Mamba.
+  const char* field = r.has("layers_block_type") ? "layers_block_type" : "layer_types";
+  const auto types = r.has(field)
+                         ? r.string_array(field)
+                         : std::vector<std::string>(static_cast<std::size_t>(m.layers), "mamba");
+  if (static_cast<long long>(types.size()) != m.layers) {
+    r.member(field).fail_plain(
+        fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
+  }
+  long long mamba = 0;
+  for (const auto& t : types) {
+    if (t == "mamba") {
+      ++mamba;
+    } else if (t != "attention") {
+      r.member(field).fail_plain(
+          fmt::format("names a layer other than \"mamba\" or \"attention\": \"{}\"", t));
+    }
+  }
+  m.ssm_layers = mamba;
+  read_mamba2_mixer(f,
+                    m,
+                    {"mamba_n_heads",
+                     "mamba_d_head",
+                     "mamba_d_state",
+                     "mamba_n_groups",
+                     "mamba_d_conv",
+                     "mamba_conv_bias",
+                     "mamba_proj_bias"});
+  const long long expand = f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
+  if (m.ssm.inner != expand * m.hidden) {
+    r.member("mamba_n_heads")
+        .fail(fmt::format("mamba_n_heads x mamba_d_head must be mamba_expand x hidden_size ({} x "
+                          "{})",
+                          expand,
+                          m.hidden));
+  }
+  const long long shared = f.find({"shared_intermediate_size"},
+                                  Range::non_negative(k_max_width),
+                                  "shared_expert_intermediate")
+                               .value_or(0);
+  if (m.experts > 0) {
+    if (shared > 0) {
+      m.shared_experts = 1;
+      m.shared_expert_intermediate = shared;
+    }
+  } else if (shared > 0) {
+    m.intermediate = shared; // the shared MLP is the layer's only MLP
+    f.derived("intermediate", "shared_intermediate_size (no experts: the shared MLP alone)");
+  }
+  f.derived("layer_types",
+            fmt::format("{} Mamba-2 and {} attention layers, each with {}",
+                        mamba,
+                        m.layers - mamba,
+                        m.experts > 0 ? "MoE experts and a shared MLP" : "a gated MLP"));
 }
 
 } // namespace
@@ -1120,6 +1223,10 @@ const std::vector<SupportedFamily>& supported_families() {
        "Nemotron-H 4B-56B (Mamba-2 + attention + MLP layers)",
        4096,
        "NemotronHConfig"},
+      {"granitemoehybrid",
+       "Granite 4.0 H (Mamba-2 + attention layers, MoE and shared MLP)",
+       2048,
+       "GraniteMoeHybridConfig"},
       {"bert", "BERT, MiniLM, English BGE and E5 (encoder-only)", 512, "BertConfig"},
       {"roberta", "RoBERTa (encoder-only)", 512, "RobertaConfig"},
       {"xlm-roberta", "XLM-R, BGE-M3, multilingual-E5 (encoder-only)", 512, "XLMRobertaConfig"},
@@ -1186,6 +1293,8 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
       read_jamba_layers(f, m);
     } else if (m.family == "nemotron_h") {
       read_nemotron_h_layers(f, m);
+    } else if (m.family == "granitemoehybrid") {
+      read_granite_hybrid_layers(f, m);
     }
     read_sliding_window(f, m);
     if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {

@@ -234,6 +234,11 @@ TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer type
       // 24 Mamba-2 mixers of 109,635,968, 4 attention of 41,943,040, 24 squared-ReLU MLPs of
       // 2 x 4096 x 21504, one norm a layer, untied 131072 x 4096 embeddings (Nemotron-H-8B: 8B).
       {"hybrid/nemotron-h-8b", 8'100'852'736, 8.1e9, 4, 24, 24, 0},
+      // 36 Mamba-2 mixers of 102,286,976 (in_proj 4096 x (2 x 8192 + 2 x 128 + 128), conv
+      // 8448 x 4 + 8448, 3 x 128, gated norm 8192, out_proj 8192 x 4096), 4 GQA attention of
+      // 41,943,040, on every layer 72 experts of 9,437,184 + router 294,912 + a shared gated MLP
+      // of 18,874,368, 2 norms a layer, tied 100352 x 4096 embeddings (Granite-4.0-H-Small: 32.2B).
+      {"hybrid/granite-4.0-h-small", 32'207'337'984, 32.2e9, 4, 36, 40, 40},
   };
   for (const auto& c : cases) {
     CAPTURE(c.model);
@@ -245,6 +250,8 @@ TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer type
     CHECK(m.mlp_layers() == c.mlp);
     CHECK(m.moe_layers == c.moe);
   }
+  // Granite-4.0-H-Small: 10 of 72 experts on all 40 layers (published: 9B active).
+  CHECK(model_of("hybrid/granite-4.0-h-small").params_active == 8'803'121'664);
   // Jamba's active parameters: 2 of 16 experts on its 16 MoE layers.
   CHECK(model_of("hybrid/jamba-1.5-mini").params_active == 12'110'311'296);
   // Mixers and MLPs each end in a residual add (and an all-reduce under TP).
@@ -312,6 +319,45 @@ TEST_CASE("model: BERT, XLM-R, DistilBERT and ModernBERT parameters", "[model]")
   CHECK_THROWS_WITH(parse_hf_config(relative, "c.json"),
                     "c.json:/position_embedding_type: relative position embeddings are not "
                     "modelled; rightsize reads \"absolute\", got \"relative_key\"");
+}
+
+TEST_CASE("model: Granite 4.0 hybrids, with experts and dense", "[model]") {
+  std::ifstream in(config_path("hybrid/granite-4.0-h-small"));
+  auto config = nlohmann::json::parse(in);
+  const auto small = parse_hf_config(config, "c.json");
+  CHECK(small.ssm.version == 2);
+  CHECK(small.ssm.inner == 8192);
+  CHECK(small.ssm.conv_state_elements() == 3.0 * (8192 + 2 * 128));
+  CHECK(small.ssm.ssm_state_elements() == 8192.0 * 128);
+  CHECK(small.shared_experts == 1);
+  CHECK(small.shared_expert_intermediate == 1536);
+  // mamba_d_head "auto" (the configuration class's default): expand x hidden / heads.
+  config["mamba_d_head"] = "auto";
+  CHECK(parse_hf_config(config, "c.json").params_total == small.params_total);
+  // Dense (H-Micro's shape): no experts, the shared MLP is each layer's MLP.
+  auto dense = config;
+  dense["num_local_experts"] = 0;
+  dense["shared_intermediate_size"] = 8192;
+  const auto d = parse_hf_config(dense, "c.json");
+  CHECK_FALSE(d.is_moe());
+  CHECK(d.intermediate == 8192);
+  CHECK(d.params.dense_mlp == 40.0 * 3 * 4096 * 8192);
+  // Refusals name the field.
+  auto odd = config;
+  odd["layer_types"][3] = "mlp";
+  CHECK_THROWS_WITH(parse_hf_config(odd, "c.json"),
+                    "c.json:/layer_types: names a layer other than \"mamba\" or \"attention\": "
+                    "\"mlp\"");
+  auto no_experts = config;
+  no_experts.erase("num_local_experts");
+  CHECK_THROWS_WITH(parse_hf_config(no_experts, "c.json"),
+                    "c.json:/num_local_experts: required field is missing (0 for a dense Granite "
+                    "hybrid)");
+  auto wide = config;
+  wide["mamba_d_head"] = 32;
+  CHECK_THROWS_WITH(parse_hf_config(wide, "c.json"),
+                    Catch::StartsWith("c.json:/mamba_n_heads: mamba_n_heads x mamba_d_head must "
+                                      "be mamba_expand x hidden_size (2 x 4096)"));
 }
 
 TEST_CASE("model: recurrent state per Mamba layer, and what tensor parallelism can split",
