@@ -121,6 +121,8 @@ struct Search {
   bool any = false;
   // Shared by the plan's searches; null: none.
   EvaluationCache* cache = nullptr;
+  // precision_variants(spec), made once per plan; null: made by each search.
+  const std::vector<Spec>* variants = nullptr;
 };
 
 // --- Layouts and precisions (layouts.cpp)
@@ -131,6 +133,14 @@ bool allowed_by_constraints(const Gpu& g, const Spec& s, const Catalog& c, std::
 std::vector<int> tp_options(const Spec& s, const Gpu& g);
 // The spec with each precision the user allows, the spec's own first.
 std::vector<Spec> precision_variants(const Spec& s);
+// The spec's precision variants: S.variants, or made into `made`.
+inline const std::vector<Spec>& variants_of(const Search& S, std::vector<Spec>& made) {
+  if (S.variants != nullptr) {
+    return *S.variants;
+  }
+  made = precision_variants(S.spec);
+  return made;
+}
 // "fp8 weights, fp8 KV cache".
 std::string precision_label(const Spec& s);
 // Whether the spec's engine runs this precision on `g` (data/engines.json); the miss when not.

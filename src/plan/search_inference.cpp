@@ -47,16 +47,22 @@ struct At {
   }
 };
 
+// The slow edges of the TTFT and TPOT bands over the point, as the search holds targets
+// (band_high_ratio); none without bands.
+struct Bands {
+  std::optional<double> ttft_high;
+  std::optional<double> tpot_high;
+};
+
 // Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
 // not depend on the replica count and performance only scales with it (with_replicas), so the
-// searches over batch and replicas below re-use each one-replica evaluation. The band ratios of
-// the GPU's family and the engine are looked up once.
+// searches over batch and replicas below re-use each one-replica evaluation.
 class LayoutEvaluator {
 public:
-  LayoutEvaluator(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p)
-      : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(band_high_ratio(S, g, spec, "ttft")),
-        m_tpot_high(band_high_ratio(S, g, spec, "tpot")),
-        m_shared(S.cache != nullptr && S.cache->holds(g)),
+  LayoutEvaluator(
+      const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, const Bands& bands)
+      : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(bands.ttft_high),
+        m_tpot_high(bands.tpot_high), m_shared(S.cache != nullptr && S.cache->holds(g)),
         m_memo(m_shared
                    ? &S.cache->memo(
                          {&g, spec.precision.weights, spec.precision.kv_cache, p.tp, p.pp, p.ep})
@@ -463,10 +469,13 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   std::optional<Kept> first;      // the first configuration that meets the spec
   std::optional<Kept> best;       // a later one that scores strictly lower, if any
   double best_score = 0;          // of the best so far: `best`, else `first`
-  for (const Spec& spec : precision_variants(S.spec)) {
+  std::vector<Spec> made;
+  for (const Spec& spec : variants_of(S, made)) {
     if (!engine_runs(S, spec, g, miss)) {
       continue;
     }
+    // The band ratios of the GPU's family and the engine, the same for every layout.
+    const Bands bands{band_high_ratio(S, g, spec, "ttft"), band_high_ratio(S, g, spec, "tpot")};
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
     for (const Parallelism& p : inference_layouts(spec, tps)) {
@@ -476,7 +485,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus) {
         continue;
       }
-      LayoutEvaluator eval(S, spec, g, p);
+      LayoutEvaluator eval(S, spec, g, p, bands);
       const At probe = eval(1, 1);
       if (probe.memory().max_batch < 1) {
         consider_memory_miss(probe, p, miss);

@@ -128,7 +128,8 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
     return;
   }
   const std::optional<double> edge = deadline_ratio(S, g);
-  const std::vector<Spec> variants = precision_variants(S.spec);
+  std::vector<Spec> made;
+  const std::vector<Spec>& variants = variants_of(S, made);
   const Spec* best_spec = nullptr;
   Parallelism best_layout;
   double best_score = 0;
