@@ -740,7 +740,8 @@ ParameterBytes full_parameter_bytes(const Spec& spec, const Parallelism& p) {
   const TrainingPrecision& tp = w.precision;
   const double dp = p.dp;
   // Parameters on this GPU (tensor, pipeline and expert parallel split), as a share of the model.
-  const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
+  // Made once: the training search reads it in every evaluation.
+  static const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
   const double share =
       weights_per_gpu(m, unquantized, p).total() / weight_bytes(m, unquantized).total();
   const double params_here = m.params_total * share;
