@@ -34,17 +34,63 @@ std::shared_ptr<spdlog::logger> make_logger(std::ostream& err, int verbosity, bo
   return logger;
 }
 
+// The subcommands, in the order --help lists them.
+struct Command {
+  const char* name;
+  void (*add)(CLI::App&, Context&);
+};
+constexpr Command k_commands[] = {{"plan", register_plan},
+                                  {"estimate", register_estimate},
+                                  {"check", register_check},
+                                  {"deploy", register_deploy},
+                                  {"observe", register_observe},
+                                  {"catalog", register_catalog},
+                                  {"validate", register_validate},
+                                  {"model", register_model}};
+
+bool is_command(const std::string& arg) {
+  return std::any_of(std::begin(k_commands), std::end(k_commands), [&](const Command& c) {
+    return arg == c.name;
+  });
+}
+
 // The first argument that is not an option names the subcommand: top-level options take no
-// values, so this is exact. Unknown names get a suggestion instead of CLI11's generic message.
-void check_subcommand_name(const CLI::App& app, const std::vector<std::string>& args) {
-  const auto it = std::find_if(
+// values, so this is exact.
+std::vector<std::string>::const_iterator command_name(const std::vector<std::string>& args) {
+  return std::find_if(
       args.begin(), args.end(), [](const std::string& a) { return a.empty() || a[0] != '-'; });
+}
+
+bool is_verbosity_flag(const std::string& arg) {
+  return arg == "--verbose" || arg == "--quiet" || arg == "-q" ||
+         (arg.size() >= 2 && arg[0] == '-' &&
+          std::all_of(arg.begin() + 1, arg.end(), [](char c) { return c == 'v'; }));
+}
+
+// Registering every subcommand's options is about a tenth of a plan's instructions, so only the
+// one the arguments name is registered, where CLI11 cannot tell the difference: nothing before
+// the name but -v and -q (no --help, which lists every subcommand) and no other argument that
+// names a subcommand (which CLI11 treats differently when that subcommand exists). Otherwise all.
+void register_commands(CLI::App& app, Context& ctx, const std::vector<std::string>& args) {
+  const auto name = command_name(args);
+  const bool alone = name != args.end() && std::all_of(args.begin(), name, is_verbosity_flag) &&
+                     std::none_of(name + 1, args.end(), is_command);
+  for (const Command& c : k_commands) {
+    if (!alone || *name == c.name) {
+      c.add(app, ctx);
+    }
+  }
+}
+
+// Unknown names get a suggestion instead of CLI11's generic message.
+void check_subcommand_name(const std::vector<std::string>& args) {
+  const auto it = command_name(args);
   if (it == args.end()) {
     return;
   }
   std::vector<std::string> names;
-  for (const auto* sub : app.get_subcommands({})) {
-    names.push_back(sub->get_name());
+  for (const Command& c : k_commands) {
+    names.emplace_back(c.name);
   }
   if (std::find(names.begin(), names.end(), *it) == names.end()) {
     throw InputError("",
@@ -86,18 +132,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   app.add_flag("-v,--verbose", ctx.verbosity, "More log output on stderr (repeat for more)");
   app.add_flag("-q,--quiet", ctx.quiet, "Only errors on stderr");
 
-  register_plan(app, ctx);
-  register_estimate(app, ctx);
-  register_check(app, ctx);
-  register_deploy(app, ctx);
-  register_observe(app, ctx);
-  register_catalog(app, ctx);
-  register_validate(app, ctx);
-  register_model(app, ctx);
+  register_commands(app, ctx, args);
 
   try {
     try {
-      check_subcommand_name(app, args);
+      check_subcommand_name(args);
       std::vector<std::string> reversed(args.rbegin(), args.rend()); // CLI11 2.1 pops from the back
       app.parse(reversed);
     } catch (const CLI::CallForHelp&) {

@@ -7,7 +7,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <string_view>
 
 namespace rightsize {
 
@@ -268,10 +270,20 @@ double lora_parameters(const Spec& spec) {
   const double kv = static_cast<double>(m.kv_heads * m.head_dim);
   const auto inter = static_cast<double>(m.intermediate);
   const auto r = static_cast<double>(w.lora_rank);
-  const auto has = [&](const char* name) {
-    return std::find(w.lora_targets.begin(), w.lora_targets.end(), name) != w.lora_targets.end() ||
-           std::find(w.lora_targets.begin(), w.lora_targets.end(), "all-linear") !=
-               w.lora_targets.end();
+  // The targets read once: the training search calls this in every evaluation, and looking each
+  // name up in the list (std::string against C strings) was most of a LoRA plan.
+  constexpr std::array<std::string_view, 7> k_projections{
+      "q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+  std::array<bool, k_projections.size()> targeted{};
+  for (const std::string& t : w.lora_targets) {
+    const std::string_view target = t;
+    for (std::size_t i = 0; i < k_projections.size(); ++i) {
+      targeted[i] = targeted[i] || target == k_projections[i] || target == "all-linear";
+    }
+  }
+  const auto has = [&](std::string_view name) {
+    const auto* it = std::find(k_projections.begin(), k_projections.end(), name);
+    return targeted[static_cast<std::size_t>(it - k_projections.begin())];
   };
   double per_layer = 0;
   per_layer += has("q_proj") ? r * (h + q) : 0.0;
@@ -728,7 +740,8 @@ ParameterBytes full_parameter_bytes(const Spec& spec, const Parallelism& p) {
   const TrainingPrecision& tp = w.precision;
   const double dp = p.dp;
   // Parameters on this GPU (tensor, pipeline and expert parallel split), as a share of the model.
-  const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
+  // Made once: the training search reads it in every evaluation.
+  static const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
   const double share =
       weights_per_gpu(m, unquantized, p).total() / weight_bytes(m, unquantized).total();
   const double params_here = m.params_total * share;

@@ -123,7 +123,8 @@ std::string Efficiency::family_name(const Gpu& gpu) {
 }
 
 std::string_view Efficiency::family_key(const Gpu& gpu) {
-  const std::string& g = gpu.generation;
+  // A string_view compares lengths before characters: this runs in every evaluation.
+  const std::string_view g = gpu.generation;
   if (g == "sm80" || g == "sm86") {
     return "ampere";
   }

@@ -37,9 +37,16 @@ public:
            "a band that contains its point");
     }
   }
-  void holds(const char* figure, bool ok, const std::string& what) const {
+  void holds(const char* figure, bool ok, const char* what) const {
     if (!ok) {
       fail(figure, what, "consistent figures");
+    }
+  }
+  // The same, with the sentence written (what() -> std::string) only when the check fails: a plan
+  // checks every month of every candidate.
+  template <class What> void holds(const char* figure, bool ok, const What& what) const {
+    if (!ok) {
+      fail(figure, what(), "consistent figures");
     }
   }
 
@@ -65,30 +72,32 @@ void check_cost(const Checker& ck, const Candidate& c) {
     ck.at_least("cost.usd_per_million_at_full_load", *k.usd_per_million_at_full_load, 0.0);
   }
   if (k.gpus_bought > 0) {
-    ck.holds("cost.on_prem.gpus_bought",
-             k.gpus_bought == k.servers * k.gpus_per_server &&
-                 k.gpus_bought >= k.gpus_needed_peak && k.gpus_needed_peak >= k.gpus_needed_first &&
-                 k.gpus_needed_first >= 1,
-             fmt::format("{} bought in {} servers of {}, {} needed at the peak, {} in month 1",
-                         k.gpus_bought,
-                         k.servers,
-                         k.gpus_per_server,
-                         k.gpus_needed_peak,
-                         k.gpus_needed_first));
+    ck.holds(
+        "cost.on_prem.gpus_bought",
+        k.gpus_bought == k.servers * k.gpus_per_server && k.gpus_bought >= k.gpus_needed_peak &&
+            k.gpus_needed_peak >= k.gpus_needed_first && k.gpus_needed_first >= 1,
+        [&] {
+          return fmt::format("{} bought in {} servers of {}, {} needed at the peak, {} in month 1",
+                             k.gpus_bought,
+                             k.servers,
+                             k.gpus_per_server,
+                             k.gpus_needed_peak,
+                             k.gpus_needed_first);
+        });
   }
   if (!k.months.empty()) {
     double sum = 0.0;
     for (const auto& m : k.months) {
       ck.at_least("cost.months[].cost", m.cost.si(), 0.0);
-      ck.holds("cost.months[].replicas",
-               m.replicas >= c.replicas,
-               fmt::format(
-                   "{} in month {}, fewer than the {} planned", m.replicas, m.month, c.replicas));
+      ck.holds("cost.months[].replicas", m.replicas >= c.replicas, [&] {
+        return fmt::format(
+            "{} in month {}, fewer than the {} planned", m.replicas, m.month, c.replicas);
+      });
       sum += m.cost.si();
     }
-    ck.holds("cost.tco",
-             std::fabs(sum - k.tco.si()) <= 1e-6 * std::max(1.0, k.tco.si()),
-             fmt::format("{} while the months add up to {}", k.tco.si(), sum));
+    ck.holds("cost.tco", std::fabs(sum - k.tco.si()) <= 1e-6 * std::max(1.0, k.tco.si()), [&] {
+      return fmt::format("{} while the months add up to {}", k.tco.si(), sum);
+    });
   }
 }
 
@@ -99,9 +108,9 @@ void check_candidate(const Candidate& c) {
   ck.positive("gpus_per_replica", c.gpus_per_replica());
   const long long total =
       static_cast<long long>(c.layout.tp) * c.layout.pp * c.layout.dp * c.replicas;
-  ck.holds("gpus",
-           total == c.total_gpus(),
-           fmt::format("{} while tp x pp x dp x replicas = {}", c.total_gpus(), total));
+  ck.holds("gpus", total == c.total_gpus(), [&] {
+    return fmt::format("{} while tp x pp x dp x replicas = {}", c.total_gpus(), total);
+  });
   ck.at_least("memory.per_gpu", c.memory.per_gpu.total().si(), 0.0);
   ck.positive("memory.budget", c.memory.budget.si());
   if (c.memory_band) {
@@ -125,9 +134,9 @@ void check_candidate(const Candidate& c) {
     const TrainingPerformance& t = *c.training;
     ck.positive("training.step", t.step.si());
     ck.positive("training.tokens_per_s", t.tokens_per_s);
-    ck.holds("training.mfu",
-             std::isfinite(t.mfu) && t.mfu > 0.0 && t.mfu <= 1.0,
-             fmt::format("{}", t.mfu));
+    ck.holds("training.mfu", std::isfinite(t.mfu) && t.mfu > 0.0 && t.mfu <= 1.0, [&] {
+      return fmt::format("{}", t.mfu);
+    });
     if (t.time_to_train) {
       ck.positive("training.time_to_train", t.time_to_train->si());
     }

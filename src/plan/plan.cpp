@@ -562,7 +562,9 @@ Plan make_plan(const Spec& spec,
     (void)catalog.resolve(name, spec.constraints.where + "/gpus");
   }
   detail::EvaluationCache cache(catalog);
-  const Search S{spec, catalog, constants, efficiency, effective, false, &cache};
+  // Made once: every GPU's search tries the same variants.
+  const std::vector<Spec> variants = detail::precision_variants(spec);
+  const Search S{spec, catalog, constants, efficiency, effective, false, &cache, &variants};
   for (const Gpu& g : catalog.gpus) {
     plan_gpu(S, g, plan);
   }

@@ -9,6 +9,7 @@
 #include <rightsize/plan/price.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -72,35 +73,41 @@ struct Evaluated {
 // Serving evaluations of one plan, shared by its searches: a rejection's fix trials search again
 // the layouts the first search tried. Within one make_plan the spec's model and workload are
 // fixed, so an evaluation is determined by the precision variant (its weight and KV-cache
-// formats), the GPU, the layout and the batch. Catalog GPUs only: MIG slices are temporary Gpu
-// objects whose addresses can be reused.
+// formats), the GPU, the layout and the batch. Kept per layout, each layout's evaluations in a
+// short list by batch, so that a search looks its layout up once rather than once per batch.
+// Catalog GPUs only: MIG slices are temporary Gpu objects whose addresses can be reused.
 class EvaluationCache {
 public:
-  struct Key {
+  struct Layout {
     const Gpu* gpu = nullptr;
     DType weights = DType::bf16;
     DType kv_cache = DType::bf16;
     int tp = 1;
     int pp = 1;
     int ep = 1;
-    long long batch = 0; // -1: the spec's concurrency, or all that fit
-    bool operator==(const Key& o) const {
+    bool operator==(const Layout& o) const {
       return gpu == o.gpu && weights == o.weights && kv_cache == o.kv_cache && tp == o.tp &&
-             pp == o.pp && ep == o.ep && batch == o.batch;
+             pp == o.pp && ep == o.ep;
     }
   };
+  // One layout's evaluations by batch (-1: the spec's concurrency, or all that fit); a few dozen.
+  using Memo = std::vector<std::pair<long long, const Evaluated*>>;
+
   explicit EvaluationCache(const Catalog& catalog) : m_catalog(catalog) {}
   // Whether evaluations on `g` may be kept.
   [[nodiscard]] bool holds(const Gpu& g) const;
-  [[nodiscard]] const Evaluated* find(const Key& k) const;
-  const Evaluated& insert(const Key& k, Evaluated e);
+  // The evaluations of a layout so far, empty at first; the reference stays valid.
+  Memo& memo(const Layout& l) { return m_layouts[l]; }
+  // Keeps an evaluation; the reference stays valid.
+  const Evaluated& keep(Evaluated e) { return m_evaluations.emplace_back(std::move(e)); }
 
 private:
   struct Hash {
-    std::size_t operator()(const Key& k) const;
+    std::size_t operator()(const Layout& l) const;
   };
   const Catalog& m_catalog;
-  std::unordered_map<Key, Evaluated, Hash> m_entries;
+  std::unordered_map<Layout, Memo, Hash> m_layouts;
+  std::deque<Evaluated> m_evaluations;
 };
 
 struct Search {
@@ -114,6 +121,8 @@ struct Search {
   bool any = false;
   // Shared by the plan's searches; null: none.
   EvaluationCache* cache = nullptr;
+  // precision_variants(spec), made once per plan; null: made by each search.
+  const std::vector<Spec>* variants = nullptr;
 };
 
 // --- Layouts and precisions (layouts.cpp)
@@ -124,6 +133,14 @@ bool allowed_by_constraints(const Gpu& g, const Spec& s, const Catalog& c, std::
 std::vector<int> tp_options(const Spec& s, const Gpu& g);
 // The spec with each precision the user allows, the spec's own first.
 std::vector<Spec> precision_variants(const Spec& s);
+// The spec's precision variants: S.variants, or made into `made`.
+inline const std::vector<Spec>& variants_of(const Search& S, std::vector<Spec>& made) {
+  if (S.variants != nullptr) {
+    return *S.variants;
+  }
+  made = precision_variants(S.spec);
+  return made;
+}
 // "fp8 weights, fp8 KV cache".
 std::string precision_label(const Spec& s);
 // Whether the spec's engine runs this precision on `g` (data/engines.json); the miss when not.

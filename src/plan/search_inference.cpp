@@ -47,22 +47,35 @@ struct At {
   }
 };
 
+// The slow edges of the TTFT and TPOT bands over the point, as the search holds targets
+// (band_high_ratio); none without bands.
+struct Bands {
+  std::optional<double> ttft_high;
+  std::optional<double> tpot_high;
+};
+
 // Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
 // not depend on the replica count and performance only scales with it (with_replicas), so the
-// searches over batch and replicas below re-use each one-replica evaluation. The band ratios of
-// the GPU's family and the engine are looked up once.
+// searches over batch and replicas below re-use each one-replica evaluation.
 class LayoutEvaluator {
 public:
-  LayoutEvaluator(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p)
-      : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(band_high_ratio(S, g, spec, "ttft")),
-        m_tpot_high(band_high_ratio(S, g, spec, "tpot")) {}
+  LayoutEvaluator(
+      const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, const Bands& bands)
+      : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(bands.ttft_high),
+        m_tpot_high(bands.tpot_high), m_shared(S.cache != nullptr && S.cache->holds(g)),
+        m_memo(m_shared
+                   ? &S.cache->memo(
+                         {&g, spec.precision.weights, spec.precision.kv_cache, p.tp, p.pp, p.ep})
+                   : &m_own_memo) {}
+  LayoutEvaluator(const LayoutEvaluator&) = delete;
+  LayoutEvaluator& operator=(const LayoutEvaluator&) = delete;
 
   // `batch` concurrent sequences per replica (nullopt: the spec's concurrency, or all that fit).
   At operator()(std::optional<long long> batch, int replicas) {
     const long long key = batch.value_or(-1);
     const auto hit = std::find_if(
-        m_memo.begin(), m_memo.end(), [&](const auto& entry) { return entry.first == key; });
-    return {hit != m_memo.end() ? hit->second : compute(key, batch), replicas};
+        m_memo->begin(), m_memo->end(), [&](const auto& entry) { return entry.first == key; });
+    return {hit != m_memo->end() ? hit->second : compute(key, batch), replicas};
   }
 
   // As inference_bands() would hold them, without building the bands: a time's slow edge is
@@ -80,30 +93,12 @@ public:
 
 private:
   const Evaluated* compute(long long key, std::optional<long long> batch) {
-    const bool shared = m_s.cache != nullptr && m_s.cache->holds(m_gpu);
-    const EvaluationCache::Key k{&m_gpu,
-                                 m_spec.precision.weights,
-                                 m_spec.precision.kv_cache,
-                                 m_p.tp,
-                                 m_p.pp,
-                                 m_p.ep,
-                                 key};
-    if (shared) {
-      if (const Evaluated* hit = m_s.cache->find(k)) {
-        m_memo.emplace_back(key, hit);
-        return hit;
-      }
-    }
     Evaluated e{estimate_memory(m_spec, m_gpu, m_p, m_s.constants, batch, Detail::numbers), {}};
     e.perf = estimate_inference(
         m_spec, m_gpu, m_p, e.memory, m_s.eff, m_s.constants, 1, Detail::numbers);
-    const Evaluated* kept = nullptr;
-    if (shared) {
-      kept = &m_s.cache->insert(k, std::move(e));
-    } else {
-      kept = &m_own.emplace_back(std::move(e));
-    }
-    m_memo.emplace_back(key, kept);
+    const Evaluated* kept =
+        m_shared ? &m_s.cache->keep(std::move(e)) : &m_own.emplace_back(std::move(e));
+    m_memo->emplace_back(key, kept);
     return kept;
   }
 
@@ -113,8 +108,10 @@ private:
   const Parallelism& m_p;
   std::optional<double> m_ttft_high;
   std::optional<double> m_tpot_high;
-  std::vector<std::pair<long long, const Evaluated*>> m_memo; // by batch; a few dozen entries
-  std::deque<Evaluated> m_own; // when the plan's cache does not hold this GPU (stable addresses)
+  bool m_shared; // kept in the plan's cache
+  EvaluationCache::Memo m_own_memo;
+  EvaluationCache::Memo* m_memo; // the cache's for this layout, or m_own_memo
+  std::deque<Evaluated> m_own;   // when the plan's cache does not hold this GPU (stable addresses)
 };
 
 // Whether latency targets hold, and by how much (held value / target, the worse of the two).
@@ -453,24 +450,11 @@ bool EvaluationCache::holds(const Gpu& g) const {
   return !gpus.empty() && &g >= gpus.data() && &g < gpus.data() + gpus.size();
 }
 
-const Evaluated* EvaluationCache::find(const Key& k) const {
-  const auto it = m_entries.find(k);
-  return it == m_entries.end() ? nullptr : &it->second;
-}
-
-const Evaluated& EvaluationCache::insert(const Key& k, Evaluated e) {
-  return m_entries.emplace(k, std::move(e)).first->second;
-}
-
-std::size_t EvaluationCache::Hash::operator()(const Key& k) const {
-  std::size_t h = std::hash<const Gpu*>{}(k.gpu);
-  for (const long long v : {static_cast<long long>(k.weights),
-                            static_cast<long long>(k.kv_cache),
-                            static_cast<long long>(k.tp),
-                            static_cast<long long>(k.pp),
-                            static_cast<long long>(k.ep),
-                            k.batch}) {
-    h = h * 1'000'003 ^ std::hash<long long>{}(v);
+std::size_t EvaluationCache::Hash::operator()(const Layout& l) const {
+  std::size_t h = std::hash<const Gpu*>{}(l.gpu);
+  for (const int v :
+       {static_cast<int>(l.weights), static_cast<int>(l.kv_cache), l.tp, l.pp, l.ep}) {
+    h = h * 1'000'003 ^ std::hash<int>{}(v);
   }
   return h;
 }
@@ -485,10 +469,13 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   std::optional<Kept> first;      // the first configuration that meets the spec
   std::optional<Kept> best;       // a later one that scores strictly lower, if any
   double best_score = 0;          // of the best so far: `best`, else `first`
-  for (const Spec& spec : precision_variants(S.spec)) {
+  std::vector<Spec> made;
+  for (const Spec& spec : variants_of(S, made)) {
     if (!engine_runs(S, spec, g, miss)) {
       continue;
     }
+    // The band ratios of the GPU's family and the engine, the same for every layout.
+    const Bands bands{band_high_ratio(S, g, spec, "ttft"), band_high_ratio(S, g, spec, "tpot")};
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
     for (const Parallelism& p : inference_layouts(spec, tps)) {
@@ -498,7 +485,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus) {
         continue;
       }
-      LayoutEvaluator eval(S, spec, g, p);
+      LayoutEvaluator eval(S, spec, g, p, bands);
       const At probe = eval(1, 1);
       if (probe.memory().max_batch < 1) {
         consider_memory_miss(probe, p, miss);

@@ -52,36 +52,69 @@ std::optional<Miss> training_price_miss(const Deployment& d, const Gpu& g, const
   return std::nullopt;
 }
 
+// The reason of the miss the search holds, written when the search ends: the miss changes with
+// many of the layouts, and writing each one's sentence was a good part of a training plan.
+struct PendingReason {
+  enum class Kind { none, memory, deadline };
+  Kind kind = Kind::none;
+  Parallelism p;
+  double need = 0; // bytes per GPU, or seconds to train
+  double has = 0;  // bytes of capacity, or seconds of deadline
+
+  // Replaces the miss's code and distance now, its reason when write() is called.
+  void set(Miss& miss, Kind k, const char* code, const Parallelism& at, double n, double h) {
+    miss.code = code;
+    miss.fix.clear();
+    miss.distance = n / h;
+    kind = k;
+    p = at;
+    need = n;
+    has = h;
+  }
+
+  void write(Miss& miss) const {
+    if (kind == Kind::memory) {
+      miss.reason = fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
+                                format_bytes(Bytes(need)),
+                                p.tp,
+                                p.pp,
+                                p.dp,
+                                format_bytes(Bytes(has)));
+    } else if (kind == Kind::deadline) {
+      miss.reason = fmt::format("needs {} with {} GPUs, deadline {}",
+                                format_seconds(seconds(need)),
+                                p.gpus(),
+                                format_seconds(seconds(has)));
+    }
+  }
+};
+
 // A memory miss replaces only another memory miss: a layout that fits but misses the deadline
 // explains the rejection better.
-void consider_training_memory_miss(const MemoryEstimate& m, const Parallelism& p, Miss& miss) {
+void consider_training_memory_miss(const MemoryEstimate& m,
+                                   const Parallelism& p,
+                                   Miss& miss,
+                                   PendingReason& reason) {
   const double dist = m.per_gpu.total() / m.capacity;
   if (dist < miss.distance && (miss.code.empty() || miss.code == "memory_capacity")) {
-    miss = {"memory_capacity",
-            fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
-                        format_bytes(m.per_gpu.total()),
-                        p.tp,
-                        p.pp,
-                        p.dp,
-                        format_bytes(m.capacity)),
-            "",
-            dist};
+    reason.set(miss,
+               PendingReason::Kind::memory,
+               "memory_capacity",
+               p,
+               m.per_gpu.total().si(),
+               m.capacity.si());
   }
 }
 
 void consider_deadline_miss(const TrainingPerformance& t,
                             const Seconds deadline,
                             const Parallelism& p,
-                            Miss& miss) {
+                            Miss& miss,
+                            PendingReason& reason) {
   const double dist = *t.time_to_train / deadline;
   if (miss.code != "deadline" || dist < miss.distance) {
-    miss = {"deadline",
-            fmt::format("needs {} with {} GPUs, deadline {}",
-                        format_seconds(*t.time_to_train),
-                        p.gpus(),
-                        format_seconds(deadline)),
-            "",
-            dist};
+    reason.set(
+        miss, PendingReason::Kind::deadline, "deadline", p, t.time_to_train->si(), deadline.si());
   }
 }
 
@@ -128,17 +161,19 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
     return;
   }
   const std::optional<double> edge = deadline_ratio(S, g);
-  const std::vector<Spec> variants = precision_variants(S.spec);
+  std::vector<Spec> made;
+  const std::vector<Spec>& variants = variants_of(S, made);
   const Spec* best_spec = nullptr;
   Parallelism best_layout;
   double best_score = 0;
   Candidate trial;
   trial.gpu = &g;
+  PendingReason reason;
   for (const Spec& spec : variants) {
     for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
       const MemoryEstimate m = estimate_memory(spec, g, p, S.constants, {}, Detail::numbers);
       if (!m.fits) {
-        consider_training_memory_miss(m, p, miss);
+        consider_training_memory_miss(m, p, miss, reason);
         continue;
       }
       const TrainingPerformance t = estimate_training(spec, g, p, m, S.eff, Detail::numbers);
@@ -147,11 +182,11 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
           seconds(t.time_to_train->si() * *edge) > *w.deadline) {
         TrainingPerformance pessimistic = t;
         pessimistic.time_to_train = seconds(t.time_to_train->si() * *edge);
-        consider_deadline_miss(pessimistic, *w.deadline, p, miss);
+        consider_deadline_miss(pessimistic, *w.deadline, p, miss, reason);
         continue;
       }
       if (t.meets_deadline && !*t.meets_deadline) {
-        consider_deadline_miss(t, *w.deadline, p, miss);
+        consider_deadline_miss(t, *w.deadline, p, miss, reason);
         continue;
       }
       if (S.any) {
@@ -162,6 +197,7 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         c.memory = m;
         c.training = t;
         found.push_back(std::move(c));
+        reason.write(miss);
         return;
       }
       trial.layout = p;
@@ -177,6 +213,7 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
       }
     }
   }
+  reason.write(miss);
   if (best_spec != nullptr) {
     found.push_back(training_candidate(S, g, price, *best_spec, best_layout));
   }

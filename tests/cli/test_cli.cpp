@@ -34,6 +34,19 @@ TEST_CASE("cli: --help on every level", "[cli]") {
   CHECK(run_binary("--help").exit_code == 0);
 }
 
+// cli::run registers only the named subcommand when CLI11 could not tell (src/cli/app.cpp):
+// help after -v, and a second subcommand's name among the arguments, read as with every one.
+TEST_CASE("cli: one subcommand registered or all, the same answers", "[cli]") {
+  const auto help = run_in_process({"-v", "plan", "--help"});
+  CHECK(help.exit_code == 0);
+  CHECK(help.out == run_in_process({"plan", "--help"}).out);
+  CHECK_THAT(run_in_process({"-v", "--help"}).out, Catch::Contains("observe"));
+  const auto extra = run_in_process({"plan", "spec.json", "estimate"});
+  CHECK(extra.exit_code == 2);
+  CHECK(extra.err == "rightsize: error: The following argument was not expected: estimate; see "
+                     "'rightsize --help'\n");
+}
+
 TEST_CASE("cli: an unknown subcommand is exit 2 with a suggestion", "[cli]") {
   const auto r = run_in_process({"plna", "model.json"});
   CHECK(r.exit_code == 2);
