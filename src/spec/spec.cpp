@@ -788,18 +788,15 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
             .fail_plain(encoder_refusal(spec.model));
       }
       spec.defaults.push_back("input is a bare config.json of an encoder-only model: no workload");
-      read_precision(root, spec);
-      spec.warnings.insert(
-          spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
-      return spec;
+    } else {
+      spec.workload.type = WorkloadType::inference;
+      spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
+      note_assumed_context(spec);
+      read_images(spec, std::nullopt);
+      fit_inference_lengths(spec, std::nullopt);
+      spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
+      spec.defaults.push_back("workload.engine = vllm (default)");
     }
-    spec.workload.type = WorkloadType::inference;
-    spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
-    note_assumed_context(spec);
-    read_images(spec, std::nullopt);
-    fit_inference_lengths(spec, std::nullopt);
-    spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
-    spec.defaults.push_back("workload.engine = vllm (default)");
     read_precision(root, spec);
     spec.warnings.insert(
         spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
