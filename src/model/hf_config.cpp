@@ -840,23 +840,31 @@ struct Mamba2Fields {
   const char* conv_kernel;
   const char* conv_bias;
   const char* proj_bias;
+  // The expansion factor: heads x head_dim must be it x hidden_size. nullptr: the family states
+  // none, and nothing is checked.
+  const char* expand = nullptr;
+  // head_dim may be "auto", expand x hidden_size / heads (GraniteMoeHybridConfig's default).
+  bool head_dim_auto = false;
 };
 
 // Mamba-2 mixer fields shared by Mamba2Config, NemotronHConfig and GraniteMoeHybridConfig (their
-// names differ). A head_dim of "auto" (GraniteMoeHybridConfig's default) is expand x hidden /
-// heads.
+// names differ), and the check that the heads span expand x hidden channels where the family
+// states an expansion.
 void read_mamba2_mixer(ConfigFields& f, ModelArch& m, const Mamba2Fields& names) {
   const FieldReader& r = f.reader();
   StateSpace& ssm = m.ssm;
   ssm.version = 2;
+  const long long expand =
+      names.expand ? f.find({names.expand}, Range::positive(64), "ssm_expand").value_or(2) : 0;
   ssm.heads = f.require({names.heads}, Range::positive(k_max_width), "ssm_heads");
   long long dim = 0;
-  if (r.has(names.head_dim) && r.member(names.head_dim).json().is_string() &&
+  if (names.head_dim_auto && r.has(names.head_dim) && r.member(names.head_dim).json().is_string() &&
       r.string(names.head_dim) == "auto") {
-    const long long expand =
-        f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
     dim = expand * m.hidden / ssm.heads;
-    f.derived("ssm_head_dim", "mamba_expand x hidden_size / mamba_n_heads (mamba_d_head \"auto\")");
+    f.derived(
+        "ssm_head_dim",
+        fmt::format(
+            "{} x hidden_size / {} ({} \"auto\")", names.expand, names.heads, names.head_dim));
   } else {
     dim = f.require({names.head_dim}, Range::positive(k_max_width), "ssm_head_dim");
   }
@@ -871,11 +879,19 @@ void read_mamba2_mixer(ConfigFields& f, ModelArch& m, const Mamba2Fields& names)
   if (ssm.heads % ssm.groups != 0) {
     r.member(names.groups).fail(fmt::format("must divide the {} Mamba heads", ssm.heads));
   }
+  if (names.expand && ssm.inner != expand * m.hidden) {
+    r.member(names.heads)
+        .fail(fmt::format("{} x {} must be {} x hidden_size ({} x {})",
+                          names.heads,
+                          names.head_dim,
+                          names.expand,
+                          expand,
+                          m.hidden));
+  }
 }
 
 // MambaConfig and Mamba2Config: every layer is a norm and a Mamba mixer; no attention, no MLP.
 void read_mamba(ConfigFields& f, ModelArch& m) {
-  const FieldReader& r = f.reader();
   m.hidden = f.require({"hidden_size", "d_model"}, Range::positive(k_max_width), "hidden");
   m.layers = f.require({"num_hidden_layers", "n_layer"}, Range::positive(k_max_layers), "layers");
   m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
@@ -883,7 +899,6 @@ void read_mamba(ConfigFields& f, ModelArch& m) {
   m.mixer_only_layers = m.layers;
   m.norms_per_layer = 1;
   m.gated_mlp = false;
-  const long long expand = f.find({"expand"}, Range::positive(64), "ssm_expand").value_or(2);
   if (m.family == "mamba2") {
     read_mamba2_mixer(f,
                       m,
@@ -893,13 +908,10 @@ void read_mamba(ConfigFields& f, ModelArch& m) {
                        "n_groups",
                        "conv_kernel",
                        "use_conv_bias",
-                       "use_bias"});
-    if (m.ssm.inner != expand * m.hidden) {
-      r.member("num_heads")
-          .fail(fmt::format(
-              "num_heads x head_dim must be expand x hidden_size ({} x {})", expand, m.hidden));
-    }
+                       "use_bias",
+                       "expand"});
   } else {
+    const long long expand = f.find({"expand"}, Range::positive(64), "ssm_expand").value_or(2);
     StateSpace& ssm = m.ssm;
     ssm.version = 1;
     ssm.inner = f.find({"intermediate_size"}, Range::positive(k_max_width), "ssm_inner")
@@ -1061,15 +1073,9 @@ void read_granite_hybrid_layers(ConfigFields& f, ModelArch& m) {
                      "mamba_n_groups",
                      "mamba_d_conv",
                      "mamba_conv_bias",
-                     "mamba_proj_bias"});
-  const long long expand = f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
-  if (m.ssm.inner != expand * m.hidden) {
-    r.member("mamba_n_heads")
-        .fail(fmt::format("mamba_n_heads x mamba_d_head must be mamba_expand x hidden_size ({} x "
-                          "{})",
-                          expand,
-                          m.hidden));
-  }
+                     "mamba_proj_bias",
+                     "mamba_expand",
+                     true});
   const long long shared = f.find({"shared_intermediate_size"},
                                   Range::non_negative(k_max_width),
                                   "shared_expert_intermediate")
