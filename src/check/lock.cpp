@@ -170,7 +170,7 @@ LockedConfiguration configuration_of(const Candidate& c) {
     }
   }
   l.usd_per_hour = c.cost.per_hour.si();
-  l.usd_per_million_tokens = c.cost.usd_per_million_output_tokens;
+  l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
   l.tco_usd = c.cost.tco.si();
   if (!c.cost.months.empty()) {
     l.usd_per_month = c.cost.months.front().cost.si();

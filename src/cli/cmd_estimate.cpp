@@ -202,8 +202,11 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
     const auto& i = *r.inference;
     const auto& b = r.inference_bands;
     const auto ms = [](Band x) { return Band{x.low * 1e3, x.high * 1e3}; };
+    // An embedding workload's latency and sequences per second are held to the same figures
+    // under their own names.
+    const bool embedding = i.prefill_only;
     if (t.ttft) {
-      out.push_back(judge("ttft_ms",
+      out.push_back(judge(embedding ? "latency_ms" : "ttft_ms",
                           true,
                           to_ms(*t.ttft),
                           to_ms(i.ttft),
@@ -219,7 +222,7 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
                           edge));
     }
     if (t.requests_per_s) {
-      out.push_back(judge("requests_per_s",
+      out.push_back(judge(embedding ? "sequences_per_s" : "requests_per_s",
                           false,
                           *t.requests_per_s,
                           i.requests_per_s,
@@ -272,7 +275,7 @@ void price_report(EstimateReport& r, int gpus) {
   c.price_label = cloud_price_label(*p);
   c.price_stale = is_stale(p->as_of, today(), d.stale_price_days);
   c.per_hour = p->per_gpu * static_cast<double>(gpus);
-  const double tokens_per_s = r.inference  ? r.inference->output_tokens_per_s
+  const double tokens_per_s = r.inference  ? r.inference->priced_tokens_per_s()
                               : r.training ? r.training->tokens_per_s
                                            : 0.0;
   if (tokens_per_s > 0) {

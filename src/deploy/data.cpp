@@ -22,7 +22,7 @@ const std::vector<std::string> k_arg_roles{"tensor_parallel",
                                            "quantization",
                                            "served_model_name"};
 // Roles an engine's recipe may leave out (recipes written before they existed stay valid).
-const std::vector<std::string> k_optional_arg_roles{"limit_mm_per_prompt"};
+const std::vector<std::string> k_optional_arg_roles{"limit_mm_per_prompt", "embedding"};
 
 std::map<std::string, std::string> string_map(const FieldReader& r) {
   if (!r.is_object()) {

@@ -190,6 +190,21 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       "the memory fraction the estimate assumed (data/memory.json or --assume)");
   add("kv_cache_dtype", s.kv_cache_dtype, "the plan's KV-cache format");
   add("quantization", s.quantization, "the plan's weight format, made on load");
+  if (s.embedding) {
+    // The role's words as they stand ("--runner pooling", "--is-embedding").
+    const std::string& flags = r.arg("embedding");
+    std::size_t start = 0;
+    while (start < flags.size()) {
+      const std::size_t end = std::min(flags.find(' ', start), flags.size());
+      if (end > start) {
+        word(flags.substr(start, end - start),
+             end == flags.size() ? "an embedding workload: the engine pools each sequence into a "
+                                   "vector and decodes nothing"
+                                 : "");
+      }
+      start = end + 1;
+    }
+  }
   add("limit_mm_per_prompt",
       s.limit_mm_per_prompt,
       "the spec's images per request: more are refused, and the engine sizes its multimodal "
@@ -761,6 +776,13 @@ DeployReport make_deployment(const Plan& plan,
         s.gpus_per_node));
   }
   s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
+  s.embedding = spec.workload.is_embedding();
+  if (s.embedding && r.arg("embedding").empty()) {
+    throw InputError(plan.spec.file + ":/workload/engine",
+                     fmt::format("{} has no embedding recipe in data/deploy.json; deploy an "
+                                 "embedding workload with --engine vllm or sglang",
+                                 engine));
+  }
   if (spec.model.vision) {
     s.limit_mm_per_prompt =
         fmt::format(R"({{"image":{}}})", spec.workload.inference.images_per_request);
@@ -855,7 +877,18 @@ DeployReport make_deployment(const Plan& plan,
   // DRAM busy at the capacity: bytes read per decode step per GPU over the step at peak
   // bandwidth, while decoding (not prefilling).
   const InferencePerformance& p = cap.perf;
-  if (p.decode_step.si() > 0) {
+  if (p.prefill_only && p.prefill.si() > 0) {
+    // An embedding workload: each forward pass reads the weights once, back to back.
+    s.dram_active_at_capacity = std::clamp(
+        m.per_gpu.weights.si() / (c.gpu->memory_bandwidth.si() * p.prefill.si()), 0.01, 0.95);
+    if (o.autoscaler == Autoscaler::hpa) {
+      report.notes.push_back(fmt::format(
+          "an embedding replica is compute bound: DRAM is busy {:.0f}% of the time at capacity, "
+          "a weak signal to scale on; --autoscaler keda scales on the engine's running and "
+          "waiting requests instead",
+          100.0 * s.dram_active_at_capacity));
+    }
+  } else if (p.decode_step.si() > 0) {
     const double per_gpu_bytes = p.decode_bytes.si() / static_cast<double>(s.layout.pp);
     s.dram_active_at_capacity =
         std::clamp(per_gpu_bytes / (c.gpu->memory_bandwidth.si() * p.decode_step.si()) *

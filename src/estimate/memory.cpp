@@ -220,6 +220,16 @@ double attention_tp_share(const ModelArch& m, int tp) {
   return (qo / t + kv * kv_heads_per_rank / k) / (qo + kv);
 }
 
+// Tokens one forward pass of a serving engine takes (transformers aside): max_num_batched_tokens,
+// and for an embedding workload at least one whole sequence, as its attention is not chunked
+// (vLLM disables chunked prefill for pooling models and raises the budget to the model length).
+long long batched_tokens(const Spec& spec, const Constants& c) {
+  const auto& inf = spec.workload.inference;
+  const long long budget = inf.max_num_batched_tokens.value_or(
+      static_cast<long long>(c.get(Constant::max_num_batched_tokens)));
+  return spec.workload.is_embedding() ? std::max(budget, inf.input_tokens) : budget;
+}
+
 Bytes engine_activation_peak(const Spec& spec,
                              const Parallelism& p,
                              const Constants& c,
@@ -235,8 +245,7 @@ Bytes engine_activation_peak(const Spec& spec,
     tokens = static_cast<double>(batch * inf.prompt_tokens());
     sequences = static_cast<double>(batch);
   } else {
-    tokens = static_cast<double>(inf.max_num_batched_tokens.value_or(
-        static_cast<long long>(c.get(Constant::max_num_batched_tokens))));
+    tokens = static_cast<double>(batched_tokens(spec, c));
     sequences = std::min(c.get(Constant::max_num_seqs), tokens);
   }
   const auto h = static_cast<double>(m.hidden);
@@ -254,8 +263,10 @@ Bytes engine_activation_peak(const Spec& spec,
   }
   // Residual stream + normed hidden state + the widest block's intermediates.
   const double per_token = bytes * (2.0 * h + std::max(attention_width, mlp_width));
-  // Logits of the last token of each sequence, in fp32, plus the sampler's copy.
-  const double logits = sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
+  // Logits of the last token of each sequence, in fp32, plus the sampler's copy; an embedding
+  // workload pools the hidden states instead.
+  const double logits =
+      spec.workload.is_embedding() ? 0.0 : sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
   return Bytes(tokens * per_token + logits);
 }
 
@@ -366,6 +377,11 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
   }
   const double share = stage_layer_share(m, p);
   KvCacheGeometry g;
+  if (m.encoder_only) {
+    // Bidirectional attention over the whole sequence in one pass: nothing is cached between
+    // steps (vLLM's encoder-only attention has no KV cache).
+    return g;
+  }
   g.per_token_global = Bytes(per_layer * static_cast<double>(m.global_layers()) * share);
   g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers) * share);
   g.window = m.sliding_window;
@@ -626,7 +642,18 @@ max_batch(const Spec& spec, const Parallelism& p, const Constants& c, const Infe
   }
   const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, 1));
   const Bytes pool = engine_budget(s, rest) - rest;
-  return pool.si() > 0 ? static_cast<long long>(std::floor(pool / s.kv_per_sequence)) : 0;
+  if (pool.si() <= 0) {
+    return 0;
+  }
+  if (spec.workload.is_embedding()) {
+    // One forward pass: the sequences the batched-token budget holds (and, for a decoder used
+    // for embeddings, the KV cache).
+    const long long per_pass = batched_tokens(spec, c) / spec.workload.inference.input_tokens;
+    return s.kv_per_sequence.si() > 0
+               ? std::min(per_pass, static_cast<long long>(std::floor(pool / s.kv_per_sequence)))
+               : per_pass;
+  }
+  return static_cast<long long>(std::floor(pool / s.kv_per_sequence));
 }
 
 // The longest single sequence the pool holds, before the model's own limit.
@@ -635,12 +662,23 @@ long long longest_sequence(const KvCacheGeometry& kv, Bytes pool) {
                            [&](long long tokens) { return kv.per_sequence(tokens) <= pool; });
 }
 
-std::vector<std::string> inference_notes(const ModelArch& m,
+std::vector<std::string> inference_notes(const Spec& spec,
+                                         const Constants& c,
                                          const MemoryEstimate& e,
                                          long long longest,
                                          long long context_tokens) {
+  const ModelArch& m = spec.model;
   std::vector<std::string> notes;
-  if (m.max_position > 0 && longest > m.max_position) {
+  if (spec.workload.is_embedding() && e.batch > e.max_batch && e.kv_per_sequence.si() <= 0) {
+    notes.push_back(fmt::format("{} concurrent sequences of {} tokens; one forward pass takes {} "
+                                "of them ({} batched tokens), the rest wait for the next",
+                                e.batch,
+                                context_tokens,
+                                e.max_batch,
+                                batched_tokens(spec, c)));
+    return notes;
+  }
+  if (m.max_position > 0 && longest > m.max_position && e.kv_per_token.si() > 0) {
     notes.push_back(fmt::format("the longest context is capped by the model's "
                                 "max_position_embeddings ({}), not by memory",
                                 m.max_position));
@@ -704,7 +742,7 @@ MemoryEstimate inference_memory(const Spec& spec,
   const long long longest = longest_sequence(kv, e.kv_pool);
   const ModelArch& m = spec.model;
   e.max_context = m.max_position > 0 ? std::min(longest, m.max_position) : longest;
-  e.notes = inference_notes(m, e, longest, context_tokens);
+  e.notes = inference_notes(spec, c, e, longest, context_tokens);
   e.assumptions = recorded_assumptions(c, inference_assumption_names(inf, p));
   return e;
 }

@@ -359,9 +359,10 @@ StepTime prefill_step(const Spec& spec,
   StepTime s;
   s.bytes = weights_per_gpu(m, spec.weights, p).total() * p.pp;
   s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
-  // Causal attention: each token attends to half the prompt on average. The vision tower encodes
-  // the images of each prompt in the step (tokens / prompt of them).
-  Flops flops = forward_flops(m, tokens, prompt / 2.0);
+  // Causal attention: each token attends to half the prompt on average; an encoder's
+  // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
+  // the step (tokens / prompt of them).
+  Flops flops = forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0);
   const auto& inf = spec.workload.inference;
   if (m.vision && inf.images_per_request > 0 && prompt > 0) {
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
@@ -431,6 +432,88 @@ InferencePerformance with_replicas(InferencePerformance one, int replicas) {
   return one;
 }
 
+namespace {
+
+// An embedding workload (docs/model.md, "Embedding workloads"): the engine runs forward passes
+// of c sequences back to back, each pass one prefill step of c x L tokens; nothing is decoded.
+// A replica embeds c / T(c) sequences per second; a sequence waits for its engine's per-request
+// work and its pass, and, when more are in flight than a pass takes, for the passes ahead of it
+// (Little's law: latency = in flight / rate).
+InferencePerformance estimate_embedding(const Spec& spec,
+                                        const Gpu& gpu,
+                                        const Parallelism& p,
+                                        const MemoryEstimate& memory,
+                                        const Efficiency& eff,
+                                        const Constants& constants,
+                                        int replicas,
+                                        Detail detail) {
+  const auto& inf = spec.workload.inference;
+  InferencePerformance r;
+  r.prefill_only = true;
+  r.compute_precision = compute_precision(spec, gpu);
+  const long long wanted = memory.batch;
+  const long long c = std::min(
+      {wanted, memory.max_batch, static_cast<long long>(constants.get(Constant::max_num_seqs))});
+  r.concurrency = c;
+  if (c < 1) {
+    r.bottleneck = "memory_capacity";
+    r.explanation = "not even one sequence of this length fits beside the weights";
+    return r;
+  }
+  const auto length = static_cast<double>(inf.input_tokens);
+  const Resolved rs = resolve(spec, gpu, eff);
+  const StepTime pass =
+      prefill_step(spec, gpu, p, eff, rs, static_cast<double>(c) * length, length);
+  r.prefill = pass.total();
+  const double rate = static_cast<double>(c) / r.prefill.si();
+  r.ttft = rs.engine.per_request + r.prefill;
+  if (wanted > c) {
+    r.queueing = true;
+    r.ttft = rs.engine.per_request + seconds(static_cast<double>(wanted) / rate);
+  }
+  r.requests_per_s = rate;
+  r.prefill_tokens_per_s = rate * length;
+  r.prefill_share = 1.0;
+  r = with_replicas(r, replicas);
+  if (detail == Detail::numbers) {
+    return r;
+  }
+  if (r.queueing) {
+    r.bottleneck = "memory_capacity";
+    r.explanation = fmt::format("a forward pass takes {} of the {} sequences in flight; the rest "
+                                "wait for the passes ahead of them",
+                                c,
+                                wanted);
+  } else if (pass.communication > max(pass.memory, pass.compute)) {
+    r.bottleneck = "interconnect";
+    r.explanation = fmt::format("each pass of {} sequences spends {} in tensor-parallel "
+                                "all-reduces, more than its compute ({})",
+                                c,
+                                format_seconds(pass.communication),
+                                format_seconds(pass.compute));
+  } else if (pass.compute >= pass.memory) {
+    r.bottleneck = "compute";
+    r.explanation = fmt::format("embedding is compute bound: a pass of {} x {} tokens takes {} of "
+                                "matrix work, more than reading the weights ({})",
+                                c,
+                                inf.input_tokens,
+                                format_seconds(pass.compute),
+                                format_seconds(pass.memory));
+  } else {
+    r.bottleneck = "memory_bandwidth";
+    r.explanation = fmt::format("a pass of {} x {} tokens reads the weights ({}) in {}, longer "
+                                "than its matrix work ({}): larger batches come nearly free",
+                                c,
+                                inf.input_tokens,
+                                format_bytes(pass.bytes),
+                                format_seconds(pass.memory),
+                                format_seconds(pass.compute));
+  }
+  return r;
+}
+
+} // namespace
+
 InferencePerformance estimate_inference(const Spec& spec,
                                         const Gpu& gpu,
                                         const Parallelism& p,
@@ -439,6 +522,9 @@ InferencePerformance estimate_inference(const Spec& spec,
                                         const Constants& constants,
                                         int replicas,
                                         Detail detail) {
+  if (spec.workload.is_embedding()) {
+    return estimate_embedding(spec, gpu, p, memory, eff, constants, replicas, detail);
+  }
   const auto& inf = spec.workload.inference;
   InferencePerformance r;
   r.compute_precision = compute_precision(spec, gpu);

@@ -233,8 +233,11 @@ InferenceBands inference_bands(const InferencePerformance& p,
   b.tpot_ratio = u.band("tpot", family, eng);
   b.ttft = scaled(p.ttft.si(), b.ttft_ratio);
   b.tpot = scaled(p.tpot.si(), b.tpot_ratio);
-  b.output_tokens_per_s = inverted(p.output_tokens_per_s, b.tpot_ratio);
-  b.requests_per_s = inverted(p.requests_per_s, b.tpot_ratio);
+  // Rates follow the step that bounds them: decode, or for an embedding workload the forward
+  // pass, whose error the TTFT band measures.
+  const RatioBand& rate_ratio = p.prefill_only ? b.ttft_ratio : b.tpot_ratio;
+  b.output_tokens_per_s = inverted(p.output_tokens_per_s, rate_ratio);
+  b.requests_per_s = inverted(p.requests_per_s, rate_ratio);
   return b;
 }
 

@@ -44,7 +44,8 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   if (!t.requests_per_s && !t.output_tokens_per_s) {
     return share;
   }
-  const double high = detail::band_high_ratio(S, *c.gpu, c.spec, "tpot").value_or(1.0);
+  const double high =
+      detail::band_high_ratio(S, *c.gpu, c.spec, detail::rate_band_metric(c.spec)).value_or(1.0);
   const auto fits = estimate_memory(c.spec, *c.gpu, c.layout, S.constants, share).max_batch;
   const long long cap =
       std::min<long long>(fits, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
@@ -89,14 +90,19 @@ void evaluate_inference(const detail::Search& S,
         inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, inf.engine);
     if (S.options.confidence == Confidence::band) {
       ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
-      tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
+      // An embedding workload has no decode: its rates follow the forward pass (TTFT) band.
+      tpot_high = c.inference->prefill_only
+                      ? ttft_high
+                      : c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
     }
   }
   const InferencePerformance& p = *c.inference;
   const auto& t = inf.targets;
+  const bool embedding = spec.workload.is_embedding();
   if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
     out.problem_kind = "latency";
-    out.problem = fmt::format("misses the TTFT target: {} > {}",
+    out.problem = fmt::format("misses the {} target: {} > {}",
+                              embedding ? "latency" : "TTFT",
                               format_seconds(seconds(p.ttft.si() * ttft_high)),
                               format_seconds(*t.ttft));
   } else if (t.tpot && p.tpot.si() * tpot_high > t.tpot->si()) {
@@ -111,9 +117,11 @@ void evaluate_inference(const detail::Search& S,
                               *t.output_tokens_per_s);
   } else if (t.requests_per_s && p.requests_per_s / tpot_high < *t.requests_per_s) {
     out.problem_kind = "throughput";
-    out.problem = fmt::format("misses the request-rate target: {:.2f} < {:.2f} requests/s",
+    out.problem = fmt::format("misses the {} target: {:.2f} < {:.2f} {}/s",
+                              embedding ? "sequence-rate" : "request-rate",
                               p.requests_per_s / tpot_high,
-                              *t.requests_per_s);
+                              *t.requests_per_s,
+                              embedding ? "sequences" : "requests");
   }
   // Load headroom as the search computes it (search_inference.cpp, load_headroom): how far
   // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
@@ -138,9 +146,8 @@ void evaluate_inference(const detail::Search& S,
     }
     return;
   }
-  if (!c.cost.price_label.empty() && p.output_tokens_per_s > 0) {
-    c.cost.usd_per_million_output_tokens =
-        c.cost.per_hour.si() / (p.output_tokens_per_s * 3600.0) * 1e6;
+  if (!c.cost.price_label.empty() && p.priced_tokens_per_s() > 0) {
+    c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (p.priced_tokens_per_s() * 3600.0) * 1e6;
   }
 }
 

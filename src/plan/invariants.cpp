@@ -65,8 +65,8 @@ void check_cost(const Checker& ck, const Candidate& c) {
   ck.at_least("cost.tco", k.tco.si(), 0.0);
   ck.at_least("cost.purchase", k.purchase.si(), 0.0);
   ck.at_least("cost.power_per_hour", k.power_per_hour.si(), 0.0);
-  if (k.usd_per_million_output_tokens) {
-    ck.at_least("cost.usd_per_million_output_tokens", *k.usd_per_million_output_tokens, 0.0);
+  if (k.usd_per_million_tokens) {
+    ck.at_least("cost.usd_per_million_tokens", *k.usd_per_million_tokens, 0.0);
   }
   if (k.usd_per_million_at_full_load) {
     ck.at_least("cost.usd_per_million_at_full_load", *k.usd_per_million_at_full_load, 0.0);
@@ -119,14 +119,27 @@ void check_candidate(const Candidate& c) {
   if (c.inference) {
     const InferencePerformance& i = *c.inference;
     ck.positive("inference.ttft", i.ttft.si());
-    ck.positive("inference.tpot", i.tpot.si());
-    ck.positive("inference.output_tokens_per_s", i.output_tokens_per_s);
     ck.positive("inference.requests_per_s", i.requests_per_s);
+    if (i.prefill_only) {
+      // An embedding workload decodes nothing: no TPOT, no output tokens.
+      ck.positive("inference.prefill_tokens_per_s", i.prefill_tokens_per_s);
+      ck.holds("inference.tpot", i.tpot.si() == 0.0 && i.output_tokens_per_s == 0.0, [&] {
+        return fmt::format("an embedding workload reports TPOT {} s and {} output tokens/s",
+                           i.tpot.si(),
+                           i.output_tokens_per_s);
+      });
+    } else {
+      ck.positive("inference.tpot", i.tpot.si());
+      ck.positive("inference.output_tokens_per_s", i.output_tokens_per_s);
+    }
     if (c.inference_bands) {
       const InferenceBands& b = *c.inference_bands;
       ck.band("inference.bands.ttft", b.ttft, i.ttft.si());
-      ck.band("inference.bands.tpot", b.tpot, i.tpot.si());
-      ck.band("inference.bands.output_tokens_per_s", b.output_tokens_per_s, i.output_tokens_per_s);
+      if (!i.prefill_only) {
+        ck.band("inference.bands.tpot", b.tpot, i.tpot.si());
+        ck.band(
+            "inference.bands.output_tokens_per_s", b.output_tokens_per_s, i.output_tokens_per_s);
+      }
       ck.band("inference.bands.requests_per_s", b.requests_per_s, i.requests_per_s);
     }
   }

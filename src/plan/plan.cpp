@@ -74,9 +74,9 @@ double score(const Candidate& c, Objective o, const Spec& spec) {
     // Without targets there is no planned load: every configuration is compared running full.
     if (!has_targets(spec)) {
       return c.cost.usd_per_million_at_full_load.value_or(
-          c.cost.usd_per_million_output_tokens.value_or(1e300));
+          c.cost.usd_per_million_tokens.value_or(1e300));
     }
-    return c.cost.usd_per_million_output_tokens.value_or(1e300);
+    return c.cost.usd_per_million_tokens.value_or(1e300);
   case Objective::latency:
     if (c.inference) {
       return (c.inference->ttft +
@@ -194,10 +194,13 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
     const auto& inf = spec.workload.inference;
     r.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
                            .per_sequence(inf.prompt_tokens() + inf.output_tokens);
-    r.flops_per_token = forward_flops(spec.model,
-                                      1,
-                                      static_cast<double>(inf.prompt_tokens()) +
-                                          static_cast<double>(inf.output_tokens) / 2.0);
+    // Per output token at the average context; an embedding workload, per token embedded (the
+    // attention span of prefill_step_time: all of the sequence, or half of it when causal).
+    const auto prompt = static_cast<double>(inf.prompt_tokens());
+    r.flops_per_token =
+        spec.workload.is_embedding()
+            ? forward_flops(spec.model, 1, spec.model.encoder_only ? prompt : prompt / 2.0)
+            : forward_flops(spec.model, 1, prompt + static_cast<double>(inf.output_tokens) / 2.0);
   } else {
     // What the step estimate counts per trained token: LoRA and QLoRA skip the frozen weights'
     // gradients (docs/model.md, "FLOPs").
@@ -528,8 +531,9 @@ Plan make_plan(const Spec& spec,
   if (!has_targets(spec) && options.objective == Objective::tco) {
     effective.objective = Objective::cost_per_token;
     plan.objective = Objective::cost_per_token;
-    plan.notes.push_back("no targets: ranked by $ per million output tokens with every replica "
-                         "at its largest batch (full load), not by TCO");
+    plan.notes.push_back(fmt::format("no targets: ranked by $ per million {} tokens with every "
+                                     "replica at its largest batch (full load), not by TCO",
+                                     spec.workload.is_embedding() ? "input" : "output"));
   }
   if (options.uncertainty != nullptr) {
     plan.uncertainty_note =

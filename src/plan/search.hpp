@@ -185,6 +185,11 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
 // the search holds targets; none when it holds them at the point (--confidence point).
 std::optional<double>
 band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* metric);
+// The band rates are held to: decode's ("tpot"), or an embedding workload's forward pass
+// ("ttft").
+inline const char* rate_band_metric(const Spec& spec) {
+  return spec.workload.is_embedding() ? "ttft" : "tpot";
+}
 
 // Online serving's batch per replica: at least `share` (the spec's concurrency shared among the
 // replicas); more when the throughput targets need it, since by Little's law a replica serving

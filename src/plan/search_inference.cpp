@@ -378,12 +378,12 @@ void explain(const Search& S, Kept& kept) {
         *c.inference, *S.options.uncertainty, *c.gpu, spec.workload.inference.engine);
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
-  const auto per_token = c.cost.usd_per_million_output_tokens;
+  const auto per_token = c.cost.usd_per_million_tokens;
   const auto at_full_load = c.cost.usd_per_million_at_full_load;
   c.cost = CostBreakdown{};
   std::string why;
   cost_inference(S, c, kept.headroom, why, Detail::full);
-  c.cost.usd_per_million_output_tokens = per_token;
+  c.cost.usd_per_million_tokens = per_token;
   c.cost.usd_per_million_at_full_load = at_full_load;
 }
 
@@ -428,18 +428,19 @@ double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const
   return headroom > 1e8 ? 1.0 : headroom;
 }
 
-// $ per million output tokens at the planned load and with every replica running full, once
-// cost_inference has priced the candidate.
+// $ per million output tokens (an embedding workload: tokens embedded) at the planned load and
+// with every replica running full, once cost_inference has priced the candidate.
 void price_per_token(LayoutEvaluator& eval, Candidate& c) {
-  if (c.inference->output_tokens_per_s <= 0) {
+  const double tokens_per_s = c.inference->priced_tokens_per_s();
+  if (tokens_per_s <= 0) {
     return;
   }
-  c.cost.usd_per_million_output_tokens =
-      c.cost.per_hour.si() / (c.inference->output_tokens_per_s * 3600.0) * 1e6;
+  c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (tokens_per_s * 3600.0) * 1e6;
   const At full = eval(std::nullopt, c.replicas);
-  if (full.output_tokens_per_s() > 0) {
-    c.cost.usd_per_million_at_full_load =
-        c.cost.per_hour.si() / (full.output_tokens_per_s() * 3600.0) * 1e6;
+  const double full_tokens_per_s =
+      full.one->perf.priced_tokens_per_s() * static_cast<double>(full.replicas);
+  if (full_tokens_per_s > 0) {
+    c.cost.usd_per_million_at_full_load = c.cost.per_hour.si() / (full_tokens_per_s * 3600.0) * 1e6;
   }
 }
 
@@ -475,7 +476,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.
-    const Bands bands{band_high_ratio(S, g, spec, "ttft"), band_high_ratio(S, g, spec, "tpot")};
+    // Rates are held to the decode band, or for an embedding workload to the forward pass's.
+    const Bands bands{band_high_ratio(S, g, spec, "ttft"),
+                      band_high_ratio(S, g, spec, rate_band_metric(spec))};
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
     for (const Parallelism& p : inference_layouts(spec, tps)) {

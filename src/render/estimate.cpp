@@ -114,6 +114,12 @@ std::string target_label(const std::string& target) {
   if (target == "ttft_ms") {
     return "TTFT";
   }
+  if (target == "latency_ms") {
+    return "latency";
+  }
+  if (target == "sequences_per_s") {
+    return "sequences/s";
+  }
   if (target == "tpot_ms") {
     return "TPOT";
   }
@@ -142,7 +148,7 @@ std::string compact_seconds(double s) {
 
 // A target's value in its unit, for a person: "38.2 ms", "6.2 h", "1234", "0.5".
 std::string target_value(const std::string& target, double v) {
-  if (target == "ttft_ms" || target == "tpot_ms") {
+  if (target == "ttft_ms" || target == "tpot_ms" || target == "latency_ms") {
     return compact_seconds(v / 1e3);
   }
   if (target == "deadline_hours") {
@@ -156,7 +162,8 @@ std::string target_summary(const TargetCheck& t, int replicas) {
   const double pct = 100.0 * std::abs(t.margin);
   const char* const how =
       t.at_most ? (t.margin >= 0 ? "under" : "over") : (t.margin >= 0 ? "above" : "short");
-  const bool rate = t.target == "requests_per_s" || t.target == "output_tokens_per_s";
+  const bool rate = t.target == "requests_per_s" || t.target == "output_tokens_per_s" ||
+                    t.target == "sequences_per_s";
   return fmt::format("{}{} {} vs {}{}: {}, {:.0f}% {}",
                      target_label(t.target),
                      rate && replicas > 1 ? fmt::format(" (all {} replicas)", replicas) : "",
@@ -200,7 +207,9 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
       .member("price_usd_per_gpu_hour", c.price.per_gpu.si())
       .member("provider", c.price.provider)
       .member("usd_per_hour", c.per_hour.si())
-      .member(r.training ? "usd_per_million_trained_tokens" : "usd_per_million_output_tokens",
+      .member(r.training                                 ? "usd_per_million_trained_tokens"
+              : r.inference && r.inference->prefill_only ? "usd_per_million_input_tokens"
+                                                         : "usd_per_million_output_tokens",
               c.usd_per_million_tokens);
   if (r.training) {
     w.key("usd_to_train");
@@ -217,6 +226,14 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
 void write_per_replica(JsonWriter& w, const EstimateReport& r) {
   const auto& perf = r.inference;
   const double n = r.replicas;
+  if (perf && perf->prefill_only) {
+    w.begin_object()
+        .member("batch", r.memory.batch)
+        .member("sequences_per_s", perf->requests_per_s / n)
+        .member("tokens_per_s", perf->prefill_tokens_per_s / n)
+        .end_object();
+    return;
+  }
   w.begin_object()
       .member("batch", r.memory.batch)
       .member("output_tokens_per_s", perf ? perf->output_tokens_per_s / n : 0.0)
@@ -260,9 +277,40 @@ void write_memory_json(JsonWriter& w, const EstimateReport& r) {
   w.end_object();
 }
 
+// An embedding workload's serving figures, under their own names: a sequence's latency, sequences
+// and tokens embedded per second, one forward pass of the batch.
+void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
+  const auto& m = r.memory;
+  const auto& perf = *r.inference;
+  w.begin_object();
+  if (const auto& b = r.inference_bands) {
+    w.key("bands").begin_object();
+    w.key("basis").begin_object().member("latency", b->ttft_ratio.basis).end_object();
+    w.key("latency_ms");
+    write_band(w, Band{b->ttft.low * 1e3, b->ttft.high * 1e3});
+    w.key("sequences_per_s");
+    write_band(w, b->requests_per_s);
+    w.end_object();
+  }
+  w.member("batch", m.batch)
+      .member("compute_precision", std::string(to_string(perf.compute_precision)))
+      .member("engine", to_string(r.spec.workload.inference.engine))
+      .member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
+      .member("latency_ms", to_ms(perf.ttft))
+      .member("max_batch", m.max_batch)
+      .member("pass_ms", to_ms(perf.prefill))
+      .member("sequences_per_s", perf.requests_per_s)
+      .member("tokens_per_s", perf.prefill_tokens_per_s)
+      .end_object();
+}
+
 void write_inference_json(JsonWriter& w, const EstimateReport& r) {
   const auto& m = r.memory;
   const auto& perf = r.inference;
+  if (perf && perf->prefill_only) {
+    write_embedding_json(w, r);
+    return;
+  }
   w.begin_object();
   if (r.inference_bands) {
     w.key("bands");
@@ -448,6 +496,15 @@ std::string workload_line(const EstimateReport& r) {
                        to_string(w.recompute));
   }
   const auto& i = s.workload.inference;
+  if (s.workload.is_embedding()) {
+    return fmt::format(
+        "embedding on {}, {} tokens per sequence, weights {}{}",
+        to_string(i.engine),
+        i.input_tokens,
+        s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
+        s.model.encoder_only ? std::string()
+                             : fmt::format(", KV cache {}", to_string(s.precision.kv_cache)));
+  }
   return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}",
                      to_string(i.engine),
                      i.describe_input(),
@@ -551,6 +608,37 @@ void render_training(const EstimateReport& r, std::ostream& out) {
   out << "  " << t.explanation << '\n';
 }
 
+// An embedding workload's speed: latency, sequences and tokens per second, one pass's parts.
+void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
+  const auto& i = *r.inference;
+  const double n = r.replicas;
+  out << fmt::format("\nspeed ({} math){}: latency {}, {:.1f} sequences/s, {:.0f} tokens/s\n",
+                     to_string(i.compute_precision),
+                     r.replicas > 1 ? ", per replica" : "",
+                     format_seconds(i.ttft),
+                     i.requests_per_s / n,
+                     i.prefill_tokens_per_s / n);
+  if (r.replicas > 1) {
+    out << fmt::format("  all {} replicas: {:.1f} sequences/s, {:.0f} tokens/s\n",
+                       r.replicas,
+                       i.requests_per_s,
+                       i.prefill_tokens_per_s);
+  }
+  if (const auto& b = r.inference_bands) {
+    out << fmt::format("  {:.0f}% band: latency {}, {} sequences/s{} ({})\n",
+                       100.0 * r.band_coverage,
+                       seconds_band(b->ttft),
+                       rate_band(b->requests_per_s),
+                       r.replicas > 1 ? " over all replicas" : "",
+                       b->ttft_ratio.basis);
+  }
+  out << fmt::format("  one forward pass of {} sequences x {} tokens: {}\n",
+                     i.concurrency,
+                     r.spec.workload.inference.input_tokens,
+                     format_seconds(i.prefill));
+  out << "  " << i.explanation << '\n';
+}
+
 void render_inference(const EstimateReport& r, std::ostream& out) {
   const auto& m = r.memory;
   const std::string sequences =
@@ -559,19 +647,32 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                                    m.batch * r.replicas,
                                    r.replicas)
                      : fmt::format("{} concurrent sequences", m.batch);
-  out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",
-                     m.fits ? "yes" : "NO",
-                     r.replicas > 1 ? "," : ":",
-                     sequences,
-                     m.max_batch,
-                     format_bytes(m.kv_per_sequence),
-                     format_bytes(m.kv_per_token));
-  out << fmt::format("longest single sequence that fits: {} tokens\n", m.max_context);
+  if (r.spec.workload.is_embedding() && m.kv_per_token.si() <= 0) {
+    out << fmt::format("fits: {}{} {}; one forward pass takes at most {} (no KV cache: the "
+                       "encoder attends over each whole sequence in one pass)\n",
+                       m.fits ? "yes" : "NO",
+                       r.replicas > 1 ? "," : ":",
+                       sequences,
+                       m.max_batch);
+  } else {
+    out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",
+                       m.fits ? "yes" : "NO",
+                       r.replicas > 1 ? "," : ":",
+                       sequences,
+                       m.max_batch,
+                       format_bytes(m.kv_per_sequence),
+                       format_bytes(m.kv_per_token));
+    out << fmt::format("longest single sequence that fits: {} tokens\n", m.max_context);
+  }
   if (!r.inference || r.inference->concurrency <= 0) {
     return;
   }
   const auto& i = *r.inference;
   const double n = r.replicas;
+  if (i.prefill_only) {
+    render_embedding_speed(r, out);
+    return;
+  }
   out << fmt::format("\nspeed ({} math){}: TTFT {}, TPOT {}, {:.0f} output tokens/s, {:.2f} "
                      "requests/s\n",
                      to_string(i.compute_precision),
@@ -659,7 +760,9 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
   if (c.usd_per_million_tokens) {
     out << fmt::format("  {} per million {} tokens at this load",
                        format_usd(Usd(*c.usd_per_million_tokens)),
-                       r.training ? "trained" : "output");
+                       r.training                                 ? "trained"
+                       : r.inference && r.inference->prefill_only ? "input"
+                                                                  : "output");
     if (c.to_train) {
       out << fmt::format("; {} to train", format_usd(*c.to_train));
     }

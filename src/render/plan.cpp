@@ -56,6 +56,7 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
 
 void write_cost(detail::JsonWriter& w, const Candidate& c) {
   const auto& cost = c.cost;
+  const bool embedding = c.spec.workload.is_embedding();
   w.begin_object().member("basis", cost.basis).key("on_prem");
   if (cost.gpus_bought > 0) {
     w.begin_object()
@@ -78,8 +79,11 @@ void write_cost(detail::JsonWriter& w, const Candidate& c) {
       .member("stops_meeting_targets_month", cost.stops_meeting_targets_month)
       .member("tco_usd", cost.tco.si())
       .member("usd_per_hour", cost.per_hour.si())
-      .member("usd_per_million_output_tokens", cost.usd_per_million_output_tokens)
-      .member("usd_per_million_output_tokens_full_load", cost.usd_per_million_at_full_load)
+      .member(embedding ? "usd_per_million_input_tokens" : "usd_per_million_output_tokens",
+              cost.usd_per_million_tokens)
+      .member(embedding ? "usd_per_million_input_tokens_full_load"
+                        : "usd_per_million_output_tokens_full_load",
+              cost.usd_per_million_at_full_load)
       .end_object();
 }
 
@@ -195,6 +199,13 @@ std::string workload_line(const Spec& s) {
     return line;
   }
   const auto& i = s.workload.inference;
+  if (s.workload.is_embedding()) {
+    return fmt::format("embedding on {}, {} tokens per sequence, {}",
+                       to_string(i.engine),
+                       i.input_tokens,
+                       i.concurrency ? fmt::format("{} concurrent sequences", *i.concurrency)
+                                     : std::string("offline (largest batch)"));
+  }
   return fmt::format("inference on {}, {} + {} out tokens, {}",
                      to_string(i.engine),
                      i.describe_input(),
@@ -211,8 +222,9 @@ std::string targets_line(const Spec& s) {
     }
   } else {
     const auto& x = s.workload.inference.targets;
+    const bool embedding = s.workload.is_embedding();
     if (x.ttft) {
-      t.push_back("TTFT <= " + format_seconds(*x.ttft));
+      t.push_back((embedding ? "latency <= " : "TTFT <= ") + format_seconds(*x.ttft));
     }
     if (x.tpot) {
       t.push_back("TPOT <= " + format_seconds(*x.tpot));
@@ -221,11 +233,15 @@ std::string targets_line(const Spec& s) {
       t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));
     }
     if (x.requests_per_s) {
-      t.push_back(fmt::format(">= {:g} requests/s", *x.requests_per_s));
+      t.push_back(
+          fmt::format(">= {:g} {}/s", *x.requests_per_s, embedding ? "sequences" : "requests"));
     }
   }
-  return t.empty() ? "none: ranked by $ per million output tokens at full load"
-                   : fmt::format("{}", fmt::join(t, ", "));
+  if (t.empty()) {
+    return fmt::format("none: ranked by $ per million {} tokens at full load",
+                       s.workload.is_embedding() ? "input" : "output");
+  }
+  return fmt::format("{}", fmt::join(t, ", "));
 }
 
 std::string requirements_line(const Plan& p) {
@@ -237,7 +253,14 @@ std::string requirements_line(const Plan& p) {
                                              : std::string(to_string(p.spec.precision.weights)),
                   r.params_total / 1e9,
                   r.params_active / 1e9);
-  if (!p.spec.workload.is_training()) {
+  if (p.spec.workload.is_embedding()) {
+    if (r.kv_per_request.si() > 0) {
+      line += fmt::format(", KV cache {} per sequence ({})",
+                          format_bytes(r.kv_per_request),
+                          to_string(p.spec.precision.kv_cache));
+    }
+    line += fmt::format(", {} per token embedded", format_flops(r.flops_per_token));
+  } else if (!p.spec.workload.is_training()) {
     // Mamba layers keep a constant state per request beside (or instead of) the KV cache.
     line += fmt::format(", {} {} per request ({}), {} per output token",
                         p.spec.model.ssm_layers > 0 ? "KV cache and Mamba state" : "KV cache",
@@ -544,6 +567,53 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
   }
 }
 
+// An embedding workload: a sequence's latency and sequences per second where generation shows
+// TTFT and TPOT; $ per million tokens embedded.
+std::vector<Column> embedding_columns(const std::vector<const Candidate*>& rows, bool wide) {
+  std::vector<Column> cols{{"#", false, {}},
+                           {"GPU", true, {}},
+                           {"GPUS", true, {}},
+                           {wide ? "W/KV/MATH" : "W/KV", true, {}}};
+  if (wide) {
+    cols.push_back({"MEM/GPU", false, {}});
+  }
+  cols.push_back({"LATENCY", false, {}});
+  cols.push_back({"SEQ/S", false, {}});
+  if (wide) {
+    cols.push_back({"TOK/S", false, {}});
+    cols.push_back({"$/HOUR", false, {}});
+  }
+  cols.push_back({"$/MTOK", false, {}});
+  cols.push_back({"TCO", false, {}});
+  cols.push_back({"SIZED", true, {}});
+  for (const auto* c : rows) {
+    const auto& i = *c->inference;
+    const auto& b = c->inference_bands;
+    std::size_t k = 0;
+    cols[k++].cells.push_back(std::to_string(c->rank));
+    cols[k++].cells.push_back(gpu_cell(*c));
+    cols[k++].cells.push_back(gpus_cell(*c));
+    cols[k++].cells.push_back(precision_cell(*c, wide));
+    if (wide) {
+      cols[k++].cells.push_back(fmt::format(
+          "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)));
+    }
+    cols[k++].cells.push_back(
+        time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
+    cols[k++].cells.push_back(
+        rate_cell(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt));
+    if (wide) {
+      cols[k++].cells.push_back(fmt::format("{:.0f}", i.prefill_tokens_per_s));
+      cols[k++].cells.push_back(money(c->cost.per_hour.si()));
+    }
+    cols[k++].cells.push_back(
+        c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-");
+    cols[k++].cells.push_back(money(c->cost.tco.si()));
+    cols[k++].cells.push_back(short_verdict(c->verdict));
+  }
+  return cols;
+}
+
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
@@ -582,9 +652,8 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
           i.output_tokens_per_s, b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
       cols[k++].cells.push_back(money(c->cost.per_hour.si()));
     }
-    cols[k++].cells.push_back(c->cost.usd_per_million_output_tokens
-                                  ? money(*c->cost.usd_per_million_output_tokens)
-                                  : "-");
+    cols[k++].cells.push_back(
+        c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-");
     cols[k++].cells.push_back(money(c->cost.tco.si()));
     cols[k++].cells.push_back(short_verdict(c->verdict));
   }
@@ -701,8 +770,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     out << bold("nothing feasible") << ": no GPU configuration meets the spec; closest misses:\n";
   } else {
     const auto rows = shown(plan, o);
-    print_columns(s.workload.is_training() ? training_columns(rows, o.wide)
-                                           : inference_columns(rows, o.wide),
+    print_columns(s.workload.is_training()    ? training_columns(rows, o.wide)
+                  : s.workload.is_embedding() ? embedding_columns(rows, o.wide)
+                                              : inference_columns(rows, o.wide),
                   out);
     if (!o.wide && !s.workload.is_training() &&
         std::any_of(rows.begin(), rows.end(), [](const Candidate* c) {
@@ -839,6 +909,28 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
             money(c->cost.tco.si()),
             c->verdict);
       }
+    } else if (s.workload.is_embedding()) {
+      out << "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Sequences/s | Tokens/s | $/hour "
+             "| $/M tokens | TCO | Verdict |\n";
+      out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      for (const auto* c : shown(plan, o)) {
+        const auto& i = *c->inference;
+        out << fmt::format(
+            "| {} | {} | {} | {} | {:.1f} GiB | {} | {:.1f} | {:.0f} | {} | {} | {} | {} |\n",
+            c->rank,
+            c->gpu->name,
+            c->total_gpus(),
+            c->replicas > 1 ? fmt::format("{} x {}", c->replicas, layout_text(*c))
+                            : layout_text(*c),
+            to_gib(c->memory.per_gpu.total()),
+            format_seconds(i.ttft),
+            i.requests_per_s,
+            i.prefill_tokens_per_s,
+            money(c->cost.per_hour.si()),
+            c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-",
+            money(c->cost.tco.si()),
+            c->verdict);
+      }
     } else {
       out << "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | $/hour | $/M "
              "tokens | TCO | Verdict |\n";
@@ -857,8 +949,7 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
             format_seconds(i.tpot),
             i.output_tokens_per_s,
             money(c->cost.per_hour.si()),
-            c->cost.usd_per_million_output_tokens ? money(*c->cost.usd_per_million_output_tokens)
-                                                  : "-",
+            c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-",
             money(c->cost.tco.si()),
             c->verdict);
       }
@@ -882,10 +973,13 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   out << "rank,gpu,gpus,replicas,tp,pp,dp,ep,weights,kv_cache,memory_per_gpu_bytes,ttft_s,tpot_s,"
          "output_tokens_per_s,step_s,mfu,time_to_train_s,usd_per_hour,usd_per_million_tokens,tco_"
          "usd,"
-         "verdict\n";
+         "verdict,sequences_per_s,input_tokens_per_s\n";
+  // The last two columns are an embedding workload's (its ttft_s is a sequence's latency).
+  const bool embedding = plan.spec.workload.is_embedding();
   for (const auto* c : shown(plan, o)) {
+    const bool embeds = embedding && c->inference;
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{}\n",
         c->rank,
         c->gpu->name,
         c->total_gpus(),
@@ -898,19 +992,20 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         to_string(c->spec.precision.kv_cache),
         c->memory.per_gpu.total().si(),
         c->inference ? fmt::format("{:.4f}", c->inference->ttft.si()) : "",
-        c->inference ? fmt::format("{:.5f}", c->inference->tpot.si()) : "",
-        c->inference ? fmt::format("{:.1f}", c->inference->output_tokens_per_s) : "",
+        c->inference && !embeds ? fmt::format("{:.5f}", c->inference->tpot.si()) : "",
+        c->inference && !embeds ? fmt::format("{:.1f}", c->inference->output_tokens_per_s) : "",
         c->training ? fmt::format("{:.3f}", c->training->step.si()) : "",
         c->training ? fmt::format("{:.4f}", c->training->mfu) : "",
         c->training && c->training->time_to_train
             ? fmt::format("{:.0f}", c->training->time_to_train->si())
             : "",
         c->cost.per_hour.si(),
-        c->cost.usd_per_million_output_tokens
-            ? fmt::format("{:.4f}", *c->cost.usd_per_million_output_tokens)
-            : "",
+        c->cost.usd_per_million_tokens ? fmt::format("{:.4f}", *c->cost.usd_per_million_tokens)
+                                       : "",
         c->cost.tco.si(),
-        c->verdict);
+        c->verdict,
+        embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
+        embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "");
   }
 }
 

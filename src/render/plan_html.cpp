@@ -106,23 +106,27 @@ TradeAxes trade_axes(const Plan& plan) {
     return a;
   }
   const auto& targets = s.workload.inference.targets;
-  const bool ttft = targets.ttft && !targets.tpot;
-  a.x_name = ttft ? "TTFT" : "TPOT";
+  // An embedding workload has no TPOT: its latency is the x axis.
+  const bool embedding = s.workload.is_embedding();
+  const bool ttft = embedding || (targets.ttft && !targets.tpot);
+  a.x_name = embedding ? "Latency" : ttft ? "TTFT" : "TPOT";
   a.x_unit = "ms";
   a.x_scale = 1e3;
-  const bool at_load = std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
-    return c.cost.usd_per_million_output_tokens.has_value();
-  });
-  a.y_name = at_load ? "$ per million output tokens" : "$ per million output tokens, full load";
+  const bool at_load =
+      std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
+        return c.cost.usd_per_million_tokens.has_value();
+      });
+  const std::string per = embedding ? "$ per million input tokens" : "$ per million output tokens";
+  a.y_name = at_load ? per : per + ", full load";
   if (ttft && targets.ttft) {
     a.target_s = targets.ttft->si();
-    a.target_label = "TTFT target " + format_seconds(*targets.ttft);
+    a.target_label = a.x_name + " target " + format_seconds(*targets.ttft);
   } else if (targets.tpot) {
     a.target_s = targets.tpot->si();
     a.target_label = "TPOT target " + format_seconds(*targets.tpot);
   }
   for (const auto& c : plan.candidates) {
-    const auto cost = at_load ? c.cost.usd_per_million_output_tokens : c.cost.usd_per_million_at_full_load;
+    const auto cost = at_load ? c.cost.usd_per_million_tokens : c.cost.usd_per_million_at_full_load;
     if (!cost) {
       continue;
     }
@@ -398,6 +402,7 @@ std::string band_text(double point, double low, double high, double scale) {
 html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   html::Table t;
   const bool training = plan.spec.workload.is_training();
+  const bool embedding = plan.spec.workload.is_embedding();
   if (training) {
     t.header = {"#",
                 "GPU",
@@ -421,8 +426,8 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 "GPUs",
                 "Layout",
                 "Memory/GPU (GiB)",
-                "TTFT (ms)",
-                "TPOT (ms)",
+                embedding ? "Latency (ms)" : "TTFT (ms)",
+                embedding ? "Sequences/s" : "TPOT (ms)",
                 "Tokens/s",
                 "$/hour",
                 a.y_name,
@@ -453,9 +458,14 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
       const auto& b = c.inference_bands;
       row.push_back(b ? band_text(in.ttft.si(), b->ttft.low, b->ttft.high, 1e3)
                       : table_number(in.ttft.si() * 1e3));
-      row.push_back(b ? band_text(in.tpot.si(), b->tpot.low, b->tpot.high, 1e3)
-                      : table_number(in.tpot.si() * 1e3));
-      row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
+      if (in.prefill_only) {
+        row.push_back(fmt::format("{:.1f}", in.requests_per_s));
+        row.push_back(fmt::format("{:.0f}", in.prefill_tokens_per_s));
+      } else {
+        row.push_back(b ? band_text(in.tpot.si(), b->tpot.low, b->tpot.high, 1e3)
+                        : table_number(in.tpot.si() * 1e3));
+        row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
+      }
     }
     row.push_back(money(c.cost.per_hour.si()));
     if (!training) {
@@ -522,9 +532,10 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
                                    money(b.cost.per_hour.si()), money(b.cost.tco.si()));
     if (!s.workload.is_training()) {
       rest += fmt::format(" over {} months", s.deployment.horizon_months);
-      if (b.cost.usd_per_million_output_tokens) {
-        rest += fmt::format(", {} per million output tokens",
-                            money_axis_text(*b.cost.usd_per_million_output_tokens));
+      if (b.cost.usd_per_million_tokens) {
+        rest += fmt::format(", {} per million {} tokens",
+                            money_axis_text(*b.cost.usd_per_million_tokens),
+                            s.workload.is_embedding() ? "input" : "output");
       }
     }
     page.lead(fmt::format("{} ({})", gpu_label(b), layout_cell(b)), rest + ".", "good");

@@ -24,6 +24,8 @@ std::string_view to_string(WorkloadType t) {
     return "training";
   case WorkloadType::finetune:
     return "finetune";
+  case WorkloadType::embedding:
+    return "embedding";
   }
   return "inference";
 }
@@ -205,6 +207,21 @@ void read_targets(const FieldReader& r, InferenceTargets& t) {
   t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
 }
 
+// What generation and embedding workloads share: concurrency and the engine's settings.
+void read_serving_engine(const FieldReader& r, InferenceWorkload& w) {
+  w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
+  if (r.has("engine")) {
+    w.engine = r.choice<Engine>("engine",
+                                {{"vllm", Engine::vllm},
+                                 {"sglang", Engine::sglang},
+                                 {"tensorrt-llm", Engine::tensorrt_llm},
+                                 {"transformers", Engine::transformers}});
+  }
+  w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
+  w.max_num_batched_tokens =
+      r.optional_integer("max_num_batched_tokens", Range{1, limits::k_max_tokens});
+}
+
 void read_inference(const FieldReader& r, InferenceWorkload& w) {
   r.reject_unknown({"type",
                     "input_tokens",
@@ -221,17 +238,7 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
       r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
   w.output_tokens =
       r.optional_integer("output_tokens", Range{1, limits::k_max_tokens}).value_or(w.output_tokens);
-  w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
-  if (r.has("engine")) {
-    w.engine = r.choice<Engine>("engine",
-                                {{"vllm", Engine::vllm},
-                                 {"sglang", Engine::sglang},
-                                 {"tensorrt-llm", Engine::tensorrt_llm},
-                                 {"transformers", Engine::transformers}});
-  }
-  w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
-  w.max_num_batched_tokens =
-      r.optional_integer("max_num_batched_tokens", Range{1, limits::k_max_tokens});
+  read_serving_engine(r, w);
   if (auto t = r.optional_object("targets")) {
     read_targets(*t, w.targets);
   }
@@ -735,6 +742,77 @@ void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workloa
   }
 }
 
+// An embedding workload: sequences of input_tokens, one forward pass each, pooled into a vector;
+// no output tokens, no images. Its targets: sequences per second and the latency of one sequence.
+// Sequences default to 512 tokens (the chunk size retrieval pipelines split documents into, and
+// BERT's whole context), cut to a shorter context.
+constexpr long long k_default_embedding_tokens = 512;
+
+void read_embedding_targets(const FieldReader& r, InferenceTargets& t) {
+  r.reject_unknown({"sequences_per_s", "latency_ms"});
+  t.requests_per_s = r.optional_number("sequences_per_s", Range::positive(1e9));
+  if (auto ms = r.optional_number("latency_ms", Range::positive(1e9))) {
+    t.ttft = milliseconds(*ms);
+  }
+}
+
+void read_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
+  auto& w = spec.workload.inference;
+  w.output_tokens = 0;
+  w.input_tokens = k_default_embedding_tokens;
+  const long long context = spec.model.max_position;
+  if (workload) {
+    const FieldReader& r = *workload;
+    r.reject_unknown({"type",
+                      "input_tokens",
+                      "concurrency",
+                      "engine",
+                      "gpu_memory_utilization",
+                      "max_num_batched_tokens",
+                      "targets"});
+    read_serving_engine(r, w);
+    if (w.engine == Engine::tensorrt_llm) {
+      r.member("engine").fail(
+          "rightsize does not model TensorRT-LLM for embedding workloads: use vllm, sglang or "
+          "transformers");
+    }
+    if (auto t = r.optional_object("targets")) {
+      read_embedding_targets(*t, w.targets);
+    }
+    if (auto given = r.optional_integer("input_tokens", Range{1, limits::k_max_tokens})) {
+      w.input_tokens = *given;
+      if (context > 0 && *given > context) {
+        const std::string what =
+            fmt::format("{} tokens per sequence exceed {}", *given, describe_context(spec.model));
+        if (!context_enforced(spec)) {
+          spec.warnings.push_back(what);
+          return;
+        }
+        r.member("input_tokens")
+            .fail_plain(fmt::format("{}, {}: split the text into shorter chunks or plan a model "
+                                    "with a "
+                                    "longer context",
+                                    what,
+                                    spec.model.learned_positions > 0
+                                        ? std::string("past its learned position embeddings")
+                                        : fmt::format("which {} refuses", to_string(w.engine))));
+      }
+      return;
+    }
+  }
+  if (context > 0 && context < w.input_tokens) {
+    w.input_tokens = context;
+  }
+  spec.defaults.push_back(
+      fmt::format("workload.input_tokens = {} (default for an embedding workload: {}-token "
+                  "chunks{})",
+                  w.input_tokens,
+                  k_default_embedding_tokens,
+                  w.input_tokens < k_default_embedding_tokens
+                      ? fmt::format(", cut to {}", describe_context(spec.model))
+                      : std::string()));
+}
+
 } // namespace
 
 std::string InferenceWorkload::describe_input() const {
@@ -750,18 +828,18 @@ std::string InferenceWorkload::describe_input() const {
 
 namespace {
 
-// An encoder-only model has no workload rightsize plans: it does not generate, and training is
-// derived for decoders.
+// An encoder-only model is planned as an embedding workload only: it does not generate, and
+// training is derived for decoders.
 std::string encoder_refusal(const ModelArch& m) {
   return fmt::format("{} is an encoder-only model (embeddings, reranking, classification): it "
-                     "does not generate, and rightsize does not plan encoder workloads yet; "
-                     "`rightsize model` reads its parameters and weights",
+                     "does not generate and rightsize does not plan its training; plan it as an "
+                     "embedding workload (\"type\": \"embedding\")",
                      m.family);
 }
 
 } // namespace
 
-Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use) {
+Spec parse_spec(const nlohmann::json& json, const std::string& file, [[maybe_unused]] SpecUse use) {
   const FieldReader root(json, file);
   if (!json.is_object()) {
     root.fail("a spec must be a JSON object");
@@ -782,21 +860,20 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     }
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
+    note_assumed_context(spec);
     if (spec.model.encoder_only) {
-      if (use == SpecUse::plan) {
-        root.member(json.contains("model_type") ? "model_type" : "architectures")
-            .fail_plain(encoder_refusal(spec.model));
-      }
-      spec.defaults.push_back("input is a bare config.json of an encoder-only model: no workload");
+      spec.workload.type = WorkloadType::embedding;
+      spec.defaults.push_back(
+          "input is a bare config.json of an encoder-only model: embedding workload with defaults");
+      read_embedding(spec, std::nullopt);
     } else {
       spec.workload.type = WorkloadType::inference;
       spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
-      note_assumed_context(spec);
       read_images(spec, std::nullopt);
       fit_inference_lengths(spec, std::nullopt);
-      spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
-      spec.defaults.push_back("workload.engine = vllm (default)");
     }
+    spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
+    spec.defaults.push_back("workload.engine = vllm (default)");
     read_precision(root, spec);
     spec.warnings.insert(
         spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
@@ -839,18 +916,25 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
-  if (spec.model.encoder_only && (w || use == SpecUse::plan)) {
-    (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
-  }
   if (w) {
     spec.workload.type = w->choice<WorkloadType>("type",
                                                  {{"inference", WorkloadType::inference},
                                                   {"training", WorkloadType::training},
-                                                  {"finetune", WorkloadType::finetune}});
+                                                  {"finetune", WorkloadType::finetune},
+                                                  {"embedding", WorkloadType::embedding}});
+    if (spec.model.encoder_only && !spec.workload.is_embedding()) {
+      w->member("type").fail_plain(encoder_refusal(spec.model));
+    }
+  } else if (spec.model.encoder_only) {
+    spec.workload.type = WorkloadType::embedding;
+    spec.defaults.push_back(
+        "workload absent: embedding with default lengths (an encoder-only model)");
   } else {
     spec.defaults.push_back("workload absent: inference with default lengths");
   }
-  if (spec.workload.type == WorkloadType::inference) {
+  if (spec.workload.is_embedding()) {
+    read_embedding(spec, w);
+  } else if (spec.workload.type == WorkloadType::inference) {
     if (w) {
       read_inference(*w, spec.workload.inference);
     }

@@ -14,7 +14,20 @@ nlohmann::json optional_seconds_ms(const std::optional<Seconds>& s) {
 nlohmann::json workload_to_json(const Spec& spec) {
   const auto& w = spec.workload;
   nlohmann::json j{{"type", std::string(to_string(w.type))}};
-  if (w.type == WorkloadType::inference) {
+  if (w.is_embedding()) {
+    const auto& i = w.inference;
+    j["input_tokens"] = i.input_tokens;
+    j["concurrency"] = i.concurrency ? nlohmann::json(*i.concurrency) : nlohmann::json(nullptr);
+    j["engine"] = std::string(to_string(i.engine));
+    nlohmann::json t = nlohmann::json::object();
+    if (i.targets.requests_per_s) {
+      t["sequences_per_s"] = *i.targets.requests_per_s;
+    }
+    if (i.targets.ttft) {
+      t["latency_ms"] = optional_seconds_ms(i.targets.ttft);
+    }
+    j["targets"] = t;
+  } else if (w.type == WorkloadType::inference) {
     const auto& i = w.inference;
     j["input_tokens"] = i.input_tokens;
     j["output_tokens"] = i.output_tokens;

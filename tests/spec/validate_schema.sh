@@ -2,7 +2,8 @@
 # data/spec.schema.json against what the spec reader accepts: every bundled example, and specs
 # that use each optional training field the reader knows (dropout, framework, training_precision
 # as a preset and as an object), must be valid; a misspelt value must not be. Each spec is also
-# checked with `rightsize validate`, so the schema and the reader agree both ways.
+# checked with `rightsize validate`, so the schema and the reader agree both ways. Embedding
+# workloads: output tokens and TensorRT-LLM are refused by both.
 # Usage: validate_schema.sh RIGHTSIZE_BINARY. PYTHON overrides the interpreter (default: Debian's
 # /usr/bin/python3 with python3-jsonschema).
 set -uo pipefail
@@ -26,6 +27,14 @@ cases = {
 }
 for name, extra in cases.items():
     spec = json.loads(json.dumps(base))
+    spec["workload"].update(extra)
+    json.dump(spec, open(os.path.join(sys.argv[1], name + ".json"), "w"))
+# An embedding workload has no output tokens, and no TensorRT-LLM recipe.
+embedding = json.load(open("examples/bge-m3-rag-embeddings.json"))
+embedding["model"] = os.path.abspath("examples/models/bge-m3/config.json")
+for name, extra in {"embedding-output": {"output_tokens": 10},
+                    "embedding-trtllm": {"engine": "tensorrt-llm"}}.items():
+    spec = json.loads(json.dumps(embedding))
     spec["workload"].update(extra)
     json.dump(spec, open(os.path.join(sys.argv[1], name + ".json"), "w"))
 PYEOF
@@ -53,4 +62,6 @@ for name in dropout framework precision-preset precision-object; do
   check "$tmp/$name.json" valid
 done
 check "$tmp/bad-framework.json" invalid
+check "$tmp/embedding-output.json" invalid
+check "$tmp/embedding-trtllm.json" invalid
 [ "$fails" -eq 0 ] || exit 1

@@ -79,6 +79,14 @@ struct InferencePerformance {
   double requests_per_s = 0;       // all replicas
   double prefill_tokens_per_s = 0; // all replicas
   bool queueing = false;           // more concurrency than the KV cache holds
+  // An embedding workload: one forward pass per sequence, no decode. The decode and TPOT figures
+  // are zero, `ttft` is a sequence's latency, `requests_per_s` its sequences per second and
+  // `prefill_tokens_per_s` the tokens embedded per second.
+  bool prefill_only = false;
+  // The tokens a price per million tokens is per: output tokens, or tokens embedded.
+  [[nodiscard]] double priced_tokens_per_s() const {
+    return prefill_only ? prefill_tokens_per_s : output_tokens_per_s;
+  }
   std::string bottleneck;          // memory_bandwidth, compute, interconnect, memory_capacity
   std::string explanation;         // one sentence for a person
   TensorPrecision compute_precision = TensorPrecision::bf16;

@@ -54,8 +54,11 @@ struct MonthCost {
 
 struct CostBreakdown {
   UsdPerHour per_hour;                                 // the whole deployment at the start
-  std::optional<double> usd_per_million_output_tokens; // at the planned load
-  std::optional<double> usd_per_million_at_full_load;  // every replica at its largest batch
+  // $ per million tokens of the workload's unit at the planned load: output tokens (generation),
+  // tokens embedded (embedding), trained tokens (training).
+  std::optional<double> usd_per_million_tokens;
+  std::optional<double>
+      usd_per_million_at_full_load; // the same, every replica at its largest batch
   Usd tco;                                             // over the horizon (training: the whole run)
   std::vector<MonthCost> months;
   std::optional<int> stops_meeting_targets_month; // when growth outruns the recommended size

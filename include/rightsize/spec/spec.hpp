@@ -34,7 +34,11 @@ struct Precision {
 // residual stream, so they count as bf16.
 Bytes activation_element_bytes(const Precision& p);
 
-enum class WorkloadType { inference, training, finetune };
+// inference: text generation (prefill, then decode token by token). embedding: one forward pass
+// per sequence, pooled into a vector (embeddings, reranking, classification), no decode; its
+// sequences live in InferenceWorkload with output_tokens = 0, its targets as requests_per_s
+// (sequences per second) and ttft (the latency of a sequence: arrival to vector).
+enum class WorkloadType { inference, training, finetune, embedding };
 enum class Engine { vllm, sglang, tensorrt_llm, transformers };
 enum class Optimizer { adamw, adam, sgd, adafactor, adam_8bit };
 enum class Recompute { none, selective, full };
@@ -76,9 +80,11 @@ struct InferenceTargets {
   std::optional<double> requests_per_s;      // aggregate
 };
 
+// Serving: generation (WorkloadType::inference) and embedding, which reads the same fields with
+// output_tokens = 0 (no decode) and no images.
 struct InferenceWorkload {
   long long input_tokens = 4096;
-  long long output_tokens = 1024;
+  long long output_tokens = 1024;       // 0 for an embedding workload
   std::optional<long long> concurrency; // absent: offline, the largest batch that fits
   Engine engine = Engine::vllm;
   std::optional<double> gpu_memory_utilization;    // engine's memory fraction override
@@ -120,7 +126,10 @@ struct Workload {
   WorkloadType type = WorkloadType::inference;
   InferenceWorkload inference;
   TrainingWorkload training;
-  [[nodiscard]] bool is_training() const { return type != WorkloadType::inference; }
+  [[nodiscard]] bool is_training() const {
+    return type == WorkloadType::training || type == WorkloadType::finetune;
+  }
+  [[nodiscard]] bool is_embedding() const { return type == WorkloadType::embedding; }
 };
 
 struct Constraints {

@@ -491,3 +491,53 @@ TEST_CASE("performance: prefill and decode of a vision-language model", "[perfor
   const auto kv = kv_cache_geometry(text, one, constants());
   CHECK(d.bytes.si() == Approx(27'009'346'304.0 * 2 + kv.per_sequence(1).si()));
 }
+
+// Issue 16: an embedding workload is one forward pass per sequence, no decode. BERT-base at 512
+// tokens, hand-checked: parameters 109,482,240, of which the input embeddings (30522 words, 512
+// positions, 2 token types, x 768) 23,835,648; per token 2 x (109,482,240 - 23,835,648) =
+// 171,293,184 FLOP of matrix work plus bidirectional attention over all 512 tokens,
+// 2 x 12 heads x (64 + 64) x 12 layers x 512 = 18,874,368: 190,167,552 FLOP.
+TEST_CASE("performance: an embedding workload is forward passes of whole sequences",
+          "[performance][embedding]") {
+  const Spec s = parse_spec({{"model", config_path("encoder/bert-base-uncased")},
+                             {"workload", {{"type", "embedding"}, {"input_tokens", 512}}}},
+                            "test.json");
+  REQUIRE(s.workload.is_embedding());
+  REQUIRE_FALSE(s.workload.is_training());
+  CHECK(s.workload.inference.output_tokens == 0);
+  CHECK(forward_flops(s.model, 1, 512).si() == 190'167'552.0);
+  const Gpu& g = catalog().resolve("L4", "test");
+  const Parallelism p;
+  const MemoryEstimate m = estimate_memory(s, g, p, constants());
+  // No KV cache: one pass takes what the batched-token budget holds, 8192 / 512 = 16 sequences.
+  CHECK(m.kv_per_token.si() == 0.0);
+  CHECK(m.per_gpu.kv_cache.si() == 0.0);
+  CHECK(m.max_batch == 16);
+  CHECK(m.fits);
+  const InferencePerformance r = estimate_inference(s, g, p, m, efficiency(), constants());
+  CHECK(r.prefill_only);
+  CHECK(r.concurrency == 16);
+  // One pass of 16 x 512 tokens: its FLOPs at the GPU's effective rate (compute bound on an L4),
+  // plus the per-layer fixed cost.
+  const StepTime pass = prefill_step_time(s, g, p, efficiency(), 16.0 * 512, 512);
+  CHECK(pass.compute.si() > pass.memory.si());
+  CHECK(r.prefill.si() == Approx(pass.total().si()));
+  CHECK(r.requests_per_s == Approx(16.0 / pass.total().si()));
+  CHECK(r.prefill_tokens_per_s == Approx(r.requests_per_s * 512));
+  CHECK(r.priced_tokens_per_s() == r.prefill_tokens_per_s);
+  // A sequence waits for the engine's per-request work and its pass; nothing decodes.
+  CHECK(r.ttft.si() == Approx((efficiency().engine(Engine::vllm).per_request + pass.total()).si()));
+  CHECK(r.tpot.si() == 0.0);
+  CHECK(r.output_tokens_per_s == 0.0);
+  CHECK(r.bottleneck == "compute");
+  // 40 sequences in flight: a pass takes 16, the rest wait (Little's law).
+  const MemoryEstimate m40 = estimate_memory(s, g, p, constants(), 40);
+  const InferencePerformance q = estimate_inference(s, g, p, m40, efficiency(), constants());
+  CHECK(q.queueing);
+  CHECK(q.ttft.si() ==
+        Approx(efficiency().engine(Engine::vllm).per_request.si() + 40.0 / r.requests_per_s));
+  // Replicas add rates, not latency.
+  const InferencePerformance three = estimate_inference(s, g, p, m, efficiency(), constants(), 3);
+  CHECK(three.requests_per_s == Approx(3 * r.requests_per_s));
+  CHECK(three.ttft == r.ttft);
+}

@@ -65,7 +65,7 @@ TEST_CASE("plan: cloud cost is price x GPUs x hours", "[plan]") {
   CHECK(h100->cost.tco.si() == Approx(2.95 * h100->total_gpus() * 730 * 12));
   CHECK(h100->cost.months.size() == 12);
   // $ per million output tokens at the planned load.
-  CHECK(*h100->cost.usd_per_million_output_tokens ==
+  CHECK(*h100->cost.usd_per_million_tokens ==
         Approx(h100->cost.per_hour.si() / (h100->inference->output_tokens_per_s * 3600) * 1e6));
   // Ranked by TCO, best first, ranks 1..n.
   for (std::size_t i = 1; i < p.candidates.size(); ++i) {

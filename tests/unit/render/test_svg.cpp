@@ -103,10 +103,10 @@ TEST_CASE("plan svg: the Pareto front is the set no other candidate beats on bot
   bool best_dominated = false;
   for (const auto& c : plan.candidates) {
     const double x = c.inference->tpot.si();
-    const double y = *c.cost.usd_per_million_output_tokens;
+    const double y = *c.cost.usd_per_million_tokens;
     for (const auto& d : plan.candidates) {
       const double dx = d.inference->tpot.si();
-      const double dy = *d.cost.usd_per_million_output_tokens;
+      const double dy = *d.cost.usd_per_million_tokens;
       if (dx <= x && dy <= y && (dx < x || dy < y)) {
         ++dominated;
         best_dominated = best_dominated || c.rank == 1;

@@ -204,7 +204,8 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
         "concurrency": 0}})") ==
         "spec.json:/workload/concurrency: must be between 1 and 1e+06, got 0");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inferense"}})") ==
-        "spec.json:/workload/type: must be one of inference, training, finetune (did you mean "
+        "spec.json:/workload/type: must be one of inference, training, finetune, embedding (did "
+        "you mean "
         "\"inference\"?), got \"inferense\"");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
         "input_tokens": 1e30}})") ==
@@ -297,29 +298,83 @@ TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
   }
 }
 
-// Issue 16: encoder-only models are read (rightsize model) but no workload is planned for them;
-// planning one says so by name instead of planning a decoder.
-TEST_CASE("spec: encoder-only models are described, not planned", "[spec]") {
+// Issue 16: an encoder-only model is planned as an embedding workload (its bare config.json
+// takes one with defaults); generation or training of it is refused by name instead of planning
+// a decoder.
+TEST_CASE("spec: encoder-only models are planned as embedding workloads", "[spec][embedding]") {
   const std::string bert = config_path("encoder/bert-base-uncased");
+  const Spec bare = load_spec(bert);
+  CHECK(bare.workload.type == WorkloadType::embedding);
+  CHECK(bare.workload.inference.input_tokens == 512);
+  CHECK(bare.workload.inference.output_tokens == 0);
+  CHECK_FALSE(bare.workload.inference.concurrency);
+  CHECK(bare.model.params_total == 109'482'240);
+  CHECK(bare.model.torch_dtype == DType::fp32); // no torch_dtype: transformers loads fp32
+  CHECK(std::find(bare.defaults.begin(),
+                  bare.defaults.end(),
+                  "workload.input_tokens = 512 (default for an embedding workload: 512-token "
+                  "chunks)") != bare.defaults.end());
+  ScratchDir dir;
+  // A shorter context cuts the default.
+  std::ifstream in(bert);
+  auto small = nlohmann::json::parse(in);
+  small["max_position_embeddings"] = 128;
+  const Spec cut = load_spec(dir.write("config.json", small.dump()));
+  CHECK(cut.workload.inference.input_tokens == 128);
+  // Generation or training of an encoder is refused at the workload's type.
   const std::string refusal =
       "bert is an encoder-only model (embeddings, reranking, classification): it does not "
-      "generate, and rightsize does not plan encoder workloads yet; `rightsize model` reads its "
-      "parameters and weights";
-  CHECK_THROWS_WITH(load_spec(bert), bert + ":/model_type: " + refusal);
-  const Spec described = load_spec(bert, SpecUse::describe);
-  CHECK(described.model.params_total == 109'482'240);
-  CHECK(described.model.max_position == 512);
-  CHECK(described.model.torch_dtype == DType::fp32); // no torch_dtype: transformers loads fp32
-  ScratchDir dir;
-  // A spec that names a workload for it is wrong whatever it is read for.
-  const auto with_workload = dir.write(
+      "generate and rightsize does not plan its training; plan it as an embedding workload "
+      "(\"type\": \"embedding\")";
+  const auto inference = dir.write(
       "s.json",
       R"({"model": ")" + bert + R"(", "workload": {"type": "inference", "input_tokens": 256}})");
-  CHECK_THROWS_WITH(load_spec(with_workload, SpecUse::describe),
-                    with_workload + ":/workload/type: " + refusal);
-  const auto without = dir.write("t.json", R"({"model": ")" + bert + R"("})");
-  CHECK_THROWS_WITH(load_spec(without), without + ":/model: " + refusal);
-  CHECK(load_spec(without, SpecUse::describe).model.encoder_only);
+  CHECK_THROWS_WITH(load_spec(inference), inference + ":/workload/type: " + refusal);
+  CHECK_THROWS_WITH(load_spec(inference, SpecUse::describe),
+                    inference + ":/workload/type: " + refusal);
+  // No workload: an embedding one with defaults.
+  const Spec without = load_spec(dir.write("t.json", R"({"model": ")" + bert + R"("})"));
+  CHECK(without.workload.is_embedding());
+  // The embedding workload's own fields and targets.
+  const auto full =
+      dir.write("e.json", R"({"model": ")" + bert + R"(", "workload": {"type": "embedding",
+      "input_tokens": 256, "concurrency": 32, "engine": "sglang",
+      "targets": {"sequences_per_s": 500, "latency_ms": 80}}})");
+  const Spec e = load_spec(full);
+  CHECK(e.workload.inference.input_tokens == 256);
+  CHECK(e.workload.inference.concurrency == 32);
+  CHECK(e.workload.inference.engine == Engine::sglang);
+  CHECK(e.workload.inference.targets.requests_per_s == 500.0);
+  CHECK(e.workload.inference.targets.ttft == milliseconds(80));
+  CHECK_FALSE(e.workload.inference.targets.tpot);
+}
+
+TEST_CASE("spec: an embedding workload refuses what it does not have", "[spec][embedding]") {
+  const std::string bert = config_path("encoder/bert-base-uncased");
+  const auto error = [&](const std::string& workload) {
+    ScratchDir dir;
+    const auto path =
+        dir.write("s.json", R"({"model": ")" + bert + R"(", "workload": )" + workload + "}");
+    try {
+      load_spec(path);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(path.size());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error(R"({"type": "embedding", "output_tokens": 10})"),
+             Catch::StartsWith(":/workload/output_tokens: unknown field"));
+  CHECK_THAT(error(R"({"type": "embedding", "targets": {"tpot_ms": 10}})"),
+             Catch::StartsWith(":/workload/targets/tpot_ms: unknown field"));
+  CHECK(error(R"({"type": "embedding", "input_tokens": 600})") ==
+        ":/workload/input_tokens: 600 tokens per sequence exceed the model's context of 512 "
+        "tokens (max_position_embeddings), past its learned position embeddings: split the text "
+        "into shorter chunks or plan a model with a longer context");
+  CHECK(error(R"({"type": "embedding", "engine": "tensorrt-llm"})") ==
+        ":/workload/engine: rightsize does not model TensorRT-LLM for embedding workloads: use "
+        "vllm, sglang or transformers, got \"tensorrt-llm\"");
+  CHECK_THAT(error(R"({"type": "embedding", "targets": {"sequences_per_s": -1}})"),
+             Catch::StartsWith(":/workload/targets/sequences_per_s: "));
 }
 
 TEST_CASE("spec: unknown families are refused, with a suggestion and the generic route", "[spec]") {
