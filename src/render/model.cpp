@@ -33,7 +33,7 @@ void render_families_table(std::ostream& out) {
     out << fmt::format("{:<13} {:<8} {}\n", f.model_type, context, f.models);
   }
   out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
-         "(none: a recurrent model, no limit).\n"
+         "(none: no limit: a recurrent model, or T5's relative positions).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
 }

@@ -751,8 +751,15 @@ std::string InferenceWorkload::describe_input() const {
 namespace {
 
 // An encoder-only model has no workload rightsize plans: it does not generate, and training is
-// derived for decoders.
+// derived for decoders. Nor has an encoder-decoder: its encoder pass, cross-attention and the
+// encoder's output kept per sequence are not modelled.
 std::string encoder_refusal(const ModelArch& m) {
+  if (m.encoder_decoder) {
+    return fmt::format("{} is an encoder-decoder model (translation, summarization, "
+                       "transcription): rightsize does not plan encoder-decoder workloads yet; "
+                       "`rightsize model` reads its parameters and weights",
+                       m.family);
+  }
   return fmt::format("{} is an encoder-only model (embeddings, reranking, classification): it "
                      "does not generate, and rightsize does not plan encoder workloads yet; "
                      "`rightsize model` reads its parameters and weights",
@@ -782,12 +789,14 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     }
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
-    if (spec.model.encoder_only) {
+    if (spec.model.encoder_only || spec.model.encoder_decoder) {
       if (use == SpecUse::plan) {
         root.member(json.contains("model_type") ? "model_type" : "architectures")
             .fail_plain(encoder_refusal(spec.model));
       }
-      spec.defaults.push_back("input is a bare config.json of an encoder-only model: no workload");
+      spec.defaults.push_back(
+          fmt::format("input is a bare config.json of an {} model: no workload",
+                      spec.model.encoder_only ? "encoder-only" : "encoder-decoder"));
     } else {
       spec.workload.type = WorkloadType::inference;
       spec.defaults.push_back("input is a bare config.json: inference workload with defaults");
@@ -839,7 +848,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
-  if (spec.model.encoder_only && (w || use == SpecUse::plan)) {
+  if ((spec.model.encoder_only || spec.model.encoder_decoder) && (w || use == SpecUse::plan)) {
     (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
   }
   if (w) {
