@@ -76,18 +76,11 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "nomic_bert",
         "mpnet",
         "new"}},
-      {"an encoder-decoder model: its encoder stack and cross-attention are not modelled",
-       {"t5",
-        "mt5",
-        "umt5",
-        "longt5",
-        "switch_transformers",
-        "bart",
-        "mbart",
-        "pegasus",
-        "marian"}},
-      {"a speech model: audio input is not modelled",
-       {"whisper", "wav2vec2", "hubert", "seamless_m4t", "seamless_m4t_v2", "speecht5", "encodec"}},
+      {"an encoder-decoder model of a family rightsize does not read (it reads t5, mt5, umt5 "
+       "and whisper)",
+       {"longt5", "switch_transformers", "bart", "mbart", "pegasus", "marian"}},
+      {"a speech model of a family rightsize does not read (it reads whisper)",
+       {"wav2vec2", "hubert", "seamless_m4t", "seamless_m4t_v2", "speecht5", "encodec"}},
       {"a vision model: images per second are not modelled",
        {"vit",
         "clip",
@@ -1178,6 +1171,92 @@ void read_encoder(ConfigFields& f, ModelArch& m) {
   }
 }
 
+// Encoder-decoder families, as T5ForConditionalGeneration, MT5ForConditionalGeneration,
+// UMT5ForConditionalGeneration and WhisperForConditionalGeneration build them: the encoder stack
+// in `layers`, the decoder's in `decoder_layers` (count_parameters adds its cross-attention).
+// - T5, mT5, UMT5 (T5Config, MT5Config, UMT5Config): one embedding shared by both stacks, an
+//   lm_head unless tie_word_embeddings (T5 v1.0: tied; T5 v1.1, Flan-T5, mT5: not); q, k, v
+//   of heads x d_kv (which may differ from d_model) and o, no biases; a ReLU MLP (wi, wo) or,
+//   with feed_forward_proj "gated-gelu", a gated one (wi_0, wi_1, wo); weight-only RMS norms;
+//   relative position bias tables of relative_attention_num_buckets x heads, in the first layer
+//   of each stack (UMT5: in every self-attention layer); no position limit.
+// - Whisper (WhisperConfig): two convolutions over num_mel_bins, max_source_positions sinusoidal
+//   encoder positions (a frozen embedding the checkpoint stores), max_target_positions learned
+//   decoder positions, q, v and o with biases and k without, a biased GELU MLP, LayerNorms with
+//   bias, the output projection tied to the token embedding.
+void read_t5(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  const bool mt5 = family_is(m.family, {"mt5", "umt5"});
+  m.encoder_decoder = true;
+  m.hidden = f.require({"d_model"}, Range::positive(k_max_width), "hidden");
+  m.layers = f.require({"num_layers"}, Range::positive(k_max_layers), "layers");
+  m.decoder_layers = f.find({"num_decoder_layers"}, Range::positive(k_max_layers), "decoder_layers")
+                         .value_or(m.layers);
+  m.heads = m.kv_heads = f.require({"num_heads"}, Range::positive(k_max_width), "heads");
+  m.head_dim = m.v_head_dim =
+      f.find({"d_kv"}, Range::positive(k_max_width), "head_dim").value_or(64);
+  m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
+  m.intermediate = f.require({"d_ff"}, Range::positive(k_max_width), "intermediate");
+  m.relative_buckets = f.find({"relative_attention_num_buckets"},
+                              Range::positive(k_max_positions),
+                              "relative_buckets")
+                           .value_or(32);
+  m.relative_bias_tables = m.family == "umt5" ? m.layers + m.decoder_layers : 2;
+  const std::string ff =
+      r.optional_string("feed_forward_proj").value_or(mt5 ? "gated-gelu" : "relu");
+  const auto dash = ff.find('-');
+  if (ff.empty() || (dash != std::string::npos && (ff.substr(0, dash) != "gated" ||
+                                                   ff.find('-', dash + 1) != std::string::npos))) {
+    r.member("feed_forward_proj")
+        .fail("must be an activation (\"relu\") or \"gated-\" and one (\"gated-gelu\")");
+  }
+  m.gated_mlp = dash != std::string::npos;
+  m.attention = AttentionKind::mha;
+  m.tied_embeddings = f.flag("tie_word_embeddings", m.family != "mt5");
+}
+
+void read_whisper(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  m.encoder_decoder = true;
+  m.hidden = f.require({"d_model"}, Range::positive(k_max_width), "hidden");
+  m.layers = f.require({"encoder_layers"}, Range::positive(k_max_layers), "layers");
+  m.decoder_layers = f.require({"decoder_layers"}, Range::positive(k_max_layers), "decoder_layers");
+  m.heads = f.require({"encoder_attention_heads"}, Range::positive(k_max_width), "heads");
+  m.intermediate = f.require({"encoder_ffn_dim"}, Range::positive(k_max_width), "intermediate");
+  // One width for both stacks, as in every published Whisper.
+  for (const auto& [key, value] : {std::pair{"decoder_attention_heads", m.heads},
+                                   std::pair{"decoder_ffn_dim", m.intermediate}}) {
+    if (r.has(key) && r.integer(key, Range::positive(k_max_width)) != value) {
+      r.member(key).fail(fmt::format("must equal the encoder's ({}): rightsize reads one width for "
+                                     "both stacks",
+                                     value));
+    }
+  }
+  if (m.hidden % m.heads != 0) {
+    r.member("encoder_attention_heads").fail(fmt::format("must divide d_model ({})", m.hidden));
+  }
+  m.kv_heads = m.heads;
+  m.head_dim = m.v_head_dim = m.hidden / m.heads;
+  f.derived("head_dim", "d_model / attention heads");
+  m.vocab = f.require({"vocab_size"}, Range::positive(k_max_vocab), "vocab");
+  const auto assumed = [&](const char* key, const char* label, long long fallback) {
+    if (auto v = f.find({key}, Range::positive(k_max_positions), label)) {
+      return *v;
+    }
+    f.record(label, fmt::format("assumed: WhisperConfig's default {} = {}", key, fallback));
+    return fallback;
+  };
+  m.mel_bins = assumed("num_mel_bins", "mel_bins", 80);
+  m.encoder_positions = assumed("max_source_positions", "encoder_positions", 1500);
+  m.max_position = assumed("max_target_positions", "max_position", 448);
+  m.learned_positions = m.max_position;
+  m.attention = AttentionKind::mha;
+  m.gated_mlp = false;
+  m.qkv_bias = m.o_bias = m.mlp_bias = m.layer_norm_bias = true;
+  m.k_bias = false;
+  m.tied_embeddings = f.flag("tie_word_embeddings", true);
+}
+
 // The families read exactly, with the context transformers gives a model whose config.json omits
 // max_position_embeddings: the default argument of the family's configuration class, which is
 // what transformers and vLLM (through the same config object) then use. Source: each class's
@@ -1239,6 +1318,13 @@ const std::vector<SupportedFamily>& supported_families() {
       {"camembert", "CamemBERT (encoder-only)", 512, "CamembertConfig"},
       {"distilbert", "DistilBERT (encoder-only)", 512, "DistilBertConfig"},
       {"modernbert", "ModernBERT (encoder-only)", 8192, "ModernBertConfig"},
+      {"t5", "T5, T5 v1.1, Flan-T5 (encoder-decoder; relative positions)", 0, "T5Config"},
+      {"mt5", "mT5 (encoder-decoder; relative positions)", 0, "MT5Config"},
+      {"umt5", "UMT5 (encoder-decoder; relative positions)", 0, "UMT5Config"},
+      {"whisper",
+       "Whisper (speech encoder-decoder: 30 s of audio in, 448 tokens out)",
+       448,
+       "WhisperConfig"}, // max_target_positions=448
   };
   return families;
 }
@@ -1283,6 +1369,10 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
                  m.family,
                  {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "modernbert"})) {
     read_encoder(f, m);
+  } else if (family_is(m.family, {"t5", "mt5", "umt5"})) {
+    read_t5(f, m);
+  } else if (m.family == "whisper") {
+    read_whisper(f, m);
   } else {
     read_dimensions(f, m);
     // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.

@@ -15,7 +15,7 @@ using detail::Range;
 
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
-         norms + state_space + vision + pooler;
+         norms + state_space + vision + pooler + cross_attention + audio;
 }
 
 Bytes WeightBytes::total() const {
@@ -113,6 +113,36 @@ double StateSpace::mixer_params(long long hidden) const {
   return in_proj + conv_params + per_head + gated_norm + out_proj;
 }
 
+namespace {
+
+// What an encoder-decoder adds to its encoder stack, which count_parameters counts as it counts
+// any stack (T5ForConditionalGeneration, MT5/UMT5ForConditionalGeneration,
+// WhisperForConditionalGeneration in transformers): the decoder's layers, each with
+// self-attention, cross-attention of the same shape over the encoder's output, an MLP and one
+// norm more than an encoder layer (before the cross-attention); the decoder's final norm; T5's
+// relative position bias tables; Whisper's stored encoder positions and its convolutions.
+void add_decoder_stack(const ModelArch& m,
+                       double attention_per_layer,
+                       double mlp_per_layer,
+                       ParamBreakdown& p) {
+  const auto h = static_cast<double>(m.hidden);
+  const auto decoder = static_cast<double>(m.decoder_layers);
+  const double norm = m.layer_norm_bias ? 2.0 * h : h;
+  p.attention += decoder * attention_per_layer + static_cast<double>(m.relative_buckets) *
+                                                     static_cast<double>(m.heads) *
+                                                     static_cast<double>(m.relative_bias_tables);
+  p.cross_attention = decoder * attention_per_layer;
+  p.dense_mlp += decoder * mlp_per_layer;
+  p.norms += decoder * (m.norms_per_layer + 1) * norm + norm;
+  p.embedding += static_cast<double>(m.encoder_positions) * h;
+  if (m.mel_bins > 0) {
+    constexpr double kernel = 3.0; // WhisperEncoder's conv1 and conv2
+    p.audio = static_cast<double>(m.mel_bins) * h * kernel + h + h * h * kernel + h;
+  }
+}
+
+} // namespace
+
 void count_parameters(ModelArch& m) {
   const auto h = static_cast<double>(m.hidden);
   const auto layers = static_cast<double>(m.layers);
@@ -143,7 +173,7 @@ void count_parameters(ModelArch& m) {
     attention_norms = (q_lora > 0 ? q_lora : 0.0) + kv_lora;
   } else {
     attention = h * heads * hd + 2.0 * h * kv * hd + heads * vhd * h;
-    attention += m.qkv_bias ? (heads + 2.0 * kv) * hd : 0.0;
+    attention += m.qkv_bias ? (heads + (m.k_bias ? 2.0 : 1.0) * kv) * hd : 0.0;
     attention += m.o_bias ? h : 0.0;
   }
   attention_norms += m.qk_norm ? 2.0 * hd : 0.0;
@@ -177,6 +207,9 @@ void count_parameters(ModelArch& m) {
   p.norms = layers * m.norms_per_layer * norm + attention_layers * attention_norms + norm;
 
   p.vision = m.vision ? m.vision->params : 0.0;
+  if (m.encoder_decoder) {
+    add_decoder_stack(m, attention, mlp_params(static_cast<double>(m.intermediate)), p);
+  }
 
   m.params = p;
   m.params_total = p.total();
@@ -199,13 +232,14 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   const double low = q.bits_per_weight;
   WeightBytes w;
   w.embedding = bytes_at(m.params.embedding + m.params.lm_head, q.embedding_quantized ? low : high);
-  w.attention = bytes_at(m.params.attention, q.attention_quantized ? low : high);
+  w.attention =
+      bytes_at(m.params.attention + m.params.cross_attention, q.attention_quantized ? low : high);
   w.dense_mlp = bytes_at(m.params.dense_mlp, q.mlp_quantized ? low : high);
   w.routed_experts = bytes_at(m.params.routed_experts, q.mlp_quantized ? low : high);
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
   w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
   w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
-  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler, high);
+  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
   if (m.safetensors_bytes && q.method == m.quantization.method &&

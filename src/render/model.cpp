@@ -33,7 +33,7 @@ void render_families_table(std::ostream& out) {
     out << fmt::format("{:<13} {:<8} {}\n", f.model_type, context, f.models);
   }
   out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
-         "(none: a recurrent model, no limit).\n"
+         "(none: no limit: a recurrent model, or T5's relative positions).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
 }
@@ -54,7 +54,29 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                   billions(m.params_total),
                   billions(m.params_active),
                   m.param_source));
-  row("layers", std::to_string(m.layers));
+  row("layers",
+      m.encoder_decoder ? fmt::format("{} encoder + {} decoder", m.layers, m.decoder_layers)
+                        : std::to_string(m.layers));
+  if (m.encoder_decoder) {
+    row("kind",
+        "encoder-decoder: a bidirectional encoder reads the input once, a decoder generates with "
+        "cross-attention to it (translation, summarization and transcription workloads are not "
+        "planned yet)");
+  }
+  if (m.mel_bins > 0) {
+    row("audio input",
+        // 100 mel frames a second (10 ms hops), halved by the second convolution's stride.
+        fmt::format("{} mel bins, two convolutions, {} encoder positions ({:g} s)",
+                    m.mel_bins,
+                    m.encoder_positions,
+                    static_cast<double>(m.encoder_positions) / 50.0));
+  }
+  if (m.relative_bias_tables > 0) {
+    row("relative positions",
+        fmt::format("{} buckets per head, a table in {} self-attention layers",
+                    m.relative_buckets,
+                    m.relative_bias_tables));
+  }
   if (m.encoder_only) {
     row("kind",
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
@@ -143,6 +165,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("lm_head", m.params.lm_head);
   part("pooler", m.params.pooler);
   part("attention", m.params.attention);
+  part("cross-attention", m.params.cross_attention);
   part("dense MLP", m.params.dense_mlp);
   part("routed experts", m.params.routed_experts);
   part("shared experts", m.params.shared_experts);
@@ -150,6 +173,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("norms", m.params.norms);
   part("Mamba mixers", m.params.state_space);
   part("vision tower", m.params.vision);
+  part("audio convolutions", m.params.audio);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

@@ -829,8 +829,15 @@ std::string InferenceWorkload::describe_input() const {
 namespace {
 
 // An encoder-only model is planned as an embedding workload only: it does not generate, and
-// training is derived for decoders.
+// training is derived for decoders. An encoder-decoder has no workload rightsize plans: its
+// encoder pass, cross-attention and the encoder's output kept per sequence are not modelled.
 std::string encoder_refusal(const ModelArch& m) {
+  if (m.encoder_decoder) {
+    return fmt::format("{} is an encoder-decoder model (translation, summarization, "
+                       "transcription): rightsize does not plan encoder-decoder workloads yet; "
+                       "`rightsize model` reads its parameters and weights",
+                       m.family);
+  }
   return fmt::format("{} is an encoder-only model (embeddings, reranking, classification): it "
                      "does not generate and rightsize does not plan its training; plan it as an "
                      "embedding workload (\"type\": \"embedding\")",
@@ -861,7 +868,14 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, [[maybe_unu
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
     note_assumed_context(spec);
-    if (spec.model.encoder_only) {
+    if (spec.model.encoder_decoder) {
+      if (use == SpecUse::plan) {
+        root.member(json.contains("model_type") ? "model_type" : "architectures")
+            .fail_plain(encoder_refusal(spec.model));
+      }
+      spec.defaults.push_back("input is a bare config.json of an encoder-decoder model: no "
+                              "workload");
+    } else if (spec.model.encoder_only) {
       spec.workload.type = WorkloadType::embedding;
       spec.defaults.push_back(
           "input is a bare config.json of an encoder-only model: embedding workload with defaults");
@@ -872,8 +886,10 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, [[maybe_unu
       read_images(spec, std::nullopt);
       fit_inference_lengths(spec, std::nullopt);
     }
-    spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
-    spec.defaults.push_back("workload.engine = vllm (default)");
+    if (!spec.model.encoder_decoder) {
+      spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
+      spec.defaults.push_back("workload.engine = vllm (default)");
+    }
     read_precision(root, spec);
     spec.warnings.insert(
         spec.warnings.begin(), spec.model.warnings.begin(), spec.model.warnings.end());
@@ -916,6 +932,9 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, [[maybe_unu
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
+  if (spec.model.encoder_decoder && (w || use == SpecUse::plan)) {
+    (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
+  }
   if (w) {
     spec.workload.type = w->choice<WorkloadType>("type",
                                                  {{"inference", WorkloadType::inference},

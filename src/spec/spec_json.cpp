@@ -173,11 +173,22 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"provenance", provenance},
       {"warnings", m.warnings},
   };
-  // Encoder-only models only, so that the JSON (and the digests) of the others stay as they were.
+  // Encoder-only and encoder-decoder models only, so that the JSON (and the digests) of the
+  // others stay as they were.
   if (m.encoder_only) {
     j["encoder_only"] = true;
     j["token_types"] = m.token_types;
     j["params_breakdown"]["pooler"] = m.params.pooler;
+  }
+  if (m.encoder_decoder) {
+    j["encoder_decoder"] = true;
+    j["decoder_layers"] = m.decoder_layers;
+    j["relative_attention_buckets"] = m.relative_buckets;
+    j["relative_attention_bias_tables"] = m.relative_bias_tables;
+    j["num_mel_bins"] = m.mel_bins;
+    j["encoder_positions"] = m.encoder_positions;
+    j["params_breakdown"]["cross_attention"] = m.params.cross_attention;
+    j["params_breakdown"]["audio"] = m.params.audio;
   }
   return j;
 }

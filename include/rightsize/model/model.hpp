@@ -35,6 +35,8 @@ struct ParamBreakdown {
   double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
   double vision = 0;         // vision encoder and its projector into the language model
   double pooler = 0;         // encoders: the pooler's dense layer (BertPooler), 0 without one
+  double cross_attention = 0; // encoder-decoders: the decoder's attention over the encoder output
+  double audio = 0;           // Whisper: the two convolutions over the log-mel spectrogram
 
   [[nodiscard]] double total() const;
 };
@@ -122,10 +124,26 @@ struct ModelArch {
   bool encoder_only = false;
   long long token_types = 0; // rows of the token-type (segment) embedding (BERT: 2)
   bool pooler = false;       // a hidden x hidden dense layer with bias over the first token
+  // Encoder-decoder (T5, mT5, UMT5, Whisper): `layers` is the encoder stack; the decoder stack
+  // of `decoder_layers` adds, in each layer, cross-attention over the encoder's output (and a
+  // norm before it). Both stacks have `heads` heads of `head_dim` (T5's d_kv: heads x head_dim
+  // may differ from hidden) and MLPs of `intermediate`.
+  bool encoder_decoder = false;
+  long long decoder_layers = 0;
+  // T5's relative position bias: a buckets x heads table in `relative_bias_tables` self-attention
+  // layers (T5, mT5: the first of each stack, 2; UMT5: every one).
+  long long relative_buckets = 0;
+  long long relative_bias_tables = 0;
+  // Whisper's audio encoder: two width-3 convolutions (mel bins -> hidden, hidden -> hidden,
+  // with biases) before `encoder_positions` fixed sinusoidal positions, stored in the checkpoint
+  // as a frozen hidden-wide embedding (30 s of audio: 1500).
+  long long mel_bins = 0;
+  long long encoder_positions = 0;
   AttentionKind attention = AttentionKind::mha;
 
   // Small terms that decide whether a count matches the published total to 0.1%.
   bool qkv_bias = false;    // biases on q, k, v projections
+  bool k_bias = true;       // with qkv_bias: false when k has none (Whisper's k_proj)
   bool o_bias = false;      // bias on the attention output projection
   bool mlp_bias = false;    // biases on MLP (and expert) projections
   bool router_bias = false; // bias (or score-correction vector) on the MoE router
@@ -220,13 +238,13 @@ void count_parameters(ModelArch& model);
 // checkpoint's own dtype for unquantized layers when set (e.g. a spec that serves in fp8).
 struct WeightBytes {
   Bytes embedding; // embeddings + lm_head
-  Bytes attention;
+  Bytes attention; // self-attention, and an encoder-decoder's cross-attention
   Bytes dense_mlp;
   Bytes routed_experts;
   Bytes shared_experts;
   Bytes state_space; // Mamba mixers
   Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
-  Bytes other;       // router, norms
+  Bytes other;       // router, norms, pooler, Whisper's convolutions
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);

@@ -281,8 +281,8 @@ TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
   const std::string dir = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/unsupported/";
   const std::vector<std::tuple<std::string, std::string, std::string>> cases{
       {"deberta-v3-base/config.json", "deberta-v2 (no architectures given)", "encoder-only"},
-      {"t5-small/config.json", "t5 (T5ForConditionalGeneration)", "encoder-decoder"},
-      {"whisper-tiny/config.json", "whisper (WhisperForConditionalGeneration)", "speech model"},
+      {"bart-large/config.json", "bart (BartModel)", "encoder-decoder"},
+      {"wav2vec2-base-960h/config.json", "wav2vec2 (Wav2Vec2ForCTC)", "speech model"},
       {"clip-vit-large/config.json", "clip (CLIPModel)", "vision model"},
       {"sdxl-base/model_index.json", "StableDiffusionXLPipeline (diffusers)", "diffusers pipeline"},
   };
@@ -377,6 +377,32 @@ TEST_CASE("spec: an embedding workload refuses what it does not have", "[spec][e
              Catch::StartsWith(":/workload/targets/sequences_per_s: "));
 }
 
+// Issue 16: encoder-decoder models (T5, Whisper) are read, not planned, as encoder-only ones.
+TEST_CASE("spec: encoder-decoder models are described, not planned", "[spec]") {
+  const auto refusal = [](const std::string& family) {
+    return family + " is an encoder-decoder model (translation, summarization, transcription): "
+                    "rightsize does not plan encoder-decoder workloads yet; `rightsize model` "
+                    "reads its parameters and weights";
+  };
+  const std::string flan = config_path("encdec/flan-t5-base");
+  CHECK_THROWS_WITH(load_spec(flan), flan + ":/model_type: " + refusal("t5"));
+  const Spec described = load_spec(flan, SpecUse::describe);
+  CHECK(described.model.params_total == 247'577'856);
+  CHECK(described.defaults.front() ==
+        "input is a bare config.json of an encoder-decoder model: no workload");
+  const std::string whisper = config_path("encdec/whisper-tiny");
+  CHECK_THROWS_WITH(load_spec(whisper), whisper + ":/model_type: " + refusal("whisper"));
+  ScratchDir dir;
+  const auto with_workload = dir.write(
+      "s.json",
+      R"({"model": ")" + whisper + R"(", "workload": {"type": "inference", "input_tokens": 256}})");
+  CHECK_THROWS_WITH(load_spec(with_workload, SpecUse::describe),
+                    with_workload + ":/workload/type: " + refusal("whisper"));
+  const auto without = dir.write("t.json", R"({"model": ")" + whisper + R"("})");
+  CHECK_THROWS_WITH(load_spec(without), without + ":/model: " + refusal("whisper"));
+  CHECK(load_spec(without, SpecUse::describe).model.encoder_decoder);
+}
+
 TEST_CASE("spec: unknown families are refused, with a suggestion and the generic route", "[spec]") {
   ScratchDir dir;
   // Standard Llama fields under an unknown model_type: once read as a Llama with a warning.
@@ -408,8 +434,9 @@ TEST_CASE("spec: unknown families are refused, with a suggestion and the generic
                     Catch::Contains("h1.json:/model_type: architecture not supported: falcon_h1 "
                                     "(FalconH1ForCausalLM): a hybrid or state-space model"));
   // Inline in a spec, the pointer is the model's.
-  CHECK_THROWS_WITH(load_spec(dir.write("spec.json", R"({"model": {"model_type": "t5"}})")),
-                    Catch::Contains("spec.json:/model/model_type: architecture not supported: t5"));
+  CHECK_THROWS_WITH(
+      load_spec(dir.write("spec.json", R"({"model": {"model_type": "bart"}})")),
+      Catch::Contains("spec.json:/model/model_type: architecture not supported: bart"));
   // A spec pointing at a diffusers pipeline directory (model_index.json, no config.json).
   dir.write("sdxl/model_index.json",
             R"({"_class_name": "StableDiffusionXLPipeline", "_diffusers_version": "0.19.0"})");
