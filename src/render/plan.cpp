@@ -567,54 +567,11 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
   }
 }
 
-// An embedding workload: a sequence's latency and sequences per second where generation shows
-// TTFT and TPOT; $ per million tokens embedded.
-std::vector<Column> embedding_columns(const std::vector<const Candidate*>& rows, bool wide) {
-  std::vector<Column> cols{{"#", false, {}},
-                           {"GPU", true, {}},
-                           {"GPUS", true, {}},
-                           {wide ? "W/KV/MATH" : "W/KV", true, {}}};
-  if (wide) {
-    cols.push_back({"MEM/GPU", false, {}});
-  }
-  cols.push_back({"LATENCY", false, {}});
-  cols.push_back({"SEQ/S", false, {}});
-  if (wide) {
-    cols.push_back({"TOK/S", false, {}});
-    cols.push_back({"$/HOUR", false, {}});
-  }
-  cols.push_back({"$/MTOK", false, {}});
-  cols.push_back({"TCO", false, {}});
-  cols.push_back({"SIZED", true, {}});
-  for (const auto* c : rows) {
-    const auto& i = *c->inference;
-    const auto& b = c->inference_bands;
-    std::size_t k = 0;
-    cols[k++].cells.push_back(std::to_string(c->rank));
-    cols[k++].cells.push_back(gpu_cell(*c));
-    cols[k++].cells.push_back(gpus_cell(*c));
-    cols[k++].cells.push_back(precision_cell(*c, wide));
-    if (wide) {
-      cols[k++].cells.push_back(fmt::format(
-          "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)));
-    }
-    cols[k++].cells.push_back(
-        time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
-    cols[k++].cells.push_back(
-        rate_cell(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt));
-    if (wide) {
-      cols[k++].cells.push_back(fmt::format("{:.0f}", i.prefill_tokens_per_s));
-      cols[k++].cells.push_back(money(c->cost.per_hour.si()));
-    }
-    cols[k++].cells.push_back(
-        c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-");
-    cols[k++].cells.push_back(money(c->cost.tco.si()));
-    cols[k++].cells.push_back(short_verdict(c->verdict));
-  }
-  return cols;
-}
-
+// Serving columns. An embedding workload shows a sequence's latency and sequences per second
+// where generation shows TTFT and TPOT, tokens embedded per second for output tokens, and its $
+// per million tokens is per input token.
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
+  const bool embedding = !rows.empty() && rows.front()->spec.workload.is_embedding();
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
                            {"GPUS", true, {}},
@@ -622,8 +579,8 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
   if (wide) {
     cols.push_back({"MEM/GPU", false, {}});
   }
-  cols.push_back({"TTFT", false, {}});
-  cols.push_back({"TPOT", false, {}});
+  cols.push_back({embedding ? "LATENCY" : "TTFT", false, {}});
+  cols.push_back({embedding ? "SEQ/S" : "TPOT", false, {}});
   if (wide) {
     cols.push_back({"TOK/S", false, {}});
     cols.push_back({"$/HOUR", false, {}});
@@ -646,10 +603,14 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
     cols[k++].cells.push_back(
         time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
     cols[k++].cells.push_back(
-        time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
+        embedding
+            ? rate_cell(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
+            : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
     if (wide) {
-      cols[k++].cells.push_back(rate_cell(
-          i.output_tokens_per_s, b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
+      cols[k++].cells.push_back(
+          embedding ? fmt::format("{:.0f}", i.prefill_tokens_per_s)
+                    : rate_cell(i.output_tokens_per_s,
+                                b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
       cols[k++].cells.push_back(money(c->cost.per_hour.si()));
     }
     cols[k++].cells.push_back(
@@ -770,9 +731,8 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     out << bold("nothing feasible") << ": no GPU configuration meets the spec; closest misses:\n";
   } else {
     const auto rows = shown(plan, o);
-    print_columns(s.workload.is_training()    ? training_columns(rows, o.wide)
-                  : s.workload.is_embedding() ? embedding_columns(rows, o.wide)
-                                              : inference_columns(rows, o.wide),
+    print_columns(s.workload.is_training() ? training_columns(rows, o.wide)
+                                           : inference_columns(rows, o.wide),
                   out);
     if (!o.wide && !s.workload.is_training() &&
         std::any_of(rows.begin(), rows.end(), [](const Candidate* c) {
