@@ -846,7 +846,7 @@ std::string encoder_refusal(const ModelArch& m) {
 
 } // namespace
 
-Spec parse_spec(const nlohmann::json& json, const std::string& file, [[maybe_unused]] SpecUse use) {
+Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use) {
   const FieldReader root(json, file);
   if (!json.is_object()) {
     root.fail("a spec must be a JSON object");

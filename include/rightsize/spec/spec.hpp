@@ -182,7 +182,7 @@ struct Spec {
 };
 
 // What the spec is read for: to plan or estimate a workload, or only to describe its model
-// (`rightsize model`), which also reads models no workload is planned for (encoder-only ones).
+// (`rightsize model`), which also reads models no workload is planned for (encoder-decoder ones).
 enum class SpecUse { plan, describe };
 
 // Reads a spec or a bare config.json from a file. Relative model paths resolve against the
