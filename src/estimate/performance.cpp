@@ -434,6 +434,25 @@ InferencePerformance with_replicas(InferencePerformance one, int replicas) {
 
 namespace {
 
+// Where both serving estimates start: the sequences in flight per replica, the spec's (or all
+// that fit) capped by what fits and by the scheduler's own limit (vLLM --max-num-seqs), and the
+// compute precision. With none in flight, the bottleneck says why.
+InferencePerformance in_flight(const Spec& spec,
+                               const Gpu& gpu,
+                               const MemoryEstimate& memory,
+                               const Constants& constants) {
+  InferencePerformance r;
+  r.compute_precision = compute_precision(spec, gpu);
+  r.concurrency = std::min({memory.batch,
+                            memory.max_batch,
+                            static_cast<long long>(constants.get(Constant::max_num_seqs))});
+  if (r.concurrency < 1) {
+    r.bottleneck = "memory_capacity";
+    r.explanation = "not even one sequence of this length fits beside the weights";
+  }
+  return r;
+}
+
 // An embedding workload (docs/model.md, "Embedding workloads"): the engine runs forward passes
 // of c sequences back to back, each pass one prefill step of c x L tokens; nothing is decoded.
 // A replica embeds c / T(c) sequences per second; a sequence waits for its engine's per-request
@@ -448,18 +467,13 @@ InferencePerformance estimate_embedding(const Spec& spec,
                                         int replicas,
                                         Detail detail) {
   const auto& inf = spec.workload.inference;
-  InferencePerformance r;
+  InferencePerformance r = in_flight(spec, gpu, memory, constants);
   r.prefill_only = true;
-  r.compute_precision = compute_precision(spec, gpu);
-  const long long wanted = memory.batch;
-  const long long c = std::min(
-      {wanted, memory.max_batch, static_cast<long long>(constants.get(Constant::max_num_seqs))});
-  r.concurrency = c;
-  if (c < 1) {
-    r.bottleneck = "memory_capacity";
-    r.explanation = "not even one sequence of this length fits beside the weights";
+  if (r.concurrency < 1) {
     return r;
   }
+  const long long wanted = memory.batch;
+  const long long c = r.concurrency;
   const auto length = static_cast<double>(inf.input_tokens);
   const Resolved rs = resolve(spec, gpu, eff);
   const StepTime pass =
@@ -526,18 +540,12 @@ InferencePerformance estimate_inference(const Spec& spec,
     return estimate_embedding(spec, gpu, p, memory, eff, constants, replicas, detail);
   }
   const auto& inf = spec.workload.inference;
-  InferencePerformance r;
-  r.compute_precision = compute_precision(spec, gpu);
-  const long long wanted = memory.batch;
-  // The scheduler's own limit on sequences in flight (vLLM --max-num-seqs) caps it too.
-  const long long c =
-      std::min({wanted, memory.max_batch, static_cast<long long>(constants.get(Constant::max_num_seqs))});
-  r.concurrency = c;
-  if (c < 1) {
-    r.bottleneck = "memory_capacity";
-    r.explanation = "not even one sequence of this length fits beside the weights";
+  InferencePerformance r = in_flight(spec, gpu, memory, constants);
+  if (r.concurrency < 1) {
     return r;
   }
+  const long long wanted = memory.batch;
+  const long long c = r.concurrency;
   const auto isl = static_cast<double>(inf.prompt_tokens());
   const auto osl = static_cast<double>(inf.output_tokens);
   const Resolved rs = resolve(spec, gpu, eff);

@@ -85,15 +85,16 @@ void evaluate_inference(const detail::Search& S,
       spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
   double ttft_high = 1.0;
   double tpot_high = 1.0;
+  double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
   if (S.options.uncertainty != nullptr) {
     c.inference_bands =
         inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, inf.engine);
     if (S.options.confidence == Confidence::band) {
       ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
-      // An embedding workload has no decode: its rates follow the forward pass (TTFT) band.
-      tpot_high = c.inference->prefill_only
-                      ? ttft_high
-                      : c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
+      tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
+      // inference_bands chose the rates' band: their point over its low edge.
+      rate_high =
+          c.inference->requests_per_s / std::max(1e-300, c.inference_bands->requests_per_s.low);
     }
   }
   const InferencePerformance& p = *c.inference;
@@ -110,16 +111,16 @@ void evaluate_inference(const detail::Search& S,
     out.problem = fmt::format("misses the TPOT target: {} > {}",
                               format_seconds(seconds(p.tpot.si() * tpot_high)),
                               format_seconds(*t.tpot));
-  } else if (t.output_tokens_per_s && p.output_tokens_per_s / tpot_high < *t.output_tokens_per_s) {
+  } else if (t.output_tokens_per_s && p.output_tokens_per_s / rate_high < *t.output_tokens_per_s) {
     out.problem_kind = "throughput";
     out.problem = fmt::format("misses the throughput target: {:.0f} < {:.0f} output tokens/s",
-                              p.output_tokens_per_s / tpot_high,
+                              p.output_tokens_per_s / rate_high,
                               *t.output_tokens_per_s);
-  } else if (t.requests_per_s && p.requests_per_s / tpot_high < *t.requests_per_s) {
+  } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
     out.problem_kind = "throughput";
     out.problem = fmt::format("misses the {} target: {:.2f} < {:.2f} {}/s",
                               embedding ? "sequence-rate" : "request-rate",
-                              p.requests_per_s / tpot_high,
+                              p.requests_per_s / rate_high,
                               *t.requests_per_s,
                               embedding ? "sequences" : "requests");
   }
@@ -127,10 +128,10 @@ void evaluate_inference(const detail::Search& S,
   // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
   double headroom = 1e9;
   if (t.requests_per_s) {
-    headroom = std::min(headroom, p.requests_per_s / tpot_high / *t.requests_per_s);
+    headroom = std::min(headroom, p.requests_per_s / rate_high / *t.requests_per_s);
   }
   if (t.output_tokens_per_s) {
-    headroom = std::min(headroom, p.output_tokens_per_s / tpot_high / *t.output_tokens_per_s);
+    headroom = std::min(headroom, p.output_tokens_per_s / rate_high / *t.output_tokens_per_s);
   }
   if (inf.concurrency) {
     headroom = std::min(headroom,

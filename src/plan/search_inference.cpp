@@ -47,11 +47,13 @@ struct At {
   }
 };
 
-// The slow edges of the TTFT and TPOT bands over the point, as the search holds targets
+// The slow edges of the TTFT and TPOT bands over the point, and of the band rates are held to
+// (rate_band_metric: TPOT's, or an embedding workload's TTFT), as the search holds targets
 // (band_high_ratio); none without bands.
 struct Bands {
   std::optional<double> ttft_high;
   std::optional<double> tpot_high;
+  std::optional<double> rate_high;
 };
 
 // Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
@@ -62,7 +64,8 @@ public:
   LayoutEvaluator(
       const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, const Bands& bands)
       : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(bands.ttft_high),
-        m_tpot_high(bands.tpot_high), m_shared(S.cache != nullptr && S.cache->holds(g)),
+        m_tpot_high(bands.tpot_high), m_rate_high(bands.rate_high),
+        m_shared(S.cache != nullptr && S.cache->holds(g)),
         m_memo(m_shared
                    ? &S.cache->memo(
                          {&g, spec.precision.weights, spec.precision.kv_cache, p.tp, p.pp, p.ep})
@@ -79,14 +82,14 @@ public:
   }
 
   // As inference_bands() would hold them, without building the bands: a time's slow edge is
-  // point x high_ratio, a rate's low edge point / the TPOT high_ratio (docs/plan.md).
+  // point x high_ratio, a rate's low edge point / its band's high_ratio (docs/plan.md).
   [[nodiscard]] Held held(const At& e) const {
     const InferencePerformance& one = e.one->perf;
     if (m_ttft_high) {
       return {one.ttft.si() * *m_ttft_high,
               one.tpot.si() * *m_tpot_high,
-              e.requests_per_s() / *m_tpot_high,
-              e.output_tokens_per_s() / *m_tpot_high};
+              e.requests_per_s() / *m_rate_high,
+              e.output_tokens_per_s() / *m_rate_high};
     }
     return {one.ttft.si(), one.tpot.si(), e.requests_per_s(), e.output_tokens_per_s()};
   }
@@ -108,6 +111,7 @@ private:
   const Parallelism& m_p;
   std::optional<double> m_ttft_high;
   std::optional<double> m_tpot_high;
+  std::optional<double> m_rate_high;
   bool m_shared; // kept in the plan's cache
   EvaluationCache::Memo m_own_memo;
   EvaluationCache::Memo* m_memo; // the cache's for this layout, or m_own_memo
@@ -476,8 +480,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.
-    // Rates are held to the decode band, or for an embedding workload to the forward pass's.
     const Bands bands{band_high_ratio(S, g, spec, "ttft"),
+                      band_high_ratio(S, g, spec, "tpot"),
                       band_high_ratio(S, g, spec, rate_band_metric(spec))};
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;

@@ -869,31 +869,14 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
             money(c->cost.tco.si()),
             c->verdict);
       }
-    } else if (s.workload.is_embedding()) {
-      out << "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Sequences/s | Tokens/s | $/hour "
-             "| $/M tokens | TCO | Verdict |\n";
-      out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-      for (const auto* c : shown(plan, o)) {
-        const auto& i = *c->inference;
-        out << fmt::format(
-            "| {} | {} | {} | {} | {:.1f} GiB | {} | {:.1f} | {:.0f} | {} | {} | {} | {} |\n",
-            c->rank,
-            c->gpu->name,
-            c->total_gpus(),
-            c->replicas > 1 ? fmt::format("{} x {}", c->replicas, layout_text(*c))
-                            : layout_text(*c),
-            to_gib(c->memory.per_gpu.total()),
-            format_seconds(i.ttft),
-            i.requests_per_s,
-            i.prefill_tokens_per_s,
-            money(c->cost.per_hour.si()),
-            c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-",
-            money(c->cost.tco.si()),
-            c->verdict);
-      }
     } else {
-      out << "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | $/hour | $/M "
-             "tokens | TCO | Verdict |\n";
+      // An embedding workload: a sequence's latency, sequences/s and tokens embedded per second
+      // where generation shows TTFT, TPOT and output tokens per second.
+      const bool embedding = s.workload.is_embedding();
+      out << (embedding ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Sequences/s | "
+                          "Tokens/s | $/hour | $/M tokens | TCO | Verdict |\n"
+                        : "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | "
+                          "$/hour | $/M tokens | TCO | Verdict |\n");
       out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const auto* c : shown(plan, o)) {
         const auto& i = *c->inference;
@@ -906,8 +889,8 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
                             : layout_text(*c),
             to_gib(c->memory.per_gpu.total()),
             format_seconds(i.ttft),
-            format_seconds(i.tpot),
-            i.output_tokens_per_s,
+            embedding ? fmt::format("{:.1f}", i.requests_per_s) : format_seconds(i.tpot),
+            embedding ? i.prefill_tokens_per_s : i.output_tokens_per_s,
             money(c->cost.per_hour.si()),
             c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-",
             money(c->cost.tco.si()),
