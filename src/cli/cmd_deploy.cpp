@@ -255,13 +255,7 @@ void register_deploy(CLI::App& app, Context& ctx) {
         }
       });
       const DeployData data = load_deploy_data(bundled_data_dir() + "/deploy.json");
-      const std::string engine(to_string(run->spec.workload.inference.engine));
-      if (data.engines.count(engine) == 0) {
-        throw InputError(run->spec.file + ":/workload/engine",
-                         fmt::format("engine {} has no serving recipe in data/deploy.json; "
-                                     "deploy with --engine vllm, sglang or tensorrt-llm",
-                                     engine));
-      }
+      serving_recipe(run->spec, data);
       if (!run->plan.feasible()) {
         ctx.log->error("nothing feasible: no GPU configuration satisfies {}; nothing to deploy",
                        run->spec.file);

@@ -672,6 +672,24 @@ std::string object_name(std::string_view text) {
   return name;
 }
 
+const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
+  const std::string engine = engine_key(spec.workload.inference.engine);
+  const auto it = data.engines.find(engine);
+  if (it == data.engines.end()) {
+    throw InputError(spec.file + ":/workload/engine",
+                     fmt::format("engine {} has no serving recipe in data/deploy.json; deploy "
+                                 "with --engine vllm, sglang or tensorrt-llm",
+                                 engine));
+  }
+  if (spec.workload.is_embedding() && it->second.arg("embedding").empty()) {
+    throw InputError(spec.file + ":/workload/engine",
+                     fmt::format("{} has no embedding recipe in data/deploy.json; deploy an "
+                                 "embedding workload with --engine vllm or sglang",
+                                 engine));
+  }
+  return it->second;
+}
+
 DeployReport make_deployment(const Plan& plan,
                              const DeployInputs& in,
                              const DeployOptions& o,
@@ -681,13 +699,7 @@ DeployReport make_deployment(const Plan& plan,
                      "rightsize deploy writes serving deployments; this spec is a training job");
   }
   const std::string engine = engine_key(plan.spec.workload.inference.engine);
-  const auto recipe_it = in.data.engines.find(engine);
-  if (recipe_it == in.data.engines.end()) {
-    throw InputError(plan.spec.file + ":/workload/engine",
-                     fmt::format("engine {} has no serving recipe in data/deploy.json; deploy "
-                                 "with --engine vllm, sglang or tensorrt-llm",
-                                 engine));
-  }
+  const EngineRecipe& r = serving_recipe(plan.spec, in.data);
   if (!plan.feasible()) {
     throw InputError(plan.spec.file,
                      "nothing feasible to deploy: no GPU configuration satisfies the spec "
@@ -695,7 +707,6 @@ DeployReport make_deployment(const Plan& plan,
   }
   const Candidate& c = chosen != nullptr ? *chosen : plan.candidates.front();
   const Spec& spec = c.spec;
-  const EngineRecipe& r = recipe_it->second;
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
   const auto product_it = in.data.gpu_products.find(whole.name);
   if (product_it == in.data.gpu_products.end()) {
@@ -777,12 +788,6 @@ DeployReport make_deployment(const Plan& plan,
   }
   s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
   s.embedding = spec.workload.is_embedding();
-  if (s.embedding && r.arg("embedding").empty()) {
-    throw InputError(plan.spec.file + ":/workload/engine",
-                     fmt::format("{} has no embedding recipe in data/deploy.json; deploy an "
-                                 "embedding workload with --engine vllm or sglang",
-                                 engine));
-  }
   if (spec.model.vision) {
     s.limit_mm_per_prompt =
         fmt::format(R"({{"image":{}}})", spec.workload.inference.images_per_request);

@@ -145,6 +145,11 @@ struct DeployReport {
   std::vector<std::string> notes; // for a person: caveats the manifests cannot say
 };
 
+// The engine's recipe for the spec's workload: InputError at /workload/engine when the engine has
+// none in data/deploy.json, or none for an embedding workload (the `embedding` role). Checked
+// before the plan's feasibility, so that a recipe problem is not reported as "nothing feasible".
+const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data);
+
 // The manifests of the plan's recommended candidate. InputError when the plan has no serving
 // candidate, the engine has no recipe (or no multi-node recipe when a replica spans nodes), or the
 // GPU has no product label.
