@@ -178,13 +178,16 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
   }
   add("max_model_len",
       std::to_string(s.max_model_len),
-      "input + output tokens of the spec: the length the KV cache was sized for");
+      s.embedding ? "tokens per sequence of the spec: longer inputs are refused"
+                  : "input + output tokens of the spec: the length the KV cache was sized for");
   add("max_num_seqs",
       std::to_string(s.capacity_per_replica),
-      s.latency_bound ? "capacity per replica: the most sequences at which TTFT and TPOT hold "
-                        "(docs/deploy.md)"
-                      : "capacity per replica: all the sequences that fit (no latency target "
-                        "stops it sooner)");
+      !s.latency_bound ? "capacity per replica: all the sequences that fit (no latency target "
+                         "stops it sooner)"
+      : s.embedding    ? "capacity per replica: the most sequences at which the latency target "
+                         "holds (docs/deploy.md)"
+                       : "capacity per replica: the most sequences at which TTFT and TPOT hold "
+                         "(docs/deploy.md)");
   add("memory_fraction",
       fmt::format("{:.2f}", s.memory_fraction),
       "the memory fraction the estimate assumed (data/memory.json or --assume)");
