@@ -87,8 +87,9 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--runs") == 0 && v >= 1) {
       runs = static_cast<int>(v);
     } else {
-      fmt::print(stderr, "usage: rightsize_observe_fleet [--workloads N] [--days D] [--step S] "
-                         "[--runs R]\n");
+      fmt::print(stderr,
+                 "usage: rightsize_observe_fleet [--workloads N] [--days D] [--step S] "
+                 "[--runs R]\n");
       return 2;
     }
   }
@@ -115,12 +116,19 @@ int main(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   const double median = times[times.size() / 2];
   fmt::print("fleet: {} workloads x {:g} days at {:g} s = {} samples (built in {:.2f} s)\n",
-             workloads, days, step, fleet.samples, build_s);
+             workloads,
+             days,
+             step,
+             fleet.samples,
+             build_s);
   fmt::print("observe(): median {:.3f} s of {} runs ({:.1f} M samples/s); verdicts: {} over, {} "
              "under, {} right, {} idle\n",
-             median, runs, static_cast<double>(fleet.samples) / median / 1e6,
+             median,
+             runs,
+             static_cast<double>(fleet.samples) / median / 1e6,
              report.summary.by_verdict["over-provisioned"],
-             report.summary.by_verdict["under-provisioned"], report.summary.by_verdict["right-sized"],
+             report.summary.by_verdict["under-provisioned"],
+             report.summary.by_verdict["right-sized"],
              report.summary.by_verdict["idle"]);
   return 0;
 }

@@ -52,7 +52,8 @@ double parse_threshold(const std::string& text, const std::string& where) {
   } catch (const std::exception&) {
     throw InputError(where,
                      "expected a percentage such as 10% (or a fraction from 0 to 1 such as 0.1), "
-                     "got \"" + text + "\"");
+                     "got \"" +
+                         text + "\"");
   }
 }
 
@@ -313,7 +314,8 @@ nlohmann::json lock_entry_to_json(const LockEntry& e) {
       {"catalog", {{"version", e.catalog_version}, {"digest", e.catalog_digest}}},
       {"objective", e.objective},
       {"feasible", e.feasible},
-      {"recommended", e.recommended ? configuration_to_json(*e.recommended) : nlohmann::json(nullptr)},
+      {"recommended",
+       e.recommended ? configuration_to_json(*e.recommended) : nlohmann::json(nullptr)},
       {"alternatives", alternatives}};
   if (!e.model_digest.empty()) {
     j["model_digest"] = e.model_digest;
@@ -376,7 +378,8 @@ LockFile read_lock_file(const std::string& path, bool allow_missing, bool lenien
   r.reject_unknown({"schema_version", "rightsize_version", "locks"});
   const long long version = r.integer("schema_version", Range::positive(1e6));
   if (version != 1 && version != 2) {
-    r.member("schema_version").fail("unsupported lock schema version (this rightsize reads 1 and 2)");
+    r.member("schema_version")
+        .fail("unsupported lock schema version (this rightsize reads 1 and 2)");
   }
   lock.rightsize_version = r.optional_string("rightsize_version").value_or("");
   const auto locks = r.object("locks");
@@ -448,7 +451,7 @@ struct Metric {
   const char* metric;
   const char* label;
   const char* unit;
-  const char* check;   // the --fail-on name; "" for figures without a threshold
+  const char* check; // the --fail-on name; "" for figures without a threshold
   bool higher_is_worse;
 };
 
@@ -465,8 +468,15 @@ void compare_figure(CheckResult& r,
                     std::string after_text,
                     std::optional<double> threshold,
                     const CheckThresholds& t) {
-  Change c{m.metric, m.label, m.unit, before, after, std::move(before_text), std::move(after_text),
-           threshold, false};
+  Change c{m.metric,
+           m.label,
+           m.unit,
+           before,
+           after,
+           std::move(before_text),
+           std::move(after_text),
+           threshold,
+           false};
   const auto rel = c.relative();
   if (rel && threshold) {
     const double worse = m.higher_is_worse ? *rel : -*rel;
@@ -485,11 +495,8 @@ void compare_figure(CheckResult& r,
         r.warnings.push_back(line);
       }
     } else if (worse > k_noticeable) {
-      r.warnings.push_back(fmt::format("{} {} ({} threshold {:.0f}%)",
-                                       m.label,
-                                       percent(*rel),
-                                       m.check,
-                                       100.0 * *threshold));
+      r.warnings.push_back(fmt::format(
+          "{} {} ({} threshold {:.0f}%)", m.label, percent(*rel), m.check, 100.0 * *threshold));
     }
   }
   if (c.before_text != c.after_text || c.crossed) {
@@ -618,8 +625,9 @@ void compare_figures(CheckResult& r,
 }
 
 void set_status(CheckResult& r) {
-  r.status = r.crossed.empty() ? (r.warnings.empty() && !r.recommendation_changed ? "ok" : "warning")
-                               : "regression";
+  r.status = r.crossed.empty()
+                 ? (r.warnings.empty() && !r.recommendation_changed ? "ok" : "warning")
+                 : "regression";
   r.exit_code = r.crossed.empty() ? 0 : 1;
 }
 
@@ -647,10 +655,10 @@ CheckResult compare_with_lock(const Plan& plan,
       // A configuration that fitted and no longer does always fails (docs/ci.md); one that
       // misses a target fails as that target's check.
       const std::string& kind = locked_now->problem_kind;
-      const std::string check = kind == "memory"                             ? "memory"
-                                : kind == "latency" || kind == "deadline"    ? "latency"
-                                : kind == "throughput"                       ? "throughput"
-                                                                             : "infeasible";
+      const std::string check = kind == "memory"                          ? "memory"
+                                : kind == "latency" || kind == "deadline" ? "latency"
+                                : kind == "throughput"                    ? "throughput"
+                                                                          : "infeasible";
       const std::string line = fmt::format("{}: the locked configuration, {}, {}",
                                            check,
                                            configuration_text(*lock.recommended),

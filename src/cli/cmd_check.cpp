@@ -130,9 +130,10 @@ Expanded expand_specs(const std::vector<std::string>& given) {
       for (const auto& e : fs::directory_iterator(g, ec)) {
         const auto name = e.path().filename().string();
         if (e.is_directory(ec)) {
-          out.warnings.push_back(fmt::format(
-              "{}: subdirectories are not checked; name {} too if it holds specs", g,
-              e.path().string()));
+          out.warnings.push_back(
+              fmt::format("{}: subdirectories are not checked; name {} too if it holds specs",
+                          g,
+                          e.path().string()));
           continue;
         }
         if (e.path().extension() == ".json" && name.find(".lock.") == std::string::npos &&
@@ -180,9 +181,10 @@ void check_output(const CheckOptions& o, const Expanded& expanded, const std::st
   for (const auto& input : inputs) {
     if (!input.empty() &&
         (fs::path(input).lexically_normal() == output || same_file(input, o.output))) {
-      throw InputError("--output", fmt::format("{} is an input of this run; refusing to "
-                                               "overwrite it with the report",
-                                               o.output));
+      throw InputError("--output",
+                       fmt::format("{} is an input of this run; refusing to "
+                                   "overwrite it with the report",
+                                   o.output));
     }
   }
 }
@@ -234,8 +236,7 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
   c.spec_digest = digest_spec(c.spec);
   if (!replan && c.entry && c.same_version && c.entry->spec_digest == c.spec_digest &&
       c.entry->catalog_digest == shared.catalog.digest && c.entry->model_digest == digest &&
-      !c.entry->settings.is_null() &&
-      c.entry->settings == c.settings_json) {
+      !c.entry->settings.is_null() && c.entry->settings == c.settings_json) {
     c.unchanged = true;
     return;
   }
@@ -299,7 +300,8 @@ void register_check(CLI::App& app, Context& ctx) {
       ->type_name("FILE");
   const auto* th = "Thresholds (override the config file's)";
   sub->add_option("--max-cost-increase", o->max_cost, "$/hour or TCO rise (10%)")->group(th);
-  sub->add_option("--max-latency-increase", o->max_latency, "TTFT, TPOT and time-to-train rise (20%)")
+  sub->add_option(
+         "--max-latency-increase", o->max_latency, "TTFT, TPOT and time-to-train rise (20%)")
       ->group(th);
   sub->add_option("--max-ttft-increase", o->max_ttft, "TTFT rise (20%)")->group(th);
   sub->add_option("--max-tpot-increase", o->max_tpot, "TPOT rise (20%)")->group(th);
@@ -424,9 +426,9 @@ void register_check(CLI::App& app, Context& ctx) {
       }
 
       // Planned on every core; each spec's outcome is its own, in spec order.
-      const int jobs =
-          o->jobs > 0 ? o->jobs
-                      : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+      const int jobs = o->jobs > 0
+                           ? o->jobs
+                           : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
       std::atomic<std::size_t> next{0};
       const auto work = [&] {
         for (std::size_t i = next++; i < checks.size(); i = next++) {

@@ -138,7 +138,9 @@ void register_deploy(CLI::App& app, Context& ctx) {
   add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);
   auto* k8s = "Kubernetes";
-  sub->add_option("--engine", o->engine, "Serving engine: vllm, sglang or tensorrt-llm (default: the spec's)")
+  sub->add_option("--engine",
+                  o->engine,
+                  "Serving engine: vllm, sglang or tensorrt-llm (default: the spec's)")
       ->check(CLI::IsMember({"vllm", "sglang", "tensorrt-llm"}))
       ->group(k8s);
   sub->add_option("--autoscaler",
@@ -152,13 +154,15 @@ void register_deploy(CLI::App& app, Context& ctx) {
       ->default_str("default")
       ->group(k8s);
   CLI::Option* image_option =
-      sub->add_option("--image", o->image, "Container image (default: the engine's, data/deploy.json)")
+      sub->add_option(
+             "--image", o->image, "Container image (default: the engine's, data/deploy.json)")
           ->group(k8s);
-  CLI::Option* uri_option = sub->add_option("--model-uri",
-                  o->model_uri,
-                  "The checkpoint to serve: a Hugging Face id or a path on a mounted volume "
-                  "(default: the config's _name_or_path)")
-      ->group(k8s);
+  CLI::Option* uri_option =
+      sub->add_option("--model-uri",
+                      o->model_uri,
+                      "The checkpoint to serve: a Hugging Face id or a path on a mounted volume "
+                      "(default: the config's _name_or_path)")
+          ->group(k8s);
   sub->add_option("--prometheus", o->prometheus, "Prometheus URL that KEDA queries")
       ->default_str(o->prometheus)
       ->group(k8s);
@@ -169,10 +173,11 @@ void register_deploy(CLI::App& app, Context& ctx) {
                       "default: rightsize.lock.json beside the spec) instead of a fresh plan's")
           ->expected(0, 1)
           ->type_name("[FILE]");
-  CLI::Option* output_option = sub->add_option("-o,--output",
-                  o->output_dir,
-                  "Write one file per object under DIR instead of one YAML stream to stdout")
-      ->type_name("DIR");
+  CLI::Option* output_option =
+      sub->add_option("-o,--output",
+                      o->output_dir,
+                      "Write one file per object under DIR instead of one YAML stream to stdout")
+          ->type_name("DIR");
   sub->callback([&ctx, o, sub, lock_option, image_option, uri_option, output_option]() {
     o->lock_given = lock_option->count() > 0;
     const nlohmann::json given = given_settings(*sub, o->plan);
@@ -269,11 +274,8 @@ void register_deploy(CLI::App& app, Context& ctx) {
       options.image = o->image;
       options.model_uri = o->model_uri;
       options.prometheus = o->prometheus;
-      const DeployInputs inputs{run->constants,
-                                run->efficiency,
-                                &run->uncertainty,
-                                run->options.confidence,
-                                data};
+      const DeployInputs inputs{
+          run->constants, run->efficiency, &run->uncertainty, run->options.confidence, data};
       std::optional<Candidate> chosen;
       std::vector<std::string> lock_notes;
       if (locked && run->plan.feasible()) {

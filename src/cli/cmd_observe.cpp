@@ -85,9 +85,10 @@ double parse_duration(const std::string& text, const std::string& where) {
     scale = 7 * 86400;
   }
   if (used == 0 || scale == 0 || !std::isfinite(value) || value <= 0 || value * scale > 3.2e8) {
-    throw InputError(where, fmt::format("\"{}\" is not a duration (a positive number with s, m, "
-                                        "h, d or w: 30s, 5m, 7d)",
-                                        text));
+    throw InputError(where,
+                     fmt::format("\"{}\" is not a duration (a positive number with s, m, "
+                                 "h, d or w: 30s, 5m, 7d)",
+                                 text));
   }
   return value * scale;
 }
@@ -106,10 +107,10 @@ ObserveOptions analysis_options(const ObserveCliOptions& o, const Catalog& catal
   a.min_saving = o.min_saving / 100;
   a.scale_out_efficiency = o.scale_out / 100;
   if (a.idle_below > a.low_utilization_below) {
-    throw InputError("--idle-below", fmt::format("{:g}% is above --low-below {:g}%",
-                                                 o.idle_below, o.low_below));
+    throw InputError("--idle-below",
+                     fmt::format("{:g}% is above --low-below {:g}%", o.idle_below, o.low_below));
   }
-  a.group_by = o.group_by == "host" ? GroupBy::host
+  a.group_by = o.group_by == "host"  ? GroupBy::host
                : o.group_by == "gpu" ? GroupBy::gpu
                                      : GroupBy::automatic;
   a.max_gpus = static_cast<int>(o.max_gpus);
@@ -126,8 +127,9 @@ ObserveOptions analysis_options(const ObserveCliOptions& o, const Catalog& catal
   for (const auto& mapping : o.gpu_models) {
     const auto eq = mapping.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == mapping.size()) {
-      throw InputError("--gpu-model",
-                       fmt::format("\"{}\" is not NAME=GPU (\"NVIDIA H100 80GB HBM3=H100\")", mapping));
+      throw InputError(
+          "--gpu-model",
+          fmt::format("\"{}\" is not NAME=GPU (\"NVIDIA H100 80GB HBM3=H100\")", mapping));
     }
     a.gpu_models[mapping.substr(0, eq)] =
         catalog.resolve(mapping.substr(eq + 1), "--gpu-model").name;
@@ -189,8 +191,8 @@ std::vector<NamedTrace> read_traces(const ObserveCliOptions& o, std::vector<std:
     NamedTrace t;
     std::string path = given;
     // WORKLOAD=FILE, unless the whole argument is a file (names may hold '=').
-    if (const auto eq = given.find('='); eq != std::string::npos && eq > 0 &&
-                                          !std::filesystem::exists(given)) {
+    if (const auto eq = given.find('=');
+        eq != std::string::npos && eq > 0 && !std::filesystem::exists(given)) {
       t.workload = given.substr(0, eq);
       path = given.substr(eq + 1);
     }
@@ -240,8 +242,9 @@ std::string utc_now() {
 
 void check_inputs(const ObserveCliOptions& o) {
   if (o.nvidia_smi.empty() && o.dcgm.empty() && o.traces.empty() && o.prometheus.empty()) {
-    throw InputError("observe", "nothing to observe: give --nvidia-smi FILE, --dcgm FILE, "
-                                "--trace FILE or --prometheus URL --range DURATION");
+    throw InputError("observe",
+                     "nothing to observe: give --nvidia-smi FILE, --dcgm FILE, "
+                     "--trace FILE or --prometheus URL --range DURATION");
   }
   if (!o.prometheus.empty()) {
     if (o.prometheus.rfind("http://", 0) != 0 && o.prometheus.rfind("https://", 0) != 0) {
@@ -260,9 +263,10 @@ void check_inputs(const ObserveCliOptions& o) {
     throw InputError("--watch", "prints changes as they come: it cannot write --output");
   }
   if (!o.watch.empty() && o.common.format != "table") {
-    throw InputError("--watch", fmt::format("prints the changes as lines of text after the "
-                                            "report: use --format table, not {}",
-                                            o.common.format));
+    throw InputError("--watch",
+                     fmt::format("prints the changes as lines of text after the "
+                                 "report: use --format table, not {}",
+                                 o.common.format));
   }
   // -o must not replace what it reads.
   for (const auto* inputs : {&o.nvidia_smi, &o.dcgm}) {
@@ -283,19 +287,21 @@ void register_observe(CLI::App& app, Context& ctx) {
       "Judge what already runs from its telemetry and profiles: verdicts (over-provisioned, "
       "under-provisioned, right-sized, idle), reasons and the GPU it should run on");
   const std::string in = "Inputs";
-  sub->add_option("--nvidia-smi", o->nvidia_smi,
-                  "nvidia-smi --query-gpu=... --format=csv log (repeatable)")
+  sub->add_option(
+         "--nvidia-smi", o->nvidia_smi, "nvidia-smi --query-gpu=... --format=csv log (repeatable)")
       ->type_name("FILE")
       ->group(in);
   sub->add_option("--dcgm", o->dcgm, "dcgm-exporter scrapes, Prometheus text format (repeatable)")
       ->type_name("FILE")
       ->group(in);
-  sub->add_option("--interval", o->interval,
+  sub->add_option("--interval",
+                  o->interval,
                   "Time between samples where a file has no clock: --dcgm scrapes without "
                   "timestamps, an nvidia-smi log without a timestamp column")
       ->default_str("30s")
       ->group(in);
-  sub->add_option("--trace", o->traces,
+  sub->add_option("--trace",
+                  o->traces,
                   "torch.profiler Chrome trace (.json) or nsys SQLite export, as FILE or "
                   "WORKLOAD=FILE (repeatable)")
       ->type_name("[WORKLOAD=]FILE")
@@ -310,29 +316,31 @@ void register_observe(CLI::App& app, Context& ctx) {
       ->default_str("30s")
       ->type_name("DURATION")
       ->group(in);
-  sub->add_option("--selector", o->selector,
+  sub->add_option("--selector",
+                  o->selector,
                   "Label matchers added to every query: '{namespace=\"serving\"}'")
       ->group(in);
   sub->add_option("--timeout", o->timeout_s, "Seconds per Prometheus request")
       ->check(CLI::Range(0.1, 3600.0))
       ->default_str("30")
       ->group(in);
-  sub->add_option("--watch", o->watch,
+  sub->add_option("--watch",
+                  o->watch,
                   "With --prometheus: re-evaluate every INTERVAL and print what changed")
       ->type_name("INTERVAL")
       ->group(in);
-  sub->add_option("--watch-count", o->watch_count,
-                  "Stop --watch after this many re-evaluations (0: never)")
+  sub->add_option(
+         "--watch-count", o->watch_count, "Stop --watch after this many re-evaluations (0: never)")
       ->check(CLI::Range(0L, 1000000L))
       ->group(in);
 
   const std::string judge = "Verdicts and recommendations";
-  sub->add_option("--percentile", o->work_percentile,
-                  "Percentile of the observed work to size for")
+  sub->add_option("--percentile", o->work_percentile, "Percentile of the observed work to size for")
       ->check(CLI::Range(1.0, 100.0))
       ->default_str("95")
       ->group(judge);
-  sub->add_option("--memory-percentile", o->memory_percentile,
+  sub->add_option("--memory-percentile",
+                  o->memory_percentile,
                   "Percentile of the observed memory to size for (100: the peak)")
       ->check(CLI::Range(1.0, 100.0))
       ->default_str("100")
@@ -345,23 +353,24 @@ void register_observe(CLI::App& app, Context& ctx) {
       ->check(CLI::Range(0.0, 100.0))
       ->default_str("5")
       ->group(judge);
-  sub->add_option("--low-below", o->low_below,
-                  "Low utilization: work percentile under this percent")
+  sub->add_option(
+         "--low-below", o->low_below, "Low utilization: work percentile under this percent")
       ->check(CLI::Range(0.0, 100.0))
       ->default_str("40")
       ->group(judge);
-  sub->add_option("--min-saving", o->min_saving,
+  sub->add_option("--min-saving",
+                  o->min_saving,
                   "Over-provisioned only when a recommendation saves at least this percent")
       ->check(CLI::Range(0.0, 100.0))
       ->default_str("10")
       ->group(judge);
-  sub->add_option("--scale-out-efficiency", o->scale_out,
+  sub->add_option("--scale-out-efficiency",
+                  o->scale_out,
                   "Percent of the added GPUs' rate a recommendation on more GPUs gets per doubling")
       ->check(CLI::Range(10.0, 100.0))
       ->default_str("90")
       ->group(judge);
-  sub->add_option("--group-by", o->group_by,
-                  "Workloads: auto (pods, else each GPU), host, or gpu")
+  sub->add_option("--group-by", o->group_by, "Workloads: auto (pods, else each GPU), host, or gpu")
       ->check(CLI::IsMember({"auto", "host", "gpu"}))
       ->default_str("auto")
       ->group(judge);
@@ -372,7 +381,8 @@ void register_observe(CLI::App& app, Context& ctx) {
       ->default_str("8")
       ->group(judge);
   sub->add_flag("--no-mig", o->no_mig, "Do not recommend MIG slices")->group(judge);
-  sub->add_option("--gpu-model", o->gpu_models,
+  sub->add_option("--gpu-model",
+                  o->gpu_models,
                   "Map an observed GPU name to a catalog GPU: \"NVIDIA H100 80GB HBM3=H100\"")
       ->type_name("NAME=GPU")
       ->group(judge);

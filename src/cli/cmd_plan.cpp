@@ -33,7 +33,8 @@ void register_plan(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("plan",
                                  "Rank GPU configurations for a workload: which GPUs, how "
                                  "many, in what layout, at what cost, and why not the others");
-  sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json")->required();
+  sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json")
+      ->required();
   add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "csv", "html", "svg"});
   add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);
@@ -89,7 +90,8 @@ void register_plan(CLI::App& app, Context& ctx) {
       if (o->lock_given) {
         const std::string path =
             o->lock.empty()
-                ? (std::filesystem::path(o->plan.spec).parent_path() / "rightsize.lock.json").string()
+                ? (std::filesystem::path(o->plan.spec).parent_path() / "rightsize.lock.json")
+                      .string()
                 : o->lock;
         write_lock_entry(plan,
                          o->plan.spec,

@@ -68,8 +68,7 @@ void resolve_prices(const PlanCliOptions& o, const Catalog& catalog, Spec& spec)
 } // namespace
 
 void add_plan_options(CLI::App& sub, PlanCliOptions& o) {
-  sub.add_option(
-         "--objective", o.objective, "Rank by tco, cost_per_token, latency, gpus or power")
+  sub.add_option("--objective", o.objective, "Rank by tco, cost_per_token, latency, gpus or power")
       ->check(CLI::IsMember({"tco", "cost_per_token", "latency", "gpus", "power"}))
       ->default_str("tco");
   sub.add_option("--confidence",
@@ -209,8 +208,8 @@ nlohmann::json settings_to_json(const PlanCliOptions& o) {
   return j;
 }
 
-PlanCliOptions settings_from_json(const nlohmann::json& j, const std::string& file,
-                                  const std::string& pointer) {
+PlanCliOptions
+settings_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer) {
   using detail::Range;
   const detail::FieldReader r(j, file, pointer);
   r.reject_unknown({"objective",

@@ -51,8 +51,8 @@ void add_plan_options(CLI::App& sub, PlanCliOptions& o);
 nlohmann::json settings_to_json(const PlanCliOptions& o);
 // The same settings read back (`where` names the lock entry in errors); the spec and catalog
 // paths are left empty.
-PlanCliOptions settings_from_json(const nlohmann::json& j, const std::string& file,
-                                  const std::string& pointer);
+PlanCliOptions
+settings_from_json(const nlohmann::json& j, const std::string& file, const std::string& pointer);
 // The settings given on `sub`'s command line (options counted by CLI11), as settings_to_json
 // writes them: what overrides a lock's.
 nlohmann::json given_settings(const CLI::App& sub, const PlanCliOptions& o);

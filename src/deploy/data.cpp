@@ -135,11 +135,18 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   const FieldReader products = root.object("gpu_products");
   for (const auto& [name, value] : products.json().items()) {
     const FieldReader p = products.object(name);
-    p.reject_unknown(
-        {"resource", "label", "value", "confidence", "note", "source", "cpu_arch", "cpu_arch_source"});
+    p.reject_unknown({"resource",
+                      "label",
+                      "value",
+                      "confidence",
+                      "note",
+                      "source",
+                      "cpu_arch",
+                      "cpu_arch_source"});
     GpuProduct product{p.string("resource"), p.string("label"), p.string("value"), "amd64"};
     if (p.has("cpu_arch")) {
-      product.cpu_arch = p.choice<std::string>("cpu_arch", {{"amd64", "amd64"}, {"arm64", "arm64"}});
+      product.cpu_arch =
+          p.choice<std::string>("cpu_arch", {{"amd64", "amd64"}, {"arm64", "arm64"}});
     }
     d.gpu_products[name] = product;
   }

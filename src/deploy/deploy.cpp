@@ -34,7 +34,7 @@ std::string engine_key(Engine e) {
 // batch with the same estimator, between the plan's batch (which holds) and what fits.
 struct Capacity {
   long long sequences = 0;
-  InferencePerformance perf; // at `sequences`
+  InferencePerformance perf;  // at `sequences`
   bool latency_bound = false; // below what fits because a latency target stops it
 };
 
@@ -53,16 +53,16 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
   const auto evaluate = [&](long long batch) {
     const MemoryEstimate m =
         estimate_memory(spec, g, c.layout, in.constants, batch, Detail::numbers);
-    return estimate_inference(spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers);
+    return estimate_inference(
+        spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers);
   };
   const auto holds = [&](long long batch) {
     const InferencePerformance p = evaluate(batch);
     return (!targets.ttft || p.ttft.si() * ttft_high <= targets.ttft->si()) &&
            (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si());
   };
-  const long long limit =
-      std::min<long long>(c.memory.max_batch,
-                          static_cast<long long>(in.constants.get(Constant::max_num_seqs)));
+  const long long limit = std::min<long long>(
+      c.memory.max_batch, static_cast<long long>(in.constants.get(Constant::max_num_seqs)));
   const long long planned = std::clamp<long long>(c.memory.batch, 1, std::max(1LL, limit));
   long long cap = limit;
   if ((targets.ttft || targets.tpot) && !holds(limit)) {
@@ -248,15 +248,15 @@ Node pod_spec(const ServingSettings& s,
               bool spread) {
   Node container = Node::map();
   container.set("name", Node::str("engine"));
-  container.set("image",
-                Node::str(s.image),
-                s.image == r.image ? fmt::format("{} {}", s.engine, s.engine_version)
-                                   : fmt::format("--image; arguments written for {} {}",
-                                                 s.engine,
-                                                 s.engine_version));
-  container.set("command",
-                strings(command, command == s.engine_args ? s.engine_arg_notes
-                                                          : std::vector<std::string>{}));
+  container.set(
+      "image",
+      Node::str(s.image),
+      s.image == r.image
+          ? fmt::format("{} {}", s.engine, s.engine_version)
+          : fmt::format("--image; arguments written for {} {}", s.engine, s.engine_version));
+  container.set(
+      "command",
+      strings(command, command == s.engine_args ? s.engine_arg_notes : std::vector<std::string>{}));
   if (!args.empty()) {
     container.set("args", strings(args));
   }
@@ -285,7 +285,8 @@ Node pod_spec(const ServingSettings& s,
   Node limits = Node::map();
   limits.set(gpu_resource, Node::integer(s.gpus_per_node), why);
   Node requests = Node::map();
-  requests.set(gpu_resource, Node::integer(s.gpus_per_node), "the same: GPUs are not overcommitted");
+  requests.set(
+      gpu_resource, Node::integer(s.gpus_per_node), "the same: GPUs are not overcommitted");
   Node resources = Node::map();
   resources.set("limits", std::move(limits));
   resources.set("requests", std::move(requests));
@@ -298,8 +299,9 @@ Node pod_spec(const ServingSettings& s,
                              fmt::format("x {} s = twice the expected cold start of {}",
                                          k_probe_period_s,
                                          format_seconds(s.cold_start))));
-    container.set("readinessProbe",
-                  http_probe(r, k_probe_period_s, 3, "out of the Service after 30 s without an answer"));
+    container.set(
+        "readinessProbe",
+        http_probe(r, k_probe_period_s, 3, "out of the Service after 30 s without an answer"));
     container.set("livenessProbe", http_probe(r, 30, 3, "after the startup probe has passed"));
   }
   Node mounts = Node::seq();
@@ -311,7 +313,8 @@ Node pod_spec(const ServingSettings& s,
 
   Node spec = Node::map();
   Node selector = Node::map();
-  selector.set(product.label, Node::str(product.value), "the node label naming the GPU (data/deploy.json)");
+  selector.set(
+      product.label, Node::str(product.value), "the node label naming the GPU (data/deploy.json)");
   spec.set("nodeSelector", std::move(selector));
   Node tolerations = Node::seq();
   Node toleration = Node::map();
@@ -322,7 +325,8 @@ Node pod_spec(const ServingSettings& s,
   spec.set("tolerations", std::move(tolerations));
   if (spread) {
     Node constraint = Node::map();
-    constraint.set("maxSkew", Node::integer(1), "at most one replica more on any node than on another");
+    constraint.set(
+        "maxSkew", Node::integer(1), "at most one replica more on any node than on another");
     constraint.set("topologyKey", Node::str("kubernetes.io/hostname"));
     constraint.set("whenUnsatisfiable",
                    Node::str("ScheduleAnyway"),
@@ -391,7 +395,14 @@ Node workload_object(const ServingSettings& s,
     std::vector<std::string> command = s.engine_args;
     spec.set("template",
              pod_template(s,
-                          pod_spec(s, r, product, gpu_resource, command, {}, true, s.replicas > 1 || s.max_replicas > 1),
+                          pod_spec(s,
+                                   r,
+                                   product,
+                                   gpu_resource,
+                                   command,
+                                   {},
+                                   true,
+                                   s.replicas > 1 || s.max_replicas > 1),
                           false));
     d.set("spec", std::move(spec));
     return d;
@@ -407,12 +418,11 @@ Node workload_object(const ServingSettings& s,
     serve_line += (serve_line.empty() ? "" : " ") + shell_quote(w);
   }
   const auto shell = [&](const std::string& templ) {
-    return std::vector<std::string>{
-        "/bin/sh",
-        "-c",
-        replace_all(replace_all(templ, "{serve}", serve_line),
-                    "{nodes}",
-                    std::to_string(s.nodes_per_replica))};
+    return std::vector<std::string>{"/bin/sh",
+                                    "-c",
+                                    replace_all(replace_all(templ, "{serve}", serve_line),
+                                                "{nodes}",
+                                                std::to_string(s.nodes_per_replica))};
   };
   Node lws = object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", s, o, s.name);
   Node spec = Node::map();
@@ -422,12 +432,17 @@ Node workload_object(const ServingSettings& s,
   Node group = Node::map();
   group.set("size",
             Node::integer(s.nodes_per_replica),
-            fmt::format("nodes per replica: {} GPUs at {} per node", s.gpus_per_replica, s.gpus_per_node));
-  group.set("restartPolicy", Node::str("RecreateGroupOnPodRestart"), "a replica lives or dies whole");
+            fmt::format(
+                "nodes per replica: {} GPUs at {} per node", s.gpus_per_replica, s.gpus_per_node));
+  group.set(
+      "restartPolicy", Node::str("RecreateGroupOnPodRestart"), "a replica lives or dies whole");
   group.set("leaderTemplate",
-            pod_template(s, pod_spec(s, r, product, gpu_resource, shell(mn.leader), {}, true, false), true));
+            pod_template(
+                s, pod_spec(s, r, product, gpu_resource, shell(mn.leader), {}, true, false), true));
   group.set("workerTemplate",
-            pod_template(s, pod_spec(s, r, product, gpu_resource, shell(mn.worker), {}, false, false), false));
+            pod_template(s,
+                         pod_spec(s, r, product, gpu_resource, shell(mn.worker), {}, false, false),
+                         false));
   spec.set("leaderWorkerTemplate", std::move(group));
   lws.set("spec", std::move(spec));
   return lws;
@@ -475,7 +490,8 @@ Node scale_target(const ServingSettings& s) {
 // The per-pod metric prometheus-adapter serves to the HPA.
 constexpr const char* k_hpa_metric = "rightsize_gpu_dram_active";
 
-std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& d) {
+std::vector<Node>
+hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& d) {
   const std::string metric = k_hpa_metric;
   Node hpa = object("autoscaling/v2", "HorizontalPodAutoscaler", s, o, s.name);
   Node spec = Node::map();
@@ -489,14 +505,14 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   Node target = Node::map();
   target.set("type", Node::str("AverageValue"));
   const long long milli = std::max(1LL, std::llround(s.dram_active_at_capacity * 1000.0));
-  target.set("averageValue",
-             Node::str(fmt::format("{}m", milli)),
-             fmt::format("DRAM active {:.2f}: predicted at {} concurrent sequences per replica, "
-                         "{}",
-                         s.dram_active_at_capacity,
-                         s.capacity_per_replica,
-                         s.latency_bound ? "the most at which the latency targets hold"
-                                         : "all that fit"));
+  target.set(
+      "averageValue",
+      Node::str(fmt::format("{}m", milli)),
+      fmt::format("DRAM active {:.2f}: predicted at {} concurrent sequences per replica, "
+                  "{}",
+                  s.dram_active_at_capacity,
+                  s.capacity_per_replica,
+                  s.latency_bound ? "the most at which the latency targets hold" : "all that fit"));
   Node name = Node::map();
   name.set("name", Node::str(metric));
   Node pods = Node::map();
@@ -531,13 +547,12 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   naming.set("matches", Node::str("^" + d.dcgm_dram_active + "$"));
   naming.set("as", Node::str(metric));
   Node rule = Node::map();
-  rule.set("seriesQuery",
-           Node::str(fmt::format("{}{{{}!=\"\",{}!=\"\"}}",
-                                 d.dcgm_dram_active,
-                                 d.dcgm_namespace_label,
-                                 d.dcgm_pod_label)),
-           "the GPU's pod, as dcgm-exporter labels it: its ServiceMonitor needs honorLabels: "
-           "true, or Prometheus renames them exported_namespace and exported_pod");
+  rule.set(
+      "seriesQuery",
+      Node::str(fmt::format(
+          "{}{{{}!=\"\",{}!=\"\"}}", d.dcgm_dram_active, d.dcgm_namespace_label, d.dcgm_pod_label)),
+      "the GPU's pod, as dcgm-exporter labels it: its ServiceMonitor needs honorLabels: "
+      "true, or Prometheus renames them exported_namespace and exported_pod");
   rule.set("resources", std::move(resources));
   rule.set("name", std::move(naming));
   rule.set("metricsQuery", Node::str("avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"));
@@ -550,8 +565,9 @@ std::vector<Node> hpa_objects(const ServingSettings& s, const DeployOptions& o, 
   Node* labels = meta.find("labels");
   labels->set("app.kubernetes.io/component", Node::str("prometheus-adapter-config"));
   Node annotations = Node::map();
-  annotations.set("rightsize.dev/usage",
-                  Node::str("merge these rules into the rules of prometheus-adapter's config.yaml"));
+  annotations.set(
+      "rightsize.dev/usage",
+      Node::str("merge these rules into the rules of prometheus-adapter's config.yaml"));
   meta.set("annotations", std::move(annotations));
   Node data = Node::map();
   data.set("config.yaml", Node::document(std::move(config)));
@@ -596,21 +612,14 @@ Node keda_object(const ServingSettings& s,
            Node::integer(s.max_replicas),
            "the replicas the peak month of the plan's growth horizon needs");
   spec.set("pollingInterval", Node::integer(15), "seconds between queries (KEDA's default is 30)");
-  spec.set("cooldownPeriod",
-           Node::integer(300),
-           "seconds without load before going to zero");
-  const std::string match = fmt::format("{{namespace=\"{}\",{}=\"{}\"}}",
-                                        o.name_space,
-                                        r.metric_model_label,
-                                        s.name);
+  spec.set("cooldownPeriod", Node::integer(300), "seconds without load before going to zero");
+  const std::string match =
+      fmt::format("{{namespace=\"{}\",{}=\"{}\"}}", o.name_space, r.metric_model_label, s.name);
   Node meta = Node::map();
   meta.set("serverAddress", Node::str(o.prometheus));
   meta.set("query",
-           Node::str(fmt::format("sum({}{}) + sum({}{})",
-                                 r.metric_running,
-                                 match,
-                                 r.metric_waiting,
-                                 match)),
+           Node::str(fmt::format(
+               "sum({}{}) + sum({}{})", r.metric_running, match, r.metric_waiting, match)),
            "requests running and waiting, over every replica");
   meta.set("threshold",
            Node::str(std::to_string(s.capacity_per_replica)),
@@ -765,9 +774,8 @@ DeployReport make_deployment(const Plan& plan,
   const std::string gpu_resource =
       c.partition.empty() ? product.resource : in.data.mig_resource_prefix + c.partition;
   const int node_gpus = gpus_per_node(whole);
-  s.nodes_per_replica = c.partition.empty()
-                            ? static_cast<int>((s.gpus_per_replica + node_gpus - 1) / node_gpus)
-                            : 1;
+  s.nodes_per_replica =
+      c.partition.empty() ? static_cast<int>((s.gpus_per_replica + node_gpus - 1) / node_gpus) : 1;
   s.gpus_per_node = s.gpus_per_replica / s.nodes_per_replica;
   if (s.gpus_per_node * s.nodes_per_replica != s.gpus_per_replica) {
     throw InputError(plan.spec.file,
@@ -863,8 +871,9 @@ DeployReport make_deployment(const Plan& plan,
   // holds at most the capacity: the peak month's concurrency over the capacity.
   const auto& d = spec.deployment;
   if (spec.workload.inference.concurrency && d.growth_per_month > 0) {
-    const double peak = static_cast<double>(*spec.workload.inference.concurrency) *
-                        std::pow(1.0 + d.growth_per_month, static_cast<double>(d.horizon_months - 1));
+    const double peak =
+        static_cast<double>(*spec.workload.inference.concurrency) *
+        std::pow(1.0 + d.growth_per_month, static_cast<double>(d.horizon_months - 1));
     const double needed = std::ceil(peak / static_cast<double>(s.capacity_per_replica) - 1e-9);
     s.max_replicas = std::max(s.max_replicas, static_cast<int>(std::min(needed, 1e6)));
   }
@@ -877,10 +886,10 @@ DeployReport make_deployment(const Plan& plan,
                            ? m.per_gpu.weights * static_cast<double>(s.gpus_per_replica)
                            : plan.requirements.weights;
   s.weights_read_per_node = stored / static_cast<double>(s.nodes_per_replica);
-  s.cold_start = seconds(s.weights_read_per_node.si() / (in.data.storage_read_gb_per_s * 1e9)) +
-                 r.startup;
-  s.startup_failure_threshold = static_cast<int>(
-      std::max(3.0, std::ceil(2.0 * s.cold_start.si() / k_probe_period_s)));
+  s.cold_start =
+      seconds(s.weights_read_per_node.si() / (in.data.storage_read_gb_per_s * 1e9)) + r.startup;
+  s.startup_failure_threshold =
+      static_cast<int>(std::max(3.0, std::ceil(2.0 * s.cold_start.si() / k_probe_period_s)));
 
   // DRAM busy at the capacity: bytes read per decode step per GPU over the step at peak
   // bandwidth, while decoding (not prefilling).

@@ -59,9 +59,11 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
     }
   }
   const auto ic = root.object("interconnect");
-  ic.reject_unknown(
-      {"allreduce_latency_us", "pcie_allreduce_latency_us", "pcie_allreduce_efficiency",
-       "network_latency_us", "dp_overlap"});
+  ic.reject_unknown({"allreduce_latency_us",
+                     "pcie_allreduce_latency_us",
+                     "pcie_allreduce_efficiency",
+                     "network_latency_us",
+                     "dp_overlap"});
   if (root.has("training")) {
     const auto t = root.object("training");
     t.reject_unknown({"size_exponent", "reference_hidden", "fp8_speedup"});
@@ -756,8 +758,9 @@ TrainingPerformance estimate_training(const Spec& spec,
   const double per_layer = w.recompute == Recompute::full ? 6.0 : 4.0;
   const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
   r.tensor_parallel_communication =
-      allreduce(
-          Bytes(seq * micro * static_cast<double>(m.hidden) * act), p.tp, collective_link(spec, gpu, p.tp, eff)) *
+      allreduce(Bytes(seq * micro * static_cast<double>(m.hidden) * act),
+                p.tp,
+                collective_link(spec, gpu, p.tp, eff)) *
       (per_layer * layers_here * microbatches);
   r.data_parallel_exposed =
       data_parallel_exposed(spec, gpu, p, memory, eff, r.compute, microbatches);

@@ -38,7 +38,8 @@ const std::vector<Field>& fields() {
 
 const Field* find_field(std::string_view name) {
   const auto& all = fields();
-  const auto it = std::find_if(all.begin(), all.end(), [&](const Field& f) { return f.name == name; });
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Field& f) { return f.name == name; });
   return it == all.end() ? nullptr : &*it;
 }
 

@@ -290,10 +290,13 @@ public:
 private:
   void check_input() {
     scan::check_text_input(
-        m_text, m_source, m_interval_s,
+        m_text,
+        m_source,
+        m_interval_s,
         {"Prometheus text exposition format",
          "file is empty, expected dcgm-exporter metrics (Prometheus text exposition format)",
-         "scrape", [](std::string_view markup) {
+         "scrape",
+         [](std::string_view markup) {
            return std::string(markup == "HTML" ? " (a web page rather than /metrics?)"
                                                : " (a Prometheus API answer?)");
          }});

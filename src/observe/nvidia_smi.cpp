@@ -360,12 +360,14 @@ public:
 private:
   void check_input() {
     scan::check_text_input(
-        m_text, m_source, m_interval_s,
+        m_text,
+        m_source,
+        m_interval_s,
         {"nvidia-smi --format=csv output",
-         "file is empty, expected nvidia-smi --query-gpu=... --format=csv output", "sample",
+         "file is empty, expected nvidia-smi --query-gpu=... --format=csv output",
+         "sample",
          nullptr});
   }
-
 
   // uuid, else pci.bus_id, else index tell GPUs apart; without any, a row's position in its
   // tick (the rows nvidia-smi writes for one sample, one per GPU in index order).
@@ -375,7 +377,8 @@ private:
       // the interval it assumes: say which.
       m_out.warnings.push_back(fmt::format("{}: no timestamp column: a GPU's rows are taken as "
                                            "{:g} s apart (--interval; nvidia-smi's -l N)",
-                                           m_source, m_interval_s));
+                                           m_source,
+                                           m_interval_s));
     }
     m_key_column = m_header.uuid != k_absent  ? m_header.uuid
                    : m_header.pci != k_absent ? m_header.pci

@@ -1,7 +1,6 @@
-#include <rightsize/observe/observe.hpp>
-
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/observe/observe.hpp>
 #include <rightsize/plan/mig.hpp>
 #include <rightsize/plan/price.hpp>
 
@@ -21,9 +20,12 @@ namespace rightsize {
 
 std::string_view to_string(GroupBy g) {
   switch (g) {
-  case GroupBy::automatic: return "auto";
-  case GroupBy::host: return "host";
-  case GroupBy::gpu: return "gpu";
+  case GroupBy::automatic:
+    return "auto";
+  case GroupBy::host:
+    return "host";
+  case GroupBy::gpu:
+    return "gpu";
   }
   return "auto";
 }
@@ -32,7 +34,8 @@ namespace {
 
 // The percentiles `ps` (ascending, 0..100) of `values`, reordering it: each nth_element works on
 // what is left above the previous rank, so k percentiles cost about one pass, not k sorts.
-std::vector<double> percentiles_in_place(std::vector<double>& values, const std::vector<double>& ps) {
+std::vector<double> percentiles_in_place(std::vector<double>& values,
+                                         const std::vector<double>& ps) {
   std::vector<double> out;
   out.reserve(ps.size());
   if (values.empty()) {
@@ -159,8 +162,13 @@ namespace {
 // one GPU: keyed by UUID (else host and index), MIG profile and instance and the pod that used it.
 std::string gpu_key(const GpuIdentity& id) {
   const std::string gpu = id.uuid.empty() ? id.host + "/" + id.index : id.uuid;
-  return fmt::format("{}|{}|{}|{}|{}|{}", gpu, id.mig_profile, id.mig_instance, id.namespace_name,
-                     id.pod, id.container);
+  return fmt::format("{}|{}|{}|{}|{}|{}",
+                     gpu,
+                     id.mig_profile,
+                     id.mig_instance,
+                     id.namespace_name,
+                     id.pod,
+                     id.container);
 }
 
 void append_sorted(Samples& into, const Samples& from) {
@@ -172,8 +180,9 @@ void append_sorted(Samples& into, const Samples& from) {
   }
   std::vector<std::size_t> order(into.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return into.time_s[a] < into.time_s[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return into.time_s[a] < into.time_s[b];
+  });
   Samples sorted;
   sorted.time_s.reserve(order.size());
   sorted.value.reserve(order.size());
@@ -258,7 +267,8 @@ std::vector<double> pooled(const Group& g, Metric m) {
 }
 
 bool has(const Group& g, Metric m) {
-  return std::any_of(g.gpus.begin(), g.gpus.end(), [&](const GpuSeries* s) { return !(*s)[m].empty(); });
+  return std::any_of(
+      g.gpus.begin(), g.gpus.end(), [&](const GpuSeries* s) { return !(*s)[m].empty(); });
 }
 
 // "37%", and "4.6%" under 10% so that a figure and its threshold never print alike ("5% < 5%").
@@ -273,7 +283,9 @@ std::string gib_text(double bytes) {
 
 // The rate a GPU's work is measured in: its dense 16-bit tensor rate (fp32 on cards without one).
 double work_rate(const Gpu& g) {
-  for (const auto p : {TensorPrecision::bf16, TensorPrecision::fp16, TensorPrecision::tf32,
+  for (const auto p : {TensorPrecision::bf16,
+                       TensorPrecision::fp16,
+                       TensorPrecision::tf32,
                        TensorPrecision::fp32}) {
     if (const auto r = g.rate(p)) {
       return r->si();
@@ -335,8 +347,8 @@ bool covers(const Option& o, const Need& need) {
   // delivers `scale_out_efficiency` of the added GPUs' rate (docs/observe.md).
   double delivered = n;
   if (o.count > need.current_gpus) {
-    delivered *= std::pow(need.scale_out_efficiency,
-                          std::log2(n / static_cast<double>(need.current_gpus)));
+    delivered *=
+        std::pow(need.scale_out_efficiency, std::log2(n / static_cast<double>(need.current_gpus)));
   }
   if (delivered * work_rate(o.shape) < need.flops ||
       delivered * o.shape.memory_bandwidth.si() < need.bytes_per_s) {
@@ -353,8 +365,8 @@ bool covers(const Option& o, const Need& need) {
   return true;
 }
 
-std::vector<Option> options_for(const Catalog& catalog, const Gpu& current, int current_gpus,
-                                const ObserveOptions& o) {
+std::vector<Option>
+options_for(const Catalog& catalog, const Gpu& current, int current_gpus, const ObserveOptions& o) {
   std::vector<Option> out;
   int max_count = 1;
   while (max_count * 2 <= std::max(o.max_gpus, current_gpus)) {
@@ -395,8 +407,10 @@ std::vector<Option> options_for(const Catalog& catalog, const Gpu& current, int 
 // nothing else, and a fleet runs few GPU models.
 using OptionsCache = std::map<std::pair<const Gpu*, int>, std::vector<Option>>;
 
-const std::vector<Option>& cached_options(OptionsCache& cache, const Catalog& catalog,
-                                          const Gpu& current, int current_gpus,
+const std::vector<Option>& cached_options(OptionsCache& cache,
+                                          const Catalog& catalog,
+                                          const Gpu& current,
+                                          int current_gpus,
                                           const ObserveOptions& o) {
   auto [it, inserted] = cache.try_emplace({&current, current_gpus});
   if (inserted) {
@@ -408,8 +422,8 @@ const std::vector<Option>& cached_options(OptionsCache& cache, const Catalog& ca
 // The cheapest option that covers the need and that `allowed` keeps: ties go to fewer GPUs, then
 // more memory per GPU.
 template <class Allowed>
-const Option* cheapest_covering(const std::vector<Option>& options, const Need& need,
-                                Allowed&& allowed) {
+const Option*
+cheapest_covering(const std::vector<Option>& options, const Need& need, Allowed&& allowed) {
   const Option* best = nullptr;
   for (const auto& o : options) {
     if (!allowed(o) || !covers(o, need)) {
@@ -436,8 +450,11 @@ const Option* cheapest_covering(const std::vector<Option>& options, const Need& 
 
 class WorkloadAnalysis {
 public:
-  WorkloadAnalysis(const Group& group, const Gpu& gpu, const Catalog& catalog,
-                   const ObserveOptions& options, OptionsCache& options_cache)
+  WorkloadAnalysis(const Group& group,
+                   const Gpu& gpu,
+                   const Catalog& catalog,
+                   const ObserveOptions& options,
+                   OptionsCache& options_cache)
       : m_group(group), m_whole(gpu), m_catalog(catalog), m_o(options),
         m_options_cache(options_cache) {}
 
@@ -466,7 +483,8 @@ private:
       } else {
         m_w.notes.push_back(fmt::format("MIG profile {} is not one the catalog lists for {}: "
                                         "costed as the whole GPU",
-                                        m_w.partition, m_whole.name));
+                                        m_w.partition,
+                                        m_whole.name));
         m_w.partition.clear();
       }
     }
@@ -498,8 +516,8 @@ private:
       }
       auto values = pooled(m_group, metric);
       if (metric == Metric::throttled) {
-        m_throttled_share = std::accumulate(values.begin(), values.end(), 0.0) /
-                            static_cast<double>(values.size());
+        m_throttled_share =
+            std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
       }
       m_w.observed[metric] = summarize_in_place(values, m_o.work_percentile, m_level[m]);
     }
@@ -663,7 +681,8 @@ private:
     if (!known) {
       // What the caching allocator reserved is what had to fit; what tensors held is less.
       for (const auto* t : m_group.traces) {
-        if (const auto peak = t->peak_reserved_bytes ? t->peak_reserved_bytes : t->peak_memory_bytes) {
+        if (const auto peak =
+                t->peak_reserved_bytes ? t->peak_reserved_bytes : t->peak_memory_bytes) {
           known = true;
           needed = std::max(needed, *peak * m_w.gpus);
           m_peak_share = std::max(m_peak_share, *peak / m_capacity);
@@ -702,7 +721,8 @@ private:
     m_w.trace = s;
     if (m_group.traces.size() > 1) {
       m_w.notes.push_back(fmt::format("{} traces: the first ({}) is summarized, all count as work",
-                                      m_group.traces.size(), t.source));
+                                      m_group.traces.size(),
+                                      t.source));
     }
   }
 
@@ -711,8 +731,9 @@ private:
   }
 
   bool has_reason(std::string_view code) const {
-    return std::any_of(m_w.reasons.begin(), m_w.reasons.end(),
-                       [&](const ObserveReason& r) { return r.code == code; });
+    return std::any_of(m_w.reasons.begin(), m_w.reasons.end(), [&](const ObserveReason& r) {
+      return r.code == code;
+    });
   }
 
   void find_reasons() {
@@ -721,21 +742,28 @@ private:
                                  : fmt::format("{} p{:g}", m_w.work_metric, m_o.work_percentile);
     const std::string window = format_seconds(seconds(m_w.window_s));
     if (m_work_level < m_o.idle_below && m_work_max < m_o.low_utilization_below) {
-      reason("idle", fmt::format("{} is {} (< {}) and never above {} over {}: nothing of "
-                                 "substance ran on the GPU",
-                                 work, percent(m_work_level), percent(m_o.idle_below),
-                                 percent(m_work_max), window));
+      reason("idle",
+             fmt::format("{} is {} (< {}) and never above {} over {}: nothing of "
+                         "substance ran on the GPU",
+                         work,
+                         percent(m_work_level),
+                         percent(m_o.idle_below),
+                         percent(m_work_max),
+                         window));
     } else if (m_work_level < m_o.low_utilization_below) {
       if (m_work_max >= m_o.saturated_above) {
         m_w.notes.push_back(fmt::format(
             "bursts: at its busiest the work reached {}; sized for the p{:g}, those bursts run "
             "slower on the recommendation (a batch job that must finish in time needs --percentile "
             "100)",
-            percent(m_work_max), m_o.work_percentile));
+            percent(m_work_max),
+            m_o.work_percentile));
       }
-      reason("low_utilization", fmt::format("{} is {} (< {}): the GPU works less than it waits",
-                                            work, percent(m_work_level),
-                                            percent(m_o.low_utilization_below)));
+      reason("low_utilization",
+             fmt::format("{} is {} (< {}): the GPU works less than it waits",
+                         work,
+                         percent(m_work_level),
+                         percent(m_o.low_utilization_below)));
     }
     if (m_work.p50 >= m_o.saturated_above) {
       // utilization.gpu counts the GPU busy whenever any kernel runs: saturated by it means
@@ -745,8 +773,11 @@ private:
                                  "would show how full the SMs are)"
                                : "";
       reason("compute_saturated",
-             fmt::format("{} median is {} (>= {}): work queues for the GPU{}", m_w.work_metric,
-                         percent(m_work.p50), percent(m_o.saturated_above), caveat));
+             fmt::format("{} median is {} (>= {}): work queues for the GPU{}",
+                         m_w.work_metric,
+                         percent(m_work.p50),
+                         percent(m_o.saturated_above),
+                         caveat));
     }
     if (m_w.memory_needed_bytes && !has_reason("idle")) {
       const double total = m_capacity * m_w.gpus;
@@ -754,13 +785,16 @@ private:
       if (m_peak_share >= m_o.memory_pressure_above) {
         reason("memory_pressure",
                fmt::format("peak memory is {} of {} per GPU (>= {}): allocations fail or spill",
-                           percent(m_peak_share), gib_text(m_capacity),
+                           percent(m_peak_share),
+                           gib_text(m_capacity),
                            percent(m_o.memory_pressure_above)));
       } else if (share < m_o.memory_headroom_below) {
         reason("memory_headroom",
                fmt::format("memory needed with a {} buffer is {} of {} (< {})",
-                           percent(m_o.buffer), gib_text(*m_w.memory_needed_bytes),
-                           gib_text(total), percent(m_o.memory_headroom_below)));
+                           percent(m_o.buffer),
+                           gib_text(*m_w.memory_needed_bytes),
+                           gib_text(total),
+                           percent(m_o.memory_headroom_below)));
       }
     }
     find_balance_reasons();
@@ -772,38 +806,46 @@ private:
       reason("input_bound",
              fmt::format("the GPU waits on data loading {} of the trace (>= {}): fix the input "
                          "pipeline before resizing",
-                         percent(m_w.trace->input_wait_fraction), percent(m_o.input_wait_above)));
+                         percent(m_w.trace->input_wait_fraction),
+                         percent(m_o.input_wait_above)));
     } else if (const double host_link = m_whole.host_link.si(); host_link > 0) {
       const double rx = level(Metric::pcie_rx) / host_link;
       if (rx >= m_o.interconnect_above && m_work_level < m_o.low_utilization_below) {
         reason("input_bound",
                fmt::format("host-to-GPU PCIe traffic p{:g} is {} of the link while the GPU works "
                            "{}: it waits on input",
-                           m_o.work_percentile, percent(rx), percent(m_work_level)));
+                           m_o.work_percentile,
+                           percent(rx),
+                           percent(m_work_level)));
       }
     }
     const double link = m_whole.gpu_link.si();
     const double nvlink = std::max(level(Metric::nvlink_tx), level(Metric::nvlink_rx));
     if (m_whole.has_nvlink() && link > 0 && nvlink / link >= m_o.interconnect_above) {
       reason("interconnect_bound",
-             fmt::format("NVLink traffic p{:g} is {} of the link (>= {})", m_o.work_percentile,
-                         percent(nvlink / link), percent(m_o.interconnect_above)));
+             fmt::format("NVLink traffic p{:g} is {} of the link (>= {})",
+                         m_o.work_percentile,
+                         percent(nvlink / link),
+                         percent(m_o.interconnect_above)));
     } else if (m_w.trace) {
       const double comm =
           m_w.trace->share_by_class[static_cast<std::size_t>(KernelClass::communication)];
       if (comm >= m_o.communication_above) {
         reason("interconnect_bound",
                fmt::format("communication kernels take {} of the GPU's busy time (>= {})",
-                           percent(comm), percent(m_o.communication_above)));
+                           percent(comm),
+                           percent(m_o.communication_above)));
       }
     }
     if (m_w.observed.count(Metric::throttled) != 0) {
       const double share = m_throttled_share;
       if (share >= m_o.throttled_above) {
-        reason("throttled",
-               fmt::format("power or thermal limits slowed the clocks in {} of the samples (>= {}): "
-                           "the GPU delivers less than its rating; check cooling and power caps",
-                           percent(share), percent(m_o.throttled_above)));
+        reason(
+            "throttled",
+            fmt::format("power or thermal limits slowed the clocks in {} of the samples (>= {}): "
+                        "the GPU delivers less than its rating; check cooling and power caps",
+                        percent(share),
+                        percent(m_o.throttled_above)));
       }
     }
   }
@@ -834,22 +876,26 @@ private:
     r.usd_per_month_now = monthly(m_shape, m_w.gpus, m_o);
     if (!r.usd_per_month_now) {
       warnings.push_back(fmt::format("{}: no {} price for {} in the catalog: costs are not shown",
-                                     m_w.name, m_o.pricing.price_kind, m_shape.name));
+                                     m_w.name,
+                                     m_o.pricing.price_kind,
+                                     m_shape.name));
     }
     const double current_share = m_w.partition.empty() ? 1.0 : share_of_gpu(m_whole, m_shape);
     const auto& options = cached_options(m_options_cache, m_catalog, m_whole, m_w.gpus, m_o);
     const Need n = need();
     const bool under = has_reason("memory_pressure") || has_reason("compute_saturated");
     // Under-provisioned: what runs short now is a floor, whatever the buffer.
-    const Option* best = cheapest_covering(
-        options, n, [&](const Option& o) { return !under || is_larger(o); });
+    const Option* best =
+        cheapest_covering(options, n, [&](const Option& o) { return !under || is_larger(o); });
 
     if (has_reason("idle")) {
       m_w.verdict = "idle";
       r.gpus = 0;
       r.usd_per_month_recommended = 0.0;
       r.gpus_freed = current_share * m_w.gpus;
-      r.text = fmt::format("free the {} GPU{}: {}", m_w.gpus, m_w.gpus == 1 ? "" : "s",
+      r.text = fmt::format("free the {} GPU{}: {}",
+                           m_w.gpus,
+                           m_w.gpus == 1 ? "" : "s",
                            "nothing ran in the window (scale to zero, or give it back)");
     } else if (under) {
       m_w.verdict = "under-provisioned";
@@ -877,7 +923,8 @@ private:
       r.text = r.usd_per_month_now
                    ? "keep it: nothing cheaper covers the observed need with the margin"
                    : fmt::format("keep it: no {} price for {} to compare with (costs unknown)",
-                                 m_o.pricing.price_kind, m_shape.name);
+                                 m_o.pricing.price_kind,
+                                 m_shape.name);
     }
     if (r.usd_per_month_now && r.usd_per_month_recommended) {
       r.usd_per_month_saved = *r.usd_per_month_now - *r.usd_per_month_recommended;
@@ -906,22 +953,25 @@ private:
     const bool same_model = best.gpu == &m_whole;
     const double kept = same_model ? share_of_gpu(m_whole, best.shape) * best.count : 0.0;
     r.gpus_freed = std::max(0.0, current_share * m_w.gpus - kept);
-    const std::string memory =
-        m_w.memory_needed_bytes
-            ? fmt::format("{} of memory ({} per GPU there)", gib_text(*m_w.memory_needed_bytes),
-                          gib_text(best.shape.plannable_memory().si()))
-            : std::string("at least the memory per GPU it has now");
-    r.text = fmt::format("{}{}: the need, with the {} buffer, is the work of {:.2f} {} and {}",
-                         has_reason("input_bound")
-                             ? "once the input pipeline keeps the GPU fed, "
-                             : "",
-                         option_text(best), percent(m_o.buffer), m_w.work_needed_gpus,
-                         m_shape.name, memory);
+    const std::string memory = m_w.memory_needed_bytes
+                                   ? fmt::format("{} of memory ({} per GPU there)",
+                                                 gib_text(*m_w.memory_needed_bytes),
+                                                 gib_text(best.shape.plannable_memory().si()))
+                                   : std::string("at least the memory per GPU it has now");
+    r.text =
+        fmt::format("{}{}: the need, with the {} buffer, is the work of {:.2f} {} and {}",
+                    has_reason("input_bound") ? "once the input pipeline keeps the GPU fed, " : "",
+                    option_text(best),
+                    percent(m_o.buffer),
+                    m_w.work_needed_gpus,
+                    m_shape.name,
+                    memory);
     // One process's memory does not split over GPUs by itself.
     if (best.count > m_w.gpus && m_largest_gpu_need > best.shape.plannable_memory().si()) {
       r.text += fmt::format("; one GPU's {} today must then be split over {} GPUs (tensor or "
                             "pipeline parallelism)",
-                            gib_text(m_largest_gpu_need), best.count);
+                            gib_text(m_largest_gpu_need),
+                            best.count);
     }
   }
 
@@ -930,12 +980,12 @@ private:
   const Catalog& m_catalog;
   const ObserveOptions& m_o;
   OptionsCache& m_options_cache; // shared by the workloads of one observe()
-  Gpu m_shape; // the GPU or MIG slice the workload runs on
+  Gpu m_shape;                   // the GPU or MIG slice the workload runs on
   WorkloadObservation m_w;
   Percentiles m_work;
   double m_work_level = 0;
   double m_work_max = 0;
-  double m_first_t = 0; // the window's first sample
+  double m_first_t = 0;          // the window's first sample
   double m_largest_gpu_need = 0; // the largest one GPU's memory need, buffer included
   double m_bandwidth_level = 0;
   double m_capacity = 0;
@@ -946,24 +996,29 @@ private:
 
 // --- Traces to workloads
 
-void attach_traces(std::vector<Group>& groups, const std::vector<NamedTrace>& traces,
+void attach_traces(std::vector<Group>& groups,
+                   const std::vector<NamedTrace>& traces,
                    std::vector<std::string>& warnings) {
   const std::size_t telemetry_groups = groups.size();
   for (const auto& t : traces) {
     if (!t.workload.empty()) {
-      const auto it = std::find_if(groups.begin(), groups.end(),
-                                   [&](const Group& g) { return g.name == t.workload; });
+      const auto it = std::find_if(
+          groups.begin(), groups.end(), [&](const Group& g) { return g.name == t.workload; });
       if (it == groups.end()) {
         std::vector<std::string> names;
         for (const auto& g : groups) {
           names.push_back(g.name);
         }
-        const std::string known = names.empty() ? std::string("none has telemetry")
-                                                : fmt::format("the workloads: {}",
-                                                              fmt::join(names, ", "));
-        throw InputError("--trace", fmt::format("{}={}: no workload named \"{}\"{} ({})",
-                                                t.workload, t.profile.source, t.workload,
-                                                did_you_mean(t.workload, names), known));
+        const std::string known = names.empty()
+                                      ? std::string("none has telemetry")
+                                      : fmt::format("the workloads: {}", fmt::join(names, ", "));
+        throw InputError("--trace",
+                         fmt::format("{}={}: no workload named \"{}\"{} ({})",
+                                     t.workload,
+                                     t.profile.source,
+                                     t.workload,
+                                     did_you_mean(t.workload, names),
+                                     known));
       }
       it->traces.push_back(&t.profile);
     } else if (telemetry_groups == 1) {
@@ -972,7 +1027,8 @@ void attach_traces(std::vector<Group>& groups, const std::vector<NamedTrace>& tr
       if (telemetry_groups > 1) {
         warnings.push_back(fmt::format("{}: {} workloads have telemetry; the trace is judged on "
                                        "its own (--trace WORKLOAD=FILE attaches it)",
-                                       t.profile.source, telemetry_groups));
+                                       t.profile.source,
+                                       telemetry_groups));
       }
       std::string stem = t.profile.source;
       if (const auto slash = stem.find_last_of('/'); slash != std::string::npos) {
@@ -990,14 +1046,17 @@ void warn_if_snapshot(const WorkloadObservation& w, std::vector<std::string>& wa
   if (w.work_metric == "trace") {
     warnings.push_back(fmt::format("{}: judged from one trace of {}: a snapshot; telemetry over "
                                    "a day or more is the profile to act on",
-                                   w.name, format_seconds(seconds(w.window_s))));
+                                   w.name,
+                                   format_seconds(seconds(w.window_s))));
     return;
   }
   const std::size_t per_gpu = w.gpus > 0 ? w.samples / static_cast<std::size_t>(w.gpus) : 0;
   if (per_gpu < k_min_samples || w.window_s < k_min_window_s) {
     warnings.push_back(fmt::format("{}: only {} samples per GPU over {}: a snapshot; observe a "
                                    "day or more of traffic before acting on it",
-                                   w.name, per_gpu, format_seconds(seconds(w.window_s))));
+                                   w.name,
+                                   per_gpu,
+                                   format_seconds(seconds(w.window_s))));
   }
 }
 
@@ -1030,8 +1089,8 @@ ObserveReport observe(const Telemetry& telemetry,
   report.catalog_version = catalog.version;
   report.warnings = telemetry.warnings;
   for (const auto& t : traces) {
-    report.warnings.insert(report.warnings.end(), t.profile.warnings.begin(),
-                           t.profile.warnings.end());
+    report.warnings.insert(
+        report.warnings.end(), t.profile.warnings.begin(), t.profile.warnings.end());
   }
   for (const auto& verdict : {"over-provisioned", "under-provisioned", "right-sized", "idle"}) {
     report.summary.by_verdict[verdict] = 0;
@@ -1044,20 +1103,23 @@ ObserveReport observe(const Telemetry& telemetry,
   attach_traces(groups, traces, report.warnings);
 
   for (const auto& group : groups) {
-    const std::string model = group.gpus.empty() ? group.traces.front()->device_name
-                                                 : group.gpus.front()->id.model_name;
+    const std::string model =
+        group.gpus.empty() ? group.traces.front()->device_name : group.gpus.front()->id.model_name;
     const Gpu* gpu = identify_gpu(model, catalog, deploy_data, options.gpu_models);
     if (gpu == nullptr) {
       const std::string source =
           group.gpus.empty() ? group.traces.front()->source : group.gpus.front()->id.source;
       report.warnings.push_back(
-          model.empty()
-              ? fmt::format("{}: {}: the input does not name the GPU; workload skipped "
-                            "(--gpu-model unnamed=<catalog name> says what it is)",
-                            source, group.name)
-              : fmt::format("{}: {}: GPU \"{}\" is not in the catalog; workload skipped "
-                            "(--gpu-model \"{}=<catalog name>\" maps it)",
-                            source, group.name, model, model));
+          model.empty() ? fmt::format("{}: {}: the input does not name the GPU; workload skipped "
+                                      "(--gpu-model unnamed=<catalog name> says what it is)",
+                                      source,
+                                      group.name)
+                        : fmt::format("{}: {}: GPU \"{}\" is not in the catalog; workload skipped "
+                                      "(--gpu-model \"{}=<catalog name>\" maps it)",
+                                      source,
+                                      group.name,
+                                      model,
+                                      model));
       continue;
     }
     WorkloadAnalysis analysis(group, *gpu, catalog, options, options_cache);
@@ -1081,11 +1143,13 @@ ObserveReport observe(const Telemetry& telemetry,
   }
   if (report.workloads.empty()) {
     // The warnings say why: the first of them goes into the one line.
-    const std::string why =
-        report.warnings.empty() ? std::string() : " (first warning: " + report.warnings.front() + ")";
-    throw InputError("observe", (groups.empty() ? std::string("no GPU samples in the input")
-                                                : std::string("no workload could be judged")) +
-                                    why);
+    const std::string why = report.warnings.empty()
+                                ? std::string()
+                                : " (first warning: " + report.warnings.front() + ")";
+    throw InputError("observe",
+                     (groups.empty() ? std::string("no GPU samples in the input")
+                                     : std::string("no workload could be judged")) +
+                         why);
   }
   return report;
 }

@@ -6,25 +6,44 @@ namespace rightsize {
 
 std::string_view to_string(Metric m) {
   switch (m) {
-  case Metric::gpu_utilization: return "gpu_utilization";
-  case Metric::memory_utilization: return "memory_utilization";
-  case Metric::memory_used: return "memory_used";
-  case Metric::memory_total: return "memory_total";
-  case Metric::power: return "power";
-  case Metric::power_limit: return "power_limit";
-  case Metric::sm_clock: return "sm_clock";
-  case Metric::sm_clock_max: return "sm_clock_max";
-  case Metric::temperature: return "temperature";
-  case Metric::sm_active: return "sm_active";
-  case Metric::sm_occupancy: return "sm_occupancy";
-  case Metric::tensor_active: return "tensor_active";
-  case Metric::dram_active: return "dram_active";
-  case Metric::pcie_tx: return "pcie_tx";
-  case Metric::pcie_rx: return "pcie_rx";
-  case Metric::nvlink_tx: return "nvlink_tx";
-  case Metric::nvlink_rx: return "nvlink_rx";
-  case Metric::throttled: return "throttled";
-  case Metric::count: break;
+  case Metric::gpu_utilization:
+    return "gpu_utilization";
+  case Metric::memory_utilization:
+    return "memory_utilization";
+  case Metric::memory_used:
+    return "memory_used";
+  case Metric::memory_total:
+    return "memory_total";
+  case Metric::power:
+    return "power";
+  case Metric::power_limit:
+    return "power_limit";
+  case Metric::sm_clock:
+    return "sm_clock";
+  case Metric::sm_clock_max:
+    return "sm_clock_max";
+  case Metric::temperature:
+    return "temperature";
+  case Metric::sm_active:
+    return "sm_active";
+  case Metric::sm_occupancy:
+    return "sm_occupancy";
+  case Metric::tensor_active:
+    return "tensor_active";
+  case Metric::dram_active:
+    return "dram_active";
+  case Metric::pcie_tx:
+    return "pcie_tx";
+  case Metric::pcie_rx:
+    return "pcie_rx";
+  case Metric::nvlink_tx:
+    return "nvlink_tx";
+  case Metric::nvlink_rx:
+    return "nvlink_rx";
+  case Metric::throttled:
+    return "throttled";
+  case Metric::count:
+    break;
   }
   return "unknown";
 }
@@ -43,9 +62,11 @@ std::string GpuIdentity::label() const {
 }
 
 void Telemetry::merge(Telemetry&& other) {
-  gpus.insert(gpus.end(), std::make_move_iterator(other.gpus.begin()),
+  gpus.insert(gpus.end(),
+              std::make_move_iterator(other.gpus.begin()),
               std::make_move_iterator(other.gpus.end()));
-  warnings.insert(warnings.end(), std::make_move_iterator(other.warnings.begin()),
+  warnings.insert(warnings.end(),
+                  std::make_move_iterator(other.warnings.begin()),
                   std::make_move_iterator(other.warnings.end()));
   samples += other.samples;
 }

@@ -383,12 +383,16 @@ struct ExpectedText {
   std::string (*hint)(std::string_view markup) = nullptr;
 };
 
-inline void check_text_input(std::string_view text, const std::string& source, double interval_s,
+inline void check_text_input(std::string_view text,
+                             const std::string& source,
+                             double interval_s,
                              const ExpectedText& expected) {
   if (!(interval_s > 0 && interval_s <= 1e9)) {
-    throw InputError(source, fmt::format("the {} interval must be a positive number of seconds "
-                                         "(at most 1e9), got {}",
-                                         expected.interval_name, interval_s));
+    throw InputError(source,
+                     fmt::format("the {} interval must be a positive number of seconds "
+                                 "(at most 1e9), got {}",
+                                 expected.interval_name,
+                                 interval_s));
   }
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     throw InputError(source, std::string(expected.empty_message));
@@ -403,7 +407,9 @@ inline void check_text_input(std::string_view text, const std::string& source, d
   const std::string_view markup = markup_kind(line);
   if (!markup.empty()) {
     throw InputError(fmt::format("{}:{}", source, lines.line_number()),
-                     fmt::format("not {}: looks like {}{}", expected.format, markup,
+                     fmt::format("not {}: looks like {}{}",
+                                 expected.format,
+                                 markup,
                                  expected.hint ? expected.hint(markup) : std::string()));
   }
 }

@@ -81,14 +81,13 @@ void evaluate_inference(const detail::Search& S,
                               format_bytes(c.memory.budget));
     return;
   }
-  c.inference = estimate_inference(
-      spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
+  c.inference =
+      estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
   double ttft_high = 1.0;
   double tpot_high = 1.0;
   double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands =
-        inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, inf.engine);
+    c.inference_bands = inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, inf.engine);
     if (S.options.confidence == Confidence::band) {
       ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
       tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
@@ -169,8 +168,7 @@ void evaluate_training(const detail::Search& S, Candidate& c, ConfigurationEvalu
   const auto& w = spec.workload.training;
   if (w.deadline && c.training->time_to_train) {
     double high = 1.0;
-    if (c.training_bands && S.options.confidence == Confidence::band &&
-        c.training->step.si() > 0) {
+    if (c.training_bands && S.options.confidence == Confidence::band && c.training->step.si() > 0) {
       high = c.training_bands->step.high / c.training->step.si();
     }
     if (c.training->time_to_train->si() * high > w.deadline->si()) {

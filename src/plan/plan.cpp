@@ -144,9 +144,8 @@ void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
     const double spare = 100.0 * (margin - 1.0);
     const char* where = at_edge && c.inference_bands ? " at the band's edge" : "";
     c.verdict_reason =
-        spare < 0.5
-            ? fmt::format("less than 1% to spare on a latency or deadline target{}", where)
-            : fmt::format("within {:.0f}% of a latency or deadline target{}", spare, where);
+        spare < 0.5 ? fmt::format("less than 1% to spare on a latency or deadline target{}", where)
+                    : fmt::format("within {:.0f}% of a latency or deadline target{}", spare, where);
   } else if (used < k_overprovisioned_use && margin >= k_overprovisioned_margin &&
              c.replicas == 1 && !serving_offline) {
     c.verdict = "over-provisioned";

@@ -153,11 +153,8 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
 // False, with `why`, when the catalog has no price for the deployment.
 // Detail::numbers leaves out the price label, its staleness, the basis sentence and the month
 // targets stop being met; the figures are the same.
-bool cost_inference(const Search& S,
-                    Candidate& c,
-                    double headroom,
-                    std::string& why,
-                    Detail detail = Detail::full);
+bool cost_inference(
+    const Search& S, Candidate& c, double headroom, std::string& why, Detail detail = Detail::full);
 // Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
 // labels and the basis sentence out (the search scores every layout; only the best is shown).
 void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);

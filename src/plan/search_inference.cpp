@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 #include <cmath>
+#include <deque>
 
 namespace rightsize::detail {
 
@@ -395,8 +395,7 @@ void explain(const Search& S, Kept& kept) {
 // with one replica every month, which cost_inference computes the same way as for more (every
 // term grows with the replicas). Only where the objective's score grows with the cost or the GPU
 // count (tco, gpus, power); nullopt otherwise, and when the GPU has no price.
-std::optional<double>
-score_lower_bound(const Search& S, const Gpu& g, const Parallelism& p) {
+std::optional<double> score_lower_bound(const Search& S, const Gpu& g, const Parallelism& p) {
   const Objective o = S.options.objective;
   if (!S.options.prune || (o != Objective::tco && o != Objective::gpus && o != Objective::power)) {
     return std::nullopt;
@@ -471,9 +470,9 @@ std::size_t EvaluationCache::Hash::operator()(const Layout& l) const {
 // skipped after its fit probe (PlanOptions::prune).
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const ServingGoal goal = serving_goal(S.spec);
-  std::optional<Kept> first;      // the first configuration that meets the spec
-  std::optional<Kept> best;       // a later one that scores strictly lower, if any
-  double best_score = 0;          // of the best so far: `best`, else `first`
+  std::optional<Kept> first; // the first configuration that meets the spec
+  std::optional<Kept> best;  // a later one that scores strictly lower, if any
+  double best_score = 0;     // of the best so far: `best`, else `first`
   std::vector<Spec> made;
   for (const Spec& spec : variants_of(S, made)) {
     if (!engine_runs(S, spec, g, miss)) {

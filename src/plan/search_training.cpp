@@ -128,11 +128,8 @@ std::optional<double> deadline_ratio(const Search& S, const Gpu& g) {
 }
 
 // A layout that meets the deadline, with every figure and sentence (Detail::full): the one shown.
-Candidate training_candidate(const Search& S,
-                             const Gpu& g,
-                             const Price* price,
-                             const Spec& spec,
-                             const Parallelism& p) {
+Candidate training_candidate(
+    const Search& S, const Gpu& g, const Price* price, const Spec& spec, const Parallelism& p) {
   Candidate c;
   c.gpu = &g;
   c.layout = p;

@@ -1,8 +1,8 @@
+#include "csv.hpp"
+
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/catalog.hpp>
-
-#include "csv.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

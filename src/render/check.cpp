@@ -2,11 +2,11 @@
 // now), then each spec. Table for a terminal, JSON (data/check-report.schema.json) for programs,
 // Markdown for a pull-request comment. docs/ci.md.
 
+#include "check_text.hpp"
+
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/check.hpp>
-
-#include "check_text.hpp"
 
 #include <fmt/format.h>
 
@@ -122,7 +122,8 @@ std::string headline(const CheckResult& r) {
   }
   for (const auto& c : r.changes) {
     if (c.crossed) {
-      return fmt::format("{} {} (> {:.0f}%)", c.label, percent_text(c), 100.0 * c.threshold.value_or(0));
+      return fmt::format(
+          "{} {} (> {:.0f}%)", c.label, percent_text(c), 100.0 * c.threshold.value_or(0));
     }
   }
   if (!r.crossed.empty()) {
@@ -199,8 +200,13 @@ void render_check_table(const std::vector<CheckResult>& results, int exit_code, 
   for (const auto& r : results) {
     width = std::max(width, r.spec_file.size());
   }
-  out << fmt::format("{:<{}}  {:<10}  {:<28}  {:>10}  {}\n", "SPEC", width, "STATUS",
-                     "CONFIGURATION", "$/MONTH", "CHANGE");
+  out << fmt::format("{:<{}}  {:<10}  {:<28}  {:>10}  {}\n",
+                     "SPEC",
+                     width,
+                     "STATUS",
+                     "CONFIGURATION",
+                     "$/MONTH",
+                     "CHANGE");
   for (const auto& r : results) {
     out << fmt::format("{:<{}}  {:<10}  {:<28}  {:>10}  {}\n",
                        r.spec_file,
@@ -239,8 +245,8 @@ void render_check_table(const std::vector<CheckResult>& results, int exit_code, 
       out << "  error: " << r.error << '\n';
     }
     if (!r.changes.empty()) {
-      out << fmt::format("  {:<16} {:>16} {:>16} {:>9} {:>9}\n", "figure", "locked", "now",
-                         "change", "limit");
+      out << fmt::format(
+          "  {:<16} {:>16} {:>16} {:>9} {:>9}\n", "figure", "locked", "now", "change", "limit");
       for (const auto& c : r.changes) {
         out << fmt::format("  {:<16} {:>16} {:>16} {:>9} {:>9}{}\n",
                            c.label,
@@ -265,29 +271,29 @@ void render_check_json(const std::vector<CheckResult>& results, int exit_code, s
     for (const auto& c : r.crossed) {
       crossed.push_back({{"check", c.check}, {"text", c.text}});
     }
-    list.push_back({{"spec", r.spec_file},
-                    {"lock", r.lock_file},
-                    {"status", r.status},
-                    {"exit_code", r.exit_code},
-                    {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
-                    {"cause",
-                     {{"spec", r.cause.spec},
-                      {"catalog", r.cause.catalog},
-                      {"model", r.cause.model},
-                      {"settings", r.cause.settings},
-                      {"unknown", r.cause.unknown},
-                      {"text", r.cause.text()}}},
-                    {"basis", r.basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.basis)},
-                    {"recommendation_changed", r.recommendation_changed},
-                    {"locked_problem",
-                     r.locked_problem.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(r.locked_problem)},
-                    {"locked", optional_config(r.locked)},
-                    {"now", optional_config(r.now)},
-                    {"compared", optional_config(r.compared)},
-                    {"crossed", crossed},
-                    {"warnings", r.warnings},
-                    {"changes", changes}});
+    list.push_back(
+        {{"spec", r.spec_file},
+         {"lock", r.lock_file},
+         {"status", r.status},
+         {"exit_code", r.exit_code},
+         {"error", r.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.error)},
+         {"cause",
+          {{"spec", r.cause.spec},
+           {"catalog", r.cause.catalog},
+           {"model", r.cause.model},
+           {"settings", r.cause.settings},
+           {"unknown", r.cause.unknown},
+           {"text", r.cause.text()}}},
+         {"basis", r.basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.basis)},
+         {"recommendation_changed", r.recommendation_changed},
+         {"locked_problem",
+          r.locked_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.locked_problem)},
+         {"locked", optional_config(r.locked)},
+         {"now", optional_config(r.now)},
+         {"compared", optional_config(r.compared)},
+         {"crossed", crossed},
+         {"warnings", r.warnings},
+         {"changes", changes}});
   }
   nlohmann::json counts = nlohmann::json::object();
   for (const auto& [status, n] : by_status(results)) {

@@ -3,11 +3,11 @@
 // figure's own scale, with its threshold as a tick. Every number drawn is also in a table.
 // docs/reports.md.
 
-#include <rightsize/render/check.hpp>
-
 #include "check_text.hpp"
 #include "html.hpp"
 #include "svg.hpp"
+
+#include <rightsize/render/check.hpp>
 
 #include <fmt/format.h>
 

@@ -5,10 +5,10 @@
 #include <rightsize/render/deploy.hpp>
 
 #include <fmt/format.h>
-#include <yaml-cpp/yaml.h>
 
 #include <cctype>
 #include <sstream>
+#include <yaml-cpp/yaml.h>
 
 namespace rightsize {
 
@@ -19,10 +19,10 @@ bool needs_quotes(const std::string& s) {
   if (s.empty()) {
     return true;
   }
-  static const char* const special[] = {"true",  "false", "yes", "no",   "on",  "off", "null",
-                                        "True",  "False", "Yes", "No",   "On",  "Off", "Null",
-                                        "TRUE",  "FALSE", "YES", "NO",   "ON",  "OFF", "NULL",
-                                        "~",     "y",     "n",   "Y",    "N"};
+  static const char* const special[] = {"true", "false", "yes", "no", "on", "off", "null",
+                                        "True", "False", "Yes", "No", "On", "Off", "Null",
+                                        "TRUE", "FALSE", "YES", "NO", "ON", "OFF", "NULL",
+                                        "~",    "y",     "n",   "Y",  "N"};
   for (const char* word : special) {
     if (s == word) {
       return true;
@@ -113,16 +113,16 @@ std::string deploy_header(const DeployReport& report) {
   if (s.layout.ep > 1) {
     layout += fmt::format(", EP={}", s.layout.ep);
   }
-  std::string text = fmt::format("rightsize deploy: {} as {} replica{} of {} ({}), {} {}\n",
-                                 s.name,
-                                 s.replicas,
-                                 s.replicas > 1 ? "s" : "",
-                                 s.partition.empty()
-                                     ? fmt::format("{} x {}", s.gpus_per_replica, s.gpu)
-                                     : fmt::format("a {} MIG slice of an {}", s.partition, s.gpu),
-                                 layout,
-                                 s.engine,
-                                 s.engine_version);
+  std::string text =
+      fmt::format("rightsize deploy: {} as {} replica{} of {} ({}), {} {}\n",
+                  s.name,
+                  s.replicas,
+                  s.replicas > 1 ? "s" : "",
+                  s.partition.empty() ? fmt::format("{} x {}", s.gpus_per_replica, s.gpu)
+                                      : fmt::format("a {} MIG slice of an {}", s.partition, s.gpu),
+                  layout,
+                  s.engine,
+                  s.engine_version);
   text += fmt::format(
       "per replica: {} on {} node{}; up to {} concurrent sequences, {}; the plan runs {}\n",
       s.partition.empty()
@@ -140,12 +140,12 @@ std::string deploy_header(const DeployReport& report) {
                         s.min_replicas,
                         s.max_replicas);
   } else {
-    text += fmt::format("replicas: {}, fixed (no autoscaler){}\n",
-                        s.replicas,
-                        s.max_replicas > s.replicas
-                            ? fmt::format("; the peak month of the growth horizon needs {}",
-                                          s.max_replicas)
-                            : "");
+    text += fmt::format(
+        "replicas: {}, fixed (no autoscaler){}\n",
+        s.replicas,
+        s.max_replicas > s.replicas
+            ? fmt::format("; the peak month of the growth horizon needs {}", s.max_replicas)
+            : "");
   }
   text += fmt::format("cold start: about {} ({} of weights per node, then the engine's start)\n",
                       format_seconds(s.cold_start),

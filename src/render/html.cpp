@@ -162,8 +162,8 @@ void Page::table(const Table& t) {
   }
   m_body += "<thead><tr>";
   for (std::size_t i = 0; i < t.header.size(); ++i) {
-    m_body += fmt::format(numeric(i) ? "<th class=\"num\">{}</th>" : "<th>{}</th>",
-                          escape(t.header[i]));
+    m_body +=
+        fmt::format(numeric(i) ? "<th class=\"num\">{}</th>" : "<th>{}</th>", escape(t.header[i]));
   }
   m_body += "</tr></thead>\n<tbody>\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -208,7 +208,10 @@ std::string Page::finish() const {
 </body>
 </html>
 )",
-                     escape(m_title), chart_stylesheet(), k_page_css, m_body);
+                     escape(m_title),
+                     chart_stylesheet(),
+                     k_page_css,
+                     m_body);
 }
 
 } // namespace rightsize::html

@@ -2,11 +2,11 @@
 // money per month), then each workload with its observed percentiles, verdict, reasons and
 // recommendation. docs/observe.md.
 
-#include <rightsize/core/units_format.hpp>
-#include <rightsize/render/observe.hpp>
-
 #include "csv.hpp"
 #include "observe_text.hpp"
+
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/observe.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -28,25 +28,44 @@ struct MetricUnit {
 
 MetricUnit unit_of(Metric m) {
   switch (m) {
-  case Metric::gpu_utilization: return {"gpu_utilization_percent", 100, "{:.0f}%"};
-  case Metric::memory_utilization: return {"memory_utilization_percent", 100, "{:.0f}%"};
-  case Metric::memory_used: return {"memory_used_gib", 1 / k_gib, "{:.1f} GiB"};
-  case Metric::memory_total: return {"memory_total_gib", 1 / k_gib, "{:.1f} GiB"};
-  case Metric::power: return {"power_w", 1, "{:.0f} W"};
-  case Metric::power_limit: return {"power_limit_w", 1, "{:.0f} W"};
-  case Metric::sm_clock: return {"sm_clock_mhz", 1e-6, "{:.0f} MHz"};
-  case Metric::sm_clock_max: return {"sm_clock_max_mhz", 1e-6, "{:.0f} MHz"};
-  case Metric::temperature: return {"temperature_c", 1, "{:.0f} C"};
-  case Metric::sm_active: return {"sm_active_percent", 100, "{:.0f}%"};
-  case Metric::sm_occupancy: return {"sm_occupancy_percent", 100, "{:.0f}%"};
-  case Metric::tensor_active: return {"tensor_active_percent", 100, "{:.0f}%"};
-  case Metric::dram_active: return {"dram_active_percent", 100, "{:.0f}%"};
-  case Metric::pcie_tx: return {"pcie_tx_gb_per_s", 1e-9, "{:.2f} GB/s"};
-  case Metric::pcie_rx: return {"pcie_rx_gb_per_s", 1e-9, "{:.2f} GB/s"};
-  case Metric::nvlink_tx: return {"nvlink_tx_gb_per_s", 1e-9, "{:.1f} GB/s"};
-  case Metric::nvlink_rx: return {"nvlink_rx_gb_per_s", 1e-9, "{:.1f} GB/s"};
-  case Metric::throttled: return {"throttled_percent", 100, "{:.0f}%"};
-  case Metric::count: break;
+  case Metric::gpu_utilization:
+    return {"gpu_utilization_percent", 100, "{:.0f}%"};
+  case Metric::memory_utilization:
+    return {"memory_utilization_percent", 100, "{:.0f}%"};
+  case Metric::memory_used:
+    return {"memory_used_gib", 1 / k_gib, "{:.1f} GiB"};
+  case Metric::memory_total:
+    return {"memory_total_gib", 1 / k_gib, "{:.1f} GiB"};
+  case Metric::power:
+    return {"power_w", 1, "{:.0f} W"};
+  case Metric::power_limit:
+    return {"power_limit_w", 1, "{:.0f} W"};
+  case Metric::sm_clock:
+    return {"sm_clock_mhz", 1e-6, "{:.0f} MHz"};
+  case Metric::sm_clock_max:
+    return {"sm_clock_max_mhz", 1e-6, "{:.0f} MHz"};
+  case Metric::temperature:
+    return {"temperature_c", 1, "{:.0f} C"};
+  case Metric::sm_active:
+    return {"sm_active_percent", 100, "{:.0f}%"};
+  case Metric::sm_occupancy:
+    return {"sm_occupancy_percent", 100, "{:.0f}%"};
+  case Metric::tensor_active:
+    return {"tensor_active_percent", 100, "{:.0f}%"};
+  case Metric::dram_active:
+    return {"dram_active_percent", 100, "{:.0f}%"};
+  case Metric::pcie_tx:
+    return {"pcie_tx_gb_per_s", 1e-9, "{:.2f} GB/s"};
+  case Metric::pcie_rx:
+    return {"pcie_rx_gb_per_s", 1e-9, "{:.2f} GB/s"};
+  case Metric::nvlink_tx:
+    return {"nvlink_tx_gb_per_s", 1e-9, "{:.1f} GB/s"};
+  case Metric::nvlink_rx:
+    return {"nvlink_rx_gb_per_s", 1e-9, "{:.1f} GB/s"};
+  case Metric::throttled:
+    return {"throttled_percent", 100, "{:.0f}%"};
+  case Metric::count:
+    break;
   }
   return {"unknown", 1, "{}"};
 }
@@ -146,15 +165,20 @@ std::string summary_lines(const ObserveReport& r) {
   for (const auto& w : r.workloads) {
     window = std::max(window, w.window_s);
   }
-  std::string out =
-      fmt::format("rightsize observe: {} workload{} over {}: {}\n", s.workloads,
-                  s.workloads == 1 ? "" : "s", format_seconds(seconds(window)), verdict_counts(s));
+  std::string out = fmt::format("rightsize observe: {} workload{} over {}: {}\n",
+                                s.workloads,
+                                s.workloads == 1 ? "" : "s",
+                                format_seconds(seconds(window)),
+                                verdict_counts(s));
   out += fmt::format("GPUs that could be freed: {:.1f} of {:.1f}; saves {}/month of {}/month "
                      "({}{} prices, {:g} h/month)",
-                     s.gpus_freed, s.gpus_observed, money(s.usd_per_month_saved),
+                     s.gpus_freed,
+                     s.gpus_observed,
+                     money(s.usd_per_month_saved),
                      money(s.usd_per_month_now),
                      r.options.pricing.provider ? *r.options.pricing.provider + " " : "",
-                     r.options.pricing.price_kind, r.options.pricing.hours_per_month);
+                     r.options.pricing.price_kind,
+                     r.options.pricing.hours_per_month);
   if (s.usd_per_month_added > 0) {
     out += fmt::format("; under-provisioned workloads need {}/month more",
                        money(s.usd_per_month_added));
@@ -171,12 +195,28 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
     gpu_width = std::max(gpu_width, gpu_text(w.gpu, w.gpus, w.partition).size());
   }
   const std::string row = "{:<{}}  {:<{}}  {:>5}  {:>9}  {:<17}  {:<28}  {:>11}  {:>16}\n";
-  out << fmt::format(row, "WORKLOAD", name_width, "GPU", gpu_width, "WORK", "MEM PEAK",
-                     "VERDICT", "RECOMMENDATION", "$/MONTH", "SAVED/MONTH");
+  out << fmt::format(row,
+                     "WORKLOAD",
+                     name_width,
+                     "GPU",
+                     gpu_width,
+                     "WORK",
+                     "MEM PEAK",
+                     "VERDICT",
+                     "RECOMMENDATION",
+                     "$/MONTH",
+                     "SAVED/MONTH");
   for (const auto& w : r.workloads) {
     const auto& rec = w.recommendation;
-    out << fmt::format(row, w.name, name_width, gpu_text(w.gpu, w.gpus, w.partition), gpu_width,
-                       work_p95(w), memory_peak(w), w.verdict, recommendation_text(w),
+    out << fmt::format(row,
+                       w.name,
+                       name_width,
+                       gpu_text(w.gpu, w.gpus, w.partition),
+                       gpu_width,
+                       work_p95(w),
+                       memory_peak(w),
+                       w.verdict,
+                       recommendation_text(w),
                        money_or_dash(rec ? rec->usd_per_month_now : std::nullopt),
                        saved_text(rec ? rec->usd_per_month_saved : std::nullopt));
   }
@@ -185,8 +225,12 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
                      "of one GPU (a trace: the allocator's peak)\n",
                      r.options.work_percentile);
   for (const auto& w : r.workloads) {
-    out << fmt::format("\n{}: {} ({} on {}, {} {} over {})\n", w.name, w.verdict,
-                       gpu_text(w.gpu, w.gpus, w.partition), w.observed_gpu, w.samples,
+    out << fmt::format("\n{}: {} ({} on {}, {} {} over {})\n",
+                       w.name,
+                       w.verdict,
+                       gpu_text(w.gpu, w.gpus, w.partition),
+                       w.observed_gpu,
+                       w.samples,
                        w.work_metric == "trace" ? "GPU events" : "samples",
                        format_seconds(seconds(w.window_s)));
     for (const auto& reason : w.reasons) {
@@ -197,12 +241,17 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
     }
     if (w.trace) {
       const auto& t = *w.trace;
-      out << fmt::format("  trace {}: busy {:.0f}%, waits on input {:.0f}%; GEMM {:.0f}%, "
-                         "attention {:.0f}%, communication {:.0f}%, copies {:.0f}%, other {:.0f}%\n",
-                         t.source, 100 * t.busy_fraction, 100 * t.input_wait_fraction,
-                         100 * t.share_by_class[0], 100 * t.share_by_class[1],
-                         100 * t.share_by_class[2], 100 * t.share_by_class[3],
-                         100 * t.share_by_class[4]);
+      out << fmt::format(
+          "  trace {}: busy {:.0f}%, waits on input {:.0f}%; GEMM {:.0f}%, "
+          "attention {:.0f}%, communication {:.0f}%, copies {:.0f}%, other {:.0f}%\n",
+          t.source,
+          100 * t.busy_fraction,
+          100 * t.input_wait_fraction,
+          100 * t.share_by_class[0],
+          100 * t.share_by_class[1],
+          100 * t.share_by_class[2],
+          100 * t.share_by_class[3],
+          100 * t.share_by_class[4]);
     }
     for (const auto& note : w.notes) {
       out << "  note: " << note << '\n';
@@ -210,7 +259,8 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
   }
   if (!r.warnings.empty()) {
     // The warnings themselves go to standard error as they happen, and into JSON and Markdown.
-    out << fmt::format("\n{} warning{} about the input: see standard error\n", r.warnings.size(),
+    out << fmt::format("\n{} warning{} about the input: see standard error\n",
+                       r.warnings.size(),
                        r.warnings.size() == 1 ? "" : "s");
   }
 }
@@ -230,7 +280,8 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
       {"scale_out_efficiency_percent", round_to(100 * o.scale_out_efficiency, 0.001)},
       {"group_by", std::string(to_string(o.group_by))},
       {"price_kind", o.pricing.price_kind},
-      {"provider", o.pricing.provider ? nlohmann::json(*o.pricing.provider) : nlohmann::json(nullptr)},
+      {"provider",
+       o.pricing.provider ? nlohmann::json(*o.pricing.provider) : nlohmann::json(nullptr)},
       {"hours_per_month", o.pricing.hours_per_month},
       {"max_gpus", o.max_gpus},
       {"mig", o.mig}};
@@ -256,25 +307,26 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
     nlohmann::json recommendation = nullptr;
     if (w.recommendation) {
       const auto& rec = *w.recommendation;
-      recommendation = {{"gpu", rec.gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(rec.gpu)},
-                        {"gpus", rec.gpus},
-                        {"partition", rec.partition.empty() ? nlohmann::json(nullptr)
-                                                            : nlohmann::json(rec.partition)},
-                        {"usd_per_month_now", optional_usd(rec.usd_per_month_now)},
-                        {"usd_per_month_recommended", optional_usd(rec.usd_per_month_recommended)},
-                        {"usd_per_month_saved", optional_usd(rec.usd_per_month_saved)},
-                        {"gpus_freed", round_to(rec.gpus_freed, 0.001)},
-                        {"text", rec.text}};
+      recommendation = {
+          {"gpu", rec.gpu.empty() ? nlohmann::json(nullptr) : nlohmann::json(rec.gpu)},
+          {"gpus", rec.gpus},
+          {"partition",
+           rec.partition.empty() ? nlohmann::json(nullptr) : nlohmann::json(rec.partition)},
+          {"usd_per_month_now", optional_usd(rec.usd_per_month_now)},
+          {"usd_per_month_recommended", optional_usd(rec.usd_per_month_recommended)},
+          {"usd_per_month_saved", optional_usd(rec.usd_per_month_saved)},
+          {"gpus_freed", round_to(rec.gpus_freed, 0.001)},
+          {"text", rec.text}};
     }
     nlohmann::json per_gpu = nlohmann::json::array();
     for (const auto& g : w.per_gpu) {
-      per_gpu.push_back(
-          {{"label", g.label},
-           {"uuid", g.uuid},
-           {"samples", g.samples},
-           {"work_percent", percentiles_json(g.work, 100)},
-           {"memory_used_gib", g.memory_used_bytes ? percentiles_json(*g.memory_used_bytes, 1 / k_gib)
-                                                   : nlohmann::json(nullptr)}});
+      per_gpu.push_back({{"label", g.label},
+                         {"uuid", g.uuid},
+                         {"samples", g.samples},
+                         {"work_percent", percentiles_json(g.work, 100)},
+                         {"memory_used_gib",
+                          g.memory_used_bytes ? percentiles_json(*g.memory_used_bytes, 1 / k_gib)
+                                              : nlohmann::json(nullptr)}});
     }
     nlohmann::json trace = nullptr;
     if (w.trace) {
@@ -291,9 +343,9 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
                {"input_wait_percent", round_to(100 * t.input_wait_fraction, 0.01)},
                {"kernel_time", classes},
                {"host_to_device_gib", round_to(t.host_to_device_bytes / k_gib, 0.001)},
-               {"peak_memory_gib", t.peak_memory_bytes
-                                       ? nlohmann::json(round_to(*t.peak_memory_bytes / k_gib, 0.001))
-                                       : nlohmann::json(nullptr)}};
+               {"peak_memory_gib",
+                t.peak_memory_bytes ? nlohmann::json(round_to(*t.peak_memory_bytes / k_gib, 0.001))
+                                    : nlohmann::json(nullptr)}};
     }
     workloads.push_back(
         {{"name", w.name},
@@ -306,9 +358,9 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
          {"work_metric", w.work_metric},
          {"observed", observed},
          {"memory_capacity_gib", round_to(w.memory_capacity_bytes / k_gib, 0.001)},
-         {"memory_needed_gib", w.memory_needed_bytes
-                                   ? nlohmann::json(round_to(*w.memory_needed_bytes / k_gib, 0.001))
-                                   : nlohmann::json(nullptr)},
+         {"memory_needed_gib",
+          w.memory_needed_bytes ? nlohmann::json(round_to(*w.memory_needed_bytes / k_gib, 0.001))
+                                : nlohmann::json(nullptr)},
          {"work_needed_gpus", round_to(w.work_needed_gpus, 0.001)},
          {"verdict", w.verdict},
          {"reasons", reasons},
@@ -353,9 +405,13 @@ void render_observe_markdown(const ObserveReport& r, std::ostream& out) {
   out << "|---|---|---:|---:|---|---|---:|---:|\n";
   for (const auto& w : r.workloads) {
     const auto& rec = w.recommendation;
-    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", cell(w.name),
-                       gpu_text(w.gpu, w.gpus, w.partition), work_p95(w), memory_peak(w),
-                       w.verdict, recommendation_text(w),
+    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                       cell(w.name),
+                       gpu_text(w.gpu, w.gpus, w.partition),
+                       work_p95(w),
+                       memory_peak(w),
+                       w.verdict,
+                       recommendation_text(w),
                        money_or_dash(rec ? rec->usd_per_month_now : std::nullopt),
                        saved_text(rec ? rec->usd_per_month_saved : std::nullopt));
   }
@@ -405,21 +461,33 @@ void render_observe_csv(const ObserveReport& r, std::ostream& out) {
     }
     const auto& rec = w.recommendation;
     out << fmt::format(
-        "{},{},{},{},{},{:.0f},{},{},{},{},{},{},{},{},{},{},{},{}\n", csv_escape(w.name),
-        csv_escape(w.gpu), csv_escape(w.partition), w.gpus, w.samples, w.window_s, w.work_metric,
+        "{},{},{},{},{},{:.0f},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+        csv_escape(w.name),
+        csv_escape(w.gpu),
+        csv_escape(w.partition),
+        w.gpus,
+        w.samples,
+        w.window_s,
+        w.work_metric,
         number(work ? std::optional<double>(100 * work->p50) : std::nullopt, "{:.1f}"),
         number(work ? std::optional<double>(100 * work->p95) : std::nullopt, "{:.1f}"),
-        number(memory, "{:.2f}"), w.verdict, reasons, rec ? csv_escape(rec->gpu) : "",
-        rec ? std::to_string(rec->gpus) : "", rec ? csv_escape(rec->partition) : "",
+        number(memory, "{:.2f}"),
+        w.verdict,
+        reasons,
+        rec ? csv_escape(rec->gpu) : "",
+        rec ? std::to_string(rec->gpus) : "",
+        rec ? csv_escape(rec->partition) : "",
         number(rec ? rec->usd_per_month_now : std::nullopt, "{:.2f}"),
         number(rec ? rec->usd_per_month_recommended : std::nullopt, "{:.2f}"),
         number(rec ? rec->usd_per_month_saved : std::nullopt, "{:.2f}"));
   }
 }
 
-void render_observe_changes(const ObserveReport& before, const ObserveReport& after,
+void render_observe_changes(const ObserveReport& before,
+                            const ObserveReport& after,
                             std::ostream& out) {
-  const auto find = [](const ObserveReport& r, const std::string& name) -> const WorkloadObservation* {
+  const auto find = [](const ObserveReport& r,
+                       const std::string& name) -> const WorkloadObservation* {
     for (const auto& w : r.workloads) {
       if (w.name == name) {
         return &w;

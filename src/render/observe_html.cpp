@@ -3,12 +3,12 @@
 // over the window as percentile bands, the verdict, the reasons and the recommendation. Every
 // number drawn is also in a table. docs/reports.md.
 
-#include <rightsize/core/units_format.hpp>
-#include <rightsize/render/observe.hpp>
-
 #include "html.hpp"
 #include "observe_text.hpp"
 #include "svg.hpp"
+
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/observe.hpp>
 
 #include <fmt/format.h>
 
@@ -84,8 +84,8 @@ std::vector<FleetGroup> most_at_stake(const std::vector<FleetGroup>& groups) {
     stakes.push_back(g.usd_saved + g.usd_added);
   }
   std::vector<double> sorted = stakes;
-  std::nth_element(sorted.begin(), sorted.begin() + (k_max_fleet_rows - 1), sorted.end(),
-                   std::greater<>());
+  std::nth_element(
+      sorted.begin(), sorted.begin() + (k_max_fleet_rows - 1), sorted.end(), std::greater<>());
   const double least = sorted[k_max_fleet_rows - 1];
   std::vector<FleetGroup> out;
   for (std::size_t i = 0; i < groups.size() && out.size() < k_max_fleet_rows; ++i) {
@@ -112,7 +112,9 @@ svg::Chart fleet_chart(const std::vector<FleetGroup>& groups) {
   const double right = width - 150;
   const double top = 34;
   const double height = top + row_h * static_cast<double>(groups.size()) + 50;
-  svg::Chart chart(width, height, "rightsize observe: money and GPUs by namespace or node",
+  svg::Chart chart(width,
+                   height,
+                   "rightsize observe: money and GPUs by namespace or node",
                    "For each namespace (or node), the money per month its recommendations save "
                    "and add, and the GPUs they free.");
   double most = 1;
@@ -127,28 +129,46 @@ svg::Chart fleet_chart(const std::vector<FleetGroup>& groups) {
     const double y0 = top + row_h * static_cast<double>(i) + 4;
     const double h = (row_h - 10) / 2;
     chart.text({left - 8, y0 + h + 3}, g.name, "label", svg::Anchor::end);
-    chart.rect(left, y0, x(g.usd_saved) - left, h, "saved",
+    chart.rect(left,
+               y0,
+               x(g.usd_saved) - left,
+               h,
+               "saved",
                fmt::format("{}: saves {}/month", g.name, dollars(g.usd_saved)));
-    chart.rect(left, y0 + h, x(g.usd_added) - left, h, "added",
+    chart.rect(left,
+               y0 + h,
+               x(g.usd_added) - left,
+               h,
+               "added",
                fmt::format("{}: adds {}/month", g.name, dollars(g.usd_added)));
     const double end = std::max(x(g.usd_saved), x(g.usd_added));
     chart.text({end + 6, y0 + h + 3},
-               fmt::format("{:.1f} of {:g} GPUs freed", g.gpus_freed, g.gpus), "tick");
+               fmt::format("{:.1f} of {:g} GPUs freed", g.gpus_freed, g.gpus),
+               "tick");
   }
-  chart.legend({left, 14}, {{"saved", "saved per month"},
-                            {"added", "added per month (under-provisioned)"}});
+  chart.legend({left, 14},
+               {{"saved", "saved per month"}, {"added", "added per month (under-provisioned)"}});
   return chart;
 }
 
 html::Table fleet_table(const std::vector<FleetGroup>& groups) {
   html::Table t;
-  t.header = {"Namespace or node", "Workloads", "GPUs", "GPUs freed", "$/month now",
-              "Saved/month", "Added/month"};
+  t.header = {"Namespace or node",
+              "Workloads",
+              "GPUs",
+              "GPUs freed",
+              "$/month now",
+              "Saved/month",
+              "Added/month"};
   t.numeric = {false, true, true, true, true, true, true};
   for (const auto& g : groups) {
-    t.rows.push_back({g.name, std::to_string(g.workloads), fmt::format("{:g}", g.gpus),
-                      fmt::format("{:.1f}", g.gpus_freed), dollars(g.usd_now),
-                      dollars(g.usd_saved), dollars(g.usd_added)});
+    t.rows.push_back({g.name,
+                      std::to_string(g.workloads),
+                      fmt::format("{:g}", g.gpus),
+                      fmt::format("{:.1f}", g.gpus_freed),
+                      dollars(g.usd_now),
+                      dollars(g.usd_saved),
+                      dollars(g.usd_added)});
   }
   return t;
 }
@@ -164,8 +184,10 @@ TimeAxis time_axis(double window_s) {
 }
 
 // A percentile band over the slices: the area between two series, and the median as a line.
-void band(svg::Chart& chart, const std::vector<svg::Point>& lower,
-          const std::vector<svg::Point>& upper, const char* cls) {
+void band(svg::Chart& chart,
+          const std::vector<svg::Point>& lower,
+          const std::vector<svg::Point>& upper,
+          const char* cls) {
   std::vector<svg::Point> area = upper;
   area.insert(area.end(), lower.rbegin(), lower.rend());
   chart.polygon(area, cls);
@@ -173,8 +195,9 @@ void band(svg::Chart& chart, const std::vector<svg::Point>& lower,
 
 // Work and memory over the window, two panels on one time axis.
 svg::Chart timeline_chart(const WorkloadObservation& w) {
-  const bool memory = std::any_of(w.timeline.begin(), w.timeline.end(),
-                                  [](const TimeSlice& s) { return s.memory_used_bytes.has_value(); });
+  const bool memory = std::any_of(w.timeline.begin(), w.timeline.end(), [](const TimeSlice& s) {
+    return s.memory_used_bytes.has_value();
+  });
   const double width = 780;
   const double left = 80;
   const double right = width - 30;
@@ -183,7 +206,9 @@ svg::Chart timeline_chart(const WorkloadObservation& w) {
   const double top = 30;
   const double height = top + panel + (memory ? gap + panel : 0) + 60;
   const auto t = time_axis(w.window_s);
-  svg::Chart chart(width, height, fmt::format("{}: work and memory over the window", w.name),
+  svg::Chart chart(width,
+                   height,
+                   fmt::format("{}: work and memory over the window", w.name),
                    "Per time slice of the window: the median, the 95th percentile and the "
                    "maximum over the workload's GPUs.");
   const double span = std::max(w.window_s, 1.0) * t.scale;
@@ -236,8 +261,8 @@ svg::Chart timeline_chart(const WorkloadObservation& w) {
     bottom = m_top + panel;
   }
   chart.x_axis(x, bottom, bottom, fmt::format("{} from the window's start", t.unit));
-  std::vector<std::pair<std::string, std::string>> legend = {
-      {"band-inner", "p50 to p95"}, {"band-outer", "p95 to max"}};
+  std::vector<std::pair<std::string, std::string>> legend = {{"band-inner", "p50 to p95"},
+                                                             {"band-outer", "p95 to max"}};
   if (memory) {
     legend.emplace_back("memory-band", "memory p50 to max");
   }
@@ -248,14 +273,23 @@ svg::Chart timeline_chart(const WorkloadObservation& w) {
 html::Table timeline_table(const WorkloadObservation& w) {
   const auto t = time_axis(w.window_s);
   html::Table table;
-  table.header = {fmt::format("From ({})", t.unit), fmt::format("To ({})", t.unit), "Samples",
-                  "Work p50", "Work p95", "Work max", "Memory p50 (GiB)", "Memory max (GiB)"};
+  table.header = {fmt::format("From ({})", t.unit),
+                  fmt::format("To ({})", t.unit),
+                  "Samples",
+                  "Work p50",
+                  "Work p95",
+                  "Work max",
+                  "Memory p50 (GiB)",
+                  "Memory max (GiB)"};
   table.numeric = {true, true, true, true, true, true, true, true};
   for (const auto& s : w.timeline) {
     table.rows.push_back(
-        {fmt::format("{:.2f}", s.start_s * t.scale), fmt::format("{:.2f}", s.end_s * t.scale),
-         std::to_string(s.samples), fmt::format("{:.0f}%", 100 * s.work.p50),
-         fmt::format("{:.0f}%", 100 * s.work.p95), fmt::format("{:.0f}%", 100 * s.work.max),
+        {fmt::format("{:.2f}", s.start_s * t.scale),
+         fmt::format("{:.2f}", s.end_s * t.scale),
+         std::to_string(s.samples),
+         fmt::format("{:.0f}%", 100 * s.work.p50),
+         fmt::format("{:.0f}%", 100 * s.work.p95),
+         fmt::format("{:.0f}%", 100 * s.work.max),
          s.memory_used_bytes ? fmt::format("{:.1f}", s.memory_used_bytes->p50 / k_gib) : "-",
          s.memory_used_bytes ? fmt::format("{:.1f}", s.memory_used_bytes->max / k_gib) : "-"});
   }
@@ -264,13 +298,23 @@ html::Table timeline_table(const WorkloadObservation& w) {
 
 html::Table workloads_table(const ObserveReport& r) {
   html::Table t;
-  t.header = {"Workload", "GPU", fmt::format("Work p{:g}", r.options.work_percentile),
-              "Memory peak", "Verdict", "Recommendation", "$/month", "Saved/month"};
+  t.header = {"Workload",
+              "GPU",
+              fmt::format("Work p{:g}", r.options.work_percentile),
+              "Memory peak",
+              "Verdict",
+              "Recommendation",
+              "$/month",
+              "Saved/month"};
   t.numeric = {false, false, true, true, false, false, true, true};
   for (const auto& w : r.workloads) {
     const auto& rec = w.recommendation;
-    t.rows.push_back({w.name, gpu_text(w.gpu, w.gpus, w.partition), work_p95(w), memory_peak(w),
-                      w.verdict, recommendation_text(w),
+    t.rows.push_back({w.name,
+                      gpu_text(w.gpu, w.gpus, w.partition),
+                      work_p95(w),
+                      memory_peak(w),
+                      w.verdict,
+                      recommendation_text(w),
                       rec && rec->usd_per_month_now ? dollars(*rec->usd_per_month_now) : "-",
                       saved_text(rec ? rec->usd_per_month_saved : std::nullopt)});
     t.row_class.push_back(w.verdict == "under-provisioned" ? "failed-row" : "");
@@ -298,8 +342,9 @@ std::vector<bool> charted(const ObserveReport& r) {
     const auto& rec = r.workloads[i].recommendation;
     return rec && rec->usd_per_month_saved ? std::abs(*rec->usd_per_month_saved) : 0.0;
   };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return at_stake(a) > at_stake(b); });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return at_stake(a) > at_stake(b);
+  });
   std::vector<bool> out(r.workloads.size(), false);
   for (std::size_t k = 0; k < order.size() && k < k_max_charted; ++k) {
     out[order[k]] = true;
@@ -310,7 +355,9 @@ std::vector<bool> charted(const ObserveReport& r) {
 void workload_section(html::Page& page, const WorkloadObservation& w, bool chart) {
   page.subsection(fmt::format("{}: {}", w.name, w.verdict));
   page.lead(gpu_text(w.gpu, w.gpus, w.partition),
-            fmt::format("({}), {} {} over {}.", w.observed_gpu, w.samples,
+            fmt::format("({}), {} {} over {}.",
+                        w.observed_gpu,
+                        w.samples,
                         w.work_metric == "trace" ? "GPU events" : "samples",
                         format_seconds(seconds(w.window_s))),
             verdict_class(w.verdict));
@@ -329,9 +376,15 @@ void workload_section(html::Page& page, const WorkloadObservation& w, bool chart
   if (w.trace) {
     const auto& tr = *w.trace;
     html::Table t;
-    t.caption = fmt::format("Trace {} ({}), {}", tr.source, tr.format,
-                            format_seconds(seconds(tr.window_s)));
-    t.header = {"Busy", "Waits on input", "GEMM", "Attention", "Communication", "Copies", "Other",
+    t.caption = fmt::format(
+        "Trace {} ({}), {}", tr.source, tr.format, format_seconds(seconds(tr.window_s)));
+    t.header = {"Busy",
+                "Waits on input",
+                "GEMM",
+                "Attention",
+                "Communication",
+                "Copies",
+                "Other",
                 "Host to device"};
     t.numeric = {true, true, true, true, true, true, true, true};
     std::vector<std::string> row = {fmt::format("{:.0f}%", 100 * tr.busy_fraction),
@@ -348,13 +401,13 @@ void workload_section(html::Page& page, const WorkloadObservation& w, bool chart
     t.header = {"GPU", "Samples", "Work p50", "Work p95", "Work max", "Memory max (GiB)"};
     t.numeric = {false, true, true, true, true, true};
     for (const auto& g : w.per_gpu) {
-      t.rows.push_back({g.label, std::to_string(g.samples),
-                        fmt::format("{:.0f}%", 100 * g.work.p50),
-                        fmt::format("{:.0f}%", 100 * g.work.p95),
-                        fmt::format("{:.0f}%", 100 * g.work.max),
-                        g.memory_used_bytes
-                            ? fmt::format("{:.1f}", g.memory_used_bytes->max / k_gib)
-                            : "-"});
+      t.rows.push_back(
+          {g.label,
+           std::to_string(g.samples),
+           fmt::format("{:.0f}%", 100 * g.work.p50),
+           fmt::format("{:.0f}%", 100 * g.work.p95),
+           fmt::format("{:.0f}%", 100 * g.work.max),
+           g.memory_used_bytes ? fmt::format("{:.1f}", g.memory_used_bytes->max / k_gib) : "-"});
     }
     page.folded_table(fmt::format("{} GPUs, one by one", w.per_gpu.size()), t);
   }
@@ -384,7 +437,8 @@ void render_observe_html(const ObserveReport& r, std::ostream& out) {
                     : fmt::format("Money per month the recommendations save (green) and add "
                                   "(red) for the {} namespaces or nodes with the most at stake "
                                   "of {}; the table lists all.",
-                                  drawn.size(), groups.size()));
+                                  drawn.size(),
+                                  groups.size()));
     page.table(fleet_table(groups));
   }
   page.table(workloads_table(r));
@@ -393,7 +447,8 @@ void render_observe_html(const ObserveReport& r, std::ostream& out) {
   if (r.workloads.size() > k_max_charted) {
     page.paragraph(fmt::format("Charts for the {} workloads with the most money per month at "
                                "stake; the other {} are described without one.",
-                               k_max_charted, r.workloads.size() - k_max_charted),
+                               k_max_charted,
+                               r.workloads.size() - k_max_charted),
                    "muted");
   }
   for (std::size_t i = 0; i < r.workloads.size(); ++i) {
@@ -407,8 +462,10 @@ void render_observe_html(const ObserveReport& r, std::ostream& out) {
   page.list(r.sources);
   page.paragraph(fmt::format("Work sized at p{:g} and memory at p{:g}, each plus a {:g}% buffer; "
                              "catalog {}. docs/observe.md gives every threshold.",
-                             r.options.work_percentile, r.options.memory_percentile,
-                             100 * r.options.buffer, r.catalog_version),
+                             r.options.work_percentile,
+                             r.options.memory_percentile,
+                             100 * r.options.buffer,
+                             r.catalog_version),
                  "muted");
   out << page.finish();
 }

@@ -1,9 +1,9 @@
+#include "plan_text.hpp"
+
 #include <rightsize/core/json_writer.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/render/plan.hpp>
-
-#include "plan_text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -793,8 +793,8 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     for (const auto& g : groups) {
       if (o.top > 0 && listed >= static_cast<std::size_t>(o.top)) {
         const std::size_t more = groups.size() - listed;
-        out << fmt::format("  ... {} more group{} (--format json lists every one)\n", more,
-                           more == 1 ? "" : "s");
+        out << fmt::format(
+            "  ... {} more group{} (--format json lists every one)\n", more, more == 1 ? "" : "s");
         break;
       }
       ++listed;

@@ -3,12 +3,12 @@
 // and the Pareto front, memory per GPU by term against capacity, cost and replicas month by
 // month. Every number drawn is also in a table. docs/reports.md.
 
-#include <rightsize/core/units_format.hpp>
-#include <rightsize/render/plan.hpp>
-
 #include "html.hpp"
 #include "plan_text.hpp"
 #include "svg.hpp"
+
+#include <rightsize/core/units_format.hpp>
+#include <rightsize/render/plan.hpp>
 
 #include <fmt/format.h>
 
@@ -28,7 +28,8 @@ std::string table_number(double v) {
 }
 
 std::string gpu_label(const Candidate& c) {
-  const std::string name = c.partition.empty() ? c.gpu->name : c.whole_gpu->name + " " + c.partition;
+  const std::string name =
+      c.partition.empty() ? c.gpu->name : c.whole_gpu->name + " " + c.partition;
   return c.total_gpus() > 1 ? fmt::format("{} x {}", c.total_gpus(), name) : name;
 }
 
@@ -73,8 +74,10 @@ TradeAxes trade_axes(const Plan& plan) {
   TradeAxes a;
   const Spec& s = plan.spec;
   if (s.workload.is_training()) {
-    const bool timed = std::all_of(plan.candidates.begin(), plan.candidates.end(),
-                                   [](const Candidate& c) { return c.training->time_to_train.has_value(); });
+    const bool timed =
+        std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
+          return c.training->time_to_train.has_value();
+        });
     a.x_name = timed ? "Time to train" : "Step time";
     a.x_unit = timed ? "hours" : "s";
     a.x_scale = timed ? 1.0 / 3600 : 1.0;
@@ -188,7 +191,8 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
   const double right = width - 170;
   const double top = 20;
   const double bottom = height - 60;
-  svg::Chart chart(width, height,
+  svg::Chart chart(width,
+                   height,
                    fmt::format("{}: {} against {}", plan.spec.name, a.y_name, a.x_name),
                    fmt::format("Every feasible GPU configuration, its {} band as error bars, the "
                                "Pareto front dashed and the recommendation as a diamond.",
@@ -252,8 +256,11 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
   for (const auto& p : a.points) {
     const Candidate& c = *p.candidate;
     const svg::Point at{x(p.x * a.x_scale), y(p.y)};
-    const std::string tip = fmt::format("#{} {} ({}): {} {} ({} to {}), {}", c.rank, gpu_label(c),
-                                        layout_cell(c), a.x_name,
+    const std::string tip = fmt::format("#{} {} ({}): {} {} ({} to {}), {}",
+                                        c.rank,
+                                        gpu_label(c),
+                                        layout_cell(c),
+                                        a.x_name,
                                         value_text(p.x * a.x_scale, a.x_unit),
                                         table_number(p.x_low * a.x_scale),
                                         table_number(p.x_high * a.x_scale),
@@ -264,14 +271,16 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
     } else {
       chart.circle(at, 5, p.front ? "point" : "point-off", tip);
       if (p.front) {
-        labels.push_back({{at.x + 8, at.y + 4}, fmt::format("#{} {}", c.rank, gpu_label(c)), "label"});
+        labels.push_back(
+            {{at.x + 8, at.y + 4}, fmt::format("#{} {}", c.rank, gpu_label(c)), "label"});
       }
     }
   }
   chart.labels(std::move(labels), marks, 6);
-  chart.legend({left, height - 10}, {{"recommended", "recommended"},
-                                     {"point", "on the Pareto front"},
-                                     {"point-off", "dominated"}});
+  chart.legend({left, height - 10},
+               {{"recommended", "recommended"},
+                {"point", "on the Pareto front"},
+                {"point-off", "dominated"}});
   return chart;
 }
 
@@ -283,7 +292,9 @@ svg::Chart memory_chart(const Plan& plan, const std::vector<const Candidate*>& r
   const double right = width - 30;
   const double top = 34;
   const double height = top + row_h * static_cast<double>(rows.size()) + 50;
-  svg::Chart chart(width, height, fmt::format("{}: memory per GPU", plan.spec.name),
+  svg::Chart chart(width,
+                   height,
+                   fmt::format("{}: memory per GPU", plan.spec.name),
                    "Memory of one GPU by term for the top candidates, the GPU's capacity as a "
                    "solid tick and the runtime's budget dashed.");
   double most = 0;
@@ -298,36 +309,48 @@ svg::Chart memory_chart(const Plan& plan, const std::vector<const Candidate*>& r
     const Candidate& c = *rows[i];
     const double y0 = top + row_h * static_cast<double>(i) + 4;
     const double h = row_h - 8;
-    chart.text({left - 8, y0 + h - 4}, fmt::format("#{} {}", c.rank, gpu_label(c)), "label",
+    chart.text({left - 8, y0 + h - 4},
+               fmt::format("#{} {}", c.rank, gpu_label(c)),
+               "label",
                svg::Anchor::end);
     const auto& m = c.memory.per_gpu;
-    const std::vector<std::pair<const char*, double>> terms = {
-        {"weights", m.weights.si()},     {"kv-cache", m.kv_cache.si()},
-        {"activations", m.activations.si()}, {"gradients", m.gradients.si()},
-        {"optimizer", m.optimizer.si()}, {"overhead", m.overhead.si()}};
+    const std::vector<std::pair<const char*, double>> terms = {{"weights", m.weights.si()},
+                                                               {"kv-cache", m.kv_cache.si()},
+                                                               {"activations", m.activations.si()},
+                                                               {"gradients", m.gradients.si()},
+                                                               {"optimizer", m.optimizer.si()},
+                                                               {"overhead", m.overhead.si()}};
     double at = 0;
     for (const auto& [cls, bytes] : terms) {
       if (bytes <= 0) {
         continue;
       }
-      chart.rect(x(at / k_gib), y0, x((at + bytes) / k_gib) - x(at / k_gib), h, cls,
+      chart.rect(x(at / k_gib),
+                 y0,
+                 x((at + bytes) / k_gib) - x(at / k_gib),
+                 h,
+                 cls,
                  fmt::format("#{} {}: {} {:.1f} GiB", c.rank, gpu_label(c), cls, bytes / k_gib));
       at += bytes;
     }
     const double cap = x(c.memory.capacity.si() / k_gib);
-    chart.line({cap, y0 - 3}, {cap, y0 + h + 3}, "capacity",
+    chart.line({cap, y0 - 3},
+               {cap, y0 + h + 3},
+               "capacity",
                fmt::format("capacity {:.1f} GiB", c.memory.capacity.si() / k_gib));
     if (c.memory.budget.si() > 0 && c.memory.budget.si() < c.memory.capacity.si()) {
       const double b = x(c.memory.budget.si() / k_gib);
-      chart.line({b, y0 - 3}, {b, y0 + h + 3}, "budget",
+      chart.line({b, y0 - 3},
+                 {b, y0 + h + 3},
+                 "budget",
                  fmt::format("budget {:.1f} GiB", c.memory.budget.si() / k_gib));
     }
   }
   std::vector<std::pair<std::string, std::string>> legend = {{"weights", "weights"}};
   if (training) {
-    legend.insert(legend.end(), {{"activations", "activations"},
-                                 {"gradients", "gradients"},
-                                 {"optimizer", "optimizer"}});
+    legend.insert(
+        legend.end(),
+        {{"activations", "activations"}, {"gradients", "gradients"}, {"optimizer", "optimizer"}});
   } else {
     legend.insert(legend.end(), {{"kv-cache", "KV cache"}, {"activations", "activations"}});
   }
@@ -346,7 +369,9 @@ svg::Chart months_chart(const Plan& plan, const Candidate& c) {
   const double right = width - 20;
   const double top = 30;
   const double bottom = height - 60;
-  svg::Chart chart(width, height, fmt::format("{}: cost and replicas by month", plan.spec.name),
+  svg::Chart chart(width,
+                   height,
+                   fmt::format("{}: cost and replicas by month", plan.spec.name),
                    "The recommendation's cost each month of the horizon as the load grows, with "
                    "the replicas over each bar.");
   double most = 0;
@@ -361,16 +386,23 @@ svg::Chart months_chart(const Plan& plan, const Candidate& c) {
     const auto& m = months[i];
     const double x0 = left + slot * static_cast<double>(i) + slot * 0.15;
     const bool grown = grown_from && m.month >= *grown_from;
-    chart.rect(x0, y(m.cost.si()), slot * 0.7, bottom - y(m.cost.si()),
+    chart.rect(x0,
+               y(m.cost.si()),
+               slot * 0.7,
+               bottom - y(m.cost.si()),
                grown ? "cost-grown" : "cost",
                fmt::format("month {}: {} replicas, {}", m.month, m.replicas, money(m.cost.si())));
-    chart.text({x0 + slot * 0.35, y(m.cost.si()) - 4}, fmt::format("{}", m.replicas), "tick",
+    chart.text({x0 + slot * 0.35, y(m.cost.si()) - 4},
+               fmt::format("{}", m.replicas),
+               "tick",
                svg::Anchor::middle);
-    chart.text({x0 + slot * 0.35, bottom + 16}, fmt::format("{}", m.month), "tick",
-               svg::Anchor::middle);
+    chart.text(
+        {x0 + slot * 0.35, bottom + 16}, fmt::format("{}", m.month), "tick", svg::Anchor::middle);
   }
   chart.line({left, bottom}, {right, bottom}, "axis");
-  chart.text({(left + right) / 2, bottom + 34}, "month (replicas over each bar)", "axis-label",
+  chart.text({(left + right) / 2, bottom + 34},
+             "month (replicas over each bar)",
+             "axis-label",
              svg::Anchor::middle);
   if (grown_from) {
     const double mx = left + slot * static_cast<double>(*grown_from - 1);
@@ -384,10 +416,11 @@ svg::Chart months_chart(const Plan& plan, const Candidate& c) {
       chart.text({mx - 4, top - 14}, label, "target-text", svg::Anchor::end);
     }
   }
-  chart.legend({left, height - 8},
-               grown_from ? std::vector<std::pair<std::string, std::string>>{
-                                {"cost", "month 1's size"}, {"cost-grown", "more replicas"}}
-                           : std::vector<std::pair<std::string, std::string>>{{"cost", "cost"}});
+  chart.legend(
+      {left, height - 8},
+      grown_from ? std::vector<std::pair<std::string, std::string>>{{"cost", "month 1's size"},
+                                                                    {"cost-grown", "more replicas"}}
+                 : std::vector<std::pair<std::string, std::string>>{{"cost", "cost"}});
   return chart;
 }
 
@@ -395,7 +428,9 @@ std::string band_text(double point, double low, double high, double scale) {
   if (high <= low) {
     return table_number(point * scale);
   }
-  return fmt::format("{} ({} to {})", table_number(point * scale), table_number(low * scale),
+  return fmt::format("{} ({} to {})",
+                     table_number(point * scale),
+                     table_number(low * scale),
                      table_number(high * scale));
 }
 
@@ -442,17 +477,19 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
               "measured error gives.";
   for (const auto& p : a.points) {
     const Candidate& c = *p.candidate;
-    std::vector<std::string> row = {std::to_string(c.rank), gpu_label(c),
-                                    std::to_string(c.total_gpus()), layout_cell(c),
+    std::vector<std::string> row = {std::to_string(c.rank),
+                                    gpu_label(c),
+                                    std::to_string(c.total_gpus()),
+                                    layout_cell(c),
                                     fmt::format("{:.1f}", c.memory.per_gpu.total().si() / k_gib)};
     if (training) {
       const auto& tr = *c.training;
       row.push_back(format_seconds(tr.step));
       row.push_back(fmt::format("{:.0f}%", 100 * tr.mfu));
       row.push_back(band_text(p.x, p.x_low, p.x_high, a.x_scale));
-      row.push_back(p.y_high > p.y_low ? fmt::format("{} ({} to {})", money(p.y), money(p.y_low),
-                                                     money(p.y_high))
-                                       : money(p.y));
+      row.push_back(p.y_high > p.y_low
+                        ? fmt::format("{} ({} to {})", money(p.y), money(p.y_low), money(p.y_high))
+                        : money(p.y));
     } else {
       const auto& in = *c.inference;
       const auto& b = c.inference_bands;
@@ -484,16 +521,33 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
 
 html::Table memory_table(const std::vector<const Candidate*>& rows) {
   html::Table t;
-  t.header = {"#", "GPU", "Weights", "KV cache", "Activations", "Gradients", "Optimizer",
-              "Overhead", "Total", "Budget", "Capacity"};
+  t.header = {"#",
+              "GPU",
+              "Weights",
+              "KV cache",
+              "Activations",
+              "Gradients",
+              "Optimizer",
+              "Overhead",
+              "Total",
+              "Budget",
+              "Capacity"};
   t.numeric = {true, false, true, true, true, true, true, true, true, true, true};
   t.caption = "Memory of one GPU, GiB.";
   const auto gib = [](Bytes b) { return fmt::format("{:.1f}", b.si() / k_gib); };
   for (const auto* c : rows) {
     const auto& m = c->memory.per_gpu;
-    t.rows.push_back({std::to_string(c->rank), gpu_label(*c), gib(m.weights), gib(m.kv_cache),
-                      gib(m.activations), gib(m.gradients), gib(m.optimizer), gib(m.overhead),
-                      gib(m.total()), gib(c->memory.budget), gib(c->memory.capacity)});
+    t.rows.push_back({std::to_string(c->rank),
+                      gpu_label(*c),
+                      gib(m.weights),
+                      gib(m.kv_cache),
+                      gib(m.activations),
+                      gib(m.gradients),
+                      gib(m.optimizer),
+                      gib(m.overhead),
+                      gib(m.total()),
+                      gib(c->memory.budget),
+                      gib(c->memory.capacity)});
   }
   return t;
 }
@@ -528,8 +582,8 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
   page.section("Recommendation", "recommendation");
   if (plan.feasible()) {
     const auto& b = plan.candidates.front();
-    std::string rest = fmt::format("{}; {} per hour, TCO {}", b.verdict,
-                                   money(b.cost.per_hour.si()), money(b.cost.tco.si()));
+    std::string rest = fmt::format(
+        "{}; {} per hour, TCO {}", b.verdict, money(b.cost.per_hour.si()), money(b.cost.tco.si()));
     if (!s.workload.is_training()) {
       rest += fmt::format(" over {} months", s.deployment.horizon_months);
       if (b.cost.usd_per_million_tokens) {
@@ -543,8 +597,10 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
       page.paragraph(b.verdict_reason);
     }
   } else {
-    page.lead("Nothing feasible:", "no GPU configuration meets the spec; the reasons and the "
-                                   "nearest fixes are below.", "bad");
+    page.lead("Nothing feasible:",
+              "no GPU configuration meets the spec; the reasons and the "
+              "nearest fixes are below.",
+              "bad");
   }
   page.list({"Requirements: " + requirements_line(plan), "Targets: " + targets_line(s)});
   {
@@ -566,10 +622,12 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
     page.section("Cost against " + axes.x_name, "trade-off");
     if (!axes.points.empty()) {
       const auto chart = trade_chart(plan, axes);
-      page.figure(chart, fmt::format("{} against {} for every feasible configuration. Lower left "
-                                     "is better; the dashed line joins the configurations no "
-                                     "other beats on both.",
-                                     axes.y_name, axes.x_name));
+      page.figure(chart,
+                  fmt::format("{} against {} for every feasible configuration. Lower left "
+                              "is better; the dashed line joins the configurations no "
+                              "other beats on both.",
+                              axes.y_name,
+                              axes.x_name));
     }
     page.table(candidates_table(plan, axes));
 
@@ -587,8 +645,10 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
       t.numeric = {true, true, true, false};
       for (const auto& m : best.cost.months) {
         const bool grown = best.cost.stops_meeting_targets_month &&
-                            m.month >= *best.cost.stops_meeting_targets_month;
-        t.rows.push_back({std::to_string(m.month), std::to_string(m.replicas), money(m.cost.si()),
+                           m.month >= *best.cost.stops_meeting_targets_month;
+        t.rows.push_back({std::to_string(m.month),
+                          std::to_string(m.replicas),
+                          money(m.cost.si()),
                           grown ? "yes" : "no"});
       }
       page.folded_table(fmt::format("{} months, month by month", best.cost.months.size()), t);
@@ -611,8 +671,10 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
     page.section("Notes and assumptions", "notes");
     page.list(notes);
   }
-  page.paragraph(fmt::format("Catalog {} ({}), objective {}.", plan.catalog_version,
-                             plan.catalog_digest, to_string(plan.objective)),
+  page.paragraph(fmt::format("Catalog {} ({}), objective {}.",
+                             plan.catalog_version,
+                             plan.catalog_digest,
+                             to_string(plan.objective)),
                  "muted");
   out << page.finish();
 }
@@ -622,9 +684,11 @@ void render_plan_svg(const Plan& full_plan, const RenderOptions& o, std::ostream
   if (!plan.feasible()) {
     // Nothing to trade off: the chart says so rather than drawing empty axes.
     svg::Chart chart(780, 80, "rightsize plan: " + plan.spec.name, "Nothing feasible.");
-    chart.text({20, 45}, fmt::format("{}: nothing feasible; {} GPUs rejected (see the plan's "
-                                     "table for the reasons)",
-                                     plan.spec.name, plan.rejected.size()),
+    chart.text({20, 45},
+               fmt::format("{}: nothing feasible; {} GPUs rejected (see the plan's "
+                           "table for the reasons)",
+                           plan.spec.name,
+                           plan.rejected.size()),
                "label-strong");
     out << chart.standalone(html::chart_stylesheet());
     return;

@@ -63,12 +63,23 @@ std::string escape(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
-    default: out += c;
+    case '&':
+      out += "&amp;";
+      break;
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    case '\'':
+      out += "&#39;";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -124,7 +135,8 @@ Scale Scale::log(double lo, double hi, double px_lo, double px_hi) {
   const bool decades_only = hi / lo > 1000;
   std::vector<double> steps;
   for (int e = static_cast<int>(std::floor(std::log10(lo))) - 1;
-       e <= static_cast<int>(std::ceil(std::log10(hi))) + 1; ++e) {
+       e <= static_cast<int>(std::ceil(std::log10(hi))) + 1;
+       ++e) {
     const double power = std::pow(10.0, e);
     steps.push_back(power);
     if (!decades_only) {
@@ -169,12 +181,17 @@ Chart::Chart(double width, double height, std::string_view title, std::string_vi
 
 void Chart::line(Point a, Point b, std::string_view cls, std::string_view tip) {
   m_body += element("line",
-                    fmt::format(R"(x1="{}" y1="{}" x2="{}" y2="{}" class="{}")", coordinate(a.x),
-                                coordinate(a.y), coordinate(b.x), coordinate(b.y), cls),
+                    fmt::format(R"(x1="{}" y1="{}" x2="{}" y2="{}" class="{}")",
+                                coordinate(a.x),
+                                coordinate(a.y),
+                                coordinate(b.x),
+                                coordinate(b.y),
+                                cls),
                     tip);
 }
 
-void Chart::rect(double x, double y, double w, double h, std::string_view cls, std::string_view tip) {
+void Chart::rect(
+    double x, double y, double w, double h, std::string_view cls, std::string_view tip) {
   if (w < 0) {
     x += w;
     w = -w;
@@ -184,15 +201,22 @@ void Chart::rect(double x, double y, double w, double h, std::string_view cls, s
     h = -h;
   }
   m_body += element("rect",
-                    fmt::format(R"(x="{}" y="{}" width="{}" height="{}" class="{}")", coordinate(x),
-                                coordinate(y), coordinate(w), coordinate(h), cls),
+                    fmt::format(R"(x="{}" y="{}" width="{}" height="{}" class="{}")",
+                                coordinate(x),
+                                coordinate(y),
+                                coordinate(w),
+                                coordinate(h),
+                                cls),
                     tip);
 }
 
 void Chart::circle(Point c, double r, std::string_view cls, std::string_view tip) {
   m_body += element("circle",
-                    fmt::format(R"(cx="{}" cy="{}" r="{}" class="{}")", coordinate(c.x),
-                                coordinate(c.y), coordinate(r), cls),
+                    fmt::format(R"(cx="{}" cy="{}" r="{}" class="{}")",
+                                coordinate(c.x),
+                                coordinate(c.y),
+                                coordinate(r),
+                                cls),
                     tip);
 }
 
@@ -204,22 +228,26 @@ void Chart::polyline(const std::vector<Point>& points, std::string_view cls) {
   if (points.size() < 2) {
     return;
   }
-  m_body += element("polyline",
-                    fmt::format(R"(points="{}" class="{}")", points_attribute(points), cls), {});
+  m_body += element(
+      "polyline", fmt::format(R"(points="{}" class="{}")", points_attribute(points), cls), {});
 }
 
 void Chart::polygon(const std::vector<Point>& points, std::string_view cls, std::string_view tip) {
   if (points.size() < 3) {
     return;
   }
-  m_body += element("polygon",
-                    fmt::format(R"(points="{}" class="{}")", points_attribute(points), cls), tip);
+  m_body += element(
+      "polygon", fmt::format(R"(points="{}" class="{}")", points_attribute(points), cls), tip);
 }
 
 void Chart::text(Point at, std::string_view s, std::string_view cls, Anchor anchor) {
   const char* a = anchor == Anchor::middle ? "middle" : anchor == Anchor::end ? "end" : "start";
   m_body += fmt::format(R"(<text x="{}" y="{}" class="{}" text-anchor="{}">{}</text>)",
-                        coordinate(at.x), coordinate(at.y), cls, a, escape(s));
+                        coordinate(at.x),
+                        coordinate(at.y),
+                        cls,
+                        a,
+                        escape(s));
   m_body += '\n';
 }
 
@@ -227,8 +255,8 @@ void Chart::labels(std::vector<Label> labels, const std::vector<Point>& marks, d
   // Greedy, from the top: each label tries its own place, then 13 px steps above and below it
   // in turn, and takes the first whose box overlaps no label placed before it and no mark (a
   // point's square of `mark_radius`); after 8 tries it keeps its own place.
-  std::stable_sort(labels.begin(), labels.end(),
-                   [](const Label& a, const Label& b) { return a.at.y < b.at.y; });
+  std::stable_sort(
+      labels.begin(), labels.end(), [](const Label& a, const Label& b) { return a.at.y < b.at.y; });
   struct Box {
     double x0, x1, y0, y1;
   };
@@ -281,7 +309,9 @@ void Chart::y_axis(const Scale& y, double x_px, double grid_to_px, std::string_v
   const double mid = (y.px_lo() + y.px_hi()) / 2;
   m_body += fmt::format(
       R"svg(<text x="0" y="0" class="axis-label" text-anchor="middle" transform="translate({} {}) rotate(-90)">{}</text>)svg",
-      coordinate(x_px - 48), coordinate(mid), escape(label));
+      coordinate(x_px - 48),
+      coordinate(mid),
+      escape(label));
   m_body += '\n';
 }
 
@@ -298,7 +328,10 @@ void Chart::legend(Point at, const std::vector<std::pair<std::string, std::strin
 std::string Chart::open_tag() const {
   return fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" width="{}" height="{}" role="img" class="chart">)",
-      coordinate(m_width), coordinate(m_height), coordinate(m_width), coordinate(m_height));
+      coordinate(m_width),
+      coordinate(m_height),
+      coordinate(m_width),
+      coordinate(m_height));
 }
 
 std::string Chart::inline_svg() const {
@@ -311,7 +344,8 @@ std::string Chart::standalone(std::string_view stylesheet) const {
          escape(m_title) + "</title>\n<desc>" + escape(m_description) + "</desc>\n<style>\n" +
          std::string(stylesheet) + "</style>\n" +
          fmt::format(R"(<rect x="0" y="0" width="{}" height="{}" class="background"/>)",
-                     coordinate(m_width), coordinate(m_height)) +
+                     coordinate(m_width),
+                     coordinate(m_height)) +
          "\n" + m_body + "</svg>\n";
 }
 

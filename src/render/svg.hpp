@@ -55,7 +55,8 @@ public:
   Chart(double width, double height, std::string_view title, std::string_view description);
 
   void line(Point a, Point b, std::string_view cls, std::string_view tip = {});
-  void rect(double x, double y, double w, double h, std::string_view cls, std::string_view tip = {});
+  void
+  rect(double x, double y, double w, double h, std::string_view cls, std::string_view tip = {});
   void circle(Point c, double r, std::string_view cls, std::string_view tip = {});
   // A diamond (the recommendation's marker) of half-diagonal r.
   void diamond(Point c, double r, std::string_view cls, std::string_view tip = {});
@@ -70,8 +71,8 @@ public:
     std::string text;
     std::string cls;
   };
-  void labels(std::vector<Label> labels, const std::vector<Point>& marks = {},
-              double mark_radius = 0);
+  void
+  labels(std::vector<Label> labels, const std::vector<Point>& marks = {}, double mark_radius = 0);
 
   // Axes along a plot area: ticks, grid lines across it and the axis label.
   void x_axis(const Scale& x, double y_px, double grid_to_px, std::string_view label);

@@ -48,15 +48,15 @@ struct LockedChat {
 
 } // namespace
 
-TEST_CASE("check: an unchanged spec exits 0, and the report still shows the bill",
-          "[check][cli]") {
+TEST_CASE("check: an unchanged spec exits 0, and the report still shows the bill", "[check][cli]") {
   LockedChat c;
   const auto r = run_binary("check " + c.spec);
   CHECK(r.exit_code == 0);
   CHECK_THAT(r.out, Catch::Contains("pass: 1 spec, no sizing change; $1,256/month"));
   CHECK_THAT(r.out, Catch::Contains("2 x L40S-48GB"));
   const auto md = run_binary("check " + c.spec + " --format markdown");
-  CHECK_THAT(md.out, Catch::StartsWith("<!-- rightsize-check -->\n### rightsize :white_check_mark:"));
+  CHECK_THAT(md.out,
+             Catch::StartsWith("<!-- rightsize-check -->\n### rightsize :white_check_mark:"));
   CHECK_THAT(md.out, Catch::Contains("| $1,256 |"));
 }
 
@@ -231,7 +231,8 @@ TEST_CASE("check: every crossed threshold, as numbers", "[check][cli]") {
   const auto& result = report["results"][0];
   std::set<std::string> crossed;
   for (const auto& x : result["crossed"]) {
-    crossed.insert(x["check"].get<std::string>() + ":" + x["text"].get<std::string>().substr(0, 13));
+    crossed.insert(x["check"].get<std::string>() + ":" +
+                   x["text"].get<std::string>().substr(0, 13));
   }
   CHECK(crossed.count("latency:latency: TTFT") == 1);
   CHECK(crossed.count("latency:latency: TPOT") == 1);
@@ -289,8 +290,8 @@ TEST_CASE("check: thresholds from a config file, the command line over it", "[ch
       "usd_per_gpu_hour": 0.903, "as_of": "2026-11-01", "source": "CARSONPO"}]}]})");
   const auto config = c.dir.write(
       "rs.json", R"({"schema_version": 1, "thresholds": {"cost": "2%"}, "fail_on": ["cost"]})");
-  CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --config " + config)
-            .exit_code == 1);
+  CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --config " + config).exit_code ==
+        1);
   CHECK(run_binary("check " + c.spec + " --catalog " + overlay + " --config " + config +
                    " --max-cost-increase 10%")
             .exit_code == 0);
@@ -402,8 +403,8 @@ TEST_CASE("check: the audit's cases", "[check][cli]") {
 // full re-plan gives, on many varied specs (serving, training, MIG, on-prem, infeasible).
 TEST_CASE("check: skipping unchanged specs reports what --replan reports", "[check][cli]") {
   ScratchDir dir;
-  const auto specs = rightsize::bench::generate_specs(
-      60, 11, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
+  const auto specs =
+      rightsize::bench::generate_specs(60, 11, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
   for (const auto& [name, body] : specs) {
     std::ofstream(dir.path() + "/" + name) << body.dump(2);
   }
@@ -417,8 +418,8 @@ TEST_CASE("check: skipping unchanged specs reports what --replan reports", "[che
 TEST_CASE("check: the output is the same whatever --jobs, and the first error in spec order wins",
           "[check][cli]") {
   ScratchDir dir;
-  const auto specs = rightsize::bench::generate_specs(
-      40, 5, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
+  const auto specs =
+      rightsize::bench::generate_specs(40, 5, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
   for (const auto& [name, body] : specs) {
     std::ofstream(dir.path() + "/" + name) << body.dump(2);
   }

@@ -10,9 +10,10 @@ TEST_CASE("cli: --version prints the version", "[cli]") {
   const auto r = run_in_process({"--version"});
   CHECK(r.exit_code == 0);
   // The data versions too (docs/release.md): a pinned CI knows which catalog it checks against.
-  CHECK_THAT(r.out,
-             Catch::Matches("rightsize " RIGHTSIZE_VERSION
-                            R"( \(catalog [0-9]+\.[0-9]+\.[0-9]+, engines [0-9]+\.[0-9]+\.[0-9]+\)\n)"));
+  CHECK_THAT(
+      r.out,
+      Catch::Matches("rightsize " RIGHTSIZE_VERSION
+                     R"( \(catalog [0-9]+\.[0-9]+\.[0-9]+, engines [0-9]+\.[0-9]+\.[0-9]+\)\n)"));
   CHECK(r.err.empty());
   const auto b = run_binary("--version");
   CHECK(b.exit_code == 0);

@@ -7,7 +7,6 @@
 
 #include <rightsize/observe/telemetry.hpp>
 
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   rightsize::fuzz::expect_input_errors_only([&] {
     const auto t = rightsize::parse_nvidia_smi_csv(

@@ -8,7 +8,6 @@
 
 #include <rightsize/observe/prometheus.hpp>
 
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto body = rightsize::fuzz::as_text(data, size);
   rightsize::Telemetry t;

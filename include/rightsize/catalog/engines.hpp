@@ -42,7 +42,7 @@ struct EngineFormatRow {
 };
 
 struct EngineInfo {
-  std::string name;                     // vllm, sglang, tensorrt-llm, transformers (as specs name them)
+  std::string name; // vllm, sglang, tensorrt-llm, transformers (as specs name them)
   std::vector<std::string> generations; // where the engine runs at all
   Provenance runs_on;
   std::vector<EngineFormatRow> weights; // in order of preference

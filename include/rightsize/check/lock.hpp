@@ -99,12 +99,12 @@ void write_lock_file(const LockFile& lock);
 
 // Thresholds per metric, relative (0.1 = 10%), and which checks fail the job (docs/ci.md).
 struct CheckThresholds {
-  double cost = 0.10;          // rise of $/hour or TCO
-  double ttft = 0.20;          // rise
-  double tpot = 0.20;          // rise
-  double time_to_train = 0.20; // rise
-  double throughput = 0.10;    // drop of output tokens/s
-  double gpus = 0.0;           // rise of the GPU count
+  double cost = 0.10;           // rise of $/hour or TCO
+  double ttft = 0.20;           // rise
+  double tpot = 0.20;           // rise
+  double time_to_train = 0.20;  // rise
+  double throughput = 0.10;     // drop of output tokens/s
+  double gpus = 0.0;            // rise of the GPU count
   double memory_headroom = 0.0; // the least share of the memory budget left free
   std::vector<std::string> fail_on{"infeasible", "memory", "cost", "latency", "throughput"};
   [[nodiscard]] bool fails_on(const std::string& what) const;
@@ -167,8 +167,8 @@ struct CheckResult {
   // recommendation" (the locked configuration no longer meets the spec, so the figures are the
   // new recommendation's against the lock's).
   std::string basis;
-  std::optional<LockedConfiguration> locked; // as the lock recorded it
-  std::optional<LockedConfiguration> now;    // the plan's recommendation now
+  std::optional<LockedConfiguration> locked;   // as the lock recorded it
+  std::optional<LockedConfiguration> now;      // the plan's recommendation now
   std::optional<LockedConfiguration> compared; // the "after" of the figures (see basis)
   bool recommendation_changed = false;
   std::string locked_problem; // why the locked configuration no longer meets the spec

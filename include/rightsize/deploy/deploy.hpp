@@ -36,7 +36,7 @@ struct EngineRecipe {
   // max_num_seqs, memory_fraction, kv_cache_dtype, quantization, served_model_name); an empty
   // name: the engine has no such argument.
   std::map<std::string, std::string> args;
-  bool memory_fraction_of_total = true; // false: of the memory free after the weights
+  bool memory_fraction_of_total = true;               // false: of the memory free after the weights
   std::map<std::string, std::string> kv_cache_dtypes; // rightsize dtype -> engine value
   std::map<std::string, std::string> quantizations;   // weight dtype -> engine value
   std::string metric_running;
@@ -63,7 +63,7 @@ struct GpuProduct {
 struct DeployData {
   double storage_read_gb_per_s = 0;
   std::string storage_source;
-  std::map<std::string, EngineRecipe> engines; // vllm, sglang, tensorrt-llm
+  std::map<std::string, EngineRecipe> engines;    // vllm, sglang, tensorrt-llm
   std::map<std::string, GpuProduct> gpu_products; // by catalog GPU name
   std::string mig_resource_prefix;                // nvidia.com/mig-
   std::string dcgm_dram_active;                   // DCGM_FI_PROF_DRAM_ACTIVE
@@ -109,7 +109,7 @@ struct ServingSettings {
   std::string partition; // MIG profile, or empty
   Parallelism layout;
   int gpus_per_replica = 1;
-  int gpus_per_node = 1;  // GPUs one pod requests
+  int gpus_per_node = 1; // GPUs one pod requests
   int nodes_per_replica = 1;
   long long max_model_len = 0;
   // Concurrent sequences one replica holds while its band-edge TTFT and TPOT meet the targets
@@ -119,8 +119,8 @@ struct ServingSettings {
   long long planned_per_replica = 0; // the plan's batch per replica at its replica count
   bool latency_bound = false;        // the capacity is set by TTFT/TPOT targets, not memory
   double memory_fraction = 0;
-  std::string kv_cache_dtype;   // engine value, empty when the engine default is meant
-  std::string quantization;     // engine value, empty: none or a pre-quantized checkpoint
+  std::string kv_cache_dtype; // engine value, empty when the engine default is meant
+  std::string quantization;   // engine value, empty: none or a pre-quantized checkpoint
   // Vision-language models: the most images one request may carry, as the engine takes it
   // ({"image":2}); empty for text-only models.
   std::string limit_mm_per_prompt;
@@ -141,7 +141,7 @@ struct ServingSettings {
 
 struct DeployReport {
   ServingSettings settings;
-  std::vector<Node> objects; // Kubernetes objects in apply order
+  std::vector<Node> objects;      // Kubernetes objects in apply order
   std::vector<std::string> notes; // for a person: caveats the manifests cannot say
 };
 

@@ -87,8 +87,8 @@ struct InferencePerformance {
   [[nodiscard]] double priced_tokens_per_s() const {
     return prefill_only ? prefill_tokens_per_s : output_tokens_per_s;
   }
-  std::string bottleneck;          // memory_bandwidth, compute, interconnect, memory_capacity
-  std::string explanation;         // one sentence for a person
+  std::string bottleneck;  // memory_bandwidth, compute, interconnect, memory_capacity
+  std::string explanation; // one sentence for a person
   TensorPrecision compute_precision = TensorPrecision::bf16;
 };
 

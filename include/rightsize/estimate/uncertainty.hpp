@@ -53,9 +53,8 @@ public:
   [[nodiscard]] Calibration
   calibration(const std::string& family, const std::string& engine, bool training) const;
   // band(...).high_ratio without the basis sentence, for the search.
-  [[nodiscard]] double high_ratio(const std::string& metric,
-                                  const std::string& family,
-                                  const std::string& engine) const;
+  [[nodiscard]] double
+  high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;
 
   double coverage = 0.8;
   double widening = 1.5; // log-space factor for uncalibrated pairs

@@ -28,13 +28,13 @@ struct ParamBreakdown {
   double lm_head = 0;   // output projection; 0 when tied to the embedding
   double attention = 0; // all layers: q/k/v/o projections (MLA: its low-rank projections), biases
   double dense_mlp = 0; // all dense (non-MoE) MLP layers
-  double routed_experts = 0; // all layers, all routed experts
-  double shared_experts = 0; // all layers, always-active shared experts
-  double router = 0;         // MoE gating
-  double norms = 0;          // layer norms, attention sinks and other small vectors
-  double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
-  double vision = 0;         // vision encoder and its projector into the language model
-  double pooler = 0;         // encoders: the pooler's dense layer (BertPooler), 0 without one
+  double routed_experts = 0;  // all layers, all routed experts
+  double shared_experts = 0;  // all layers, always-active shared experts
+  double router = 0;          // MoE gating
+  double norms = 0;           // layer norms, attention sinks and other small vectors
+  double state_space = 0;     // all Mamba mixers: projections, convolution, A, D, dt, inner norms
+  double vision = 0;          // vision encoder and its projector into the language model
+  double pooler = 0;          // encoders: the pooler's dense layer (BertPooler), 0 without one
   double cross_attention = 0; // encoder-decoders: the decoder's attention over the encoder output
   double audio = 0;           // Whisper: the two convolutions over the log-mel spectrogram
 

@@ -34,22 +34,23 @@ struct ObserveOptions {
   // Reason thresholds (fractions): docs/observe.md gives each its reasoning.
   double idle_below = 0.05;            // idle: the work percentile under this
   double low_utilization_below = 0.40; // low_utilization: the work percentile under this
-  double memory_headroom_below = 0.50; // memory_headroom: memory needed under this share of capacity
+  double memory_headroom_below =
+      0.50; // memory_headroom: memory needed under this share of capacity
   double memory_pressure_above = 0.95; // memory_pressure: peak memory over this share
   double saturated_above = 0.90;       // compute_saturated: median work over this
-  double input_wait_above = 0.20;      // input_bound: the GPU waits on the host this share of the trace
-  double interconnect_above = 0.60;    // interconnect_bound: link traffic over this share of its rate
-  double communication_above = 0.30;   // interconnect_bound: NCCL kernels this share of busy time
-  double throttled_above = 0.10;       // throttled: a limiting clock reason this share of samples
-  double min_saving = 0.10;            // over-provisioned: a recommendation saves at least this
+  double input_wait_above = 0.20; // input_bound: the GPU waits on the host this share of the trace
+  double interconnect_above = 0.60;  // interconnect_bound: link traffic over this share of its rate
+  double communication_above = 0.30; // interconnect_bound: NCCL kernels this share of busy time
+  double throttled_above = 0.10;     // throttled: a limiting clock reason this share of samples
+  double min_saving = 0.10;          // over-provisioned: a recommendation saves at least this
   // A recommendation on more GPUs than the workload runs on delivers this share of the added
   // rate per doubling (tensor or data parallelism is not free).
   double scale_out_efficiency = 0.90;
 
   GroupBy group_by = GroupBy::automatic;
-  Deployment pricing;  // provider, price kind, hours per month (cloud prices)
-  int max_gpus = 8;    // per workload, in a recommendation
-  bool mig = true;     // recommend MIG slices
+  Deployment pricing;            // provider, price kind, hours per month (cloud prices)
+  int max_gpus = 8;              // per workload, in a recommendation
+  bool mig = true;               // recommend MIG slices
   std::vector<std::string> gpus; // catalog names to recommend from; empty: all with a price
   // Observed model names (as NVML writes them) mapped to catalog names: --gpu-model NAME=GPU.
   std::map<std::string, std::string> gpu_models;
@@ -76,7 +77,7 @@ struct ObserveReason {
 };
 
 struct ObserveRecommendation {
-  std::string gpu;       // catalog name; empty when the GPUs are freed (idle) or nothing fits
+  std::string gpu; // catalog name; empty when the GPUs are freed (idle) or nothing fits
   int gpus = 0;
   std::string partition; // MIG profile, or empty
   std::optional<double> usd_per_month_now;
@@ -109,25 +110,25 @@ struct TraceSummary {
 struct TimeSlice {
   double start_s = 0; // from the window's start
   double end_s = 0;
-  std::size_t samples = 0; // work samples in the slice
-  Percentiles work;        // fractions: p50, p95, max
+  std::size_t samples = 0;                      // work samples in the slice
+  Percentiles work;                             // fractions: p50, p95, max
   std::optional<Percentiles> memory_used_bytes; // per GPU
 };
 
 struct WorkloadObservation {
-  std::string name;           // namespace/pod, host/gpu0 or host
-  std::string observed_gpu;   // the model name as observed
-  std::string gpu;            // its catalog name
-  std::string partition;      // MIG profile it runs on, or empty
+  std::string name;         // namespace/pod, host/gpu0 or host
+  std::string observed_gpu; // the model name as observed
+  std::string gpu;          // its catalog name
+  std::string partition;    // MIG profile it runs on, or empty
   int gpus = 0;
   std::size_t samples = 0;
   double window_s = 0;
-  std::string work_metric;    // which metric measured work: sm_active, gpu_utilization or trace
+  std::string work_metric; // which metric measured work: sm_active, gpu_utilization or trace
   std::map<Metric, Percentiles> observed;
-  double memory_capacity_bytes = 0;             // per GPU (or slice)
-  std::optional<double> memory_needed_bytes;    // total over the workload's GPUs, buffer included
-  double work_needed_gpus = 0;                  // in current GPUs, buffer included
-  std::string verdict;                          // over-provisioned, under-provisioned, right-sized, idle
+  double memory_capacity_bytes = 0;          // per GPU (or slice)
+  std::optional<double> memory_needed_bytes; // total over the workload's GPUs, buffer included
+  double work_needed_gpus = 0;               // in current GPUs, buffer included
+  std::string verdict; // over-provisioned, under-provisioned, right-sized, idle
   std::vector<ObserveReason> reasons;
   std::optional<ObserveRecommendation> recommendation;
   std::vector<GpuObservation> per_gpu;
@@ -144,8 +145,8 @@ struct ObserveSummary {
   double gpus_observed = 0;
   double gpus_freed = 0;
   double usd_per_month_now = 0;
-  double usd_per_month_saved = 0;  // over-provisioned and idle workloads
-  double usd_per_month_added = 0;  // under-provisioned workloads
+  double usd_per_month_saved = 0; // over-provisioned and idle workloads
+  double usd_per_month_added = 0; // under-provisioned workloads
 };
 
 struct ObserveReport {

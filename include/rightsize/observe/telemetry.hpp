@@ -16,25 +16,28 @@
 namespace rightsize {
 
 enum class Metric : std::uint8_t {
-  gpu_utilization,    // fraction of the sample period a kernel ran (utilization.gpu, DCGM_FI_DEV_GPU_UTIL)
-  memory_utilization, // fraction of it device memory was read or written (utilization.memory, DCGM_FI_DEV_MEM_COPY_UTIL)
+  gpu_utilization,    // fraction of the sample period a kernel ran (utilization.gpu,
+                      // DCGM_FI_DEV_GPU_UTIL)
+  memory_utilization, // fraction of it device memory was read or written (utilization.memory,
+                      // DCGM_FI_DEV_MEM_COPY_UTIL)
   memory_used,        // bytes of framebuffer in use (memory.used, DCGM_FI_DEV_FB_USED)
-  memory_total,       // bytes of framebuffer (memory.total; DCGM: FB_USED + FB_FREE + FB_RESERVED when present)
-  power,              // watts drawn (power.draw, DCGM_FI_DEV_POWER_USAGE)
-  power_limit,        // watts (power.limit, DCGM_FI_DEV_POWER_MGMT_LIMIT)
-  sm_clock,           // hertz (clocks.sm / clocks.current.sm, DCGM_FI_DEV_SM_CLOCK)
-  sm_clock_max,       // hertz (clocks.max.sm)
-  temperature,        // degrees Celsius (temperature.gpu, DCGM_FI_DEV_GPU_TEMP)
-  sm_active,          // fraction (DCGM_FI_PROF_SM_ACTIVE)
-  sm_occupancy,       // fraction (DCGM_FI_PROF_SM_OCCUPANCY)
-  tensor_active,      // fraction (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE)
-  dram_active,        // fraction (DCGM_FI_PROF_DRAM_ACTIVE)
-  pcie_tx,            // bytes per second (DCGM_FI_PROF_PCIE_TX_BYTES)
-  pcie_rx,            // bytes per second (DCGM_FI_PROF_PCIE_RX_BYTES)
-  nvlink_tx,          // bytes per second (DCGM_FI_PROF_NVLINK_TX_BYTES)
-  nvlink_rx,          // bytes per second (DCGM_FI_PROF_NVLINK_RX_BYTES)
-  throttled,          // 1 when a performance-limiting clock reason was active (power, thermal,
-                      // hardware slowdown), else 0; idle and application-clock reasons are not
+  memory_total,  // bytes of framebuffer (memory.total; DCGM: FB_USED + FB_FREE + FB_RESERVED when
+                 // present)
+  power,         // watts drawn (power.draw, DCGM_FI_DEV_POWER_USAGE)
+  power_limit,   // watts (power.limit, DCGM_FI_DEV_POWER_MGMT_LIMIT)
+  sm_clock,      // hertz (clocks.sm / clocks.current.sm, DCGM_FI_DEV_SM_CLOCK)
+  sm_clock_max,  // hertz (clocks.max.sm)
+  temperature,   // degrees Celsius (temperature.gpu, DCGM_FI_DEV_GPU_TEMP)
+  sm_active,     // fraction (DCGM_FI_PROF_SM_ACTIVE)
+  sm_occupancy,  // fraction (DCGM_FI_PROF_SM_OCCUPANCY)
+  tensor_active, // fraction (DCGM_FI_PROF_PIPE_TENSOR_ACTIVE)
+  dram_active,   // fraction (DCGM_FI_PROF_DRAM_ACTIVE)
+  pcie_tx,       // bytes per second (DCGM_FI_PROF_PCIE_TX_BYTES)
+  pcie_rx,       // bytes per second (DCGM_FI_PROF_PCIE_RX_BYTES)
+  nvlink_tx,     // bytes per second (DCGM_FI_PROF_NVLINK_TX_BYTES)
+  nvlink_rx,     // bytes per second (DCGM_FI_PROF_NVLINK_RX_BYTES)
+  throttled,     // 1 when a performance-limiting clock reason was active (power, thermal,
+                 // hardware slowdown), else 0; idle and application-clock reasons are not
   count
 };
 inline constexpr std::size_t k_metric_count = static_cast<std::size_t>(Metric::count);
@@ -109,14 +112,16 @@ inline constexpr std::size_t k_max_telemetry_file_bytes = std::size_t{4} * 1024 
 // columns are unknown). `host` names the GPUs' host (the CLI passes the file's stem). Timestamps
 // (local time, no zone) are read as UTC; without a timestamp column, the k-th row of a GPU is at
 // k * `interval_s`.
-Telemetry parse_nvidia_smi_csv(std::string_view text, const std::string& source,
-                               const std::string& host, double interval_s = 1.0);
+Telemetry parse_nvidia_smi_csv(std::string_view text,
+                               const std::string& source,
+                               const std::string& host,
+                               double interval_s = 1.0);
 
 // dcgm-exporter scrapes in the Prometheus text exposition format, one or many concatenated.
 // Samples without a timestamp take the time of their scrape: the n-th scrape (counted from 0;
 // a scrape starts where a # HELP or # TYPE line repeats, or where a series is seen again) is at
 // n * `scrape_interval_s`. One GpuSeries per GPU, MIG instance and pod.
-Telemetry parse_dcgm_text(std::string_view text, const std::string& source,
-                          double scrape_interval_s);
+Telemetry
+parse_dcgm_text(std::string_view text, const std::string& source, double scrape_interval_s);
 
 } // namespace rightsize

@@ -53,13 +53,13 @@ struct MonthCost {
 };
 
 struct CostBreakdown {
-  UsdPerHour per_hour;                                 // the whole deployment at the start
+  UsdPerHour per_hour; // the whole deployment at the start
   // $ per million tokens of the workload's unit at the planned load: output tokens (generation),
   // tokens embedded (embedding), trained tokens (training).
   std::optional<double> usd_per_million_tokens;
   std::optional<double>
       usd_per_million_at_full_load; // the same, every replica at its largest batch
-  Usd tco;                                             // over the horizon (training: the whole run)
+  Usd tco;                          // over the horizon (training: the whole run)
   std::vector<MonthCost> months;
   std::optional<int> stops_meeting_targets_month; // when growth outruns the recommended size
   std::string price_label; // "$2.95/h Nebius on_demand (retrieved ..., undated)"
@@ -105,7 +105,7 @@ struct Candidate {
   std::string precision_note; // set when an allowed precision changed the answer
   // What its GPU family's (and engine's) efficiencies were fitted on; unset without bands.
   std::optional<Calibration> calibration;
-  double score = 0;           // the objective's value, lower is better
+  double score = 0; // the objective's value, lower is better
   [[nodiscard]] int gpus_per_replica() const { return layout.tp * layout.pp * layout.dp; }
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }
 };

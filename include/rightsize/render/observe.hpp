@@ -22,7 +22,8 @@ void render_observe_svg(const ObserveReport& report, std::ostream& out);
 
 // --watch: one line per workload whose verdict or recommendation differs from `before`'s, and per
 // workload that appeared or went; nothing when nothing changed.
-void render_observe_changes(const ObserveReport& before, const ObserveReport& after,
+void render_observe_changes(const ObserveReport& before,
+                            const ObserveReport& after,
                             std::ostream& out);
 
 } // namespace rightsize

@@ -85,7 +85,8 @@ TEST_CASE("engines: every engine a spec can name has its entry, under the spec's
   // engines.json once spelled tensorrt_llm while specs say tensorrt-llm: every TensorRT-LLM spec
   // was rejected on every GPU as an unknown engine.
   const auto names = bundled().engine_names();
-  for (const Engine e : {Engine::vllm, Engine::sglang, Engine::tensorrt_llm, Engine::transformers}) {
+  for (const Engine e :
+       {Engine::vllm, Engine::sglang, Engine::tensorrt_llm, Engine::transformers}) {
     CAPTURE(to_string(e));
     CHECK(std::find(names.begin(), names.end(), std::string(to_string(e))) != names.end());
   }

@@ -63,12 +63,12 @@ TEST_CASE("bisect: the fast crossing equals the plain bisection bit for bit on t
   int fast_calls = 0;
   for (int i = 0; i < 20000; ++i) {
     const double c = std::floor(log_uniform(rng, 1.0, 4096.0));
-    const InFlight f{log_uniform(rng, 1e-4, 30.0),  // prefill, s
-                     log_uniform(rng, 1e-3, 2.0),   // decode step, s
-                     log_uniform(rng, 1e-4, 0.5),   // per-request overhead, s
-                     unit(rng) * 0.5,               // wave factor
+    const InFlight f{log_uniform(rng, 1e-4, 30.0), // prefill, s
+                     log_uniform(rng, 1e-3, 2.0),  // decode step, s
+                     log_uniform(rng, 1e-4, 0.5),  // per-request overhead, s
+                     unit(rng) * 0.5,              // wave factor
                      c,
-                     unit(rng),                     // prefill interference
+                     unit(rng), // prefill interference
                      std::floor(log_uniform(rng, 1.0, 20000.0))};
     const double hi = 0.98 / f.prefill;
     const InFlight plain_f = f;

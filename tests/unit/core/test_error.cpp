@@ -47,7 +47,8 @@ TEST_CASE("error: unreadable files are one-line input errors", "[error][json]") 
   REQUIRE_THROWS_WITH(detail::load_json_file("/nonexistent/spec.json"),
                       "/nonexistent/spec.json: cannot read file: no such file or directory");
   REQUIRE_THROWS_WITH(detail::load_json_file(RIGHTSIZE_TESTS_DIR),
-                      std::string(RIGHTSIZE_TESTS_DIR) + ": is a directory, expected a regular file");
+                      std::string(RIGHTSIZE_TESTS_DIR) +
+                          ": is a directory, expected a regular file");
 }
 
 TEST_CASE("error: FieldReader names the file, pointer, expectation and value", "[error][json]") {

@@ -12,11 +12,11 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
-#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <yaml-cpp/yaml.h>
 
 using namespace rightsize;
 using rightsize::test::catalog;
@@ -84,8 +84,7 @@ std::vector<std::string> yaml_strings(const YAML::Node& seq) {
 
 } // namespace
 
-TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresholds",
-          "[deploy]") {
+TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresholds", "[deploy]") {
   const Spec spec = load_spec(example("deploy/chat-8b-keda.json"));
   const Plan plan = plan_of(spec);
   REQUIRE(plan.feasible());
@@ -110,7 +109,8 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   // The plan serves fp8 weights and KV cache from a bf16 checkpoint: quantized on load.
   CHECK(to_string(c.spec.precision.weights) == "fp8");
   CHECK(flag_value(cmd, "--kv-cache-dtype") == "fp8");
-  CHECK(flag_value(cmd, "--quantization") == deploy_data().engines.at("vllm").quantizations.at("fp8"));
+  CHECK(flag_value(cmd, "--quantization") ==
+        deploy_data().engines.at("vllm").quantizations.at("fp8"));
   // Strings stay strings: a YAML reader must not turn "0.90" or "8000" into numbers.
   CHECK(flag_value(cmd, "--gpu-memory-utilization") == "0.90");
   for (const auto& word : container["command"]) {
@@ -267,8 +267,8 @@ TEST_CASE("deploy: the HPA's target is the predicted DRAM activity at the capaci
   const Plan plan = plan_of(spec);
   const Candidate& c = plan.candidates.front();
   const DeployReport r = deploy(plan, Autoscaler::hpa);
-  const MemoryEstimate m = estimate_memory(
-      c.spec, *c.gpu, c.layout, constants(), r.settings.capacity_per_replica);
+  const MemoryEstimate m =
+      estimate_memory(c.spec, *c.gpu, c.layout, constants(), r.settings.capacity_per_replica);
   const InferencePerformance p =
       estimate_inference(c.spec, *c.gpu, c.layout, m, efficiency(), constants());
   const double expected = p.decode_bytes.si() / c.layout.pp /
@@ -298,8 +298,8 @@ TEST_CASE("deploy: a MIG slice is requested by its profile", "[deploy]") {
   CHECK(r.objects.size() == 3); // no autoscaler
   CHECK(yaml_object(as_yaml(r), "Deployment")["spec"]["replicas"].as<int>() == c.replicas);
   const auto docs = as_yaml(r);
-  const YAML::Node limits =
-      yaml_object(docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"];
+  const YAML::Node limits = yaml_object(
+      docs, "Deployment")["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"];
   CHECK(limits["nvidia.com/mig-" + c.partition].as<int>() == 1);
   CHECK(!limits["nvidia.com/gpu"]);
 }
@@ -317,8 +317,7 @@ TEST_CASE("deploy: refusals are input errors that say what to do", "[deploy]") {
   SECTION("the transformers engine has no serving recipe") {
     Spec spec = load_spec(example("llama-3.1-8b-chat.json"));
     spec.workload.inference.engine = Engine::transformers;
-    CHECK_THROWS_WITH(deploy(plan_of(spec), Autoscaler::hpa),
-                      Catch::Contains("no serving recipe"));
+    CHECK_THROWS_WITH(deploy(plan_of(spec), Autoscaler::hpa), Catch::Contains("no serving recipe"));
   }
   SECTION("KEDA on an engine without a queue metric") {
     Spec spec = load_spec(example("llama-3.1-8b-chat.json"));
@@ -344,8 +343,7 @@ TEST_CASE("deploy: data/deploy.json covers the catalog and is read strictly", "[
   for (const char* e : {"vllm", "sglang", "tensorrt-llm"}) {
     CHECK(deploy_data().engines.count(e) == 1);
   }
-  nlohmann::json j =
-      detail::load_json_file(std::string(RIGHTSIZE_DATA_DIR) + "/deploy.json");
+  nlohmann::json j = detail::load_json_file(std::string(RIGHTSIZE_DATA_DIR) + "/deploy.json");
   j["engines"]["vllm"]["args"]["tensor_paralel"] = "--tp";
   CHECK_THROWS_WITH(parse_deploy_data(j, "deploy.json"),
                     Catch::Contains("deploy.json:/engines/vllm/args") &&
@@ -356,8 +354,7 @@ TEST_CASE("deploy: data/deploy.json covers the catalog and is read strictly", "[
                     Catch::Contains("deploy.json:/storage/read_gb_per_s"));
 }
 
-TEST_CASE("deploy: AMD and Grace GPUs need an image of their own, AMD no DCGM metric",
-          "[deploy]") {
+TEST_CASE("deploy: AMD and Grace GPUs need an image of their own, AMD no DCGM metric", "[deploy]") {
   // examples/mixtral-8x7b.json held to AMD GPUs (constraints.vendors).
   const Plan plan =
       plan_of(load_spec(std::string(RIGHTSIZE_TESTS_DIR) + "/data/deploy/mixtral-amd.json"));

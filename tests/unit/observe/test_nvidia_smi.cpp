@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-
 #include <array>
 #include <string>
 #include <vector>
@@ -22,7 +21,8 @@ std::string fixture(const char* name) {
 // The note a log without a timestamp column gets ("gpu.csv: no timestamp column: ...") is
 // checked once, in its own test; the other tests look at the warnings beside it.
 Telemetry without_timestamp_note(Telemetry t) {
-  t.warnings.erase(std::remove_if(t.warnings.begin(), t.warnings.end(),
+  t.warnings.erase(std::remove_if(t.warnings.begin(),
+                                  t.warnings.end(),
                                   [](const std::string& w) {
                                     return w.find(": no timestamp column: ") != std::string::npos;
                                   }),
@@ -89,9 +89,8 @@ TEST_CASE("nvidia_smi: an 8-GPU H100 node logged with units", "[nvidia_smi]") {
 }
 
 TEST_CASE("nvidia_smi: a nounits log without timestamps is timed by the interval", "[nvidia_smi]") {
-  const Telemetry t =
-      without_timestamp_note(parse_nvidia_smi_csv(fixture("nvidia-smi-a100-nounits.csv"),
-                                                  "a100.csv", "a100", 5.0));
+  const Telemetry t = without_timestamp_note(
+      parse_nvidia_smi_csv(fixture("nvidia-smi-a100-nounits.csv"), "a100.csv", "a100", 5.0));
   REQUIRE(t.gpus.size() == 2);
   CHECK(t.gpus[1].id.uuid == "GPU-55274b56-9033-f166-7723-77088b0ff94d");
   CHECK(times(t, 0, Metric::gpu_utilization) == std::vector<double>{0, 5, 10, 15});
@@ -319,9 +318,10 @@ TEST_CASE("nvidia_smi: repeated headers, CRLF and blank lines", "[nvidia_smi]") 
 }
 
 TEST_CASE("nvidia_smi: a log without timestamps says which interval it assumed", "[nvidia_smi]") {
-  const Telemetry t = parse_nvidia_smi_csv("index, utilization.gpu [%]\n0, 10 %\n0, 20 %\n",
-                                           "gpu.csv", "node1", 60);
-  CHECK(t.warnings == std::vector<std::string>{"gpu.csv: no timestamp column: a GPU's rows are "
-                                               "taken as 60 s apart (--interval; nvidia-smi's -l N)"});
+  const Telemetry t = parse_nvidia_smi_csv(
+      "index, utilization.gpu [%]\n0, 10 %\n0, 20 %\n", "gpu.csv", "node1", 60);
+  CHECK(t.warnings ==
+        std::vector<std::string>{"gpu.csv: no timestamp column: a GPU's rows are "
+                                 "taken as 60 s apart (--interval; nvidia-smi's -l N)"});
   CHECK(times(t, 0, Metric::gpu_utilization) == std::vector<double>{0, 60});
 }

@@ -22,8 +22,13 @@ const DeployData& deploy_data() {
 
 // One GPU sampled every 30 s: utilization from `work(i)`, memory used from `memory(i)` (bytes).
 template <typename Work, typename Memory>
-GpuSeries gpu(const std::string& host, const std::string& index, const std::string& model,
-              std::size_t n, Work work, Memory memory, double total_gib = 80) {
+GpuSeries gpu(const std::string& host,
+              const std::string& index,
+              const std::string& model,
+              std::size_t n,
+              Work work,
+              Memory memory,
+              double total_gib = 80) {
   GpuSeries g;
   g.id.host = host;
   g.id.index = index;
@@ -100,7 +105,11 @@ TEST_CASE("observe: a lightly used H100 is over-provisioned; the cheapest cover 
           "[observe]") {
   // Utilization 0, 0.002, ..., 0.2 (101 samples): p95 = 0.19. Memory 10 GiB of 80.
   const auto t = one(gpu(
-      "node1", "0", h100, 101, [](std::size_t i) { return 0.002 * static_cast<double>(i); },
+      "node1",
+      "0",
+      h100,
+      101,
+      [](std::size_t i) { return 0.002 * static_cast<double>(i); },
       [](std::size_t) { return 10 * k_gib; }));
   const auto report = run(t);
   REQUIRE(report.workloads.size() == 1);
@@ -145,7 +154,11 @@ TEST_CASE("observe: a lightly used H100 is over-provisioned; the cheapest cover 
 
 TEST_CASE("observe: a GPU that does nothing is idle and freed", "[observe]") {
   const auto t = one(gpu(
-      "node1", "3", h100, 50, [](std::size_t) { return 0.01; },
+      "node1",
+      "3",
+      h100,
+      50,
+      [](std::size_t) { return 0.01; },
       [](std::size_t) { return 70 * k_gib; }));
   const auto report = run(t);
   const auto& w = report.workloads[0];
@@ -161,7 +174,11 @@ TEST_CASE("observe: memory pressure is under-provisioned; the cover keeps NVLink
   // 4 x L40S would cover it for $2,511/month but splits one GPU's memory over PCIe; H100 NVL
   // (94 GB) is just short: an H200 (141 GB), $3.50/h.
   const auto t = one(gpu(
-      "node1", "0", h100, 20, [](std::size_t) { return 0.5; },
+      "node1",
+      "0",
+      h100,
+      20,
+      [](std::size_t) { return 0.5; },
       [](std::size_t) { return 79 * k_gib; }));
   const auto report = run(t);
   const auto& w = report.workloads[0];
@@ -178,7 +195,11 @@ TEST_CASE("observe: a saturated GPU is under-provisioned", "[observe]") {
   // H100 or H200. 2 x H100 PCIe ($4.78/h) deliver 2 x 0.9 (scale-out) x 2,000 = 3,600 GB/s, too
   // little; a B200 (2,250 TFLOP/s, 7,700 GB/s, $5.50/h) is cheaper than 2 x H100 SXM ($5.90/h).
   const auto t = one(gpu(
-      "node1", "0", h100, 20, [](std::size_t) { return 0.95; },
+      "node1",
+      "0",
+      h100,
+      20,
+      [](std::size_t) { return 0.95; },
       [](std::size_t) { return 40 * k_gib; }));
   const auto report = run(t);
   const auto& w = report.workloads[0];
@@ -201,7 +222,11 @@ TEST_CASE("observe: busy enough and nothing cheaper is right-sized", "[observe]"
   // Work 70%: 0.7 x 1.2 = 0.84 of an H100; nothing cheaper than $2.95/h covers 831 TFLOP/s and
   // 2,814 GB/s in 48 GiB.
   const auto t = one(gpu(
-      "node1", "0", h100, 20, [](std::size_t) { return 0.7; },
+      "node1",
+      "0",
+      h100,
+      20,
+      [](std::size_t) { return 0.7; },
       [](std::size_t) { return 40 * k_gib; }));
   const auto report = run(t);
   const auto& w = report.workloads[0];
@@ -213,11 +238,15 @@ TEST_CASE("observe: busy enough and nothing cheaper is right-sized", "[observe]"
 
 TEST_CASE("observe: throttling, NVLink traffic and input waits are reasons", "[observe]") {
   auto g = gpu(
-      "node1", "0", h100, 10, [](std::size_t) { return 0.7; },
+      "node1",
+      "0",
+      h100,
+      10,
+      [](std::size_t) { return 0.7; },
       [](std::size_t) { return 40 * k_gib; });
   for (std::size_t i = 0; i < 10; ++i) {
     g[Metric::throttled].add(1.7e9 + 30.0 * static_cast<double>(i), i < 3 ? 1 : 0); // 30%
-    g[Metric::nvlink_tx].add(1.7e9 + 30.0 * static_cast<double>(i), 400e9); // of 450 GB/s
+    g[Metric::nvlink_tx].add(1.7e9 + 30.0 * static_cast<double>(i), 400e9);         // of 450 GB/s
   }
   const auto plain = run(one(g));
   const auto& w = plain.workloads[0];
@@ -245,7 +274,11 @@ TEST_CASE("observe: PCIe input traffic and NCCL-heavy traces are reasons too", "
   // H100 SXM's host link: PCIe 5 x16, 64 GB/s per direction (data/gpus.json). 50 GB/s of
   // host-to-GPU traffic is 78% (>= 60%) while the GPU works 20% (< 40%): input_bound.
   auto g = gpu(
-      "node1", "0", h100, 10, [](std::size_t) { return 0.2; },
+      "node1",
+      "0",
+      h100,
+      10,
+      [](std::size_t) { return 0.2; },
       [](std::size_t) { return 20 * k_gib; });
   for (std::size_t i = 0; i < 10; ++i) {
     g[Metric::pcie_rx].add(1.7e9 + 30.0 * static_cast<double>(i), 50e9);
@@ -297,15 +330,18 @@ TEST_CASE("observe: pods group their GPUs; hosts and GPUs group on request", "[o
   Telemetry t;
   for (const auto* index : {"0", "1"}) {
     auto g = gpu(
-        "node1", index, h100, 10, [](std::size_t) { return 0.6; },
+        "node1",
+        index,
+        h100,
+        10,
+        [](std::size_t) { return 0.6; },
         [](std::size_t) { return 30 * k_gib; });
     g.id.namespace_name = "serving";
     g.id.pod = "llama-0";
     t.gpus.push_back(std::move(g));
   }
   t.gpus.push_back(gpu(
-      "node1", "2", h100, 10, [](std::size_t) { return 0.0; },
-      [](std::size_t) { return 0.0; }));
+      "node1", "2", h100, 10, [](std::size_t) { return 0.0; }, [](std::size_t) { return 0.0; }));
   const auto report = run(t);
   REQUIRE(report.workloads.size() == 2);
   CHECK(report.workloads[0].name == "serving/llama-0");
@@ -322,7 +358,11 @@ TEST_CASE("observe: pods group their GPUs; hosts and GPUs group on request", "[o
 
 TEST_CASE("observe: the same GPU from two inputs is one GPU", "[observe]") {
   auto first = gpu(
-      "node1", "0", h100, 10, [](std::size_t) { return 0.5; },
+      "node1",
+      "0",
+      h100,
+      10,
+      [](std::size_t) { return 0.5; },
       [](std::size_t) { return 30 * k_gib; });
   auto second = first;
   for (auto& samples : second.metrics) {
@@ -343,7 +383,11 @@ TEST_CASE("observe: the same GPU from two inputs is one GPU", "[observe]") {
 TEST_CASE("observe: an unknown GPU is skipped with a warning, and alone it is an error",
           "[observe]") {
   Telemetry t = one(gpu(
-      "node1", "0", "Quadro RTX 8000", 5, [](std::size_t) { return 0.5; },
+      "node1",
+      "0",
+      "Quadro RTX 8000",
+      5,
+      [](std::size_t) { return 0.5; },
       [](std::size_t) { return k_gib; }));
   CHECK_THROWS_WITH(run(t), Catch::Contains("GPU \"Quadro RTX 8000\" is not in the catalog"));
   t.gpus.push_back(gpu(
@@ -351,14 +395,20 @@ TEST_CASE("observe: an unknown GPU is skipped with a warning, and alone it is an
   const auto report = run(t);
   CHECK(report.workloads.size() == 1);
   REQUIRE(report.warnings.size() == 2); // and: 5 samples are a snapshot
-  CHECK_THAT(report.warnings[0], Catch::StartsWith("test.csv: node1/gpu0: GPU \"Quadro RTX 8000\""));
+  CHECK_THAT(report.warnings[0],
+             Catch::StartsWith("test.csv: node1/gpu0: GPU \"Quadro RTX 8000\""));
   CHECK_THAT(report.warnings[1], Catch::Contains("only 5 samples per GPU"));
 }
 
 TEST_CASE("observe: a MIG instance is costed as its slice", "[observe]") {
   auto g = gpu(
-      "node1", "0", h100, 10, [](std::size_t) { return 0.9; },
-      [](std::size_t) { return 18 * k_gib; }, 20);
+      "node1",
+      "0",
+      h100,
+      10,
+      [](std::size_t) { return 0.9; },
+      [](std::size_t) { return 18 * k_gib; },
+      20);
   g.id.mig_profile = "2g.20gb";
   const auto report = run(one(g));
   const auto& w = report.workloads[0];
@@ -371,7 +421,11 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
   SECTION("a GPU busy one hour a day is not idle: its p95 is 0 but its max is 100%") {
     // 2,880 samples a day, 120 of them (an hour) at 100%: p95 = 0.
     const auto t = one(gpu(
-        "node1", "0", h100, 2880, [](std::size_t i) { return i >= 240 && i < 360 ? 1.0 : 0.0; },
+        "node1",
+        "0",
+        h100,
+        2880,
+        [](std::size_t i) { return i >= 240 && i < 360 ? 1.0 : 0.0; },
         [](std::size_t) { return 60 * k_gib; }));
     const auto report = run(t);
     const auto& w = report.workloads[0];
@@ -387,7 +441,11 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
     for (int i = 0; i < 4; ++i) {
       const double level = levels[i];
       t.gpus.push_back(gpu(
-          "node1", std::to_string(i), h100, 100, [level](std::size_t) { return level; },
+          "node1",
+          std::to_string(i),
+          h100,
+          100,
+          [level](std::size_t) { return level; },
           [](std::size_t) { return 30 * k_gib; }));
     }
     ObserveOptions o;
@@ -398,7 +456,11 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
   }
   SECTION("under-provisioned with no buffer still recommends more than it has") {
     const auto t = one(gpu(
-        "node1", "0", h100, 20, [](std::size_t) { return 0.95; },
+        "node1",
+        "0",
+        h100,
+        20,
+        [](std::size_t) { return 0.95; },
         [](std::size_t) { return 40 * k_gib; }));
     ObserveOptions o;
     o.buffer = 0;
@@ -410,7 +472,11 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
   }
   SECTION("a GPU without utilization samples is skipped, the others judged") {
     Telemetry t = one(gpu(
-        "node1", "0", h100, 20, [](std::size_t) { return 0.5; },
+        "node1",
+        "0",
+        h100,
+        20,
+        [](std::size_t) { return 0.5; },
         [](std::size_t) { return 10 * k_gib; }));
     GpuSeries blind;
     blind.id.host = "node1";
@@ -436,8 +502,13 @@ TEST_CASE("observe: the timeline cuts the window into equal slices of pooled per
   // window and belongs to the last slice).
   ObserveOptions o;
   o.timeline_slices = 4;
-  const auto report = run(one(gpu("node", "0", h100, 101, [](std::size_t i) { return static_cast<double>(i) / 100.0; },
-                                  [](std::size_t i) { return (i < 50 ? 10 : 20) * k_gib; })),
+  const auto report = run(one(gpu(
+                              "node",
+                              "0",
+                              h100,
+                              101,
+                              [](std::size_t i) { return static_cast<double>(i) / 100.0; },
+                              [](std::size_t i) { return (i < 50 ? 10 : 20) * k_gib; })),
                           o);
   const auto& t = report.workloads.at(0).timeline;
   REQUIRE(t.size() == 4);
@@ -457,8 +528,13 @@ TEST_CASE("observe: the timeline cuts the window into equal slices of pooled per
   CHECK(t[3].work.max == Approx(1.0));
 
   // Slices without a sample are left out, not drawn as zero.
-  Telemetry gap = one(gpu("node", "0", h100, 1, [](std::size_t) { return 0.5; },
-                          [](std::size_t) { return 10 * k_gib; }));
+  Telemetry gap = one(gpu(
+      "node",
+      "0",
+      h100,
+      1,
+      [](std::size_t) { return 0.5; },
+      [](std::size_t) { return 10 * k_gib; }));
   gap.gpus[0][Metric::gpu_utilization].add(1.7e9 + 3000, 0.9);
   const auto gapped = run(gap, o);
   REQUIRE(gapped.workloads.at(0).timeline.size() == 2);

@@ -8,9 +8,9 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
 using namespace rightsize;
 using rightsize::test::catalog;

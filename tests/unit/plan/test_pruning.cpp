@@ -75,8 +75,8 @@ TEST_CASE("pruning: every bundled example plans the same pruned and exhaustive",
 }
 
 TEST_CASE("pruning: 200 generated specs plan the same pruned and exhaustive", "[plan][pruning]") {
-  const auto generated = rightsize::bench::generate_specs(
-      200, 17, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
+  const auto generated =
+      rightsize::bench::generate_specs(200, 17, std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs");
   REQUIRE(generated.size() == 200);
   int serving = 0;
   int feasible = 0;
