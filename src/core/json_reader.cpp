@@ -11,31 +11,6 @@
 
 namespace rightsize::detail {
 
-namespace {
-
-constexpr double k_max_exact_integer = 9007199254740992.0; // 2^53
-constexpr std::size_t k_max_json_depth = 256;
-
-std::string describe_type(const nlohmann::json& v) {
-  if (v.is_number()) {
-    return "a number";
-  }
-  if (v.is_string()) {
-    return "a string";
-  }
-  if (v.is_boolean()) {
-    return "a boolean";
-  }
-  if (v.is_null()) {
-    return "null";
-  }
-  if (v.is_array()) {
-    return "an array";
-  }
-  return "an object";
-}
-
-// Where the first byte that is not valid UTF-8 sits, or npos.
 std::size_t find_invalid_utf8(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
@@ -66,6 +41,30 @@ std::size_t find_invalid_utf8(std::string_view s) {
     i += extra + 1;
   }
   return std::string_view::npos;
+}
+
+namespace {
+
+constexpr double k_max_exact_integer = 9007199254740992.0; // 2^53
+constexpr std::size_t k_max_json_depth = 256;
+
+std::string describe_type(const nlohmann::json& v) {
+  if (v.is_number()) {
+    return "a number";
+  }
+  if (v.is_string()) {
+    return "a string";
+  }
+  if (v.is_boolean()) {
+    return "a boolean";
+  }
+  if (v.is_null()) {
+    return "null";
+  }
+  if (v.is_array()) {
+    return "an array";
+  }
+  return "an object";
 }
 
 // nlohmann's messages start with "[json.exception.parse_error.101] parse error at line 1,

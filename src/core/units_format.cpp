@@ -48,7 +48,9 @@ constexpr std::array<Prefix, 5> k_decimal{{{1.0, ""},
                                            {units::k_tera, "T"},
                                            {units::k_peta, "P"}}};
 
-std::string with_thousands(double v) {
+} // namespace
+
+std::string format_count(double v) {
   const auto whole = static_cast<long long>(std::llround(std::fabs(v)));
   std::string digits = std::to_string(whole);
   std::string out;
@@ -62,8 +64,6 @@ std::string with_thousands(double v) {
   }
   return (v < 0 ? "-" : "") + out;
 }
-
-} // namespace
 
 std::string format_bytes(Bytes b) {
   return scaled(b.si(), k_binary, "B");
@@ -105,7 +105,7 @@ std::string format_seconds(Seconds s) {
 std::string format_usd(Usd c) {
   const double v = c.si();
   if (std::fabs(v) >= 1000.0) {
-    return "$" + with_thousands(v);
+    return "$" + format_count(v);
   }
   if (std::fabs(v) >= 1.0 || v == 0.0) {
     return fmt::format("${:.2f}", v);

@@ -39,6 +39,9 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& source)
 // "1:5" style position of a byte offset in text.
 std::pair<std::size_t, std::size_t> line_and_column(std::string_view text, std::size_t byte);
 
+// Where the first byte that is not valid UTF-8 (or is NUL) sits in `s`, or npos.
+std::size_t find_invalid_utf8(std::string_view s);
+
 // An inclusive range check for numbers; min_exclusive makes the lower bound strict.
 struct Range {
   double min;

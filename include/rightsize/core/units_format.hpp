@@ -19,6 +19,7 @@ std::string format_seconds(Seconds s);            // "12.3 ms", "4.5 s", "3.2 h"
 std::string format_usd(Usd c);                    // "$1,234", "$0.42"
 std::string format_usd_per_hour(UsdPerHour p);    // "$2.49/h"
 std::string format_watts(Watts p);                // "700 W"
+std::string format_count(double v);               // "27,911" (rounded to a whole number)
 
 } // namespace rightsize
 
