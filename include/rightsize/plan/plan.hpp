@@ -9,6 +9,7 @@
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
+#include <rightsize/plan/published.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <memory>
@@ -44,6 +45,10 @@ struct PlanOptions {
   // lower bound; the plan is the same either way). false: evaluate every layout, for the test
   // that proves the two identical.
   bool prune = true;
+  // Published measurements (data/published), their results loaded when the spec's model is one
+  // of theirs: each serving candidate gets the nearest published run of its configuration,
+  // re-predicted (Candidate::published). Null: none. Must outlive make_plan.
+  const PublishedData* published = nullptr;
 };
 
 struct MonthCost {
@@ -105,6 +110,9 @@ struct Candidate {
   std::string precision_note; // set when an allowed precision changed the answer
   // What its GPU family's (and engine's) efficiencies were fitted on; unset without bands.
   std::optional<Calibration> calibration;
+  // The published run nearest this configuration and rightsize's prediction of that run
+  // (nearest_published, docs/published.md); none when nothing published is near.
+  std::optional<PublishedPrediction> published;
   double score = 0; // the objective's value, lower is better
   [[nodiscard]] int gpus_per_replica() const { return layout.tp * layout.pp * layout.dp; }
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }
