@@ -41,6 +41,7 @@ struct Command {
 };
 constexpr Command k_commands[] = {{"plan", register_plan},
                                   {"estimate", register_estimate},
+                                  {"compare", register_compare},
                                   {"check", register_check},
                                   {"deploy", register_deploy},
                                   {"observe", register_observe},

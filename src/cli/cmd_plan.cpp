@@ -42,6 +42,11 @@ void register_plan(CLI::App& app, Context& ctx) {
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
   sub->add_flag("--wide", o->wide, "Table: every column (default: fits 80 columns)");
+  sub->add_option("--published",
+                  o->plan.published,
+                  "The published data whose nearest run each candidate is shown beside "
+                  "(default: the bundled data/published/published.json; docs/published.md)")
+      ->type_name("FILE");
   sub->add_option("--color", o->color, "Colour in the table: auto, always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->default_str("auto");
@@ -54,6 +59,7 @@ void register_plan(CLI::App& app, Context& ctx) {
           ->type_name("[FILE]");
   sub->callback([&ctx, o, lock_option]() {
     o->lock_given = lock_option->count() > 0;
+    o->plan.with_published = true;
     ctx.action = [&ctx, o]() {
       if (!o->output.empty() && same_file(o->output, o->plan.spec)) {
         throw InputError("--output",

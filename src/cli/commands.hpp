@@ -23,6 +23,7 @@ void register_observe(CLI::App& app, Context& ctx);
 void register_catalog(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_model(CLI::App& app, Context& ctx);
+void register_compare(CLI::App& app, Context& ctx);
 
 // data/memory.json with --assume NAME=VALUE overrides applied.
 Constants load_constants(const std::vector<std::string>& assume);
@@ -37,5 +38,8 @@ void write_lock_entry(const Plan& plan,
                       const std::string& model_digest,
                       const nlohmann::json& settings,
                       const std::string& spec_digest);
+
+// The published data's index: --published FILE, else the bundled data/published/published.json.
+std::string published_index_path(const std::string& option);
 
 } // namespace rightsize::cli

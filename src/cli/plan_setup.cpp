@@ -161,6 +161,13 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   run->uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
   run->engines = load_engine_support(bundled_data_dir() + "/engines.json");
   run->options = plan_options_for(o, spec, run->uncertainty, run->engines);
+  if (o.with_published) {
+    run->published = load_published_index(published_index_path(o.published));
+    if (match_published_model(spec.model, *run->published) != nullptr) {
+      load_published_results(*run->published);
+    }
+    run->options.published = &*run->published;
+  }
   run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
   for (const auto& note : run->plan.notes) {
     if (note.find("did you mean") != std::string::npos) {

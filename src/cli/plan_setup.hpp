@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct PlanCliOptions {
   double electricity = -1;
   double amortization_years = 0;
   double utilization = 0;
+  // Published runs beside the candidates (plan only): load the index (--published FILE, else the
+  // bundled one) and, when the spec's model is one of its models, the results.
+  bool with_published = false;
+  std::string published;
 };
 
 // Adds --objective, --confidence, --share-gpus, --assume and the deployment overrides to `sub`
@@ -77,6 +82,7 @@ struct PlanRun {
   Efficiency efficiency;
   Uncertainty uncertainty;
   EngineSupport engines;
+  std::optional<PublishedData> published;
   PlanOptions options;
   Plan plan;
 };

@@ -1,4 +1,5 @@
 #include "plan_text.hpp"
+#include "published_text.hpp"
 
 #include <rightsize/core/json_writer.hpp>
 #include <rightsize/core/units_format.hpp>
@@ -143,6 +144,10 @@ void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c
   write_precision_json(w, c.spec);
   if (!c.precision_note.empty()) {
     w.member("precision_note", c.precision_note);
+  }
+  if (c.published) {
+    w.key("published");
+    write_published_json(w, *c.published);
   }
   w.member("rank", c.rank).member("replicas", c.replicas);
   if (training) {
@@ -398,12 +403,6 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   out << text << '\n';
 }
 
-namespace {
-
-constexpr std::size_t k_narrow_width = 80;
-
-// Words of `text` wrapped at `width` columns, its leading spaces kept; continuation lines start
-// with `indent` spaces.
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent) {
   // Leading spaces, and the spaces after a "label:" that align a column, are kept.
   std::size_t lead = std::min(text.find_first_not_of(' '), text.size());
@@ -439,6 +438,10 @@ std::string wrap(const std::string& text, std::size_t width, std::size_t indent)
   }
   return out;
 }
+
+namespace {
+
+constexpr std::size_t k_narrow_width = 80;
 
 // A number short enough for a table cell: two significant digits below 10, none above.
 std::string compact(double v) {
@@ -782,6 +785,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     if (best.calibration && !best.calibration->measured) {
       line("  UNCALIBRATED: " + best.calibration->text, 4);
     }
+    if (best.published) {
+      line("  " + published_line(*best.published), 4);
+    }
     if (best.partition.empty()) {
       line("  check it: rightsize " + estimate_args(plan, best), 4);
     }
@@ -846,6 +852,11 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
       << "\n- Targets: " << targets_line(s) << "\n";
   for (const auto& text : uncalibrated_lines(shown(plan, o))) {
     out << "- Uncalibrated: " << text << "\n";
+  }
+  if (plan.feasible() && plan.candidates.front().published) {
+    std::string text = published_line(*plan.candidates.front().published);
+    text[0] = 'P';
+    out << "- " << text << "\n";
   }
   out << "\n";
   if (plan.feasible()) {

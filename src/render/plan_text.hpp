@@ -19,5 +19,8 @@ std::string requirements_line(const Plan& p);
 // One line per GPU family (and engine) among `rows` without measured calibration, naming its
 // GPUs in rank order: "cdna3/vllm: no measured runs: ... (MI300X-192GB, MI325X-256GB)".
 std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>& rows);
+// Words of `text` wrapped at `width` columns, its leading spaces (and those aligning a column
+// after a "label:") kept; continuation lines start with `indent` spaces.
+std::string wrap(const std::string& text, std::size_t width, std::size_t indent);
 
 } // namespace rightsize

@@ -1,0 +1,118 @@
+#include "cli/commands.hpp"
+#include "cli/common_options.hpp"
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/published.hpp>
+#include <rightsize/estimate/performance.hpp>
+#include <rightsize/estimate/uncertainty.hpp>
+#include <rightsize/plan/published.hpp>
+#include <rightsize/render/compare.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
+
+namespace rightsize::cli {
+
+namespace {
+
+struct CompareOptions {
+  CommonOptions common;
+  std::string spec;
+  bool list = false;
+  std::vector<std::string> gpus;
+  std::string scenario;
+  std::string published;
+  std::string confidence = "band";
+};
+
+std::optional<PublishedScenario> scenario_of(const std::string& name) {
+  for (const auto s : {PublishedScenario::offline,
+                       PublishedScenario::server,
+                       PublishedScenario::interactive,
+                       PublishedScenario::static_batch}) {
+    if (to_string(s) == name) {
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string published_index_path(const std::string& option) {
+  return option.empty() ? bundled_data_dir() + "/published/published.json" : option;
+}
+
+void register_compare(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<CompareOptions>();
+  auto* sub = app.add_subcommand("compare",
+                                 "Published measurements of the spec's model (vendor tables, "
+                                 "MLPerf) across systems, each beside rightsize's prediction of "
+                                 "that run, with the error");
+  auto* spec_option =
+      sub->add_option("SPEC", o->spec, "A rightsize spec or a Hugging Face config.json");
+  auto* list = sub->add_flag(
+      "--list", o->list, "List the models with published runs, instead of reading a spec");
+  spec_option->excludes(list);
+  sub->add_option("--gpu", o->gpus, "Only runs on this GPU (name or alias; repeatable)")
+      ->type_name("NAME");
+  sub->add_option("--scenario", o->scenario, "Only runs of this scenario")
+      ->check(CLI::IsMember({"offline", "server", "interactive", "static-batch"}));
+  sub->add_option("--published",
+                  o->published,
+                  "The published data's index (default: the bundled "
+                  "data/published/published.json; docs/published.md)")
+      ->type_name("FILE");
+  add_catalog_option(*sub, o->common);
+  add_format_option(*sub, o->common, {"table", "json", "markdown", "csv"});
+  sub->callback([&ctx, o]() {
+    if (!o->list && o->spec.empty()) {
+      throw CLI::RequiredError("SPEC (or --list)");
+    }
+    ctx.action = [&ctx, o]() {
+      PublishedData data = load_published_index(published_index_path(o->published));
+      std::ostringstream rendered;
+      if (o->list) {
+        load_published_results(data);
+        if (o->common.format == "json") {
+          render_published_models_json(data, rendered);
+        } else {
+          render_published_models_table(data, rendered);
+        }
+        ctx.out << rendered.str();
+        return ExitCode::ok;
+      }
+      const Spec spec = load_spec(o->spec);
+      for (const auto& w : spec.warnings) {
+        ctx.log->warn("{}: {}", spec.file, w);
+      }
+      const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
+      CompareFilter filter;
+      for (const auto& g : o->gpus) {
+        filter.gpus.push_back(catalog.resolve(g, "--gpu").name);
+      }
+      filter.scenario = scenario_of(o->scenario);
+      const Constants constants = load_constants({});
+      const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
+      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
+      const Comparison c =
+          compare_published(spec, data, catalog, constants, efficiency, &uncertainty, filter);
+      if (o->common.format == "json") {
+        render_compare_json(c, rendered);
+      } else if (o->common.format == "markdown") {
+        render_compare_markdown(c, rendered);
+      } else if (o->common.format == "csv") {
+        render_compare_csv(c, rendered);
+      } else {
+        render_compare_table(c, rendered);
+      }
+      ctx.out << rendered.str();
+      return ExitCode::ok;
+    };
+  });
+}
+
+} // namespace rightsize::cli
