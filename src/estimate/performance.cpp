@@ -316,8 +316,15 @@ StepTime decode_step(const Spec& spec,
   const ModelArch& m = spec.model;
   const auto& fam = rs.fam;
   const auto& engine = rs.engine;
+  // Pipeline parallelism keeps micro-batches in flight, one per stage at most (vLLM's and
+  // TensorRT-LLM's pipeline schedulers): each micro-batch crosses the stages in turn, reading each
+  // stage's weights, while the other stages work on the others. A step that gives every sequence
+  // one token therefore takes the time of one micro-batch of batch / m sequences crossing all
+  // stages (docs/model.md, "Pipeline-parallel serving"); without pipeline stages m is 1.
+  const double micro_batches = std::clamp(std::floor(batch), 1.0, static_cast<double>(p.pp));
+  batch /= micro_batches;
   // Bytes read per step, all pipeline stages in sequence: the weights (MoE: only the experts the
-  // batch's tokens touch) and the KV cache of every sequence.
+  // micro-batch's tokens touch) and the KV cache of every sequence of the micro-batch.
   WeightBytes w = weights_per_gpu(m, spec.weights, p);
   w.vision = Bytes(0); // the vision tower runs in prefills with images, not in decode steps
   if (m.is_moe()) {
@@ -575,7 +582,11 @@ InferencePerformance estimate_inference(const Spec& spec,
   // (measured: eight 128-token prompts in one step take 3.4x one alone, not 8x, and a 128-token
   // chunk in a decode step adds 15-54% of its time alone;
   // docs/accuracy.md, "Measured on an H200"). A request alone still waits for the whole prefill.
-  const Seconds marginal_prefill = pf.compute + pf.communication;
+  // Pipeline stages share that work as they share the decode's: with m micro-batches in flight,
+  // each stage computes its layers' part while the others compute theirs.
+  const double micro_batches =
+      std::clamp(static_cast<double>(c), 1.0, static_cast<double>(p.pp));
+  const Seconds marginal_prefill = (pf.compute + pf.communication) / micro_batches;
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
     const double share = std::min(0.98, lambda * marginal_prefill.si());
     // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only

@@ -406,6 +406,38 @@ TEST_CASE("performance: one step's GPU work, decode and batched prefill", "[perf
   CHECK(eight.compute.si() == Approx(8 * one.compute.si()));
 }
 
+// Issue 14: pipeline-parallel serving keeps a micro-batch in every stage. TensorRT-LLM 1.0's
+// published Llama 3.3 70B runs on RTX PRO 6000s grow with the stages (1,074 tok/s on one GPU,
+// 2,336 on PP2, 3,870 on PP4, 6,078 on PP8 at 2048/2048), which one batch crossing the stages in
+// turn cannot do: only one GPU would work at a time.
+TEST_CASE("performance: pipeline stages work on different micro-batches at once",
+          "[performance]") {
+  // Llama-3.1-8B on an H200, bf16, PP2. A step of 64 sequences is 2 micro-batches of 32 crossing
+  // both stages: the weights are read once per micro-batch, the KV cache of each sequence once.
+  // Hand-checked: the KV of one sequence at 1024 tokens of context is 1024 x 131,072 B =
+  // 134,217,728 B, so 64 sequences add (64 - 2) / 2 = 31 of those over 2 sequences (one per
+  // micro-batch): 4,160,749,568 B (one batch crossing the stages in turn: 62 of them).
+  const Spec s = serving("llama-3.1-8b", "bf16", 64);
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  Parallelism pp2;
+  pp2.pp = 2;
+  const StepTime full = decode_step_time(s, h200, pp2, efficiency(), constants(), 64, 1024);
+  const StepTime two = decode_step_time(s, h200, pp2, efficiency(), constants(), 2, 1024);
+  CHECK((full.bytes - two.bytes).si() == Approx(4'160'749'568.0).epsilon(1e-9));
+  // A step of 64 on PP2 is a step of 32 crossing the stages: the same bytes, FLOPs and fixed
+  // costs.
+  const StepTime half = decode_step_time(s, h200, pp2, efficiency(), constants(), 32, 1024);
+  CHECK(full.bytes.si() == Approx(half.bytes.si() + 16.0 * 134'217'728.0).epsilon(1e-9));
+  CHECK(full.compute.si() == Approx(forward_flops(s.model, 32, 1024).si() /
+                                    (h200.rate(TensorPrecision::bf16)->si() *
+                                     efficiency().family(h200).compute)));
+  // One sequence cannot be split: it crosses the stages alone, as without pipelining.
+  const StepTime one = decode_step_time(s, h200, pp2, efficiency(), constants(), 1, 1024);
+  const Parallelism tp1;
+  const StepTime flat = decode_step_time(s, h200, tp1, efficiency(), constants(), 1, 1024);
+  CHECK(one.bytes.si() == Approx(flat.bytes.si()).epsilon(1e-3));
+}
+
 TEST_CASE("performance: short prompts cost the engine their FLOPs, not another weight read",
           "[performance]") {
   // Llama-3.1-8B on an H100, 128 tokens in, 16 out, 256 in flight: each prompt's prefill alone is
