@@ -203,6 +203,17 @@ std::vector<Parallelism> layouts_of(const PublishedResult& r, const Spec& s, con
   return out;
 }
 
+// The KV cache of a run whose source does not state its format (docs/published.md): TensorRT-LLM
+// keeps it in FP8 when it quantizes to FP8 or FP4 ("If you specify FP8 quantization, the KV cache
+// will automatically be set to FP8 as well!", its performance overview at 0.12 and 0.17); other
+// runs keep it in the 16-bit format of their weights or activations.
+DType assumed_kv_cache(const std::string& engine, DType weights) {
+  if (engine == "tensorrt-llm" && (weights == DType::fp8 || is_float4(weights))) {
+    return DType::fp8;
+  }
+  return weights == DType::fp16 ? DType::fp16 : DType::bf16;
+}
+
 double log_distance(double a, double b) {
   return std::fabs(std::log(a / b));
 }
@@ -235,12 +246,12 @@ PublishedPrediction predict_published(const Spec& spec,
   out.source = data.sources.at(result.source);
   const Gpu* gpu = catalog.find(result.gpu);
   const auto engine = engine_of(result.engine);
-  // A KV cache whose format the source does not state is predicted in 16 bits, the engines'
-  // default for 16-bit and most quantized checkpoints (docs/published.md).
   const DType weights = parse_dtype(result.weights).value_or(DType::bf16);
-  const DType kv = parse_dtype(result.kv_cache).value_or(DType::bf16);
+  const DType kv = result.kv_cache.empty() ? assumed_kv_cache(result.engine, weights)
+                                           : parse_dtype(result.kv_cache).value_or(DType::bf16);
   out.weights = result.weights.empty() ? "?" : std::string(to_string(weights));
   out.kv_cache = std::string(to_string(kv));
+  out.kv_cache_assumed = result.kv_cache.empty();
   if (result.weights.empty()) {
     out.unpredicted = "the run's weight format is not published";
     return out;

@@ -39,8 +39,10 @@ std::string layout_cell(const PublishedPrediction& p) {
   return p.layout_chosen ? s + "*" : s;
 }
 
+// "fp8", "fp4/fp8", and "?" after a KV format the source does not state.
 std::string formats_cell(const PublishedPrediction& p) {
-  return p.weights == p.kv_cache ? p.weights : p.weights + "/" + p.kv_cache;
+  const std::string kv = p.kv_cache + (p.kv_cache_assumed ? "?" : "");
+  return p.weights == kv ? p.weights : p.weights + "/" + kv;
 }
 
 std::string scenario_cell(PublishedScenario s) {
@@ -182,6 +184,7 @@ void write_published_json(detail::JsonWriter& w, const PublishedPrediction& p) {
       .member("id", r.id)
       .member("input_tokens", r.input_tokens)
       .member("kv_cache", p.kv_cache)
+      .member("kv_cache_assumed", p.kv_cache_assumed)
       .key("layout")
       .begin_object()
       .member("ep", p.layout.ep)
@@ -289,6 +292,13 @@ void render_compare_table(const Comparison& c, std::ostream& out) {
   }
   if (mean) {
     out << wrap("~ lengths are the benchmark dataset's means; requests vary around them", k_width, 2)
+        << '\n';
+  }
+  if (std::any_of(c.rows.begin(), c.rows.end(), [](const auto& p) { return p.kv_cache_assumed; })) {
+    out << wrap("? KV cache format not published: the engine's default with those weights "
+                "(docs/published.md)",
+                k_width,
+                2)
         << '\n';
   }
   out << '\n';

@@ -32,8 +32,11 @@ struct PublishedPrediction {
   bool layout_chosen = false;
   int replicas = 1;
   long long batch = 0; // sequences per replica
-  std::string weights; // the formats predicted with (the run's, or the spec's where unstated)
+  std::string weights; // the formats predicted with: the run's, "?" for weights it does not state
   std::string kv_cache;
+  // The source does not state the KV cache's format: kv_cache is what the engine does by default
+  // with the run's weights (docs/published.md).
+  bool kv_cache_assumed = false;
   std::optional<Calibration> calibration;
   // predicted / published - 1; 0 without a prediction.
   [[nodiscard]] double error() const {

@@ -79,7 +79,9 @@ TEST_CASE("published: an offline run is the run's layout at the largest batch th
   CHECK_FALSE(p.layout_chosen);
   CHECK(p.replicas == 1);
   CHECK(p.weights == "fp8");
-  CHECK(p.kv_cache == "bf16"); // not stated by the source: 16 bits
+  // Not stated by the source: TensorRT-LLM keeps the KV cache in FP8 when it quantizes to FP8.
+  CHECK(p.kv_cache == "fp8");
+  CHECK(p.kv_cache_assumed);
   // The same run estimated by hand: the spec's lengths, engine and concurrency replaced by the
   // run's, offline.
   Spec run = spec_of("llama-3.1-8b",
@@ -87,7 +89,7 @@ TEST_CASE("published: an offline run is the run's layout at the largest batch th
                       {"input_tokens", 2048},
                       {"output_tokens", 128},
                       {"engine", "tensorrt-llm"}});
-  run = with_precision(run, DType::fp8, DType::bf16);
+  run = with_precision(run, DType::fp8, DType::fp8);
   const Gpu& h200 = catalog().resolve("H200-SXM-141GB", "test");
   Parallelism tp1;
   const MemoryEstimate memory = estimate_memory(run, h200, tp1, constants());
