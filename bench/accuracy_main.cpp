@@ -2,7 +2,7 @@
 // (data/measured/h200-sxm.json): prints measured, predicted and error per line, with the median
 // and worst absolute percentage error.
 // Usage: rightsize_accuracy [VALIDATION_DIR] [--lines] [--bands FILE]
-//   --lines       every performance line with its error
+//   --lines       every performance line with its error, and every published run's
 //   --bands FILE  write the uncertainty bands derived from the held-out lines
 //   (data/uncertainty.json,
 //                 derivation in docs/accuracy.md, "Uncertainty bands")
@@ -10,6 +10,7 @@
 #include "accuracy/measured_cases.hpp"
 #include "accuracy/memory_cases.hpp"
 #include "accuracy/perf_cases.hpp"
+#include "accuracy/published_cases.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/core/error.hpp>
@@ -148,6 +149,57 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
           {"calibration", calibration}};
 }
 
+// The published measurements (data/published), every run predicted as `rightsize compare` does
+// (docs/accuracy.md, "Published results").
+void print_published(const rightsize::Catalog& catalog,
+                     const rightsize::Constants& constants,
+                     const rightsize::Efficiency& eff,
+                     bool lines) {
+  const auto uncertainty =
+      rightsize::Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  const auto published = rightsize::accuracy::run_published_cases(
+      std::string(RIGHTSIZE_DATA_DIR) + "/published/published.json",
+      RIGHTSIZE_CONFIGS_DIR,
+      catalog,
+      constants,
+      eff,
+      uncertainty);
+  fmt::print("\npublished: {} runs (output tokens/s; error = predicted / published - 1)\n",
+             published.rows.size());
+  fmt::print("{:<64} {:>5} {:>5} {:>8} {:>8} {:>8}\n",
+             "group",
+             "runs",
+             "unpr.",
+             "median",
+             "bias",
+             "worst");
+  for (const auto& g : published.groups) {
+    fmt::print("{:<64} {:>5} {:>5} {:>7.1f}% {:>+7.1f}% {:>7.1f}%\n",
+               g.name,
+               g.runs,
+               g.unpredicted,
+               100.0 * g.median_abs_error,
+               100.0 * g.median_error,
+               100.0 * g.worst);
+  }
+  if (lines) {
+    for (const auto& p : published.rows) {
+      if (p.predicted) {
+        fmt::print("{} published {:.6g} predicted {:.6g} error {:+.0f}%\n",
+                   p.result.id,
+                   p.result.output_tokens_per_s,
+                   *p.predicted,
+                   100.0 * p.error());
+      } else {
+        fmt::print("{} published {:.6g} not predicted: {}\n",
+                   p.result.id,
+                   p.result.output_tokens_per_s,
+                   p.unpredicted);
+      }
+    }
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -268,6 +320,7 @@ int main(int argc, char** argv) {
     for (const auto& s : perf.skipped) {
       fmt::print("  {}: {}\n", s.id, s.reason);
     }
+    print_published(catalog, constants, eff, lines);
   } catch (const std::exception& e) {
     std::cerr << "rightsize_accuracy: error: " << e.what() << '\n';
     return 2;
