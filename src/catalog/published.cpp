@@ -57,12 +57,21 @@ PublishedSource read_source(const FieldReader& r, const std::string& key) {
   return s;
 }
 
-PublishedModel read_model(const FieldReader& r, const std::string& key) {
+PublishedModel read_model(const FieldReader& r, const std::string& key, const std::string& index) {
   check_key(r, key);
-  r.reject_unknown({"name", "same_architecture", "architecture"});
+  r.reject_unknown({"name", "same_architecture", "results", "architecture"});
   PublishedModel m;
   m.key = key;
   m.name = r.string("name");
+  const std::string results = r.string("results");
+  const std::filesystem::path relative(results);
+  if (results.empty() || relative.is_absolute() ||
+      std::any_of(relative.begin(), relative.end(), [](const auto& part) {
+        return part == "..";
+      })) {
+    r.member("results").fail("must name a file beside the index or below it");
+  }
+  m.results_file = (std::filesystem::path(index).parent_path() / relative).string();
   if (r.has("same_architecture")) {
     m.same_architecture = r.string_array("same_architecture");
   }
@@ -109,10 +118,13 @@ std::string read_format(const CsvRecordReader& r, std::string_view column) {
   if (!r.has(column)) {
     return "";
   }
-  std::vector<std::pair<std::string, std::string>> options;
-  for (const auto& name : engine_weight_formats()) {
-    options.emplace_back(name, name);
-  }
+  static const std::vector<std::pair<std::string, std::string>> options = [] {
+    std::vector<std::pair<std::string, std::string>> o;
+    for (const auto& name : engine_weight_formats()) {
+      o.emplace_back(name, name);
+    }
+    return o;
+  }();
   return r.choice(column, options);
 }
 
@@ -200,60 +212,11 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
   return x;
 }
 
-} // namespace
-
-std::string to_string(PublishedScenario s) {
-  for (const auto& [name, value] : scenarios()) {
-    if (value == s) {
-      return name;
-    }
-  }
-  return "offline";
-}
-
-PublishedData load_published_index(const std::string& path) {
-  std::string text;
-  const nlohmann::json j = detail::load_json_file(path, text);
-  const FieldReader r(j, path);
-  if (!r.is_object()) {
-    r.fail("must be a JSON object");
-  }
-  r.reject_unknown({"schema_version", "description", "results", "sources", "models"});
-  if (r.integer("schema_version", Range{1, 1e9}) != 1) {
-    r.member("schema_version").fail("must be 1 (this rightsize reads version 1)");
-  }
-  PublishedData data;
-  data.index_file = path;
-  const std::string results = r.string("results");
-  if (results.empty() || results.find('/') != std::string::npos) {
-    r.member("results").fail("must name a file beside the index");
-  }
-  data.results_file = (std::filesystem::path(path).parent_path() / results).string();
-  const FieldReader sources = r.object("sources");
-  if (!sources.is_object()) {
-    sources.fail("must be an object of sources by key");
-  }
-  for (const auto& [key, value] : sources.json().items()) {
-    data.sources.emplace(key, read_source(sources.object(key), key));
-  }
-  const FieldReader models = r.object("models");
-  if (!models.is_object()) {
-    models.fail("must be an object of models by key");
-  }
-  for (const auto& [key, value] : models.json().items()) {
-    data.models.push_back(read_model(models.object(key), key));
-  }
-  data.digest = detail::fnv1a_hex(text);
-  return data;
-}
-
-void load_published_results(PublishedData& data) {
-  if (data.results_loaded) {
-    return;
-  }
+// One model's results table, appended to data.results.
+void load_model_results(PublishedData& data, const PublishedModel& model) {
   const std::string text =
-      read_input_file(data.results_file, k_max_json_file_bytes, "published results table");
-  const auto table = detail::parse_csv(text, data.results_file, k_max_published_results);
+      read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
+  const auto table = detail::parse_csv(text, model.results_file, k_max_published_results);
   const detail::CsvColumns columns(table);
   columns.reject_unknown({"id",
                           "source",
@@ -296,19 +259,81 @@ void load_published_results(PublishedData& data) {
                    "metric",
                    "scope",
                    "value"});
+  std::set<std::string> ids;
+  for (const auto& r : data.results) {
+    ids.insert(r.id);
+  }
   std::vector<PublishedResult> results;
   results.reserve(table.records.size());
-  std::set<std::string> ids;
   for (const auto& record : table.records) {
     const CsvRecordReader r(table, record);
-    results.push_back(read_result(r, data));
-    if (!ids.insert(results.back().id).second) {
+    PublishedResult x = read_result(r, data);
+    if (x.model != model.key) {
+      r.fail("model", fmt::format("must be {}: this is that model's results table", model.key));
+    }
+    if (!ids.insert(x.id).second) {
       r.fail("id", "appears twice");
     }
+    results.push_back(std::move(x));
   }
-  data.results = std::move(results);
-  data.results_loaded = true;
-  data.digest = detail::fnv1a_hex(data.digest + detail::fnv1a_hex(text));
+  data.results.insert(data.results.end(),
+                      std::make_move_iterator(results.begin()),
+                      std::make_move_iterator(results.end()));
+  data.loaded.push_back(model.key);
+}
+
+} // namespace
+
+std::string to_string(PublishedScenario s) {
+  for (const auto& [name, value] : scenarios()) {
+    if (value == s) {
+      return name;
+    }
+  }
+  return "offline";
+}
+
+PublishedData load_published_index(const std::string& path) {
+  std::string text;
+  const nlohmann::json j = detail::load_json_file(path, text);
+  const FieldReader r(j, path);
+  if (!r.is_object()) {
+    r.fail("must be a JSON object");
+  }
+  r.reject_unknown({"schema_version", "description", "sources", "models"});
+  if (r.integer("schema_version", Range{1, 1e9}) != 1) {
+    r.member("schema_version").fail("must be 1 (this rightsize reads version 1)");
+  }
+  PublishedData data;
+  data.index_file = path;
+  const FieldReader sources = r.object("sources");
+  if (!sources.is_object()) {
+    sources.fail("must be an object of sources by key");
+  }
+  for (const auto& [key, value] : sources.json().items()) {
+    data.sources.emplace(key, read_source(sources.object(key), key));
+  }
+  const FieldReader models = r.object("models");
+  if (!models.is_object()) {
+    models.fail("must be an object of models by key");
+  }
+  for (const auto& [key, value] : models.json().items()) {
+    data.models.push_back(read_model(models.object(key), key, path));
+  }
+  data.digest = detail::fnv1a_hex(text);
+  return data;
+}
+
+bool PublishedData::is_loaded(const std::string& model) const {
+  return std::find(loaded.begin(), loaded.end(), model) != loaded.end();
+}
+
+void load_published_results(PublishedData& data, const std::string& model) {
+  for (const auto& m : data.models) {
+    if ((model.empty() || m.key == model) && !data.is_loaded(m.key)) {
+      load_model_results(data, m);
+    }
+  }
 }
 
 } // namespace rightsize

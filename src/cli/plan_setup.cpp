@@ -163,8 +163,8 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   run->options = plan_options_for(o, spec, run->uncertainty, run->engines);
   if (o.with_published) {
     run->published = load_published_index(published_index_path(o.published));
-    if (match_published_model(spec.model, *run->published) != nullptr) {
-      load_published_results(*run->published);
+    if (const auto* model = match_published_model(spec.model, *run->published)) {
+      load_published_results(*run->published, model->key);
     }
     run->options.published = &*run->published;
   }

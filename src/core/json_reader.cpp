@@ -6,14 +6,28 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <unordered_set>
 
 namespace rightsize::detail {
 
 std::size_t find_invalid_utf8(std::string_view s) {
+  constexpr std::uint64_t k_ones = 0x0101010101010101ULL;
+  constexpr std::uint64_t k_highs = 0x8080808080808080ULL;
   std::size_t i = 0;
   while (i < s.size()) {
+    // Eight bytes of ASCII without NUL at a time, the common case (a high bit set, or a zero byte,
+    // sends the word to the byte-by-byte checks below).
+    if (i + 8 <= s.size()) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, s.data() + i, 8);
+      if (((word | ((word - k_ones) & ~word)) & k_highs) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     const auto c = static_cast<unsigned char>(s[i]);
     std::size_t extra = 0;
     if (c == 0) {

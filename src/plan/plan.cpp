@@ -520,11 +520,11 @@ namespace {
 // (docs/published.md): beside the plan's prediction, how rightsize did on a run like it.
 void attach_published(const Search& S, Plan& plan) {
   const PublishedData* data = S.options.published;
-  if (data == nullptr || !data->results_loaded || plan.spec.workload.type != WorkloadType::inference) {
+  if (data == nullptr || plan.spec.workload.type != WorkloadType::inference) {
     return;
   }
   const PublishedModel* model = match_published_model(plan.spec.model, *data);
-  if (model == nullptr) {
+  if (model == nullptr || !data->is_loaded(model->key)) {
     return;
   }
   for (auto& c : plan.candidates) {

@@ -421,7 +421,7 @@ Comparison compare_published(const Spec& spec,
     return c;
   }
   c.model = *model;
-  load_published_results(data);
+  load_published_results(data, model->key);
   for (const auto& r : data.results) {
     const bool gpu_wanted =
         filter.gpus.empty() ||

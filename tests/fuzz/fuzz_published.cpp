@@ -1,7 +1,8 @@
 // Published measurements (data/published, rightsize compare --published): an input that starts
-// with '{' is the index (beside the fixture's results table), any other the results table (beside
-// the fixture's index). What loads is then predicted on Llama 3.1 8B, run by run, as compare
-// does: no input may crash, hang or throw anything but an input error.
+// with '{' is the index (beside the fixture's results table of Llama 3.1 8B, as results.csv), any
+// other that results table (beside the fixture's index, its one model pointed at results.csv).
+// What loads is then predicted on Llama 3.1 8B, run by run, as compare does: no input may crash,
+// hang or throw anything but an input error.
 
 #include "fuzz_common.hpp"
 
@@ -11,6 +12,8 @@
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/plan/published.hpp>
 #include <rightsize/spec/spec.hpp>
+
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <fstream>
@@ -51,8 +54,12 @@ const World& world() {
     }
     x.dir = tmpl;
     const std::string fixtures = std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/";
-    x.index_text = read(fixtures + "published.json");
-    x.results_text = read(fixtures + "results.csv");
+    auto index = nlohmann::json::parse(read(fixtures + "published.json"));
+    auto model = index["models"]["llama-3.1-8b"];
+    model["results"] = "results.csv";
+    index["models"] = nlohmann::json{{"llama-3.1-8b", model}};
+    x.index_text = index.dump(2);
+    x.results_text = read(fixtures + "results/llama-3.1-8b.csv");
     const std::string data = RIGHTSIZE_DATA_DIR;
     x.catalog = rightsize::load_catalog(data + "/gpus.json");
     x.constants = rightsize::Constants::load(data + "/memory.json");

@@ -6,9 +6,8 @@
 // (docs/accuracy.md, "Published results"). The data, its format and its sources:
 // data/published/ and docs/published.md.
 //
-// Two files: an index (data/published/published.json: sources, models, the name of the results
-// table), small enough to read on every plan, and the results table (CSV), read only when the
-// spec's model is one of the index's models.
+// An index (data/published/published.json: sources and models), small enough to read on every
+// plan, and one results table (CSV) per model, read only for the spec's model.
 
 #include <map>
 #include <optional>
@@ -52,6 +51,7 @@ struct PublishedModel {
   long long experts_active = 0;
   long long moe_intermediate = 0;
   double parameters = 0; // rightsize's count from the config, all experts
+  std::string results_file; // its results table, resolved beside the index
 };
 
 struct PublishedResult {
@@ -82,22 +82,23 @@ struct PublishedResult {
 
 struct PublishedData {
   std::string index_file;
-  std::string results_file; // resolved beside the index
   std::map<std::string, PublishedSource> sources;
   std::vector<PublishedModel> models;
-  std::vector<PublishedResult> results; // empty until load_published_results
-  bool results_loaded = false;
-  std::string digest; // FNV-1a of both files' bytes once the results are loaded
+  std::vector<PublishedResult> results; // the loaded models' runs, by model, then as in the file
+  std::vector<std::string> loaded;      // the models whose results are loaded
+  std::string digest;                   // FNV-1a of the index's bytes
+  [[nodiscard]] bool is_loaded(const std::string& model) const;
 };
 
 // Reads and validates the index: schema_version 1, every source and model complete, no unknown
 // field. Throws InputError naming the file and JSON pointer.
 PublishedData load_published_index(const std::string& path);
 
-// Reads and validates the results table the index names (every column, the index's sources and
-// models, unique ids, numbers in range); all its records, or an InputError naming the file, the
-// line and the column. Idempotent.
-void load_published_results(PublishedData& data);
+// Reads and validates the results table of `model` (every column; the index's sources; its rows
+// all of this model; ids unique among the loaded runs; numbers in range), or of every model when
+// `model` is empty; an InputError names the file, the line and the column. A model already loaded
+// is not read again.
+void load_published_results(PublishedData& data, const std::string& model = "");
 
 // The most records a results table may hold.
 inline constexpr std::size_t k_max_published_results = 100000;

@@ -25,11 +25,21 @@ std::string bundled() {
 
 const std::string k_index = R"({
   "schema_version": 1,
-  "results": "results.csv",
   "sources": {"s": {"title": "t", "url": "u", "date": "2026", "method": "m"}},
-  "models": {"m": {"name": "M", "architecture": {"layers": 2, "hidden_size": 64, "heads": 4,
-    "kv_heads": 4, "intermediate_size": 128, "vocab_size": 100, "parameters": 1000}}}
+  "models": {"m": {"name": "M", "results": "results.csv",
+    "architecture": {"layers": 2, "hidden_size": 64, "heads": 4, "kv_heads": 4,
+    "intermediate_size": 128, "vocab_size": 100, "parameters": 1000}}}
 })";
+
+const PublishedResult& by_id(const PublishedData& data, const std::string& id) {
+  for (const auto& r : data.results) {
+    if (r.id == id) {
+      return r;
+    }
+  }
+  FAIL("no result " << id);
+  throw;
+}
 
 const std::string k_header = "id,source,location,model,model_name,system,gpu,gpus,tp,pp,ep,"
                              "engine,engine_version,weights,kv_cache,scenario,input_tokens,"
@@ -64,15 +74,20 @@ TEST_CASE("published: the fixture's index and results load field by field", "[pu
   PublishedData data = load_published_index(fixture());
   REQUIRE(data.sources.size() == 2);
   REQUIRE(data.models.size() == 2);
-  CHECK_FALSE(data.results_loaded);
+  CHECK(data.results.empty());
   const auto& m = data.models[1];
   CHECK(m.key == "llama-3.1-8b");
   CHECK(m.layers == 32);
   CHECK(m.kv_heads == 8);
   CHECK(m.parameters == 8030261248.0);
+  // One model's table, then the rest: each read once.
+  load_published_results(data, "llama-3.1-8b");
+  CHECK(data.loaded == std::vector<std::string>{"llama-3.1-8b"});
+  CHECK(data.results.size() == 7);
   load_published_results(data);
   REQUIRE(data.results.size() == 8);
-  const auto& r = data.results[0];
+  CHECK(data.is_loaded("llama-3.1-70b"));
+  const auto& r = by_id(data, "trt-8b-h200-128-128");
   CHECK(r.id == "trt-8b-h200-128-128");
   CHECK(r.gpu == "H200-SXM-141GB");
   CHECK(r.tp == 1);
@@ -81,11 +96,11 @@ TEST_CASE("published: the fixture's index and results load field by field", "[pu
   CHECK(r.scenario == PublishedScenario::offline);
   CHECK(r.output_tokens_per_s == 27911.0);
   // scope "gpu": the value times the run's GPUs.
-  const auto& stat = data.results[5];
+  const auto& stat = by_id(data, "fixture-8b-h100-static");
   CHECK(stat.scenario == PublishedScenario::static_batch);
   CHECK(stat.batch == 64);
   CHECK(stat.output_tokens_per_s == 9000.0);
-  const auto& server = data.results[4];
+  const auto& server = by_id(data, "fixture-8b-h100-server");
   CHECK(server.scenario == PublishedScenario::server);
   CHECK(server.mean_lengths);
   CHECK(server.ttft_ms == 2000.0);
@@ -157,6 +172,21 @@ TEST_CASE("published: a bad record names the file, the line and the column", "[p
   CHECK(load_error("r1,s,loc,llama,M,sys,H100,2,2,,,vllm,,fp8,,offline,128,64,fixed,,,,"
                    "output_tokens_per_s,system,100") ==
         "results.csv:2: column \"model\": names no model of published.json, got \"llama\"");
+  // A model's table holds that model's runs only.
+  const std::string two_models = R"({
+  "schema_version": 1,
+  "sources": {"s": {"title": "t", "url": "u", "date": "2026", "method": "m"}},
+  "models": {
+    "m": {"name": "M", "results": "results.csv", "architecture": {"layers": 2, "hidden_size": 64,
+      "heads": 4, "kv_heads": 4, "intermediate_size": 128, "vocab_size": 100, "parameters": 1000}},
+    "n": {"name": "N", "results": "n.csv", "architecture": {"layers": 3, "hidden_size": 64,
+      "heads": 4, "kv_heads": 4, "intermediate_size": 128, "vocab_size": 100, "parameters": 1500}}}
+})";
+  CHECK(load_error("r1,s,loc,n,N,sys,H100,2,2,,,vllm,,fp8,,offline,128,64,fixed,,,,"
+                   "output_tokens_per_s,system,100",
+                   two_models) ==
+        "results.csv:2: column \"model\": must be m: this is that model's results table, got "
+        "\"n\"");
   // A dataset's mean input length may be unknown; a fixed one may not.
   CHECK(load_error("r1,s,loc,m,M,sys,H100,2,2,,,vllm,,fp8,,offline,,64,mean,,,,"
                    "output_tokens_per_s,system,100")
@@ -172,11 +202,11 @@ TEST_CASE("published: a bad index names the file and the field", "[published]") 
                       Catch::Contains("published.json:/models/m/architecture: experts_active must "
                                       "be between 1 and experts"));
   index = nlohmann::json::parse(k_index);
-  index["results"] = "../results.csv";
+  index["models"]["m"]["results"] = "../results.csv";
   dir.write("published.json", index.dump());
   REQUIRE_THROWS_WITH(load_published_index(path),
-                      Catch::Contains("published.json:/results: must name a file beside the "
-                                      "index"));
+                      Catch::Contains("published.json:/models/m/results: must name a file beside "
+                                      "the index or below it"));
   index = nlohmann::json::parse(k_index);
   index["sources"]["s"]["titel"] = "x";
   dir.write("published.json", index.dump());

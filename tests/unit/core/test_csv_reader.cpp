@@ -6,6 +6,7 @@
 using namespace rightsize;
 using rightsize::detail::CsvColumns;
 using rightsize::detail::CsvRecordReader;
+using rightsize::detail::CsvTable;
 using rightsize::detail::parse_csv;
 using rightsize::detail::Range;
 
@@ -20,12 +21,24 @@ TEST_CASE("csv: quoted fields, doubled quotes, CR LF and blank lines", "[core][c
   REQUIRE(t.header == std::vector<std::string>{"a", "b", "c"});
   REQUIRE(t.records.size() == 3);
   CHECK(t.records[0].line == 2);
-  CHECK(t.records[0].fields == std::vector<std::string>{"1", "x, y", "say \"hi\""});
+  CHECK(t.records[0].fields == std::vector<std::string_view>{"1", "x, y", "say \"hi\""});
   CHECK(t.records[1].line == 4);
-  CHECK(t.records[1].fields == std::vector<std::string>{"2", "two\nlines", ""});
+  CHECK(t.records[1].fields == std::vector<std::string_view>{"2", "two\nlines", ""});
   // The quoted line break moved the count on: the next record starts on line 6.
   CHECK(t.records[2].line == 6);
-  CHECK(t.records[2].fields == std::vector<std::string>{"3", "", "last"});
+  CHECK(t.records[2].fields == std::vector<std::string_view>{"3", "", "last"});
+}
+
+TEST_CASE("csv: fields stay valid when the table moves, and a short text is copied", "[core][csv]") {
+  auto make = [] { return parse_csv("a,b\nx,\"q\"\"uote\"\"d\"\n", "t.csv", 10); };
+  std::vector<CsvTable> tables;
+  tables.push_back(make());
+  tables.push_back(make()); // moves the first
+  for (const auto& t : tables) {
+    REQUIRE(t.records.size() == 1);
+    CHECK(t.records[0].fields[0] == "x");
+    CHECK(t.records[0].fields[1] == "q\"uote\"d");
+  }
 }
 
 TEST_CASE("csv: malformed text is refused with its line", "[core][csv]") {
