@@ -96,9 +96,11 @@ public:
 
 private:
   const Evaluated* compute(long long key, std::optional<long long> batch) {
-    Evaluated e{estimate_memory(m_spec, m_gpu, m_p, m_s.constants, batch, Detail::numbers), {}};
-    e.perf = estimate_inference(
-        m_spec, m_gpu, m_p, e.memory, m_s.eff, m_s.constants, 1, Detail::numbers);
+    if (!m_layout) {
+      m_layout = serving_layout(m_spec, m_gpu, m_p, m_s.constants, m_s.eff);
+    }
+    Evaluated e{estimate_memory(m_layout->memory, batch, Detail::numbers), {}};
+    e.perf = estimate_inference(*m_layout, e.memory, 1, Detail::numbers);
     const Evaluated* kept =
         m_shared ? &m_s.cache->keep(std::move(e)) : &m_own.emplace_back(std::move(e));
     m_memo->emplace_back(key, kept);
@@ -112,6 +114,9 @@ private:
   std::optional<double> m_ttft_high;
   std::optional<double> m_tpot_high;
   std::optional<double> m_rate_high;
+  // What the layout's evaluations share, worked out at its first (none when the plan's cache
+  // holds every batch the search asks for).
+  std::optional<ServingLayout> m_layout;
   bool m_shared; // kept in the plan's cache
   EvaluationCache::Memo m_own_memo;
   EvaluationCache::Memo* m_memo; // the cache's for this layout, or m_own_memo
