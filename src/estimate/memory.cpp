@@ -1,6 +1,9 @@
 // The memory estimator. Formulas and sources: docs/model.md, "Memory".
 
+#include "bundled.hpp"
+
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/estimate/memory.hpp>
 
@@ -98,7 +101,11 @@ void Constants::index(const std::string& name) {
 }
 
 Constants Constants::load(const std::string& path) {
-  const auto json = detail::load_json_file(path);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  if (auto bundled = detail::bundled_constants(text)) {
+    return std::move(*bundled);
+  }
+  const auto json = detail::parse_json_text(text, path);
   const FieldReader root(json, path);
   root.reject_unknown({"schema_version", "description", "constants"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {

@@ -1,6 +1,9 @@
 // The performance model. Formulas and sources: docs/model.md, "Performance".
 
+#include "bundled.hpp"
+
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/estimate/performance.hpp>
@@ -83,7 +86,11 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
 }
 
 Efficiency Efficiency::load(const std::string& path) {
-  return from_json(detail::load_json_file(path), path);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  if (auto bundled = detail::bundled_efficiency(text)) {
+    return std::move(*bundled);
+  }
+  return from_json(detail::parse_json_text(text, path), path);
 }
 
 nlohmann::json Efficiency::to_json() const {

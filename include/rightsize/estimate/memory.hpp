@@ -58,6 +58,10 @@ enum class Constant : std::size_t {
 // The name of a constant in data/memory.json.
 std::string_view constant_name(Constant c);
 
+namespace detail {
+struct BundleAccess; // the bundled data's serializer (src/estimate/bundled.cpp)
+} // namespace detail
+
 // Runtime constants from data/memory.json, overridable one by one.
 class Constants {
 public:
@@ -74,6 +78,7 @@ public:
   [[nodiscard]] std::vector<std::string> names() const;
 
 private:
+  friend struct detail::BundleAccess;
   void index(const std::string& name);
 
   std::map<std::string, Assumption> m_values;
