@@ -550,23 +550,31 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   // chunk in a decode step adds 15-54% of its time alone;
   // docs/accuracy.md, "Measured on an H200"). A request alone still waits for the whole prefill.
   const Seconds marginal_prefill = pf.compute + pf.communication;
+  // The terms of the cycle that do not depend on the rate, worked out once (the same sums in the
+  // same order, so the same doubles): the bisection evaluates it about 23 times.
+  const double prefill_per_request = marginal_prefill.si();
+  const Seconds prefill = r.prefill;
+  const Seconds decode = r.decode_step;
+  const double interference = engine.prefill_interference;
+  // Requests that arrive together (benchmarks start them in waves) wait on average for half of
+  // the others' prefills.
+  const Seconds wave = prefill * (engine.wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
+  const Seconds before_wait = t0 + prefill + decode * 0.5;
+  const double later_tokens = std::max(0.0, osl - 1.0);
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
-    const double share = std::min(0.98, lambda * marginal_prefill.si());
+    const double share = std::min(0.98, lambda * prefill_per_request);
     // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only
     // part of each prefill.
-    tpot_out = r.decode_step / (1.0 - share * engine.prefill_interference);
-    const Seconds wait = r.prefill * (share / (2.0 * (1.0 - share)));
-    // Requests that arrive together (benchmarks start them in waves) wait on average for half of
-    // the others' prefills.
-    const Seconds wave = r.prefill * (engine.wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
-    ttft_out = t0 + r.prefill + r.decode_step * 0.5 + max(wait, wave);
+    tpot_out = decode / (1.0 - share * interference);
+    const Seconds wait = prefill * (share / (2.0 * (1.0 - share)));
+    ttft_out = before_wait + max(wait, wave);
     return share;
   };
   const auto in_flight = [&](double lambda) {
     Seconds t1;
     Seconds t2;
     at_rate(lambda, t1, t2);
-    return lambda * (t1 + t2 * std::max(0.0, osl - 1.0)).si();
+    return lambda * (t1 + t2 * later_tokens).si();
   };
   // in_flight is increasing in lambda and computed from positive terms with one subtraction
   // (1 - share x interference, share <= 0.98): its relative rounding error stays under about 60
