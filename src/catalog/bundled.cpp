@@ -5,23 +5,10 @@
 
 #include <rightsize/core/error.hpp>
 
-#include <array>
-#include <cstdint>
-#include <cstring>
-#include <map>
-#include <type_traits>
-#include <vector>
-
 namespace rightsize::detail {
 
-namespace {
-
-// Written in front of every blob, so that a blob of another layout is refused, not misread.
-constexpr std::string_view k_magic = "rightsize-bundle-1";
-
-// The fields of each struct, in one list that serves writing (const) and reading.
-template <class T, class U>
-using if_is = std::enable_if_t<std::is_same_v<std::remove_const_t<T>, U>, int>;
+// The fields of each struct, in one list that serves writing (const) and reading (BlobWriter and
+// BlobReader, core/bundle.hpp, find them here).
 
 template <class A, class T, if_is<T, Provenance> = 0> void describe(A& a, T& p) {
   a(p.source, p.note, p.confidence);
@@ -86,155 +73,7 @@ static_assert(sizeof(EngineInfo) == 224, "a field of EngineInfo is missing from 
 static_assert(sizeof(EngineSupport) == 184, "a field of EngineSupport is missing");
 #endif
 
-template <class T> constexpr bool is_quantity = false;
-template <class Tag> constexpr bool is_quantity<Quantity<Tag>> = true;
-
-class BlobWriter {
-public:
-  BlobWriter() { m_out.append(k_magic); }
-
-  template <class... T> void operator()(const T&... values) { (write(values), ...); }
-  std::string take() { return std::move(m_out); }
-
-private:
-  template <class T> void write(const T& value) {
-    if constexpr (std::is_same_v<T, bool>) {
-      raw(static_cast<std::uint8_t>(value ? 1 : 0));
-    } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
-      raw(static_cast<std::int64_t>(value));
-    } else if constexpr (std::is_same_v<T, double>) {
-      raw(value);
-    } else if constexpr (is_quantity<T>) {
-      raw(value.si());
-    } else {
-      describe(*this, value);
-    }
-  }
-  void write(const std::string& s) {
-    size(s.size());
-    m_out.append(s);
-  }
-  template <class T> void write(const std::vector<T>& v) {
-    size(v.size());
-    for (const auto& e : v) {
-      write(e);
-    }
-  }
-  template <class K, class V> void write(const std::map<K, V>& m) {
-    size(m.size());
-    for (const auto& [k, v] : m) {
-      write(k);
-      write(v);
-    }
-  }
-  template <class T> void write(const std::optional<T>& o) {
-    write(o.has_value());
-    if (o) {
-      write(*o);
-    }
-  }
-
-  void size(std::size_t n) { raw(static_cast<std::uint64_t>(n)); }
-  // In the host's byte order: the blob is read by the binary built beside it.
-  template <class T> void raw(T value) {
-    std::array<char, sizeof value> bytes{};
-    std::memcpy(bytes.data(), &value, sizeof value);
-    m_out.append(bytes.data(), bytes.size());
-  }
-
-  std::string m_out;
-};
-
-class BlobReader {
-public:
-  explicit BlobReader(std::string_view blob) : m_rest(blob) {
-    if (m_rest.substr(0, k_magic.size()) != k_magic) {
-      throw InternalError("bundled data: not a blob of this build");
-    }
-    m_rest.remove_prefix(k_magic.size());
-  }
-
-  template <class... T> void operator()(T&... values) { (read(values), ...); }
-  void expect_end() const {
-    if (!m_rest.empty()) {
-      throw InternalError("bundled data: bytes left over");
-    }
-  }
-
-private:
-  template <class T> void read(T& value) {
-    if constexpr (std::is_same_v<T, bool>) {
-      value = raw<std::uint8_t>() != 0;
-    } else if constexpr (std::is_integral_v<T> || std::is_enum_v<T>) {
-      value = static_cast<T>(raw<std::int64_t>());
-    } else if constexpr (std::is_same_v<T, double>) {
-      value = raw<double>();
-    } else if constexpr (is_quantity<T>) {
-      value = T(raw<double>());
-    } else {
-      describe(*this, value);
-    }
-  }
-  void read(std::string& s) {
-    const std::size_t n = size();
-    s.assign(take(n), n);
-  }
-  template <class T> void read(std::vector<T>& v) {
-    const std::size_t n = size();
-    v.clear();
-    v.reserve(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      read(v.emplace_back());
-    }
-  }
-  // Written in key order, so each entry goes in at the end.
-  template <class K, class V> void read(std::map<K, V>& m) {
-    const std::size_t n = size();
-    m.clear();
-    for (std::size_t i = 0; i < n; ++i) {
-      K key{};
-      read(key);
-      read(m.emplace_hint(m.end(), std::move(key), V{})->second);
-    }
-  }
-  template <class T> void read(std::optional<T>& o) {
-    o.reset();
-    if (raw<std::uint8_t>() != 0) {
-      read(o.emplace());
-    }
-  }
-
-  std::size_t size() {
-    const auto n = raw<std::uint64_t>();
-    if (n > m_rest.size()) {
-      throw InternalError("bundled data: truncated");
-    }
-    return static_cast<std::size_t>(n);
-  }
-  const char* take(std::size_t n) {
-    if (n > m_rest.size()) {
-      throw InternalError("bundled data: truncated");
-    }
-    const char* p = m_rest.data();
-    m_rest.remove_prefix(n);
-    return p;
-  }
-  template <class T> T raw() {
-    T value;
-    std::memcpy(&value, take(sizeof value), sizeof value);
-    return value;
-  }
-
-  std::string_view m_rest;
-};
-
-template <class T> T deserialize(std::string_view blob) {
-  T value;
-  BlobReader reader(blob);
-  reader(value);
-  reader.expect_end();
-  return value;
-}
+namespace {
 
 // The rows of every engine, for rewriting their `where`.
 template <class S, class F> void for_each_row(S& support, F f) {
@@ -250,13 +89,11 @@ template <class S, class F> void for_each_row(S& support, F f) {
 } // namespace
 
 std::string serialize_catalog(const Catalog& catalog) {
-  BlobWriter writer;
-  writer(catalog);
-  return writer.take();
+  return serialize_blob(catalog);
 }
 
 Catalog deserialize_catalog(std::string_view blob, const std::string& file) {
-  auto c = deserialize<Catalog>(blob);
+  auto c = deserialize_blob<Catalog>(blob);
   c.files = {file};
   return c;
 }
@@ -269,13 +106,11 @@ std::string serialize_engine_support(const EngineSupport& support, const std::st
     }
     row.where.erase(0, file.size());
   });
-  BlobWriter writer;
-  writer(relative);
-  return writer.take();
+  return serialize_blob(relative);
 }
 
 EngineSupport deserialize_engine_support(std::string_view blob, const std::string& file) {
-  auto s = deserialize<EngineSupport>(blob);
+  auto s = deserialize_blob<EngineSupport>(blob);
   for_each_row(s, [&](EngineFormatRow& row) { row.where.insert(0, file); });
   s.files = {file};
   return s;

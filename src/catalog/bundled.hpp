@@ -1,28 +1,19 @@
 #pragma once
 
-// Inside the catalog stage: the bundled data files compiled into the binary (docs/catalog.md,
-// "How the bundled data is loaded"). At build time rightsize_bundle_data (bundle/) loads
-// data/gpus.json and data/engines.json through the normal validating loaders and writes
-// bundled_data.cpp: each file's exact text and the loaded value, serialized. At run time a loader
-// that reads a file whose bytes equal the embedded text returns the embedded value instead of
-// parsing and validating the text again; any other file (edited data, an overlay) is parsed as
-// before. Not a public header.
+// Inside the catalog stage: data/gpus.json and data/engines.json compiled into the binary
+// (core/bundle.hpp; docs/catalog.md, "How the bundled data is loaded"). At build time
+// rightsize_bundle_data (bundle/) loads them through the normal validating loaders and writes
+// bundled_data.cpp. Not a public header.
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/core/bundle.hpp>
 
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace rightsize::detail {
-
-// One data file as the build embedded it. Both empty when the build could not load the file:
-// it is then read at run time like any other, and reports its problems there.
-struct BundledFile {
-  std::string_view text;  // the file's bytes
-  std::string_view value; // serialize_*() of what the loader made of them
-};
 
 // Defined in the generated bundled_data.cpp; the generator links a version without data.
 BundledFile bundled_catalog_file();

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <functional>
 #include <set>
+#include <string_view>
 
 namespace rightsize {
 
@@ -47,6 +48,23 @@ std::string squash(const std::string& s) {
     }
   }
   return out;
+}
+
+// squash(s) == key, without building squash(s): find() compares every name and alias of the
+// catalog, and a plan looks its constrained GPUs up once per GPU.
+bool squashes_to(const std::string& s, std::string_view key) {
+  std::size_t matched = 0;
+  for (const char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) {
+      continue;
+    }
+    if (matched == key.size() ||
+        key[matched] != static_cast<char>(std::tolower(static_cast<unsigned char>(c)))) {
+      return false;
+    }
+    ++matched;
+  }
+  return matched == key.size();
 }
 
 std::vector<std::string> precision_keys() {
@@ -609,11 +627,11 @@ std::optional<FlopsPerSecond> Gpu::rate(TensorPrecision p) const {
 const Gpu* Catalog::find(const std::string& name) const {
   const std::string key = squash(name);
   for (const auto& g : gpus) {
-    if (squash(g.name) == key) {
+    if (squashes_to(g.name, key)) {
       return &g;
     }
     for (const auto& a : g.aliases) {
-      if (squash(a) == key) {
+      if (squashes_to(a, key)) {
         return &g;
       }
     }

@@ -1,6 +1,9 @@
 // The memory estimator. Formulas and sources: docs/model.md, "Memory".
 
+#include "bundled.hpp"
+
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/estimate/memory.hpp>
 
@@ -98,7 +101,11 @@ void Constants::index(const std::string& name) {
 }
 
 Constants Constants::load(const std::string& path) {
-  const auto json = detail::load_json_file(path);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  if (auto bundled = detail::bundled_constants(text)) {
+    return std::move(*bundled);
+  }
+  const auto json = detail::parse_json_text(text, path);
   const FieldReader root(json, path);
   root.reject_unknown({"schema_version", "description", "constants"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
@@ -562,34 +569,6 @@ double engine_memory_fraction(const InferenceWorkload& inf, const Constants& c) 
   return inf.gpu_memory_utilization.value_or(c.get(*constant));
 }
 
-// The batch-independent terms of an inference estimate.
-struct InferenceSetup {
-  Engine engine = Engine::vllm;
-  Bytes capacity;
-  Bytes weights;
-  Bytes kv_per_sequence;
-  Bytes fixed_overhead;
-  double fraction = 1.0;      // engine memory fraction
-  double fragmentation = 0.0; // allocator slack on activations (transformers only)
-};
-
-InferenceSetup inference_setup(const Spec& spec,
-                               const Gpu& gpu,
-                               const Parallelism& p,
-                               const Constants& c,
-                               Bytes kv_per_sequence) {
-  const auto& inf = spec.workload.inference;
-  InferenceSetup s;
-  s.engine = inf.engine;
-  s.capacity = gpu.plannable_memory();
-  s.weights = weights_per_gpu(spec.model, spec.weights, p).total();
-  s.kv_per_sequence = kv_per_sequence;
-  s.fixed_overhead = inference_fixed_overhead(inf, p, c);
-  s.fraction = engine_memory_fraction(inf, c);
-  s.fragmentation = c.get(Constant::allocator_fragmentation);
-  return s;
-}
-
 // Activation peak and overhead at a given batch.
 struct NonKvBytes {
   Bytes activations;
@@ -599,7 +578,7 @@ struct NonKvBytes {
 NonKvBytes non_kv_bytes(const Spec& spec,
                         const Parallelism& p,
                         const Constants& c,
-                        const InferenceSetup& s,
+                        const InferenceMemoryLayout& s,
                         long long batch) {
   const Bytes activations = engine_activation_peak(spec, p, c, batch);
   Bytes fragmentation;
@@ -610,12 +589,12 @@ NonKvBytes non_kv_bytes(const Spec& spec,
 }
 
 // Everything on the GPU but the KV cache.
-Bytes outside_kv(const InferenceSetup& s, const NonKvBytes& non_kv) {
+Bytes outside_kv(const InferenceMemoryLayout& s, const NonKvBytes& non_kv) {
   return s.weights + non_kv.activations + non_kv.overhead;
 }
 
 // The engine's own budget, given what lies outside the KV cache.
-Bytes engine_budget(const InferenceSetup& s, Bytes rest) {
+Bytes engine_budget(const InferenceMemoryLayout& s, Bytes rest) {
   if (s.engine == Engine::tensorrt_llm) {
     // KV cache gets a fraction of what is free after weights, activations and overhead.
     return rest + (s.capacity - rest) * s.fraction;
@@ -626,7 +605,7 @@ Bytes engine_budget(const InferenceSetup& s, Bytes rest) {
 bool batch_fits(const Spec& spec,
                 const Parallelism& p,
                 const Constants& c,
-                const InferenceSetup& s,
+                const InferenceMemoryLayout& s,
                 long long batch) {
   const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, batch));
   return rest + s.kv_per_sequence * static_cast<double>(batch) <= engine_budget(s, rest);
@@ -634,8 +613,10 @@ bool batch_fits(const Spec& spec,
 
 // The most sequences that fit: closed form when activations do not depend on the batch (serving
 // engines profile a fixed chunk), a search when they do (transformers).
-long long
-max_batch(const Spec& spec, const Parallelism& p, const Constants& c, const InferenceSetup& s) {
+long long max_batch(const Spec& spec,
+                    const Parallelism& p,
+                    const Constants& c,
+                    const InferenceMemoryLayout& s) {
   if (s.engine == Engine::transformers) {
     return largest_that_fits(10'000'000,
                              [&](long long batch) { return batch_fits(spec, p, c, s, batch); });
@@ -711,24 +692,54 @@ std::vector<const char*> inference_assumption_names(const InferenceWorkload& inf
   return names;
 }
 
-MemoryEstimate inference_memory(const Spec& spec,
-                                const Gpu& gpu,
-                                const Parallelism& p,
-                                const Constants& c,
-                                std::optional<long long> batch,
-                                Detail detail) {
+// Activation peak and overhead at `batch` sequences.
+NonKvBytes non_kv_at(const InferenceMemoryLayout& s, long long batch) {
+  if (s.engine != Engine::transformers) {
+    return {s.activations, s.overhead}; // the engine's fixed chunk, whatever the batch
+  }
+  return non_kv_bytes(*s.spec, s.p, *s.constants, s, batch);
+}
+
+} // namespace
+
+InferenceMemoryLayout inference_memory_layout(const Spec& spec,
+                                              const Gpu& gpu,
+                                              const Parallelism& p,
+                                              const Constants& c) {
   const auto& inf = spec.workload.inference;
-  const KvCacheGeometry kv = kv_cache_geometry(spec, p, c);
-  const long long context_tokens = inf.prompt_tokens() + inf.output_tokens;
-  const InferenceSetup s = inference_setup(spec, gpu, p, c, kv.per_sequence(context_tokens));
+  InferenceMemoryLayout s;
+  s.spec = &spec;
+  s.gpu = &gpu;
+  s.p = p;
+  s.constants = &c;
+  s.kv = kv_cache_geometry(spec, p, c);
+  s.context_tokens = inf.prompt_tokens() + inf.output_tokens;
+  s.engine = inf.engine;
+  s.capacity = gpu.plannable_memory();
+  s.weights = weights_per_gpu(spec.model, spec.weights, p).total();
+  s.kv_per_sequence = s.kv.per_sequence(s.context_tokens);
+  s.fixed_overhead = inference_fixed_overhead(inf, p, c);
+  s.fraction = engine_memory_fraction(inf, c);
+  s.fragmentation = c.get(Constant::allocator_fragmentation);
+  const NonKvBytes one = non_kv_bytes(spec, p, c, s, 1);
+  s.activations = one.activations;
+  s.overhead = one.overhead;
+  s.max_batch = max_batch(spec, p, c, s);
+  return s;
+}
+
+MemoryEstimate
+estimate_memory(const InferenceMemoryLayout& s, std::optional<long long> batch, Detail detail) {
+  const Spec& spec = *s.spec;
+  const auto& inf = spec.workload.inference;
   MemoryEstimate e;
   e.capacity = s.capacity;
   e.per_gpu.weights = s.weights;
-  e.kv_per_token = kv.per_token_global + kv.per_token_local;
+  e.kv_per_token = s.kv.per_token_global + s.kv.per_token_local;
   e.kv_per_sequence = s.kv_per_sequence;
-  e.max_batch = max_batch(spec, p, c, s);
+  e.max_batch = s.max_batch;
   e.batch = batch.value_or(inf.concurrency.value_or(e.max_batch));
-  const NonKvBytes at_batch = non_kv_bytes(spec, p, c, s, std::max(1LL, e.batch));
+  const NonKvBytes at_batch = non_kv_at(s, std::max(1LL, e.batch));
   e.per_gpu.activations = at_batch.activations;
   e.per_gpu.overhead = at_batch.overhead;
   e.per_gpu.kv_cache = e.kv_per_sequence * static_cast<double>(e.batch);
@@ -739,13 +750,15 @@ MemoryEstimate inference_memory(const Spec& spec,
   if (detail == Detail::numbers) {
     return e;
   }
-  const long long longest = longest_sequence(kv, e.kv_pool);
+  const long long longest = longest_sequence(s.kv, e.kv_pool);
   const ModelArch& m = spec.model;
   e.max_context = m.max_position > 0 ? std::min(longest, m.max_position) : longest;
-  e.notes = inference_notes(spec, c, e, longest, context_tokens);
-  e.assumptions = recorded_assumptions(c, inference_assumption_names(inf, p));
+  e.notes = inference_notes(spec, *s.constants, e, longest, s.context_tokens);
+  e.assumptions = recorded_assumptions(*s.constants, inference_assumption_names(inf, s.p));
   return e;
 }
+
+namespace {
 
 // --- Training and fine-tuning ------------------------------------------------------------------
 
@@ -923,7 +936,7 @@ MemoryEstimate estimate_memory(const Spec& spec,
   if (spec.workload.is_training()) {
     return training_memory(spec, gpu, p, c, batch, detail);
   }
-  return inference_memory(spec, gpu, p, c, batch, detail);
+  return estimate_memory(inference_memory_layout(spec, gpu, p, c), batch, detail);
 }
 
 } // namespace rightsize

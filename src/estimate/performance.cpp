@@ -1,6 +1,9 @@
 // The performance model. Formulas and sources: docs/model.md, "Performance".
 
+#include "bundled.hpp"
+
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/estimate/performance.hpp>
@@ -83,7 +86,11 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
 }
 
 Efficiency Efficiency::load(const std::string& path) {
-  return from_json(detail::load_json_file(path), path);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  if (auto bundled = detail::bundled_efficiency(text)) {
+    return std::move(*bundled);
+  }
+  return from_json(detail::parse_json_text(text, path), path);
 }
 
 nlohmann::json Efficiency::to_json() const {
@@ -247,11 +254,6 @@ Flops training_model_flops(const Spec& spec, double tokens) {
 
 namespace {
 
-struct LinkModel {
-  BytesPerSecond bandwidth;
-  Seconds latency;
-};
-
 // The link a group of `group` GPUs all-reduces over: NVLink (or Infinity Fabric) inside the
 // GPU's domain; PCIe inside one server, at the share of the card's PCIe rate NCCL reaches there
 // (the host link for cards whose NVLink bridge joins only pairs); the network between servers.
@@ -292,30 +294,27 @@ FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficienc
   return *gpu.rate(p) * efficiency;
 }
 
-// What an inference estimate looks up once: the GPU family's efficiencies, the engine's
-// overheads, the tensor rate at the compute precision times the family's efficiency.
-struct Resolved {
-  const FamilyEfficiency& fam;
-  const EngineOverhead& engine;
-  FlopsPerSecond compute_rate;
-};
-
-Resolved resolve(const Spec& spec, const Gpu& gpu, const Efficiency& eff) {
-  const FamilyEfficiency& fam = eff.family(gpu);
-  return {fam, eff.engine(spec.workload.inference.engine), effective_rate(spec, gpu, fam.compute)};
+// What every step of the layout reads: looked up and derived once per layout.
+StepLayout
+step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Efficiency& eff) {
+  StepLayout steps;
+  steps.spec = &spec;
+  steps.gpu = &gpu;
+  steps.p = p;
+  steps.family = &eff.family(gpu);
+  steps.engine = &eff.engine(spec.workload.inference.engine);
+  steps.compute_rate = effective_rate(spec, gpu, steps.family->compute);
+  steps.weights = weights_per_gpu(spec.model, spec.weights, p);
+  steps.activation_bytes = activation_element_bytes(spec.precision).si();
+  steps.tensor_link = collective_link(spec, gpu, p.tp, eff);
+  steps.expert_link = collective_link(spec, gpu, p.ep, eff);
+  return steps;
 }
 
-StepTime decode_step(const Spec& spec,
-                     const Gpu& gpu,
-                     const Parallelism& p,
-                     const Efficiency& eff,
-                     const Resolved& rs,
-                     const Constants& constants,
-                     double batch,
-                     double context) {
-  const ModelArch& m = spec.model;
-  const auto& fam = rs.fam;
-  const auto& engine = rs.engine;
+StepTime
+decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, double context) {
+  const ModelArch& m = steps.spec->model;
+  const Parallelism& p = steps.p;
   // Pipeline parallelism keeps micro-batches in flight, one per stage at most (vLLM's and
   // TensorRT-LLM's pipeline schedulers): each micro-batch crosses the stages in turn, reading each
   // stage's weights, while the other stages work on the others. A step that gives every sequence
@@ -325,49 +324,42 @@ StepTime decode_step(const Spec& spec,
   batch /= micro_batches;
   // Bytes read per step, all pipeline stages in sequence: the weights (MoE: only the experts the
   // micro-batch's tokens touch) and the KV cache of every sequence of the micro-batch.
-  WeightBytes w = weights_per_gpu(m, spec.weights, p);
+  WeightBytes w = steps.weights;
   w.vision = Bytes(0); // the vision tower runs in prefills with images, not in decode steps
   if (m.is_moe()) {
     const double pick = static_cast<double>(m.experts_active) / static_cast<double>(m.experts);
     w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
   }
-  const KvCacheGeometry kv = kv_cache_geometry(spec, p, constants);
   StepTime s;
   // Mamba layers read their state and write it back (the KV cache only appends one token).
   s.bytes =
       (w.total() + (kv.per_sequence(static_cast<long long>(context)) + kv.state) * batch) * p.pp;
-  s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
-  s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / rs.compute_rate;
-  const double act = activation_element_bytes(spec.precision).si();
-  const auto link = collective_link(spec, gpu, p.tp, eff);
+  s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
+  s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / steps.compute_rate;
+  const double act = steps.activation_bytes;
   // One all-reduce per mixer and per MLP (two per layer of a plain transformer), Megatron-style.
-  s.communication = allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, link) *
-                    static_cast<double>(m.sublayers());
+  s.communication =
+      allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
+      static_cast<double>(m.sublayers());
   if (p.ep > 1 && m.is_moe()) {
     // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
     const double bytes_moved = batch * static_cast<double>(m.experts_active) *
                                static_cast<double>(m.hidden) * act * (p.ep - 1.0) / p.ep;
-    s.communication += (Bytes(2.0 * bytes_moved) / collective_link(spec, gpu, p.ep, eff).bandwidth +
-                        collective_link(spec, gpu, p.ep, eff).latency * 2.0) *
-                       static_cast<double>(m.moe_layers);
+    s.communication +=
+        (Bytes(2.0 * bytes_moved) / steps.expert_link.bandwidth + steps.expert_link.latency * 2.0) *
+        static_cast<double>(m.moe_layers);
   }
-  s.fixed = engine.per_layer * static_cast<double>(m.layers) + engine.per_step;
+  s.fixed = steps.engine->per_layer * static_cast<double>(m.layers) + steps.engine->per_step;
   return s;
 }
 
-StepTime prefill_step(const Spec& spec,
-                      const Gpu& gpu,
-                      const Parallelism& p,
-                      const Efficiency& eff,
-                      const Resolved& rs,
-                      double tokens,
-                      double prompt) {
+StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
+  const Spec& spec = *steps.spec;
   const ModelArch& m = spec.model;
-  const auto& fam = rs.fam;
-  const auto& engine = rs.engine;
+  const Parallelism& p = steps.p;
   StepTime s;
-  s.bytes = weights_per_gpu(m, spec.weights, p).total() * p.pp;
-  s.memory = s.bytes / (gpu.memory_bandwidth * fam.memory);
+  s.bytes = steps.weights.total() * p.pp;
+  s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
   // Causal attention: each token attends to half the prompt on average; an encoder's
   // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
   // the step (tokens / prompt of them).
@@ -377,13 +369,12 @@ StepTime prefill_step(const Spec& spec,
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
                    m.vision->flops(inf.image_width, inf.image_height));
   }
-  s.compute = flops / static_cast<double>(p.tp) / rs.compute_rate;
-  const double act = activation_element_bytes(spec.precision).si();
-  s.communication = allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act),
-                              p.tp,
-                              collective_link(spec, gpu, p.tp, eff)) *
-                    static_cast<double>(m.sublayers());
-  s.fixed = engine.per_layer * static_cast<double>(m.layers);
+  s.compute = flops / static_cast<double>(p.tp) / steps.compute_rate;
+  const double act = steps.activation_bytes;
+  s.communication =
+      allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
+      static_cast<double>(m.sublayers());
+  s.fixed = steps.engine->per_layer * static_cast<double>(m.layers);
   return s;
 }
 
@@ -421,7 +412,8 @@ StepTime decode_step_time(const Spec& spec,
                           const Constants& constants,
                           double batch,
                           double context) {
-  return decode_step(spec, gpu, p, eff, resolve(spec, gpu, eff), constants, batch, context);
+  return decode_step(
+      step_layout(spec, gpu, p, eff), kv_cache_geometry(spec, p, constants), batch, context);
 }
 
 StepTime prefill_step_time(const Spec& spec,
@@ -430,7 +422,7 @@ StepTime prefill_step_time(const Spec& spec,
                            const Efficiency& eff,
                            double tokens,
                            double prompt) {
-  return prefill_step(spec, gpu, p, eff, resolve(spec, gpu, eff), tokens, prompt);
+  return prefill_step(step_layout(spec, gpu, p, eff), tokens, prompt);
 }
 
 InferencePerformance with_replicas(InferencePerformance one, int replicas) {
@@ -446,15 +438,14 @@ namespace {
 // Where both serving estimates start: the sequences in flight per replica, the spec's (or all
 // that fit) capped by what fits and by the scheduler's own limit (vLLM --max-num-seqs), and the
 // compute precision. With none in flight, the bottleneck says why.
-InferencePerformance in_flight(const Spec& spec,
-                               const Gpu& gpu,
-                               const MemoryEstimate& memory,
-                               const Constants& constants) {
+InferencePerformance in_flight(const MemoryEstimate& memory,
+                               TensorPrecision precision,
+                               long long max_num_seqs,
+                               bool embedding) {
   InferencePerformance r;
-  r.compute_precision = compute_precision(spec, gpu);
-  r.concurrency = std::min({memory.batch,
-                            memory.max_batch,
-                            static_cast<long long>(constants.get(Constant::max_num_seqs))});
+  r.compute_precision = precision;
+  r.prefill_only = embedding;
+  r.concurrency = std::min({memory.batch, memory.max_batch, max_num_seqs});
   if (r.concurrency < 1) {
     r.bottleneck = "memory_capacity";
     r.explanation = "not even one sequence of this length fits beside the weights";
@@ -462,37 +453,31 @@ InferencePerformance in_flight(const Spec& spec,
   return r;
 }
 
+long long max_num_seqs(const Constants& constants) {
+  return static_cast<long long>(constants.get(Constant::max_num_seqs));
+}
+
 // An embedding workload (docs/model.md, "Embedding workloads"): the engine runs forward passes
 // of c sequences back to back, each pass one prefill step of c x L tokens; nothing is decoded.
 // A replica embeds c / T(c) sequences per second; a sequence waits for its engine's per-request
 // work and its pass, and, when more are in flight than a pass takes, for the passes ahead of it
-// (Little's law: latency = in flight / rate).
-InferencePerformance estimate_embedding(const Spec& spec,
-                                        const Gpu& gpu,
-                                        const Parallelism& p,
+// (Little's law: latency = in flight / rate). `r` is in_flight()'s, with some in flight.
+InferencePerformance estimate_embedding(const StepLayout& steps,
                                         const MemoryEstimate& memory,
-                                        const Efficiency& eff,
-                                        const Constants& constants,
+                                        InferencePerformance r,
                                         int replicas,
                                         Detail detail) {
-  const auto& inf = spec.workload.inference;
-  InferencePerformance r = in_flight(spec, gpu, memory, constants);
-  r.prefill_only = true;
-  if (r.concurrency < 1) {
-    return r;
-  }
+  const auto& inf = steps.spec->workload.inference;
   const long long wanted = memory.batch;
   const long long c = r.concurrency;
   const auto length = static_cast<double>(inf.input_tokens);
-  const Resolved rs = resolve(spec, gpu, eff);
-  const StepTime pass =
-      prefill_step(spec, gpu, p, eff, rs, static_cast<double>(c) * length, length);
+  const StepTime pass = prefill_step(steps, static_cast<double>(c) * length, length);
   r.prefill = pass.total();
   const double rate = static_cast<double>(c) / r.prefill.si();
-  r.ttft = rs.engine.per_request + r.prefill;
+  r.ttft = steps.engine->per_request + r.prefill;
   if (wanted > c) {
     r.queueing = true;
-    r.ttft = rs.engine.per_request + seconds(static_cast<double>(wanted) / rate);
+    r.ttft = steps.engine->per_request + seconds(static_cast<double>(wanted) / rate);
   }
   r.requests_per_s = rate;
   r.prefill_tokens_per_s = rate * length;
@@ -535,32 +520,21 @@ InferencePerformance estimate_embedding(const Spec& spec,
   return r;
 }
 
-} // namespace
-
-InferencePerformance estimate_inference(const Spec& spec,
-                                        const Gpu& gpu,
-                                        const Parallelism& p,
-                                        const MemoryEstimate& memory,
-                                        const Efficiency& eff,
-                                        const Constants& constants,
-                                        int replicas,
-                                        Detail detail) {
-  if (spec.workload.is_embedding()) {
-    return estimate_embedding(spec, gpu, p, memory, eff, constants, replicas, detail);
-  }
-  const auto& inf = spec.workload.inference;
-  InferencePerformance r = in_flight(spec, gpu, memory, constants);
-  if (r.concurrency < 1) {
-    return r;
-  }
+// A generation workload: prefills, then decode steps under continuous batching. `r` is
+// in_flight()'s, with some in flight; `pf` one prompt's prefill alone.
+InferencePerformance estimate_generation(const StepLayout& steps,
+                                         const KvCacheGeometry& kv,
+                                         const StepTime& pf,
+                                         const MemoryEstimate& memory,
+                                         InferencePerformance r,
+                                         int replicas,
+                                         Detail detail) {
+  const auto& inf = steps.spec->workload.inference;
   const long long wanted = memory.batch;
   const long long c = r.concurrency;
   const auto isl = static_cast<double>(inf.prompt_tokens());
   const auto osl = static_cast<double>(inf.output_tokens);
-  const Resolved rs = resolve(spec, gpu, eff);
-  const StepTime pf = prefill_step(spec, gpu, p, eff, rs, isl, isl);
-  const StepTime dec =
-      decode_step(spec, gpu, p, eff, rs, constants, static_cast<double>(c), isl + osl / 2.0);
+  const StepTime dec = decode_step(steps, kv, static_cast<double>(c), isl + osl / 2.0);
   r.prefill = pf.total();
   r.decode_step = dec.total();
   r.decode_memory = dec.memory;
@@ -573,7 +547,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   // request rate lambda solves lambda * cycle(lambda) = c, where the cycle (TTFT + (osl - 1) *
   // TPOT) grows with lambda; bisection over (0, 0.98 / marginal prefill).
   // Looked up once: the bisection below evaluates the cycle a hundred times.
-  const EngineOverhead& engine = rs.engine;
+  const EngineOverhead& engine = *steps.engine;
   const Seconds t0 = engine.per_request;
   // In the steady state a prefill does not run alone: engines batch prompts and chunk them into
   // the decode steps (vLLM's and SGLang's chunked prefill, TensorRT-LLM's in-flight batching),
@@ -585,25 +559,33 @@ InferencePerformance estimate_inference(const Spec& spec,
   // Pipeline stages share that work as they share the decode's: with m micro-batches in flight,
   // each stage computes its layers' part while the others compute theirs.
   const double micro_batches =
-      std::clamp(static_cast<double>(c), 1.0, static_cast<double>(p.pp));
+      std::clamp(static_cast<double>(c), 1.0, static_cast<double>(steps.p.pp));
   const Seconds marginal_prefill = (pf.compute + pf.communication) / micro_batches;
+  // The terms of the cycle that do not depend on the rate, worked out once (the same sums in the
+  // same order, so the same doubles): the bisection evaluates it about 23 times.
+  const double prefill_per_request = marginal_prefill.si();
+  const Seconds prefill = r.prefill;
+  const Seconds decode = r.decode_step;
+  const double interference = engine.prefill_interference;
+  // Requests that arrive together (benchmarks start them in waves) wait on average for half of
+  // the others' prefills.
+  const Seconds wave = prefill * (engine.wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
+  const Seconds before_wait = t0 + prefill + decode * 0.5;
+  const double later_tokens = std::max(0.0, osl - 1.0);
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
-    const double share = std::min(0.98, lambda * marginal_prefill.si());
+    const double share = std::min(0.98, lambda * prefill_per_request);
     // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only
     // part of each prefill.
-    tpot_out = r.decode_step / (1.0 - share * engine.prefill_interference);
-    const Seconds wait = r.prefill * (share / (2.0 * (1.0 - share)));
-    // Requests that arrive together (benchmarks start them in waves) wait on average for half of
-    // the others' prefills.
-    const Seconds wave = r.prefill * (engine.wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
-    ttft_out = t0 + r.prefill + r.decode_step * 0.5 + max(wait, wave);
+    tpot_out = decode / (1.0 - share * interference);
+    const Seconds wait = prefill * (share / (2.0 * (1.0 - share)));
+    ttft_out = before_wait + max(wait, wave);
     return share;
   };
   const auto in_flight = [&](double lambda) {
     Seconds t1;
     Seconds t2;
     at_rate(lambda, t1, t2);
-    return lambda * (t1 + t2 * std::max(0.0, osl - 1.0)).si();
+    return lambda * (t1 + t2 * later_tokens).si();
   };
   // in_flight is increasing in lambda and computed from positive terms with one subtraction
   // (1 - share x interference, share <= 0.98): its relative rounding error stays under about 60
@@ -648,6 +630,77 @@ InferencePerformance estimate_inference(const Spec& spec,
     r.explanation = decode_explanation(dec, r.bottleneck);
   }
   return r;
+}
+
+} // namespace
+
+InferencePerformance estimate_inference(const Spec& spec,
+                                        const Gpu& gpu,
+                                        const Parallelism& p,
+                                        const MemoryEstimate& memory,
+                                        const Efficiency& eff,
+                                        const Constants& constants,
+                                        int replicas,
+                                        Detail detail) {
+  const bool embedding = spec.workload.is_embedding();
+  InferencePerformance r =
+      in_flight(memory, compute_precision(spec, gpu), max_num_seqs(constants), embedding);
+  if (r.concurrency < 1) {
+    return r;
+  }
+  const StepLayout steps = step_layout(spec, gpu, p, eff);
+  if (embedding) {
+    return estimate_embedding(steps, memory, r, replicas, detail);
+  }
+  const auto isl = static_cast<double>(spec.workload.inference.prompt_tokens());
+  return estimate_generation(steps,
+                             kv_cache_geometry(spec, p, constants),
+                             prefill_step(steps, isl, isl),
+                             memory,
+                             r,
+                             replicas,
+                             detail);
+}
+
+ServingLayout serving_layout(const Spec& spec,
+                             const Gpu& gpu,
+                             const Parallelism& p,
+                             const Constants& constants,
+                             const Efficiency& eff) {
+  ServingLayout s;
+  s.memory = inference_memory_layout(spec, gpu, p, constants);
+  s.compute_precision = compute_precision(spec, gpu);
+  s.max_num_seqs = max_num_seqs(constants);
+  if (s.memory.max_batch < 1 || s.max_num_seqs < 1) {
+    return s;
+  }
+  s.steps = step_layout(spec, gpu, p, eff);
+  if (!spec.workload.is_embedding()) {
+    const auto isl = static_cast<double>(spec.workload.inference.prompt_tokens());
+    s.prefill = prefill_step(*s.steps, isl, isl);
+  }
+  return s;
+}
+
+InferencePerformance estimate_inference(const ServingLayout& layout,
+                                        const MemoryEstimate& memory,
+                                        int replicas,
+                                        Detail detail) {
+  const Spec& spec = *layout.memory.spec;
+  const bool embedding = spec.workload.is_embedding();
+  InferencePerformance r =
+      in_flight(memory, layout.compute_precision, layout.max_num_seqs, embedding);
+  if (r.concurrency < 1) {
+    return r;
+  }
+  if (!layout.steps) {
+    throw InternalError("estimate_inference: a memory estimate from another layout");
+  }
+  if (embedding) {
+    return estimate_embedding(*layout.steps, memory, r, replicas, detail);
+  }
+  return estimate_generation(
+      *layout.steps, layout.memory.kv, layout.prefill, memory, r, replicas, detail);
 }
 
 namespace {

@@ -1,6 +1,9 @@
 // Uncertainty bands from data/uncertainty.json. Derivation: docs/accuracy.md, "Uncertainty bands".
 
+#include "bundled.hpp"
+
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
 
@@ -147,7 +150,11 @@ Calibration Uncertainty::calibration(const std::string& family,
 }
 
 Uncertainty Uncertainty::load(const std::string& path) {
-  return from_json(detail::load_json_file(path), path);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  if (auto bundled = detail::bundled_uncertainty(text)) {
+    return std::move(*bundled);
+  }
+  return from_json(detail::parse_json_text(text, path), path);
 }
 
 const Uncertainty::Entry& Uncertainty::entry(const std::string& metric,

@@ -9,7 +9,6 @@
 #include <rightsize/plan/price.hpp>
 
 #include <algorithm>
-#include <deque>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -64,10 +63,31 @@ struct Miss {
   }
 };
 
-// The figures of one serving configuration at one replica (Detail::numbers: no sentences).
+// The figures of one serving configuration at one replica (Detail::numbers: no sentences),
+// estimated in place from its layout's batch-independent terms.
 struct Evaluated {
+  Evaluated(const ServingLayout& layout, std::optional<long long> batch)
+      : memory(estimate_memory(layout.memory, batch, Detail::numbers)),
+        perf(estimate_inference(layout, memory, 1, Detail::numbers)) {}
   MemoryEstimate memory;
   InferencePerformance perf;
+};
+
+// Evaluations at stable addresses, `block` of them to an allocation (a std::deque makes one per
+// evaluation of this size, and a plan keeps thousands).
+class EvaluationStore {
+public:
+  explicit EvaluationStore(std::size_t block) : m_block(block) {}
+  const Evaluated& emplace(const ServingLayout& layout, std::optional<long long> batch) {
+    if (m_blocks.empty() || m_blocks.back().size() == m_block) {
+      m_blocks.emplace_back().reserve(m_block);
+    }
+    return m_blocks.back().emplace_back(layout, batch); // within capacity: nothing moves
+  }
+
+private:
+  std::size_t m_block;
+  std::vector<std::vector<Evaluated>> m_blocks;
 };
 
 // Serving evaluations of one plan, shared by its searches: a rejection's fix trials search again
@@ -97,9 +117,11 @@ public:
   // Whether evaluations on `g` may be kept.
   [[nodiscard]] bool holds(const Gpu& g) const;
   // The evaluations of a layout so far, empty at first; the reference stays valid.
-  Memo& memo(const Layout& l) { return m_layouts[l]; }
-  // Keeps an evaluation; the reference stays valid.
-  const Evaluated& keep(Evaluated e) { return m_evaluations.emplace_back(std::move(e)); }
+  Memo& memo(const Layout& l);
+  // Evaluates `layout` at `batch` and keeps it; the reference stays valid.
+  const Evaluated& keep(const ServingLayout& layout, std::optional<long long> batch) {
+    return m_evaluations.emplace(layout, batch);
+  }
 
 private:
   struct Hash {
@@ -107,7 +129,7 @@ private:
   };
   const Catalog& m_catalog;
   std::unordered_map<Layout, Memo, Hash> m_layouts;
-  std::deque<Evaluated> m_evaluations;
+  EvaluationStore m_evaluations{128};
 };
 
 struct Search {

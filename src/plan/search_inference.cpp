@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 
 namespace rightsize::detail {
 
@@ -96,11 +95,11 @@ public:
 
 private:
   const Evaluated* compute(long long key, std::optional<long long> batch) {
-    Evaluated e{estimate_memory(m_spec, m_gpu, m_p, m_s.constants, batch, Detail::numbers), {}};
-    e.perf = estimate_inference(
-        m_spec, m_gpu, m_p, e.memory, m_s.eff, m_s.constants, 1, Detail::numbers);
+    if (!m_layout) {
+      m_layout = serving_layout(m_spec, m_gpu, m_p, m_s.constants, m_s.eff);
+    }
     const Evaluated* kept =
-        m_shared ? &m_s.cache->keep(std::move(e)) : &m_own.emplace_back(std::move(e));
+        m_shared ? &m_s.cache->keep(*m_layout, batch) : &m_own.emplace(*m_layout, batch);
     m_memo->emplace_back(key, kept);
     return kept;
   }
@@ -112,10 +111,13 @@ private:
   std::optional<double> m_ttft_high;
   std::optional<double> m_tpot_high;
   std::optional<double> m_rate_high;
+  // What the layout's evaluations share, worked out at its first (none when the plan's cache
+  // holds every batch the search asks for).
+  std::optional<ServingLayout> m_layout;
   bool m_shared; // kept in the plan's cache
   EvaluationCache::Memo m_own_memo;
   EvaluationCache::Memo* m_memo; // the cache's for this layout, or m_own_memo
-  std::deque<Evaluated> m_own;   // when the plan's cache does not hold this GPU (stable addresses)
+  EvaluationStore m_own{16};     // when the plan's cache does not hold this GPU
 };
 
 // Whether latency targets hold, and by how much (held value / target, the worse of the two).
@@ -448,6 +450,14 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c) {
 }
 
 } // namespace
+
+EvaluationCache::Memo& EvaluationCache::memo(const Layout& l) {
+  Memo& m = m_layouts[l];
+  if (m.capacity() == 0) {
+    m.reserve(16); // a layout's batches: about ten in a serving search
+  }
+  return m;
+}
 
 bool EvaluationCache::holds(const Gpu& g) const {
   const auto& gpus = m_catalog.gpus;

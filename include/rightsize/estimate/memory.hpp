@@ -58,6 +58,10 @@ enum class Constant : std::size_t {
 // The name of a constant in data/memory.json.
 std::string_view constant_name(Constant c);
 
+namespace detail {
+struct BundleAccess; // the bundled data's serializer (src/estimate/bundled.cpp)
+} // namespace detail
+
 // Runtime constants from data/memory.json, overridable one by one.
 class Constants {
 public:
@@ -74,6 +78,7 @@ public:
   [[nodiscard]] std::vector<std::string> names() const;
 
 private:
+  friend struct detail::BundleAccess;
   void index(const std::string& name);
 
   std::map<std::string, Assumption> m_values;
@@ -155,6 +160,39 @@ MemoryEstimate estimate_memory(const Spec& spec,
                                const Gpu& gpu,
                                const Parallelism& p,
                                const Constants& c,
+                               std::optional<long long> batch = std::nullopt,
+                               Detail detail = Detail::full);
+
+// The terms of a serving memory estimate on one layout that do not depend on the batch, worked out
+// once: the plan's search evaluates each layout at a dozen batches (docs/performance.md). Points to
+// the spec, GPU and constants it was made from, which must outlive it.
+struct InferenceMemoryLayout {
+  const Spec* spec = nullptr;
+  const Gpu* gpu = nullptr;
+  Parallelism p;
+  const Constants* constants = nullptr;
+  KvCacheGeometry kv;
+  long long context_tokens = 0; // one sequence: its prompt (images included) and output tokens
+  Engine engine = Engine::vllm;
+  Bytes capacity;             // plannable memory of one GPU
+  Bytes weights;              // one GPU's share of the weights
+  Bytes kv_per_sequence;      // at context_tokens
+  Bytes fixed_overhead;       // CUDA context and workspace, NCCL buffers, CUDA graphs
+  double fraction = 1.0;      // the engine's memory fraction
+  double fragmentation = 0.0; // allocator slack on activations (transformers only)
+  // Activation peak and overhead at a batch of one: those of every batch, but with transformers,
+  // which runs the whole batch in one forward pass.
+  Bytes activations;
+  Bytes overhead;
+  long long max_batch = 0; // the most sequences of context_tokens that fit
+};
+
+// A serving spec's (the spec's workload is inference) batch-independent memory terms on a layout.
+InferenceMemoryLayout
+inference_memory_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Constants& c);
+// The same estimate as estimate_memory(*layout.spec, *layout.gpu, layout.p, *layout.constants,
+// batch, detail), bit for bit.
+MemoryEstimate estimate_memory(const InferenceMemoryLayout& layout,
                                std::optional<long long> batch = std::nullopt,
                                Detail detail = Detail::full);
 

@@ -173,6 +173,55 @@ InferencePerformance estimate_inference(const Spec& spec,
                                         const Constants& constants,
                                         int replicas = 1,
                                         Detail detail = Detail::full);
+
+// A collective's link: the bandwidth it reaches and its fixed latency per call (docs/model.md,
+// "Interconnect").
+struct LinkModel {
+  BytesPerSecond bandwidth;
+  Seconds latency;
+};
+
+// What a prefill or decode step on one layout reads whatever its batch, worked out once: the
+// efficiencies of the GPU's family and of the engine, the tensor rate, the weights one GPU holds,
+// the links of its collectives. Points to the spec and GPU it was made from.
+struct StepLayout {
+  const Spec* spec = nullptr;
+  const Gpu* gpu = nullptr;
+  Parallelism p;
+  const FamilyEfficiency* family = nullptr;
+  const EngineOverhead* engine = nullptr;
+  FlopsPerSecond compute_rate; // the tensor rate at the compute precision x the family's compute
+  WeightBytes weights;         // weights_per_gpu
+  double activation_bytes = 0; // one activation element
+  LinkModel tensor_link;       // the all-reduces of the tensor-parallel group (p.tp)
+  LinkModel expert_link;       // the all-to-alls of the expert-parallel group (p.ep)
+};
+
+// A serving layout's batch-independent terms, memory and speed, worked out once: the plan's search
+// evaluates each layout at a dozen batches (docs/performance.md). Points to the spec, GPU,
+// constants and efficiencies it was made from, which must outlive it.
+struct ServingLayout {
+  InferenceMemoryLayout memory;
+  TensorPrecision compute_precision = TensorPrecision::bf16;
+  long long max_num_seqs = 0; // the scheduler's limit on sequences in flight
+  // Only when a sequence fits (memory.max_batch >= 1): with none in flight an estimate looks none
+  // of it up, so neither does a layout that cannot hold one.
+  std::optional<StepLayout> steps;
+  StepTime prefill; // one prompt alone (a generation workload's)
+};
+
+// A serving spec's batch-independent terms on a layout.
+ServingLayout serving_layout(const Spec& spec,
+                             const Gpu& gpu,
+                             const Parallelism& p,
+                             const Constants& constants,
+                             const Efficiency& eff);
+// The same estimate as estimate_inference() from the layout's spec, GPU, parallelism, constants
+// and efficiencies, bit for bit, for a `memory` estimated on this layout.
+InferencePerformance estimate_inference(const ServingLayout& layout,
+                                        const MemoryEstimate& memory,
+                                        int replicas = 1,
+                                        Detail detail = Detail::full);
 // A one-replica estimate as `replicas` copies serving together: the rates add up, latencies stay.
 InferencePerformance with_replicas(InferencePerformance one, int replicas);
 

@@ -60,6 +60,7 @@ public:
   double widening = 1.5; // log-space factor for uncalibrated pairs
 
 private:
+  friend struct detail::BundleAccess;
   struct Entry {
     double low_ratio = 1;
     double high_ratio = 1;

@@ -12,71 +12,9 @@
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 
-#include <fmt/format.h>
-
 #include <exception>
-#include <functional>
 #include <iostream>
 #include <string>
-#include <string_view>
-
-namespace {
-
-using rightsize::read_input_file;
-
-// A C++ string literal of `bytes`, broken into lines: printable ASCII as is, the rest as
-// three-digit octal escapes (which, unlike \x, cannot swallow a following digit).
-std::string literal(std::string_view bytes) {
-  std::string out = "\"";
-  std::size_t column = 0;
-  for (const char ch : bytes) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\' || c == '?') {
-      out += '\\';
-      out += ch;
-    } else if (c >= 0x20 && c < 0x7f) {
-      out += ch;
-    } else {
-      out += fmt::format("\\{:03o}", c);
-    }
-    if (c == '\n' || ++column >= 100) {
-      out += "\"\n    \"";
-      column = 0;
-    }
-  }
-  return out + "\"";
-}
-
-// The accessor `function` returning `path`'s text and `value(path)`, or nothing when the file
-// does not load.
-std::string embed(const std::string& function,
-                  const std::string& path,
-                  const std::function<std::string(const std::string&)>& value) {
-  const std::string text = read_input_file(path, rightsize::k_max_json_file_bytes, "JSON input");
-  std::string blob;
-  try {
-    blob = value(path);
-  } catch (const std::exception& e) {
-    std::cerr << "rightsize_bundle_data: warning: " << path
-              << " does not load, so it is not embedded; rightsize will read it at run time and "
-                 "report:\n"
-              << e.what() << "\n";
-    return fmt::format("BundledFile {}() {{\n  return {{}};\n}}\n", function);
-  }
-  if (read_input_file(path, rightsize::k_max_json_file_bytes, "JSON input") != text) {
-    throw rightsize::InputError(path, "changed while it was being embedded; build again");
-  }
-  return fmt::format("BundledFile {}() {{\n"
-                     "  static constexpr char text[] =\n    {};\n"
-                     "  static constexpr char value[] =\n    {};\n"
-                     "  return {{{{text, sizeof text - 1}}, {{value, sizeof value - 1}}}};\n"
-                     "}}\n",
-                     function,
-                     literal(text),
-                     literal(blob));
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
   if (argc != 4) {
@@ -89,14 +27,16 @@ int main(int argc, char** argv) {
                        "from the bundled data files; do not edit.\n\n"
                        "#include \"bundled.hpp\"\n\n"
                        "namespace rightsize::detail {\n\n";
-    code += embed("bundled_catalog_file", argv[2], [](const std::string& path) {
-      return rightsize::detail::serialize_catalog(rightsize::load_catalog(path));
-    });
+    code += rightsize::detail::embed_bundled_file(
+        "rightsize_bundle_data", "bundled_catalog_file", argv[2], [](const std::string& path) {
+          return rightsize::detail::serialize_catalog(rightsize::load_catalog(path));
+        });
     code += "\n";
-    code += embed("bundled_engines_file", argv[3], [](const std::string& path) {
-      return rightsize::detail::serialize_engine_support(rightsize::load_engine_support(path),
-                                                         path);
-    });
+    code += rightsize::detail::embed_bundled_file(
+        "rightsize_bundle_data", "bundled_engines_file", argv[3], [](const std::string& path) {
+          return rightsize::detail::serialize_engine_support(rightsize::load_engine_support(path),
+                                                             path);
+        });
     code += "\n} // namespace rightsize::detail\n";
     rightsize::write_file_atomically(out, code);
   } catch (const std::exception& e) {

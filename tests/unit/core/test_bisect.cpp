@@ -80,8 +80,8 @@ TEST_CASE("bisect: the fast crossing equals the plain bisection bit for bit on t
     fast_calls += f.calls;
     ++cases;
   }
-  // The point of it: fewer evaluations of f (a count, not a time).
-  CHECK(fast_calls * 2 < plain_calls);
+  // The point of it: fewer evaluations of f (a count, not a time): about 21 a case against 56.
+  CHECK(fast_calls * 5 < plain_calls * 2);
 }
 
 TEST_CASE("bisect: the fast crossing falls back to every halving when its checks fail",

@@ -8,6 +8,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <optional>
+#include <vector>
+
 using namespace rightsize;
 using rightsize::test::catalog;
 using rightsize::test::config_path;
@@ -572,4 +575,96 @@ TEST_CASE("performance: an embedding workload is forward passes of whole sequenc
   const InferencePerformance three = estimate_inference(s, g, p, m, efficiency(), constants(), 3);
   CHECK(three.requests_per_s == Approx(3 * r.requests_per_s));
   CHECK(three.ttft == r.ttft);
+}
+
+namespace {
+
+Spec serving_with(const char* model, const nlohmann::json& workload_extra) {
+  nlohmann::json workload{
+      {"type", "inference"}, {"input_tokens", 2048}, {"output_tokens", 256}, {"concurrency", 24}};
+  workload.update(workload_extra);
+  return parse_spec({{"model", config_path(model)}, {"workload", workload}}, "test.json");
+}
+
+void check_same(const MemoryEstimate& a, const MemoryEstimate& b) {
+  CHECK(a.capacity == b.capacity);
+  CHECK(a.budget == b.budget);
+  CHECK(a.per_gpu.weights == b.per_gpu.weights);
+  CHECK(a.per_gpu.kv_cache == b.per_gpu.kv_cache);
+  CHECK(a.per_gpu.activations == b.per_gpu.activations);
+  CHECK(a.per_gpu.overhead == b.per_gpu.overhead);
+  CHECK(a.fits == b.fits);
+  CHECK(a.batch == b.batch);
+  CHECK(a.max_batch == b.max_batch);
+  CHECK(a.max_context == b.max_context);
+  CHECK(a.kv_per_token == b.kv_per_token);
+  CHECK(a.kv_per_sequence == b.kv_per_sequence);
+  CHECK(a.kv_pool == b.kv_pool);
+  CHECK(a.notes == b.notes);
+  CHECK(a.assumptions.size() == b.assumptions.size());
+}
+
+void check_same(const InferencePerformance& a, const InferencePerformance& b) {
+  CHECK(a.concurrency == b.concurrency);
+  CHECK(a.prefill == b.prefill);
+  CHECK(a.decode_step == b.decode_step);
+  CHECK(a.decode_memory == b.decode_memory);
+  CHECK(a.decode_compute == b.decode_compute);
+  CHECK(a.decode_communication == b.decode_communication);
+  CHECK(a.decode_fixed == b.decode_fixed);
+  CHECK(a.decode_bytes == b.decode_bytes);
+  CHECK(a.ttft == b.ttft);
+  CHECK(a.tpot == b.tpot);
+  CHECK(a.prefill_share == b.prefill_share);
+  CHECK(a.output_tokens_per_s == b.output_tokens_per_s);
+  CHECK(a.requests_per_s == b.requests_per_s);
+  CHECK(a.prefill_tokens_per_s == b.prefill_tokens_per_s);
+  CHECK(a.queueing == b.queueing);
+  CHECK(a.prefill_only == b.prefill_only);
+  CHECK(a.bottleneck == b.bottleneck);
+  CHECK(a.explanation == b.explanation);
+  CHECK(a.compute_precision == b.compute_precision);
+}
+
+} // namespace
+
+TEST_CASE("performance: a serving layout's estimates are those from the spec, bit for bit",
+          "[performance]") {
+  // The plan's search works out each layout's batch-independent terms once (serving_layout) and
+  // evaluates it at many batches: its figures must be exactly those of the estimates from the spec.
+  const std::vector<Spec> specs{
+      serving_with("llama-3.1-8b", nlohmann::json::object()),
+      serving_with("mixtral-8x7b", {{"engine", "sglang"}}),
+      serving_with("llama-3.1-8b", {{"engine", "transformers"}}),
+      serving_with("mistral-7b-v0.1", {{"engine", "tensorrt-llm"}}),
+      serving_with("hybrid/jamba-1.5-mini", nlohmann::json::object()),
+      serving_with("vision/qwen2.5-vl-7b", {{"images_per_request", 2}}),
+      parse_spec({{"model", config_path("encoder/bert-base-uncased")},
+                  {"workload", {{"type", "embedding"}, {"input_tokens", 512}}}},
+                 "test.json")};
+  for (const Spec& s : specs) {
+    for (const char* name : {"H100", "L4"}) {
+      const Gpu& g = catalog().resolve(name, "test");
+      for (const int tp : {1, 2, 8}) {
+        Parallelism p;
+        p.tp = tp;
+        p.ep = s.model.is_moe() && tp > 1 ? tp : 1;
+        const ServingLayout layout = serving_layout(s, g, p, constants(), efficiency());
+        for (const std::optional<long long> batch : {std::optional<long long>{},
+                                                     std::optional<long long>{1},
+                                                     std::optional<long long>{7},
+                                                     std::optional<long long>{300}}) {
+          for (const Detail detail : {Detail::numbers, Detail::full}) {
+            INFO(s.model.family << " on " << name << " at TP " << tp << ", batch "
+                                << batch.value_or(-1));
+            const MemoryEstimate from_spec = estimate_memory(s, g, p, constants(), batch, detail);
+            const MemoryEstimate from_layout = estimate_memory(layout.memory, batch, detail);
+            check_same(from_spec, from_layout);
+            check_same(estimate_inference(s, g, p, from_spec, efficiency(), constants(), 3, detail),
+                       estimate_inference(layout, from_layout, 3, detail));
+          }
+        }
+      }
+    }
+  }
 }
