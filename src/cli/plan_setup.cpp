@@ -161,14 +161,12 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   run->uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
   run->engines = load_engine_support(bundled_data_dir() + "/engines.json");
   run->options = plan_options_for(o, spec, run->uncertainty, run->engines);
+  run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
   if (o.with_published) {
     run->published = load_published_index(published_index_path(o.published));
-    if (const auto* model = match_published_model(spec.model, *run->published)) {
-      load_published_results(*run->published, model->key);
-    }
-    run->options.published = &*run->published;
+    attach_published(
+        run->plan, *run->published, run->catalog, run->constants, run->efficiency, run->options);
   }
-  run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
   for (const auto& note : run->plan.notes) {
     if (note.find("did you mean") != std::string::npos) {
       ctx.log->warn("{}: {}", spec.file, note);

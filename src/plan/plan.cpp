@@ -514,34 +514,6 @@ void rank(const Search& S, Plan& plan) {
 } // namespace
 
 // requirements → for each GPU, its best configuration or a rejection → ranking.
-namespace {
-
-// Each serving candidate's nearest published run, re-predicted on the spec's model
-// (docs/published.md): beside the plan's prediction, how rightsize did on a run like it.
-void attach_published(const Search& S, Plan& plan) {
-  const PublishedData* data = S.options.published;
-  if (data == nullptr || plan.spec.workload.type != WorkloadType::inference) {
-    return;
-  }
-  const PublishedModel* model = match_published_model(plan.spec.model, *data);
-  if (model == nullptr || !data->is_loaded(model->key)) {
-    return;
-  }
-  for (auto& c : plan.candidates) {
-    if (!c.partition.empty()) {
-      continue;
-    }
-    const PublishedResult* near = nearest_published(
-        c.spec, c.gpu->name, c.layout, c.spec.precision.weights, *data, *model);
-    if (near != nullptr) {
-      c.published = predict_published(
-          c.spec, *near, *data, S.catalog, S.constants, S.eff, S.options.uncertainty);
-    }
-  }
-}
-
-} // namespace
-
 Plan make_plan(const Spec& spec,
                const Catalog& catalog,
                const Constants& constants,
@@ -601,7 +573,6 @@ Plan make_plan(const Spec& spec,
   }
   plan_slices(S, plan);
   rank(S, plan);
-  attach_published(S, plan);
   if (!plan.candidates.empty()) {
     for (const auto& a : plan.candidates.front().memory.assumptions) {
       plan.assumptions.push_back(a);

@@ -2,6 +2,7 @@
 // docs/published.md).
 
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/plan/plan.hpp>
 #include <rightsize/plan/precision.hpp>
 #include <rightsize/plan/published.hpp>
 
@@ -460,6 +461,33 @@ Comparison compare_published(const Spec& spec,
     return a.key < b.key;
   });
   return c;
+}
+
+void attach_published(Plan& plan,
+                      PublishedData& data,
+                      const Catalog& catalog,
+                      const Constants& constants,
+                      const Efficiency& efficiency,
+                      const PlanOptions& options) {
+  if (!plan.feasible() || plan.spec.workload.type != WorkloadType::inference) {
+    return;
+  }
+  const PublishedModel* model = match_published_model(plan.spec.model, data);
+  if (model == nullptr) {
+    return;
+  }
+  load_published_results(data, model->key);
+  for (auto& c : plan.candidates) {
+    if (!c.partition.empty()) {
+      continue;
+    }
+    const PublishedResult* near = nearest_published(
+        c.spec, c.gpu->name, c.layout, c.spec.precision.weights, data, *model);
+    if (near != nullptr) {
+      c.published = predict_published(
+          c.spec, *near, data, catalog, constants, efficiency, options.uncertainty);
+    }
+  }
 }
 
 } // namespace rightsize

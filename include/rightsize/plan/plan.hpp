@@ -45,10 +45,6 @@ struct PlanOptions {
   // lower bound; the plan is the same either way). false: evaluate every layout, for the test
   // that proves the two identical.
   bool prune = true;
-  // Published measurements (data/published), their results loaded when the spec's model is one
-  // of theirs: each serving candidate gets the nearest published run of its configuration,
-  // re-predicted (Candidate::published). Null: none. Must outlive make_plan.
-  const PublishedData* published = nullptr;
 };
 
 struct MonthCost {
@@ -164,5 +160,15 @@ Plan make_plan(const Spec& spec,
                const Constants& constants,
                const Efficiency& efficiency,
                const PlanOptions& options);
+
+// Gives each serving candidate of a plan the published run nearest its configuration, re-predicted
+// on the plan's model (Candidate::published, docs/published.md). Reads the results of the plan's
+// model only when the plan has a candidate and the model is one of `data`'s.
+void attach_published(Plan& plan,
+                      PublishedData& data,
+                      const Catalog& catalog,
+                      const Constants& constants,
+                      const Efficiency& efficiency,
+                      const PlanOptions& options);
 
 } // namespace rightsize

@@ -221,20 +221,23 @@ TEST_CASE("published: the run nearest a configuration has its GPU, GPUs per repl
 
 TEST_CASE("published: a plan's serving candidates carry their nearest published run",
           "[published]") {
-  const PublishedData data = fixture();
+  PublishedData data =
+      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
   const Spec spec = spec_of("llama-3.1-8b",
                             {{"type", "inference"},
                              {"input_tokens", 2048},
                              {"output_tokens", 128},
                              {"concurrency", 16},
                              {"engine", "tensorrt-llm"}});
-  PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
-  options.published = &data;
-  const Plan plan = make_plan(with_precision(spec, DType::fp8, DType::fp8),
-                              catalog(),
-                              constants(),
-                              efficiency(),
-                              options);
+  const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
+  Plan plan = make_plan(with_precision(spec, DType::fp8, DType::fp8),
+                        catalog(),
+                        constants(),
+                        efficiency(),
+                        options);
+  attach_published(plan, data, catalog(), constants(), efficiency(), options);
+  // Only the plan's model's results were read.
+  CHECK(data.loaded == std::vector<std::string>{"llama-3.1-8b"});
   bool seen = false;
   for (const auto& c : plan.candidates) {
     if (c.gpu->name == "H200-SXM-141GB" && c.layout.tp == 1) {
@@ -247,4 +250,20 @@ TEST_CASE("published: a plan's serving candidates carry their nearest published 
     }
   }
   CHECK(seen);
+}
+
+TEST_CASE("published: an infeasible plan reads no results table", "[published]") {
+  PublishedData data =
+      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
+  const Spec spec = spec_of("llama-3.1-8b",
+                            {{"type", "inference"},
+                             {"input_tokens", 2048},
+                             {"output_tokens", 128},
+                             {"concurrency", 16},
+                             {"targets", {{"ttft_ms", 0.001}}}});
+  const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
+  Plan plan = make_plan(spec, catalog(), constants(), efficiency(), options);
+  REQUIRE_FALSE(plan.feasible());
+  attach_published(plan, data, catalog(), constants(), efficiency(), options);
+  CHECK(data.loaded.empty());
 }
