@@ -245,6 +245,11 @@ PublishedPrediction predict_published(const Spec& spec,
   PublishedPrediction out;
   out.result = result;
   out.source = data.sources.at(result.source);
+  // The published layout, even for a run that is not predicted.
+  out.layout.tp = result.tp.value_or(1);
+  out.layout.pp = result.pp.value_or(1);
+  out.layout.ep = result.ep.value_or(1);
+  out.replicas = result.gpus / (out.layout.tp * out.layout.pp);
   const Gpu* gpu = catalog.find(result.gpu);
   const auto engine = engine_of(result.engine);
   const DType weights = parse_dtype(result.weights).value_or(DType::bf16);

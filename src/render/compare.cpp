@@ -41,6 +41,9 @@ std::string layout_cell(const PublishedPrediction& p) {
 
 // "fp8", "fp4/fp8", and "?" after a KV format the source does not state.
 std::string formats_cell(const PublishedPrediction& p) {
+  if (p.weights == "?") { // nothing to assume a KV cache for
+    return "?";
+  }
   const std::string kv = p.kv_cache + (p.kv_cache_assumed ? "?" : "");
   return p.weights == kv ? p.weights : p.weights + "/" + kv;
 }

@@ -175,6 +175,17 @@ TEST_CASE("published: runs rightsize cannot predict say why", "[published]") {
     return p.unpredicted;
   };
   CHECK(why("fixture-8b-h300") == "H300-SXM-999GB is not in the catalog");
+  CHECK(why("fixture-8b-h100-unstated-tp2") == "the run's weight format is not published");
+  // Not predicted, the run still shows its published layout.
+  const auto unstated = predict_published(spec,
+                                          result(data, "fixture-8b-h100-unstated-tp2"),
+                                          data,
+                                          catalog(),
+                                          constants(),
+                                          efficiency(),
+                                          nullptr);
+  CHECK(unstated.layout.tp == 2);
+  CHECK(unstated.weights == "?");
   CHECK(why("fixture-8b-mi300x-other") ==
         "rightsize does not model this engine (an engine rightsize does not model)");
   // A Llama 3.1 8B config cut to a 1024-token context cannot hold 1000 + 1000 tokens.
