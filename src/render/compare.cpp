@@ -525,15 +525,16 @@ void render_published_models_table(const PublishedData& data, std::ostream& out)
     std::getline(lines, line);
     out << line << '\n' << gpu_line << '\n';
   }
+  // The index's path on a line of its own: wrapped inside a sentence, its length would move the
+  // line breaks from one checkout to another.
   out << '\n'
-      << wrap(fmt::format("{} published runs from {} sources ({}); rightsize compare SPEC shows "
-                          "the runs of a spec's model beside rightsize's prediction of each",
+      << wrap(fmt::format("{} published runs from {} sources; rightsize compare SPEC shows the "
+                          "runs of a spec's model beside rightsize's prediction of each",
                           data.results.size(),
-                          data.sources.size(),
-                          data.index_file),
+                          data.sources.size()),
               k_width,
               0)
-      << '\n';
+      << "\nindex: " << data.index_file << '\n';
 }
 
 void render_published_models_json(const PublishedData& data, std::ostream& out) {
