@@ -5,6 +5,8 @@
 
 #include <rightsize/core/error.hpp>
 
+#include <filesystem>
+
 namespace rightsize::detail {
 
 // The fields of each struct, in one list that serves writing (const) and reading (BlobWriter and
@@ -56,6 +58,27 @@ template <class A, class T, if_is<T, EngineSupport> = 0> void describe(A& a, T& 
   a(s.schema_version, s.version, s.sources, s.generations, s.engines);
 }
 
+template <class A, class T, if_is<T, PublishedSource> = 0> void describe(A& a, T& s) {
+  a(s.key, s.title, s.url, s.repository, s.path, s.commit, s.date, s.engine_version, s.method);
+}
+// PublishedModel::results_file is stored relative to the index's folder
+// (serialize_published_index).
+template <class A, class T, if_is<T, PublishedModel> = 0> void describe(A& a, T& m) {
+  a(m.key, m.name, m.same_architecture, m.layers, m.hidden, m.heads, m.kv_heads);
+  a(m.intermediate, m.vocab, m.experts, m.experts_active, m.moe_intermediate, m.parameters);
+  a(m.results_file);
+}
+template <class A, class T, if_is<T, PublishedResult> = 0> void describe(A& a, T& r) {
+  a(r.id, r.source, r.location, r.model, r.model_name, r.system, r.gpu, r.gpus, r.tp, r.pp, r.ep);
+  a(r.engine, r.engine_version, r.weights, r.kv_cache, r.scenario, r.input_tokens);
+  a(r.output_tokens, r.mean_lengths, r.batch, r.ttft_ms, r.tpot_ms, r.output_tokens_per_s);
+}
+// The index alone: PublishedData::index_file is the loader's to set, and results and loaded are
+// each table's (serialize_published_results).
+template <class A, class T, if_is<T, PublishedData> = 0> void describe(A& a, T& d) {
+  a(d.sources, d.models, d.digest);
+}
+
 // A field added to one of these structs must be added to its describe() above, or the embedded
 // value would silently lack it. The sizes of this platform's layout catch that at compile time;
 // update them together with describe().
@@ -71,6 +94,10 @@ static_assert(sizeof(EngineGeneration) == 96, "a field of EngineGeneration is mi
 static_assert(sizeof(EngineFormatRow) == 240, "a field of EngineFormatRow is missing");
 static_assert(sizeof(EngineInfo) == 224, "a field of EngineInfo is missing from describe()");
 static_assert(sizeof(EngineSupport) == 184, "a field of EngineSupport is missing");
+static_assert(sizeof(PublishedSource) == 288, "a field of PublishedSource is missing");
+static_assert(sizeof(PublishedModel) == 200, "a field of PublishedModel is missing");
+static_assert(sizeof(PublishedResult) == 472, "a field of PublishedResult is missing");
+static_assert(sizeof(PublishedData) == 184, "a field of PublishedData is missing");
 #endif
 
 namespace {
@@ -84,6 +111,11 @@ template <class S, class F> void for_each_row(S& support, F f) {
       }
     }
   }
+}
+
+// Where an index's results tables are resolved (read_model in published.cpp): its folder.
+std::string index_folder(const std::string& index) {
+  return (std::filesystem::path(index).parent_path() / "").string();
 }
 
 } // namespace
@@ -131,6 +163,62 @@ std::optional<EngineSupport> bundled_engine_support(std::string_view text,
     return std::nullopt;
   }
   return deserialize_engine_support(bundled.value, file);
+}
+
+std::string serialize_published_index(const PublishedData& data) {
+  PublishedData relative;
+  relative.sources = data.sources;
+  relative.models = data.models;
+  relative.digest = data.digest;
+  const std::string folder = index_folder(data.index_file);
+  for (auto& m : relative.models) {
+    if (m.results_file.compare(0, folder.size(), folder) != 0) {
+      throw InternalError("published results table " + m.results_file + " is not in " + folder);
+    }
+    m.results_file.erase(0, folder.size());
+  }
+  return serialize_blob(relative);
+}
+
+PublishedData deserialize_published_index(std::string_view blob, const std::string& file) {
+  auto data = deserialize_blob<PublishedData>(blob);
+  data.index_file = file;
+  const std::filesystem::path folder = std::filesystem::path(file).parent_path();
+  for (auto& m : data.models) {
+    m.results_file = (folder / m.results_file).string();
+  }
+  return data;
+}
+
+std::string serialize_published_results(const std::vector<PublishedResult>& results) {
+  return serialize_blob(results);
+}
+
+std::vector<PublishedResult> deserialize_published_results(std::string_view blob) {
+  return deserialize_blob<std::vector<PublishedResult>>(blob);
+}
+
+std::optional<PublishedData> bundled_published_index(std::string_view text,
+                                                     const std::string& file) {
+  const BundledFile bundled = bundled_published_index_file();
+  if (bundled.value.empty() || text != bundled.text) {
+    return std::nullopt;
+  }
+  return deserialize_published_index(bundled.value, file);
+}
+
+std::optional<std::vector<PublishedResult>> bundled_published_results(const PublishedData& data,
+                                                                      std::string_view model,
+                                                                      std::string_view text) {
+  // A table is checked against its index (sources, models): only the embedded index's will do.
+  if (data.digest != bundled_published_index_digest()) {
+    return std::nullopt;
+  }
+  const BundledFile bundled = bundled_published_table(model);
+  if (bundled.value.empty() || text != bundled.text) {
+    return std::nullopt;
+  }
+  return deserialize_published_results(bundled.value);
 }
 
 } // namespace rightsize::detail

@@ -1,6 +1,8 @@
 // Published measurements: the index (JSON) and the results table (CSV), read and validated
 // (include/rightsize/catalog/published.hpp; the format: docs/published.md).
 
+#include "bundled.hpp"
+
 #include <rightsize/catalog/engines.hpp>
 #include <rightsize/catalog/published.hpp>
 #include <rightsize/core/csv_reader.hpp>
@@ -66,9 +68,8 @@ PublishedModel read_model(const FieldReader& r, const std::string& key, const st
   const std::string results = r.string("results");
   const std::filesystem::path relative(results);
   if (results.empty() || relative.is_absolute() ||
-      std::any_of(relative.begin(), relative.end(), [](const auto& part) {
-        return part == "..";
-      })) {
+      std::any_of(
+          relative.begin(), relative.end(), [](const auto& part) { return part == ".."; })) {
     r.member("results").fail("must name a file beside the index or below it");
   }
   m.results_file = (std::filesystem::path(index).parent_path() / relative).string();
@@ -146,9 +147,8 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
   }
   x.location = r.string("location");
   x.model = r.string("model");
-  const auto model = std::find_if(data.models.begin(), data.models.end(), [&](const auto& m) {
-    return m.key == x.model;
-  });
+  const auto model = std::find_if(
+      data.models.begin(), data.models.end(), [&](const auto& m) { return m.key == x.model; });
   if (model == data.models.end()) {
     std::vector<std::string> keys;
     for (const auto& m : data.models) {
@@ -188,9 +188,9 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
   x.mean_lengths = r.choice<bool>("lengths", {{"fixed", false}, {"mean", true}});
   // A benchmark dataset's mean input length is not always published (MLPerf's): such a run is
   // listed, not predicted.
-  x.input_tokens = x.mean_lengths ? r.optional_integer("input_tokens", Range{1, k_max_tokens})
-                                        .value_or(0)
-                                  : r.integer("input_tokens", Range{1, k_max_tokens});
+  x.input_tokens = x.mean_lengths
+                       ? r.optional_integer("input_tokens", Range{1, k_max_tokens}).value_or(0)
+                       : r.integer("input_tokens", Range{1, k_max_tokens});
   x.output_tokens = r.integer("output_tokens", Range{1, k_max_tokens});
   x.batch = r.optional_integer("batch", Range{1, k_max_tokens});
   if ((x.scenario == PublishedScenario::static_batch) != x.batch.has_value()) {
@@ -198,8 +198,8 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
   }
   x.ttft_ms = r.optional_number("ttft_ms", Range::positive(1e8));
   x.tpot_ms = r.optional_number("tpot_ms", Range::positive(1e8));
-  const bool bounded = x.scenario == PublishedScenario::server ||
-                       x.scenario == PublishedScenario::interactive;
+  const bool bounded =
+      x.scenario == PublishedScenario::server || x.scenario == PublishedScenario::interactive;
   if (bounded != (x.ttft_ms.has_value() && x.tpot_ms.has_value()) ||
       (!bounded && (x.ttft_ms || x.tpot_ms))) {
     r.fail(x.ttft_ms ? "tpot_ms" : "ttft_ms",
@@ -216,33 +216,35 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
 void load_model_results(PublishedData& data, const PublishedModel& model) {
   const std::string text =
       read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
+  std::set<std::string> ids;
+  for (const auto& r : data.results) {
+    ids.insert(r.id);
+  }
+  // The bundled table, unedited, of the bundled index: validated when it was compiled in
+  // (bundled.hpp), all but its ids against the tables loaded before it, checked here.
+  if (auto bundled = detail::bundled_published_results(data, model.key, text)) {
+    const bool unique = std::all_of(
+        bundled->begin(), bundled->end(), [&](const auto& r) { return ids.insert(r.id).second; });
+    if (unique) {
+      data.results.insert(data.results.end(),
+                          std::make_move_iterator(bundled->begin()),
+                          std::make_move_iterator(bundled->end()));
+      data.loaded.push_back(model.key);
+      return;
+    }
+    // A repeated id: the parse below names its line.
+    ids.clear();
+    for (const auto& r : data.results) {
+      ids.insert(r.id);
+    }
+  }
   const auto table = detail::parse_csv(text, model.results_file, k_max_published_results);
   const detail::CsvColumns columns(table);
-  columns.reject_unknown({"id",
-                          "source",
-                          "location",
-                          "model",
-                          "model_name",
-                          "system",
-                          "gpu",
-                          "gpus",
-                          "tp",
-                          "pp",
-                          "ep",
-                          "engine",
-                          "engine_version",
-                          "weights",
-                          "kv_cache",
-                          "scenario",
-                          "input_tokens",
-                          "output_tokens",
-                          "lengths",
-                          "batch",
-                          "ttft_ms",
-                          "tpot_ms",
-                          "metric",
-                          "scope",
-                          "value"});
+  columns.reject_unknown({"id",       "source",       "location",       "model",   "model_name",
+                          "system",   "gpu",          "gpus",           "tp",      "pp",
+                          "ep",       "engine",       "engine_version", "weights", "kv_cache",
+                          "scenario", "input_tokens", "output_tokens",  "lengths", "batch",
+                          "ttft_ms",  "tpot_ms",      "metric",         "scope",   "value"});
   columns.require({"id",
                    "source",
                    "location",
@@ -259,10 +261,6 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
                    "metric",
                    "scope",
                    "value"});
-  std::set<std::string> ids;
-  for (const auto& r : data.results) {
-    ids.insert(r.id);
-  }
   std::vector<PublishedResult> results;
   results.reserve(table.records.size());
   for (const auto& record : table.records) {
@@ -294,8 +292,12 @@ std::string to_string(PublishedScenario s) {
 }
 
 PublishedData load_published_index(const std::string& path) {
-  std::string text;
-  const nlohmann::json j = detail::load_json_file(path, text);
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  // The bundled index, unedited: validated when it was compiled in (bundled.hpp).
+  if (auto bundled = detail::bundled_published_index(text, path)) {
+    return std::move(*bundled);
+  }
+  const nlohmann::json j = detail::parse_json_text(text, path);
   const FieldReader r(j, path);
   if (!r.is_object()) {
     r.fail("must be a JSON object");

@@ -1,24 +1,72 @@
-// rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json
+// rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json
 //
 // Writes OUT.cpp, the catalog stage's bundled_data.cpp (bundled.hpp): the exact text of each data
-// file and what the normal validating loader makes of it, serialized. The build runs it whenever a
-// data file or the stage changes (src/catalog/CMakeLists.txt).
+// file and what the normal validating loader makes of it, serialized. PUBLISHED.json is the index
+// of published measurements; the results table of each of its models is embedded with it. The build
+// runs it whenever a data file or the stage changes (src/catalog/CMakeLists.txt).
 //
 // A file that does not load is embedded empty, with a warning: rightsize then reads it at run time
 // like any edited file and reports its problems the way it always has.
 
 #include "bundled.hpp"
 
+#include <rightsize/catalog/published.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
+#include <rightsize/core/json_reader.hpp>
 
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <vector>
+
+namespace {
+
+const std::string k_tool = "rightsize_bundle_data";
+
+// The published index (bundled_published_index_file, its digest) and every model's results table
+// (bundled_published_table), each table loaded after those before it, as a plan's
+// load_published_results would: a table that does not load is left out, with a warning.
+std::string embed_published(const std::string& index) {
+  using namespace rightsize;
+  std::optional<PublishedData> data;
+  std::string code = detail::embed_bundled_file(
+      k_tool, "bundled_published_index_file", index, [&](const std::string& path) {
+        data = load_published_index(path);
+        return detail::serialize_published_index(*data);
+      });
+  code += fmt::format("\nstd::string_view bundled_published_index_digest() {{\n  return {};\n}}\n",
+                      detail::bundle_literal(data ? data->digest : ""));
+  std::string tables;
+  std::string dispatch;
+  if (data) {
+    for (std::size_t i = 0; i < data->models.size(); ++i) {
+      const PublishedModel& model = data->models[i];
+      const std::string function = fmt::format("published_table_{}", i);
+      tables +=
+          "\n" +
+          detail::embed_bundled_file(k_tool, function, model.results_file, [&](const std::string&) {
+            const std::size_t before = data->results.size();
+            load_published_results(*data, model.key);
+            return detail::serialize_published_results(std::vector<PublishedResult>(
+                data->results.begin() + static_cast<long>(before), data->results.end()));
+          });
+      dispatch += fmt::format("  if (model == {}) {{\n    return {}();\n  }}\n",
+                              detail::bundle_literal(model.key),
+                              function);
+    }
+  }
+  return code + "\nnamespace {\n" + tables + "\n} // namespace\n\n" +
+         "BundledFile bundled_published_table(std::string_view model) {\n" + dispatch +
+         "  (void)model;\n  return {};\n}\n";
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::cerr << "usage: rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json\n";
+  if (argc != 5) {
+    std::cerr << "usage: rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json\n";
     return 2;
   }
   try {
@@ -37,6 +85,8 @@ int main(int argc, char** argv) {
           return rightsize::detail::serialize_engine_support(rightsize::load_engine_support(path),
                                                              path);
         });
+    code += "\n";
+    code += embed_published(argv[4]);
     code += "\n} // namespace rightsize::detail\n";
     rightsize::write_file_atomically(out, code);
   } catch (const std::exception& e) {

@@ -13,4 +13,16 @@ BundledFile bundled_engines_file() {
   return {};
 }
 
+BundledFile bundled_published_index_file() {
+  return {};
+}
+
+std::string_view bundled_published_index_digest() {
+  return {};
+}
+
+BundledFile bundled_published_table(std::string_view /*model*/) {
+  return {};
+}
+
 } // namespace rightsize::detail

@@ -6,12 +6,15 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/catalog/published.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <filesystem>
 
 using namespace rightsize;
 using rightsize::test::ScratchDir;
@@ -21,6 +24,8 @@ namespace {
 const std::string k_gpus = std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json";
 const std::string k_engines = std::string(RIGHTSIZE_DATA_DIR) + "/engines.json";
 const std::string k_overlay = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/my-prices.json";
+const std::string k_published = std::string(RIGHTSIZE_DATA_DIR) + "/published";
+const std::string k_published_index = k_published + "/published.json";
 
 std::string read(const std::string& path) {
   return read_input_file(path, k_max_json_file_bytes, "test");
@@ -29,6 +34,29 @@ std::string read(const std::string& path) {
 // The same JSON in other bytes (a trailing newline), so that loading it takes the parse path.
 std::string other_bytes(const std::string& text) {
   return text + "\n";
+}
+
+// A copy of data/published/ in `dir`, byte for byte; returns the copy's index.
+std::string copy_published(const ScratchDir& dir) {
+  std::filesystem::copy(
+      k_published, dir.path() + "/published", std::filesystem::copy_options::recursive);
+  return dir.path() + "/published/published.json";
+}
+
+// Every table of `data` loaded: the serialized rows, one blob per model.
+std::vector<std::string> published_tables(PublishedData& data) {
+  load_published_results(data);
+  std::vector<std::string> tables;
+  for (const auto& m : data.models) {
+    std::vector<PublishedResult> rows;
+    for (const auto& r : data.results) {
+      if (r.model == m.key) {
+        rows.push_back(r);
+      }
+    }
+    tables.push_back(detail::serialize_published_results(rows));
+  }
+  return tables;
 }
 
 } // namespace
@@ -45,6 +73,105 @@ TEST_CASE("bundled: the build embedded the data files as they are", "[catalog][b
   CHECK_FALSE(detail::bundled_catalog(other_bytes(read(k_gpus)), k_gpus).has_value());
   CHECK(detail::bundled_engine_support(read(k_engines), k_engines).has_value());
   CHECK_FALSE(detail::bundled_engine_support(other_bytes(read(k_engines)), k_engines).has_value());
+}
+
+TEST_CASE("bundled: the build embedded the published index and every model's table as they are",
+          "[catalog][bundled][published]") {
+  const auto index = detail::bundled_published_index_file();
+  REQUIRE_FALSE(index.value.empty());
+  CHECK(index.text == read(k_published_index));
+  CHECK(detail::bundled_published_index_digest() == detail::fnv1a_hex(read(k_published_index)));
+  const PublishedData data = load_published_index(k_published_index);
+  REQUIRE(data.models.size() >= 9);
+  for (const auto& m : data.models) {
+    CAPTURE(m.key);
+    const auto table = detail::bundled_published_table(m.key);
+    REQUIRE_FALSE(table.value.empty());
+    CHECK(table.text == read(m.results_file));
+    CHECK(detail::bundled_published_results(data, m.key, read(m.results_file)).has_value());
+    CHECK_FALSE(
+        detail::bundled_published_results(data, m.key, read(m.results_file) + "\n").has_value());
+  }
+  CHECK(detail::bundled_published_table("no-such-model").value.empty());
+  CHECK_FALSE(
+      detail::bundled_published_index(other_bytes(read(k_published_index)), k_published_index)
+          .has_value());
+}
+
+TEST_CASE("bundled: the embedded published data is the parsed one, with the files read",
+          "[catalog][bundled][published]") {
+  ScratchDir dir;
+  // A byte-identical copy is the embedded index and tables, naming the copy's files.
+  const std::string copy = copy_published(dir);
+  PublishedData embedded = load_published_index(copy);
+  CHECK(embedded.index_file == copy);
+  CHECK(embedded.models.front().results_file ==
+        dir.path() + "/published/results/" + embedded.models.front().key + ".csv");
+  CHECK(embedded.digest == detail::fnv1a_hex(read(k_published_index)));
+  // Other bytes in the index: it and, since they are checked against it, its tables are parsed.
+  const std::string edited = dir.write("edited/published.json", other_bytes(read(copy)));
+  std::filesystem::copy(dir.path() + "/published/results", dir.path() + "/edited/results");
+  PublishedData parsed = load_published_index(edited);
+  REQUIRE(parsed.digest != detail::bundled_published_index_digest());
+
+  CHECK(detail::serialize_published_index(embedded) == [&] {
+    PublishedData same = parsed;
+    same.digest = embedded.digest; // the bytes differ
+    same.index_file = copy;
+    for (auto& m : same.models) {
+      m.results_file = (std::filesystem::path(copy).parent_path() / "results" /
+                        std::filesystem::path(m.results_file).filename())
+                           .string();
+    }
+    return detail::serialize_published_index(same);
+  }());
+  const auto embedded_tables = published_tables(embedded);
+  CHECK(embedded_tables == published_tables(parsed));
+  CHECK(embedded.loaded == parsed.loaded);
+  CHECK(embedded.results.size() > 800);
+}
+
+TEST_CASE("bundled: an edited table of the embedded index is parsed and validated",
+          "[catalog][bundled][published]") {
+  ScratchDir dir;
+  const std::string copy = copy_published(dir);
+  const std::string results = dir.path() + "/published/results/";
+  // gpt-j-6b's table, read first, takes an id of llama-2-70b's, which is embedded: the repeat is
+  // still found, on the embedded table's line.
+  std::string gptj = read(results + "gpt-j-6b.csv");
+  const std::string first_id = "trtllm-0.12-gpt-j-6b-h200-tp1-fp8-128-128,";
+  REQUIRE(gptj.find(first_id) != std::string::npos);
+  gptj.replace(
+      gptj.find(first_id), first_id.size(), "trtllm-0.12-llama-2-70b-h200-tp2-fp8-128-128,");
+  dir.write("published/results/gpt-j-6b.csv", gptj);
+  PublishedData data = load_published_index(copy);
+  load_published_results(data, "gpt-j-6b");
+  CHECK_THROWS_WITH(load_published_results(data, "llama-2-70b"),
+                    Catch::Contains("llama-2-70b.csv:2: column \"id\": appears twice"));
+  CHECK_FALSE(data.is_loaded("llama-2-70b"));
+
+  // A value out of range in an otherwise embedded table.
+  std::string mistral = read(results + "mistral-7b-v0.1.csv");
+  const auto last_comma = mistral.rfind(',', mistral.find('\n', mistral.find('\n') + 1));
+  mistral.replace(last_comma + 1, mistral.find('\n', last_comma) - last_comma - 1, "-5");
+  dir.write("published/results/mistral-7b-v0.1.csv", mistral);
+  CHECK_THROWS_WITH(load_published_results(data, "mistral-7b-v0.1"),
+                    Catch::Contains("mistral-7b-v0.1.csv:2: column \"value\": must be > 0"));
+}
+
+TEST_CASE("bundled: the serialized published data comes back identical",
+          "[catalog][bundled][published]") {
+  PublishedData data = load_published_index(k_published_index);
+  const std::string blob = detail::serialize_published_index(data);
+  CHECK(detail::serialize_published_index(
+            detail::deserialize_published_index(blob, k_published_index)) == blob);
+  CHECK_THROWS_AS(detail::deserialize_published_index(blob + "x", k_published_index),
+                  InternalError);
+  load_published_results(data, "llama-3.1-8b");
+  const std::string rows = detail::serialize_published_results(data.results);
+  CHECK(detail::serialize_published_results(detail::deserialize_published_results(rows)) == rows);
+  CHECK_THROWS_AS(detail::deserialize_published_results(rows.substr(0, rows.size() - 1)),
+                  InternalError);
 }
 
 TEST_CASE("bundled: the embedded catalog is the parsed one, field for field",
