@@ -663,8 +663,9 @@ CheckResult compare_with_lock(const Plan& plan,
                                            check,
                                            configuration_text(*lock.recommended),
                                            locked_now->problem);
-      // Memory, and a GPU gone from the catalog, always fail: the locked deployment cannot run.
-      if (check == "memory" || kind == "gone" || t.fails_on(check)) {
+      // Memory, a GPU gone from the catalog and one the catalog has no rate for the locked
+      // precision always fail: the locked deployment cannot run, or cannot be judged.
+      if (check == "memory" || kind == "gone" || kind == "precision" || t.fails_on(check)) {
         r.crossed.push_back({check, line});
       } else {
         r.warnings.push_back(line);

@@ -374,6 +374,11 @@ void register_estimate(CLI::App& app, Context& ctx) {
       const Gpu& gpu = catalog.resolve(o->gpu, "--gpu");
       Spec spec = with_requested_precision(*o, loaded);
       resolve_spec_provider(catalog, spec);
+      if (const auto missing = missing_compute_rate(spec, gpu)) {
+        throw InputError("--gpu",
+                         *missing + "; try --weights bf16 (or fp16), or add the rate with "
+                                    "--catalog (docs/catalog.md)");
+      }
       const Constants constants = load_constants(o->assume);
       const Parallelism whole = layout(*o, spec);
       // Serving replicas are copies of one layout: each is estimated alone and the rates add up.

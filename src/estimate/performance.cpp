@@ -181,12 +181,16 @@ int gpus_per_server(const Spec& spec, const Gpu& gpu) {
 namespace {
 
 // The tensor math a format's operands allow, finest first: 4-bit floats (NVFP4, MXFP4), 8-bit
-// floats, or 16-bit (integer and nf4 formats are dequantized to 16-bit before the GEMM).
-enum class MathClass { fp4, fp8, sixteen };
+// floats, 16-bit (integer and nf4 formats are dequantized to 16-bit before the GEMM), or 32-bit
+// floats (an fp32 checkpoint served as it is: PyTorch's FP32 GEMMs, TF32 off by default).
+enum class MathClass { fp4, fp8, sixteen, thirty_two };
 
 MathClass math_class(DType d) {
   if (is_float4(d)) {
     return MathClass::fp4;
+  }
+  if (d == DType::fp32) {
+    return MathClass::thirty_two;
   }
   return d == DType::fp8 ? MathClass::fp8 : MathClass::sixteen;
 }
@@ -208,8 +212,13 @@ TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
     // (activations quantized on the fly).
     math = math_class(spec.precision.weights);
     if (spec.precision.activations_stated()) {
-      math = std::max(math, math_class(spec.precision.activations));
+      const MathClass act = math_class(spec.precision.activations);
+      // fp32 weights under 16-bit (or 8-bit) activations: autocast casts the weights down.
+      math = math == MathClass::thirty_two ? act : std::max(math, act);
     }
+  }
+  if (math == MathClass::thirty_two) {
+    return TensorPrecision::fp32; // non-tensor FP32: no tensor-core rate stands in for it
   }
   if (math == MathClass::fp4 && gpu.rate(TensorPrecision::fp4)) {
     return TensorPrecision::fp4;
@@ -218,6 +227,19 @@ TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
     return TensorPrecision::fp8; // fp8, or fp4 on Hopper and Ada: fp8 math
   }
   return sixteen_bit(gpu); // 16-bit formats, or fp8 on Ampere: dequantized to 16-bit math
+}
+
+std::optional<std::string> missing_compute_rate(const Spec& spec, const Gpu& gpu) {
+  const TensorPrecision p = compute_precision(spec, gpu);
+  if (gpu.rate(p)) {
+    return std::nullopt;
+  }
+  return fmt::format("the catalog has no {} rate for {} (dense_tflop_per_s.{}), which {} weights "
+                     "compute at",
+                     to_string(p),
+                     gpu.name,
+                     to_string(p),
+                     to_string(spec.precision.weights));
 }
 
 Flops forward_flops(const ModelArch& m, double tokens, double context) {
@@ -291,7 +313,11 @@ Seconds allgather(Bytes message, int n, const LinkModel& link) {
 // Rate of the tensor cores at the compute precision, times the family's efficiency.
 FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficiency) {
   const auto p = compute_precision(spec, gpu);
-  return *gpu.rate(p) * efficiency;
+  const auto rate = gpu.rate(p);
+  if (!rate) {
+    throw InternalError(*missing_compute_rate(spec, gpu) + ": checked before estimating");
+  }
+  return *rate * efficiency;
 }
 
 // What every step of the layout reads: looked up and derived once per layout.

@@ -34,4 +34,17 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
   return false;
 }
 
+bool compute_rate_known(const Spec& spec, const Gpu& g, Miss& miss) {
+  const auto missing = missing_compute_rate(spec, g);
+  if (!missing) {
+    return true;
+  }
+  miss.consider({"compute_rate",
+                 *missing,
+                 "bf16 or fp16 weights (precision.weights or precision.allow), or the GPU's FP32 "
+                 "rate with --catalog (docs/catalog.md)",
+                 1e299});
+  return false;
+}
+
 } // namespace rightsize::detail

@@ -67,6 +67,13 @@ void evaluate_inference(const detail::Search& S,
                         ConfigurationEvaluation& out) {
   const Spec& spec = c.spec;
   const auto& inf = spec.workload.inference;
+  // A locked fp32 configuration on a GPU whose catalog entry has no FP32 figure (an edited lock,
+  // or a catalog that lost it): nothing to estimate it with.
+  if (const auto missing = missing_compute_rate(spec, *c.gpu)) {
+    out.problem_kind = "precision";
+    out.problem = *missing;
+    return;
+  }
   if (!batch && inf.concurrency) {
     batch = online_batch(S, c);
   }

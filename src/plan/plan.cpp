@@ -243,16 +243,28 @@ std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
            std::find(spec.precision.allow.begin(), spec.precision.allow.end(), d) !=
                spec.precision.allow.end();
   };
+  const auto allow = [&](DType d) {
+    Trial t{spec, {"/precision/allow", {}}, "", fmt::format("{} weights", to_string(d))};
+    t.spec.precision.allow = allowed_with(spec, d);
+    t.change.value = dtype_names(t.spec.precision.allow);
+    t.text =
+        fmt::format("allow {} weights (precision.allow: {})", to_string(d), t.change.value.dump());
+    out.push_back(std::move(t));
+  };
   for (const DType d : {DType::fp8, DType::int4}) {
     if ((memory || latency || deadline) && !allowed(d) &&
         element_bits(d) < element_bits(spec.precision.weights) &&
         !(d == DType::int4 && spec.workload.is_training())) {
-      Trial t{spec, {"/precision/allow", {}}, "", fmt::format("{} weights", to_string(d))};
-      t.spec.precision.allow = allowed_with(spec, d);
-      t.change.value = dtype_names(t.spec.precision.allow);
-      t.text = fmt::format(
-          "allow {} weights (precision.allow: {})", to_string(d), t.change.value.dump());
-      out.push_back(std::move(t));
+      allow(d);
+    }
+  }
+  // The catalog has no rate for the weights' math on this GPU (fp32's): the tensor-core formats,
+  // in turn.
+  if (miss.code == "compute_rate" && !spec.workload.is_training()) {
+    for (const DType d : {DType::bf16, DType::fp16, DType::fp8}) {
+      if (!allowed(d)) {
+        allow(d);
+      }
     }
   }
   if ((memory || latency) && !spec.constraints.allow_cross_node_tp) {

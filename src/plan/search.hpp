@@ -33,7 +33,7 @@ struct Miss {
     if (code.empty()) {
       return -1;
     }
-    if (code == "engine_support") {
+    if (code == "engine_support" || code == "compute_rate") {
       return 0;
     }
     return code == "memory_capacity" ? 0 : code == "no_price" ? 2 : 1;
@@ -168,6 +168,9 @@ std::string precision_label(const Spec& s);
 // Whether the spec's engine runs this precision on `g` (data/engines.json); the miss when not.
 // Always true without engine data.
 bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss);
+// Whether the catalog has a rate for the precision the spec computes in on `g` (fp32 weights:
+// the GPU's FP32 figure, which some entries lack); a miss saying what to change when not.
+bool compute_rate_known(const Spec& spec, const Gpu& g, Miss& miss);
 
 // --- Cost (cost.cpp)
 

@@ -485,7 +485,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   double best_score = 0;     // of the best so far: `best`, else `first`
   std::vector<Spec> made;
   for (const Spec& spec : variants_of(S, made)) {
-    if (!engine_runs(S, spec, g, miss)) {
+    if (!engine_runs(S, spec, g, miss) || !compute_rate_known(spec, g, miss)) {
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.

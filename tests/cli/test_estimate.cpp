@@ -202,3 +202,30 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
     CHECK_THAT(m["cost_note"].get<std::string>(), Catch::Contains("rightsize plan"));
   }
 }
+
+TEST_CASE("estimate: fp32 weights need the GPU's FP32 rate", "[estimate][cli]") {
+  const std::string bert =
+      std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/encoder/bert-base-uncased/config.json";
+  rightsize::test::ScratchDir dir;
+  const std::string spec = dir.write(
+      "bert-fp32.json",
+      nlohmann::json{
+          {"model", bert},
+          {"workload", {{"type", "embedding"}, {"engine", "transformers"}, {"input_tokens", 512}}}}
+          .dump());
+  const auto h100 = estimate_json({spec, "--gpu", "H100-SXM"});
+  CHECK(h100["precision"]["weights"] == "fp32");
+  CHECK(h100["inference"]["compute_precision"] == "fp32");
+  // The B200's catalog entry has no FP32 figure: an input error naming the option, exit 2, and
+  // what to do instead; bf16 estimates.
+  const auto r = estimate({spec, "--gpu", "B200"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err,
+             Catch::Contains("rightsize: error: --gpu: the catalog has no fp32 rate for "
+                             "B200-SXM-180GB (dense_tflop_per_s.fp32), which fp32 weights "
+                             "compute at; try --weights bf16"));
+  CHECK(estimate_json(
+            {spec, "--gpu", "B200", "--weights", "bf16"})["inference"]["compute_precision"] ==
+        "bf16");
+}

@@ -114,7 +114,14 @@ struct TrainingPerformance {
 // activations' formats (fp8 weights with bf16 activations: bf16; fp4 weights with fp8
 // activations: fp8), at that rate where the GPU has it; training: the recipe's GEMM inputs.
 // Integer and nf4 formats and GPUs without the rate fall back to bf16 (fp16 without bf16).
+// fp32 weights (an fp32 checkpoint on transformers) compute in fp32 unless 16-bit activations
+// are stated (autocast); no other rate stands in for fp32 (missing_compute_rate).
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu);
+
+// Why `gpu` cannot be estimated at compute_precision(spec, gpu): the catalog has no rate for it
+// (fp32 on a GPU whose catalog entry lacks its FP32 figure). nullopt when it has one. Every
+// caller of the estimator checks this first.
+std::optional<std::string> missing_compute_rate(const Spec& spec, const Gpu& gpu);
 
 // GPUs in one server (one node): the spec's deployment.gpus_per_server, else the catalog's
 // purchase.gpus_per_server, else 8 (the usual PCIe server and HGX/OAM board). Tensor parallelism

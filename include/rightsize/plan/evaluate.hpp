@@ -29,7 +29,8 @@ struct ConfigurationEvaluation {
   // Empty when the configuration meets the spec; else why not, one line ("no longer fits: ...",
   // "misses the TPOT target: ...", "GPU ... is no longer in the catalog").
   std::string problem;
-  // "memory", "latency", "throughput", "deadline", "gone", "price": what the problem is about.
+  // "memory", "latency", "throughput", "deadline", "gone", "price", "precision" (the catalog has
+  // no rate for the precision it computes in on the GPU): what the problem is about.
   std::string problem_kind;
 };
 

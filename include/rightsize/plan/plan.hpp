@@ -123,7 +123,7 @@ struct SpecChange {
 struct Rejection {
   std::string gpu;
   std::string code; // memory_capacity, latency_target, throughput_target, deadline,
-                    // interconnect, constraint, no_price
+                    // interconnect, engine_support, compute_rate, constraint, no_price
   std::string reason;
   std::string nearest_fix;       // prose; says so when no change within the spec helps
   std::optional<SpecChange> fix; // the change that was tried and makes this GPU feasible

@@ -2,6 +2,7 @@
 #include "test_paths.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/error.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/spec/spec.hpp>
 
@@ -413,8 +414,7 @@ TEST_CASE("performance: one step's GPU work, decode and batched prefill", "[perf
 // published Llama 3.3 70B runs on RTX PRO 6000s grow with the stages (1,074 tok/s on one GPU,
 // 2,336 on PP2, 3,870 on PP4, 6,078 on PP8 at 2048/2048), which one batch crossing the stages in
 // turn cannot do: only one GPU would work at a time.
-TEST_CASE("performance: pipeline stages work on different micro-batches at once",
-          "[performance]") {
+TEST_CASE("performance: pipeline stages work on different micro-batches at once", "[performance]") {
   // Llama-3.1-8B on an H200, bf16, PP2. A step of 64 sequences is 2 micro-batches of 32 crossing
   // both stages: the weights are read once per micro-batch, the KV cache of each sequence once.
   // Hand-checked: the KV of one sequence at 1024 tokens of context is 1024 x 131,072 B =
@@ -431,9 +431,9 @@ TEST_CASE("performance: pipeline stages work on different micro-batches at once"
   // costs.
   const StepTime half = decode_step_time(s, h200, pp2, efficiency(), constants(), 32, 1024);
   CHECK(full.bytes.si() == Approx(half.bytes.si() + 16.0 * 134'217'728.0).epsilon(1e-9));
-  CHECK(full.compute.si() == Approx(forward_flops(s.model, 32, 1024).si() /
-                                    (h200.rate(TensorPrecision::bf16)->si() *
-                                     efficiency().family(h200).compute)));
+  CHECK(full.compute.si() ==
+        Approx(forward_flops(s.model, 32, 1024).si() /
+               (h200.rate(TensorPrecision::bf16)->si() * efficiency().family(h200).compute)));
   // One sequence cannot be split: it crosses the stages alone, as without pipelining.
   const StepTime one = decode_step_time(s, h200, pp2, efficiency(), constants(), 1, 1024);
   const Parallelism tp1;
@@ -575,6 +575,51 @@ TEST_CASE("performance: an embedding workload is forward passes of whole sequenc
   const InferencePerformance three = estimate_inference(s, g, p, m, efficiency(), constants(), 3);
   CHECK(three.requests_per_s == Approx(3 * r.requests_per_s));
   CHECK(three.ttft == r.ttft);
+}
+
+// An fp32 checkpoint served by transformers stays fp32, and PyTorch runs its GEMMs without TF32
+// by default: the GPU's non-tensor FP32 rate. Before, fp32 weights counted as 16-bit math, so a
+// BERT pass came out 4x (L4) to 15x (H100) too fast, and transformers listed no fp32 kernel, so
+// plan found nothing for an fp32 config on transformers. BERT-base's 512-token pass of 16
+// sequences: 16 x 512 x 190,167,552 FLOP = 1,557,852,585,984 FLOP, at 30.3 TFLOP/s (the L4's
+// FP32 figure) times the Ada compute efficiency.
+TEST_CASE("performance: fp32 weights compute at the GPU's FP32 rate", "[performance][embedding]") {
+  const Spec s = parse_spec(
+      {{"model", config_path("encoder/bert-base-uncased")},
+       {"workload", {{"type", "embedding"}, {"input_tokens", 512}, {"engine", "transformers"}}}},
+      "test.json");
+  REQUIRE(s.precision.weights == DType::fp32);
+  const Gpu& l4 = catalog().resolve("L4", "test");
+  const Gpu& h100 = catalog().resolve("H100-SXM", "test");
+  CHECK(compute_precision(s, l4) == TensorPrecision::fp32);
+  CHECK(compute_precision(s, h100) == TensorPrecision::fp32);
+  CHECK_FALSE(missing_compute_rate(s, l4));
+  const StepTime pass = prefill_step_time(s, l4, Parallelism{}, efficiency(), 16.0 * 512, 512);
+  CHECK(pass.compute.si() ==
+        Approx(1'557'852'585'984.0 / (30.3e12 * efficiency().family(l4).compute)));
+  // The same pass in bf16: the tensor-core rate, 121 / 30.3 = 3.99x faster.
+  Spec bf16 = s;
+  bf16.precision.weights = DType::bf16;
+  bf16.precision.activations = DType::bf16;
+  const StepTime fast = prefill_step_time(bf16, l4, Parallelism{}, efficiency(), 16.0 * 512, 512);
+  CHECK(pass.compute.si() / fast.compute.si() == Approx(121.0 / 30.3));
+  // 16-bit activations stated with fp32 weights: autocast casts the weights down.
+  Spec autocast = s;
+  autocast.precision.activations = DType::bf16;
+  autocast.precision.activations_stated_for = DType::fp32;
+  CHECK(compute_precision(autocast, h100) == TensorPrecision::bf16);
+  // vLLM serves an fp32 checkpoint in fp16 (--dtype auto): 16-bit math.
+  const Spec vllm = parse_spec({{"model", config_path("encoder/bert-base-uncased")},
+                                {"workload", {{"type", "embedding"}, {"input_tokens", 512}}}},
+                               "test.json");
+  CHECK(compute_precision(vllm, h100) == TensorPrecision::bf16);
+  // No rate stands in for a missing FP32 figure: the B200's catalog entry has none.
+  const Gpu& b200 = catalog().resolve("B200", "test");
+  REQUIRE_FALSE(b200.rate(TensorPrecision::fp32));
+  CHECK(missing_compute_rate(s, b200) ==
+        "the catalog has no fp32 rate for B200-SXM-180GB (dense_tflop_per_s.fp32), which fp32 "
+        "weights compute at");
+  CHECK_THROWS_AS(prefill_step_time(s, b200, Parallelism{}, efficiency(), 512, 512), InternalError);
 }
 
 namespace {

@@ -211,3 +211,48 @@ TEST_CASE("engine support: a GPU generation the engine does not run is rejected 
     CHECK(c.gpu->name != "T4-16GB");
   }
 }
+
+TEST_CASE("compute rate: an fp32 encoder on transformers plans at the FP32 rate, and a GPU whose "
+          "catalog entry has no FP32 figure is rejected with a proven fix",
+          "[plan][rejections]") {
+  // Defect: transformers listed no fp32 kernel, so an fp32 checkpoint (BGE-M3's, and every
+  // config without torch_dtype) found nothing feasible on any GPU with "no change within the spec
+  // helps"; estimate priced fp32 GEMMs at the bf16 tensor-core rate.
+  const nlohmann::json body{{"schema_version", 1},
+                            {"name", "bge-fp32"},
+                            {"model", config_path("encoder/bge-m3")},
+                            {"workload",
+                             {{"type", "embedding"},
+                              {"engine", "transformers"},
+                              {"input_tokens", 512},
+                              {"concurrency", 16}}},
+                            {"constraints", {{"gpus", {"L4", "H100-SXM", "B200"}}}}};
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  o.engines = &rightsize::test::engines();
+  const Plan p = make_plan(parse_spec(body, "bge.json"), catalog(), constants(), efficiency(), o);
+  REQUIRE(p.feasible());
+  for (const auto& c : p.candidates) {
+    CHECK(c.spec.precision.weights == DType::fp32);
+    REQUIRE(c.inference);
+    CHECK(c.inference->compute_precision == TensorPrecision::fp32);
+  }
+  CHECK(is_candidate(p, "L4-24GB"));
+  CHECK(is_candidate(p, "H100-SXM-80GB"));
+  const Rejection* b200 = rejection_of(p, "B200-SXM-180GB");
+  REQUIRE(b200 != nullptr);
+  CHECK(b200->code == "compute_rate");
+  // (A GPU the spec pins that misses reads "under-provisioned: ...".)
+  CHECK_THAT(b200->reason,
+             Catch::EndsWith("the catalog has no fp32 rate for B200-SXM-180GB "
+                             "(dense_tflop_per_s.fp32), which fp32 weights compute at"));
+  REQUIRE(b200->fix);
+  CHECK(b200->fix->pointer == "/precision/allow");
+  CHECK(b200->fix->value == nlohmann::json{"bf16"});
+  nlohmann::json fixed = body;
+  fixed["precision"] = {{"allow", {"bf16"}}};
+  CHECK(is_candidate(
+      make_plan(parse_spec(fixed, "bge.json"), catalog(), constants(), efficiency(), o),
+      "B200-SXM-180GB"));
+}
