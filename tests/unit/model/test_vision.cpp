@@ -201,8 +201,8 @@ TEST_CASE("vision: the parts of an image encoder", "[model][vision]") {
 }
 
 // docs/model.md "Vision encoders": ViT-B/16, 197 tokens: 2 x (86,567,656 - 197 x 768 positions -
-// 768 class token) x 197 + 4 x 197^2 x 768 x 12 = 35.48 GFLOP; timm states 17.6 GMACs (35.2
-// GFLOP) for vit_base_patch16_224.
+// 768 class token) x 197 + 4 x 197^2 x 768 x 12 = 35.48 GFLOP; timm's model cards state 17.6
+// GMACs (35.2 GFLOP) for a ViT-B/16 at 224 (deit3_base_patch16_224.fb_in22k_ft_in1k).
 TEST_CASE("vision: FLOPs per image", "[model][vision]") {
   const auto vit = model_of("vision/vit-base-patch16-224");
   CHECK(image_flops(vit) == 2.0 * 86'415'592 * 197 + 4.0 * 197 * 197 * 768 * 12);
