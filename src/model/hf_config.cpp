@@ -81,18 +81,9 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
        {"longt5", "switch_transformers", "bart", "mbart", "pegasus", "marian"}},
       {"a speech model of a family rightsize does not read (it reads whisper)",
        {"wav2vec2", "hubert", "seamless_m4t", "seamless_m4t_v2", "speecht5", "encodec"}},
-      {"a vision model: images per second are not modelled",
-       {"vit",
-        "clip",
-        "clip_vision_model",
-        "siglip",
-        "siglip_vision_model",
-        "dinov2",
-        "convnext",
-        "resnet",
-        "swin",
-        "beit",
-        "deit"}},
+      {"a vision model of a family rightsize does not read (it reads the vit, clip and siglip "
+       "image encoders)",
+       {"dinov2", "convnext", "resnet", "swin", "beit", "deit"}},
   }};
   return kinds;
 }
@@ -642,24 +633,68 @@ Quantization read_quantization(const FieldReader& top,
   return quantization_for(torch_dtype, torch_dtype);
 }
 
-// A fixed-resolution ViT's dimensions (SigLIP, CLIP), every one stated: their configuration
-// classes' defaults are those of small base models, not of the towers VLMs ship.
-VisionTower read_fixed_vit(const FieldReader& v, const char* kind) {
-  const auto need = [&](const char* name) {
-    if (!v.has(name)) {
+// The defaults of a ViT configuration class (ViTConfig, CLIPVisionConfig, SiglipVisionConfig in
+// transformers), which complete a standalone image encoder's config.json as transformers does.
+struct VitDefaults {
+  const char* config_class;
+  long long hidden;
+  long long intermediate;
+  long long layers;
+  long long heads;
+  long long patch;
+  long long image_size;
+};
+
+// A fixed-resolution ViT's dimensions (SigLIP, CLIP, ViT). Without `defaults` (a VLM's tower),
+// every one must be stated: the configuration classes' defaults are those of small base models,
+// not of the towers VLMs ship. With them (a standalone image encoder), a missing field takes its
+// class's default and `f` records it as assumed.
+VisionTower read_fixed_vit(const FieldReader& v,
+                           const char* kind,
+                           const VitDefaults* defaults = nullptr,
+                           ConfigFields* f = nullptr) {
+  const auto get = [&](const char* name, long long fallback, const char* label) {
+    if (v.has(name)) {
+      if (f != nullptr) {
+        f->record(label, v.where(name));
+      }
+      return v.integer(name, Range::positive(k_max_width));
+    }
+    if (defaults == nullptr) {
       v.member(name).fail_plain("required field is missing");
     }
-    return v.integer(name, Range::positive(k_max_width));
+    if (f != nullptr) {
+      f->record(label,
+                fmt::format("assumed: {}'s default {} = {} (config.json omits it)",
+                            defaults->config_class,
+                            name,
+                            fallback));
+    }
+    return fallback;
   };
+  const VitDefaults none{};
+  const VitDefaults& d = defaults != nullptr ? *defaults : none;
   VisionTower t;
   t.kind = kind;
-  t.hidden = need("hidden_size");
-  t.intermediate = need("intermediate_size");
-  t.layers = need("num_hidden_layers");
-  t.patch = need("patch_size");
-  t.image_size = need("image_size");
-  if (t.image_size % t.patch != 0) {
+  t.hidden = get("hidden_size", d.hidden, "hidden");
+  t.intermediate = get("intermediate_size", d.intermediate, "intermediate");
+  t.layers = get("num_hidden_layers", d.layers, "layers");
+  if (defaults != nullptr || v.has("num_attention_heads")) {
+    t.heads = get("num_attention_heads", d.heads, "heads");
+  }
+  t.patch = get("patch_size", d.patch, "patch_size");
+  t.image_size = get("image_size", d.image_size, "image_size");
+  // A standalone encoder's convolution drops the pixels past the last whole patch, as
+  // transformers' num_patches = (image_size // patch_size)^2 does (SigLIP so400m: 384 px of
+  // 14-pixel patches, 27 per side).
+  if (defaults == nullptr && t.image_size % t.patch != 0) {
     v.member("image_size").fail(fmt::format("must be a multiple of patch_size ({})", t.patch));
+  }
+  if (t.image_size < t.patch) {
+    v.member("image_size").fail(fmt::format("must be at least patch_size ({})", t.patch));
+  }
+  if (t.heads > 0 && t.hidden % t.heads != 0) {
+    v.member("num_attention_heads").fail(fmt::format("must divide hidden_size ({})", t.hidden));
   }
   return t;
 }
@@ -668,6 +703,19 @@ VisionTower read_fixed_vit(const FieldReader& v, const char* kind) {
 // two LayerNorms (weight and bias). SigLIP, CLIP and Qwen2-VL's blocks.
 double vit_block_params(double h, double i) {
   return 4.0 * (h * h + h) + (h * i + i) + (i * h + h) + 2.0 * 2.0 * h;
+}
+
+// The embeddings of a fixed-resolution tower of `kind`: SigLIP's patch convolution has a bias and
+// no class token follows; CLIP's has no bias and a class token; ViT's has both.
+ImageEncoder vit_embeddings(const VisionTower& t, const std::string& kind) {
+  ImageEncoder e;
+  e.kind = kind;
+  e.image_size = t.image_size;
+  e.patch = t.patch;
+  e.class_token = kind != "siglip";
+  e.patch_bias = kind != "clip";
+  e.pre_norm = kind == "clip";
+  return e;
 }
 
 // Gemma 3's vision tower: SigLIP (SiglipVisionTransformer: patch convolution, learned positions,
@@ -686,9 +734,7 @@ VisionTower read_siglip(const FieldReader& top, long long text_hidden) {
                            : 256;
   const auto h = static_cast<double>(t.hidden);
   const auto i = static_cast<double>(t.intermediate);
-  const auto p = static_cast<double>(t.patch);
-  const double side = static_cast<double>(t.image_size / t.patch);
-  const double embeddings = 3.0 * p * p * h + h + side * side * h;
+  const double embeddings = vit_embeddings(t, "siglip").embedding_params(t.hidden);
   const double block = vit_block_params(h, i);
   const double projector = h * static_cast<double>(text_hidden) + h;
   t.params = embeddings + static_cast<double>(t.layers) * block + 2.0 * h + projector;
@@ -709,15 +755,217 @@ VisionTower read_clip(const FieldReader& top, long long text_hidden) {
   t.tokens_per_image = side * side + (with_cls ? 1 : 0);
   const auto h = static_cast<double>(t.hidden);
   const auto i = static_cast<double>(t.intermediate);
-  const auto p = static_cast<double>(t.patch);
   const auto text = static_cast<double>(text_hidden);
-  const double embeddings = 3.0 * p * p * h + h + static_cast<double>(side * side + 1) * h;
+  const double embeddings = vit_embeddings(t, "clip").embedding_params(t.hidden);
   const double block = vit_block_params(h, i);
   const bool bias =
       !top.has("multimodal_projector_bias") || top.boolean("multimodal_projector_bias");
   const double projector = h * text + text * text + (bias ? 2.0 * text : 0.0);
   t.params = embeddings + 2.0 * h + static_cast<double>(t.layers) * block + 2.0 * h + projector;
   return t;
+}
+
+// A dual encoder's text tower (CLIPTextTransformer, SiglipTextTransformer): token and learned
+// position embeddings, pre-norm blocks like the vision tower's, a final LayerNorm. Missing fields
+// take the configuration class's defaults, recorded as assumed.
+struct TextTowerDefaults {
+  const char* config_class;
+  long long vocab;
+  long long hidden;
+  long long intermediate;
+  long long layers;
+  long long positions;
+};
+
+struct TextTower {
+  long long hidden = 0;
+  double params = 0; // without its projection
+};
+
+TextTower read_text_tower(const FieldReader& t, const TextTowerDefaults& d, ConfigFields& f) {
+  const auto get = [&](const char* name, long long fallback, const char* label) {
+    if (t.has(name)) {
+      f.record(label, t.where(name));
+      return t.integer(name, Range::positive(k_max_vocab));
+    }
+    f.record(label,
+             fmt::format("assumed: {}'s default {} = {} (config.json omits it)",
+                         d.config_class,
+                         name,
+                         fallback));
+    return fallback;
+  };
+  TextTower out;
+  out.hidden = get("hidden_size", d.hidden, "text hidden");
+  const auto h = static_cast<double>(out.hidden);
+  const auto i = static_cast<double>(get("intermediate_size", d.intermediate, "text intermediate"));
+  const auto layers = static_cast<double>(get("num_hidden_layers", d.layers, "text layers"));
+  const auto vocab = static_cast<double>(get("vocab_size", d.vocab, "text vocab"));
+  const auto positions =
+      static_cast<double>(get("max_position_embeddings", d.positions, "text positions"));
+  out.params = vocab * h + positions * h + layers * vit_block_params(h, i) + 2.0 * h;
+  return out;
+}
+
+// The config's first architecture, or the class AutoModel builds for its model_type.
+std::string image_architecture(const FieldReader& top, const std::string& family) {
+  if (top.has("architectures") && top.member("architectures").json().is_array()) {
+    const auto archs = top.string_array("architectures");
+    if (!archs.empty()) {
+      return archs.front();
+    }
+  }
+  if (family == "vit") {
+    return "ViTModel";
+  }
+  if (family == "clip_vision_model") {
+    return "CLIPVisionModel";
+  }
+  if (family == "siglip_vision_model") {
+    return "SiglipVisionModel";
+  }
+  return family == "clip" ? "CLIPModel" : "SiglipModel";
+}
+
+// The classes of each image family rightsize counts.
+void check_image_architecture(const FieldReader& top,
+                              const std::string& family,
+                              const std::string& arch) {
+  static const std::map<std::string, std::vector<std::string>> read{
+      {"vit", {"ViTModel", "ViTForImageClassification"}},
+      {"clip_vision_model", {"CLIPVisionModel", "CLIPVisionModelWithProjection"}},
+      {"clip", {"CLIPModel"}},
+      {"siglip_vision_model", {"SiglipVisionModel"}},
+      {"siglip", {"SiglipModel"}},
+  };
+  const auto& names = read.at(family);
+  if (std::find(names.begin(), names.end(), arch) == names.end()) {
+    top.member("architectures")
+        .fail_plain(fmt::format("architecture not supported: {} ({}): rightsize reads {} as {}; "
+                                "supported: rightsize model --list",
+                                family,
+                                arch,
+                                family,
+                                detail::FieldReader::join(names)));
+  }
+}
+
+// Labels of an image classifier: id2label's entries (what transformers saves), else num_labels,
+// else PretrainedConfig's default of 2.
+long long read_num_labels(const FieldReader& top, ConfigFields& f) {
+  if (top.has("id2label") && top.member("id2label").json().is_object()) {
+    f.record("num_labels", top.where("id2label") + " (its entries)");
+    return static_cast<long long>(top.member("id2label").json().size());
+  }
+  if (auto n = f.find({"num_labels"}, Range::positive(k_max_vocab), "num_labels")) {
+    return *n;
+  }
+  f.record("num_labels",
+           "assumed: PretrainedConfig's default num_labels = 2 (config.json omits it)");
+  return 2;
+}
+
+// Standalone image encoders (docs/model.md "Vision encoders"), as transformers builds them:
+// - ViT (ViTModel, ViTForImageClassification): a biased patch convolution, a class token, a
+//   learned position per token, pre-norm blocks (q, k and v biased when qkv_bias, o, a GELU MLP,
+//   two LayerNorms), a final LayerNorm; ViTModel's pooler (hidden -> pooler_output_size, biased),
+//   or ViTForImageClassification's classifier (hidden -> labels, biased) and no pooler.
+// - CLIP (CLIPVisionModel, CLIPVisionModelWithProjection, CLIPModel): a patch convolution without
+//   bias, a class token, learned positions, a LayerNorm before the blocks and one after; the
+//   projection to projection_dim (no bias) with a projection; CLIPModel adds the text tower, its
+//   projection and logit_scale.
+// - SigLIP (SiglipVisionModel, SiglipModel): a biased patch convolution, learned positions, no
+//   class token, a final LayerNorm and, with vision_use_head, the attention-pooling head
+//   (SiglipMultiheadAttentionPoolingHead: a probe, nn.MultiheadAttention, a LayerNorm, an MLP);
+//   SiglipModel adds the text tower, its head (hidden -> projection_size, biased), logit_scale
+//   and logit_bias.
+// The encoder stack goes in the model's own fields, an encoder-only stack of MHA blocks.
+void read_image_encoder(const FieldReader& top, ModelArch& m) {
+  const bool dual = family_is(m.family, {"clip", "siglip"});
+  const bool clip = family_is(m.family, {"clip", "clip_vision_model"});
+  const bool siglip = family_is(m.family, {"siglip", "siglip_vision_model"});
+  const std::string kind = clip ? "clip" : siglip ? "siglip" : "vit";
+  const std::string arch = image_architecture(top, m.family);
+  check_image_architecture(top, m.family, arch);
+  static const nlohmann::json empty = nlohmann::json::object();
+  const auto sub = [&](const char* key) {
+    return top.has(key) ? top.object(key)
+                        : FieldReader(empty, top.file(), top.pointer() + "/" + key);
+  };
+  const FieldReader v = dual ? sub("vision_config") : top;
+  ConfigFields f(v, m);
+  static const VitDefaults vit_defaults{"ViTConfig", 768, 3072, 12, 12, 16, 224};
+  static const VitDefaults clip_defaults{"CLIPVisionConfig", 768, 3072, 12, 12, 32, 224};
+  static const VitDefaults siglip_defaults{"SiglipVisionConfig", 768, 3072, 12, 12, 16, 224};
+  const VisionTower t = read_fixed_vit(v,
+                                       kind.c_str(),
+                                       clip     ? &clip_defaults
+                                       : siglip ? &siglip_defaults
+                                                : &vit_defaults,
+                                       &f);
+  ImageEncoder e = vit_embeddings(t, kind);
+  e.channels = f.find({"num_channels"}, Range::positive(1000), "num_channels").value_or(3);
+
+  m.encoder_only = true;
+  m.layers = t.layers;
+  m.hidden = t.hidden;
+  m.heads = m.kv_heads = t.heads;
+  m.head_dim = m.v_head_dim = t.hidden / t.heads;
+  m.intermediate = t.intermediate;
+  m.attention = AttentionKind::mha;
+  m.gated_mlp = false;
+  m.qkv_bias = kind != "vit" || f.flag("qkv_bias", true);
+  m.o_bias = m.mlp_bias = m.layer_norm_bias = true;
+  m.max_position = e.tokens();
+  f.derived("max_position",
+            e.class_token
+                ? "tokens per image: (image_size / patch_size)^2 patches + the class token"
+                : "tokens per image: (image_size / patch_size)^2 patches");
+
+  const auto h = static_cast<double>(m.hidden);
+  const auto i = static_cast<double>(m.intermediate);
+  if (arch == "ViTForImageClassification") {
+    const auto labels = static_cast<double>(read_num_labels(top, f));
+    e.head = h * labels + labels;
+  } else if (arch == "ViTModel") {
+    const auto out = static_cast<double>(
+        f.find({"pooler_output_size"}, Range::positive(k_max_width), "pooler_output_size")
+            .value_or(m.hidden));
+    e.head = h * out + out;
+  } else if (clip && arch != "CLIPVisionModel") {
+    const FieldReader& holder = dual ? top : v;
+    const auto projection =
+        static_cast<double>(holder.has("projection_dim")
+                                ? holder.integer("projection_dim", Range::positive(k_max_width))
+                                : 512);
+    f.record("projection_dim",
+             holder.has("projection_dim")
+                 ? holder.where("projection_dim")
+                 : fmt::format("assumed: {}'s default projection_dim = 512 (config.json omits it)",
+                               dual ? "CLIPConfig" : "CLIPVisionConfig"));
+    e.head = h * projection;
+    if (dual) {
+      static const TextTowerDefaults text_defaults{"CLIPTextConfig", 49408, 512, 2048, 12, 77};
+      const TextTower text = read_text_tower(sub("text_config"), text_defaults, f);
+      e.text = text.params + static_cast<double>(text.hidden) * projection;
+      e.logits = 1; // logit_scale
+    }
+  } else if (siglip) {
+    if (f.flag("vision_use_head", true)) {
+      e.head = h + (4.0 * h * h + 4.0 * h) + 2.0 * h + (h * i + i + i * h + h);
+    }
+    if (dual) {
+      static const TextTowerDefaults text_defaults{"SiglipTextConfig", 32000, 768, 3072, 12, 64};
+      const FieldReader tc = sub("text_config");
+      const TextTower text = read_text_tower(tc, text_defaults, f);
+      const auto projection = static_cast<double>(
+          tc.has("projection_size") ? tc.integer("projection_size", Range::positive(k_max_width))
+                                    : text.hidden);
+      e.text = text.params + static_cast<double>(text.hidden) * projection + projection;
+      e.logits = 2; // logit_scale, logit_bias
+    }
+  }
+  m.image = e;
 }
 
 // Llava's text_config often names only what differs from LlamaConfig (llava-1.5-7b-hf gives
@@ -1325,6 +1573,14 @@ const std::vector<SupportedFamily>& supported_families() {
        "Whisper (speech encoder-decoder: 30 s of audio in, 448 tokens out)",
        448,
        "WhisperConfig"}, // max_target_positions=448
+      {"vit", "ViT (image encoder: ViTModel, ViTForImageClassification)", 0, "ViTConfig"},
+      {"clip", "CLIP (dual encoder: CLIPModel; images and text)", 0, "CLIPConfig"},
+      {"clip_vision_model",
+       "CLIP's vision tower (CLIPVisionModel, CLIPVisionModelWithProjection)",
+       0,
+       "CLIPVisionConfig"},
+      {"siglip", "SigLIP (dual encoder: SiglipModel; images and text)", 0, "SiglipConfig"},
+      {"siglip_vision_model", "SigLIP's vision tower (SiglipVisionModel)", 0, "SiglipVisionConfig"},
   };
   return families;
 }
@@ -1373,6 +1629,9 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
     read_t5(f, m);
   } else if (m.family == "whisper") {
     read_whisper(f, m);
+  } else if (family_is(m.family,
+                       {"vit", "clip", "clip_vision_model", "siglip", "siglip_vision_model"})) {
+    read_image_encoder(top, m);
   } else {
     read_dimensions(f, m);
     // Falcon's new_decoder_architecture changes how its kv heads, residual and norms are read.

@@ -15,7 +15,7 @@ using detail::Range;
 
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
-         norms + state_space + vision + pooler + cross_attention + audio;
+         norms + state_space + vision + pooler + cross_attention + audio + text_tower;
 }
 
 Bytes WeightBytes::total() const {
@@ -43,6 +43,24 @@ long long VisionTower::tokens(long long width, long long height) const {
 double VisionTower::flops(long long width, long long height) const {
   const auto n = static_cast<double>(patches(width, height));
   return 2.0 * params * n + 4.0 * n * n * static_cast<double>(hidden) * static_cast<double>(layers);
+}
+
+long long ImageEncoder::patches() const {
+  const long long side = patch > 0 ? image_size / patch : 0;
+  return side * side;
+}
+
+long long ImageEncoder::tokens() const {
+  return patches() + (class_token ? 1 : 0);
+}
+
+// ViTEmbeddings, CLIPVisionEmbeddings, SiglipVisionEmbeddings: Conv2d(channels, hidden, patch,
+// stride=patch) with or without bias, the class token, nn.Embedding(tokens, hidden).
+double ImageEncoder::embedding_params(long long hidden) const {
+  const auto h = static_cast<double>(hidden);
+  const auto p = static_cast<double>(patch);
+  return static_cast<double>(channels) * p * p * h + (patch_bias ? h : 0.0) +
+         (class_token ? h : 0.0) + static_cast<double>(tokens()) * h;
 }
 
 std::string ModelArch::tp_indivisible(int tp) const {
@@ -141,6 +159,17 @@ void add_decoder_stack(const ModelArch& m,
   }
 }
 
+// What an image encoder adds to its stack: the embeddings (patch convolution, class token,
+// positions); CLIP's LayerNorm before the first block; the head on the output; a dual encoder's
+// learned logit scalars and its text tower.
+void add_image_terms(const ImageEncoder& e, long long hidden, ParamBreakdown& p) {
+  const auto h = static_cast<double>(hidden);
+  p.embedding += e.embedding_params(hidden);
+  p.norms += (e.pre_norm ? 2.0 * h : 0.0) + e.logits;
+  p.pooler += e.head;
+  p.text_tower = e.text;
+}
+
 } // namespace
 
 void count_parameters(ModelArch& m) {
@@ -210,13 +239,31 @@ void count_parameters(ModelArch& m) {
   if (m.encoder_decoder) {
     add_decoder_stack(m, attention, mlp_params(static_cast<double>(m.intermediate)), p);
   }
+  if (m.image) {
+    add_image_terms(*m.image, m.hidden, p);
+  }
 
   m.params = p;
   m.params_total = p.total();
   const double active_share =
       m.experts > 0 ? static_cast<double>(m.experts_active) / static_cast<double>(m.experts) : 1.0;
-  // Per generated token: the vision encoder runs once per image, in the prefill.
-  m.params_active = p.total() - p.routed_experts * (1.0 - active_share) - p.vision;
+  // Per generated token: the vision encoder runs once per image, in the prefill. Per image: a
+  // dual encoder's text tower does not run.
+  m.params_active = p.total() - p.routed_experts * (1.0 - active_share) - p.vision - p.text_tower;
+}
+
+// Every weight is applied once per token (Kaplan et al. 2020: 2 FLOP per parameter per token):
+// exact for the blocks, an upper bound for the patch convolution (not applied to the class token)
+// and the head (applied to one token, or SigLIP's probe), by under 0.5% for ViT-B/16. The positions
+// and the class token are added, not multiplied.
+double image_flops(const ModelArch& m) {
+  if (!m.image) {
+    return 0;
+  }
+  const auto h = static_cast<double>(m.hidden);
+  const auto n = static_cast<double>(m.image->tokens());
+  const double added = n * h + (m.image->class_token ? h : 0.0);
+  return 2.0 * (m.params_active - added) * n + 4.0 * n * n * h * static_cast<double>(m.layers);
 }
 
 namespace {
@@ -239,7 +286,9 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
   w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
   w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
-  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio, high);
+  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio +
+                         m.params.text_tower,
+                     high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
   if (m.safetensors_bytes && q.method == m.quantization.method &&

@@ -27,13 +27,14 @@ void render_families_json(std::ostream& out) {
 }
 
 void render_families_table(std::ostream& out) {
-  out << fmt::format("{:<13} {:<8} {}\n", "model_type", "context", "models");
+  out << fmt::format("{:<19} {:<8} {}\n", "model_type", "context", "models");
   for (const auto& f : supported_families()) {
     const std::string context = f.default_context > 0 ? std::to_string(f.default_context) : "none";
-    out << fmt::format("{:<13} {:<8} {}\n", f.model_type, context, f.models);
+    out << fmt::format("{:<19} {:<8} {}\n", f.model_type, context, f.models);
   }
   out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
-         "(none: no limit: a recurrent model, or T5's relative positions).\n"
+         "(none: no limit: a recurrent model, or T5's relative positions; an image encoder's\n"
+         "input is fixed by its image_size and patch_size).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
 }
@@ -50,9 +51,10 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   };
   out << fmt::format("{} ({})\n", m.name, m.family);
   row("parameters",
-      fmt::format("{} total, {} active per token ({})",
+      fmt::format("{} total, {} active per {} ({})",
                   billions(m.params_total),
                   billions(m.params_active),
+                  m.image ? "image" : "token",
                   m.param_source));
   row("layers",
       m.encoder_decoder ? fmt::format("{} encoder + {} decoder", m.layers, m.decoder_layers)
@@ -77,7 +79,20 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.relative_buckets,
                     m.relative_bias_tables));
   }
-  if (m.encoder_only) {
+  if (m.image) {
+    row("kind",
+        fmt::format("image encoder ({}): bidirectional attention, one forward pass per image, no "
+                    "KV cache (images per second are not planned yet)",
+                    m.image->kind));
+    row("image input",
+        fmt::format("{} x {} px, {}-pixel patches: {} patches{}, {} tokens per image",
+                    m.image->image_size,
+                    m.image->image_size,
+                    m.image->patch,
+                    m.image->patches(),
+                    m.image->class_token ? " + a class token" : "",
+                    m.image->tokens()));
+  } else if (m.encoder_only) {
     row("kind",
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
         "(embedding and reranking workloads are not planned yet)");
@@ -146,7 +161,9 @@ void render_model_table(const Spec& spec, std::ostream& out) {
     }
     row("experts", moe);
   }
-  row("vocabulary", fmt::format("{}{}", m.vocab, m.tied_embeddings ? " (tied embeddings)" : ""));
+  if (!m.image) {
+    row("vocabulary", fmt::format("{}{}", m.vocab, m.tied_embeddings ? " (tied embeddings)" : ""));
+  }
   row("weights",
       fmt::format("{} as {} ({:.2f} bits/weight{})",
                   format_bytes(w.total()),
@@ -174,6 +191,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("Mamba mixers", m.params.state_space);
   part("vision tower", m.params.vision);
   part("audio convolutions", m.params.audio);
+  part("text tower", m.params.text_tower);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

@@ -831,7 +831,14 @@ namespace {
 // An encoder-only model is planned as an embedding workload only: it does not generate, and
 // training is derived for decoders. An encoder-decoder has no workload rightsize plans: its
 // encoder pass, cross-attention and the encoder's output kept per sequence are not modelled.
+// Neither has an image encoder: its unit is the image, which no workload speaks yet.
 std::string encoder_refusal(const ModelArch& m) {
+  if (m.image) {
+    return fmt::format("{} is an image encoder (image embeddings, classification): rightsize does "
+                       "not plan images-per-second workloads yet; `rightsize model` reads its "
+                       "parameters and weights",
+                       m.family);
+  }
   if (m.encoder_decoder) {
     return fmt::format("{} is an encoder-decoder model (translation, summarization, "
                        "transcription): rightsize does not plan encoder-decoder workloads yet; "
@@ -868,13 +875,15 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
     note_assumed_context(spec);
-    if (spec.model.encoder_decoder) {
+    if (spec.model.encoder_decoder || spec.model.image) {
       if (use == SpecUse::plan) {
         root.member(json.contains("model_type") ? "model_type" : "architectures")
             .fail_plain(encoder_refusal(spec.model));
       }
-      spec.defaults.push_back("input is a bare config.json of an encoder-decoder model: no "
-                              "workload");
+      spec.defaults.push_back(spec.model.image ? "input is a bare config.json of an image "
+                                                 "encoder: no workload"
+                                               : "input is a bare config.json of an "
+                                                 "encoder-decoder model: no workload");
     } else if (spec.model.encoder_only) {
       spec.workload.type = WorkloadType::embedding;
       spec.defaults.push_back(
@@ -886,7 +895,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
       read_images(spec, std::nullopt);
       fit_inference_lengths(spec, std::nullopt);
     }
-    if (!spec.model.encoder_decoder) {
+    if (!spec.model.encoder_decoder && !spec.model.image) {
       spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
       spec.defaults.push_back("workload.engine = vllm (default)");
     }
@@ -932,7 +941,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
-  if (spec.model.encoder_decoder && (w || use == SpecUse::plan)) {
+  if ((spec.model.encoder_decoder || spec.model.image) && (w || use == SpecUse::plan)) {
     (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
   }
   if (w) {

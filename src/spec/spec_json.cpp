@@ -180,6 +180,16 @@ nlohmann::json model_to_json(const Spec& spec) {
     j["token_types"] = m.token_types;
     j["params_breakdown"]["pooler"] = m.params.pooler;
   }
+  if (m.image) {
+    j["image_encoder"] = {{"kind", m.image->kind},
+                          {"image_size", m.image->image_size},
+                          {"patch_size", m.image->patch},
+                          {"num_channels", m.image->channels},
+                          {"class_token", m.image->class_token},
+                          {"patches_per_image", m.image->patches()},
+                          {"tokens_per_image", m.image->tokens()}};
+    j["params_breakdown"]["text_tower"] = m.params.text_tower;
+  }
   if (m.encoder_decoder) {
     j["encoder_decoder"] = true;
     j["decoder_layers"] = m.decoder_layers;

@@ -28,15 +28,17 @@ struct ParamBreakdown {
   double lm_head = 0;   // output projection; 0 when tied to the embedding
   double attention = 0; // all layers: q/k/v/o projections (MLA: its low-rank projections), biases
   double dense_mlp = 0; // all dense (non-MoE) MLP layers
-  double routed_experts = 0;  // all layers, all routed experts
-  double shared_experts = 0;  // all layers, always-active shared experts
-  double router = 0;          // MoE gating
-  double norms = 0;           // layer norms, attention sinks and other small vectors
-  double state_space = 0;     // all Mamba mixers: projections, convolution, A, D, dt, inner norms
-  double vision = 0;          // vision encoder and its projector into the language model
-  double pooler = 0;          // encoders: the pooler's dense layer (BertPooler), 0 without one
+  double routed_experts = 0; // all layers, all routed experts
+  double shared_experts = 0; // all layers, always-active shared experts
+  double router = 0;         // MoE gating
+  double norms = 0;          // layer norms, attention sinks and other small vectors
+  double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
+  double vision = 0;         // vision encoder and its projector into the language model
+  double pooler = 0;         // what sits on an encoder's output: BertPooler's dense layer; an image
+                             // encoder's pooler, classifier, projection or attention-pooling head
   double cross_attention = 0; // encoder-decoders: the decoder's attention over the encoder output
   double audio = 0;           // Whisper: the two convolutions over the log-mel spectrogram
+  double text_tower = 0; // CLIP, SigLIP: the text encoder and its projection (not run on images)
 
   [[nodiscard]] double total() const;
 };
@@ -86,9 +88,10 @@ struct StateSpace {
 // The vision encoder of a vision-language model: a ViT whose patches of each image become, after
 // pooling or merging, image tokens in the language model's prompt.
 struct VisionTower {
-  std::string kind;               // "siglip" (Gemma 3), "qwen2_vl", "qwen2_5_vl"
+  std::string kind;               // "siglip" (Gemma 3), "clip" (Llava), "qwen2_vl", "qwen2_5_vl"
   long long layers = 0;           // encoder blocks
   long long hidden = 0;           // encoder width
+  long long heads = 0;            // attention heads (read for standalone image encoders only)
   long long intermediate = 0;     // encoder MLP width
   long long patch = 0;            // patch side in pixels
   long long image_size = 0;       // fixed input side in pixels; 0: dynamic resolution (Qwen2-VL)
@@ -101,6 +104,29 @@ struct VisionTower {
   [[nodiscard]] long long tokens(long long width, long long height) const;
   // Encoder FLOPs of one image: 2 per parameter per patch, and full attention over its patches.
   [[nodiscard]] double flops(long long width, long long height) const;
+};
+
+// A standalone image encoder (ViT, CLIP, SigLIP; docs/model.md "Vision encoders"): the model's
+// encoder stack (layers, hidden, heads, intermediate) reads an image resized to image_size and cut
+// into patches instead of tokens. What it adds to the stack's parameters is counted from these;
+// the embedding part is shared with the towers of vision-language models.
+struct ImageEncoder {
+  std::string kind;         // "vit", "clip", "siglip"
+  long long image_size = 0; // pixels per side; every image is resized to it
+  long long patch = 0;      // patch side in pixels (the convolution's kernel and stride)
+  long long channels = 3;   // input channels of the patch convolution
+  bool class_token = false; // ViT, CLIP: a learned [CLS] token before the patches
+  bool patch_bias = true;   // ViT, SigLIP: a biased patch convolution; CLIP: none
+  bool pre_norm = false;    // CLIP: a LayerNorm over the embeddings (pre_layrnorm)
+  double head = 0;   // on the encoder's output: classifier, projection or pooling head (pooler)
+  double logits = 0; // dual encoders' learned scalars: logit_scale (CLIP), and logit_bias (SigLIP)
+  double text = 0;   // dual encoders: the text tower and its projection (text_tower)
+  // Patches of one image, and the tokens the encoder attends over (patches + class token).
+  [[nodiscard]] long long patches() const;
+  [[nodiscard]] long long tokens() const;
+  // The embeddings of an encoder of width `hidden`: the patch convolution, the class token and a
+  // learned position per token.
+  [[nodiscard]] double embedding_params(long long hidden) const;
 };
 
 // The architecture, normalized across model families. Sizes are counts, not bytes.
@@ -175,6 +201,7 @@ struct ModelArch {
   long long mixer_only_layers = 0; // layers with a mixer and no MLP (Mamba; Nemotron-H "M", "*")
   StateSpace ssm;
   std::optional<VisionTower> vision; // vision-language models
+  std::optional<ImageEncoder> image; // image encoders: the stack above reads patches, not tokens
 
   // Sliding-window attention: layers that attend to at most `sliding_window` tokens.
   long long sliding_window = 0; // 0: none
@@ -234,6 +261,11 @@ ModelArch parse_generic_model(const nlohmann::json& description,
 // Derives params, params_total and params_active from the architecture fields.
 void count_parameters(ModelArch& model);
 
+// FLOPs of one image through an image encoder (0 for any other model): 2 per active parameter
+// but the positions and class token per token, and bidirectional attention over the image's
+// tokens, 4 x tokens^2 x hidden per layer (docs/model.md "Vision encoders").
+double image_flops(const ModelArch& model);
+
 // Bytes of the weights as stored, given how each component is quantized. `weights` overrides the
 // checkpoint's own dtype for unquantized layers when set (e.g. a spec that serves in fp8).
 struct WeightBytes {
@@ -244,7 +276,7 @@ struct WeightBytes {
   Bytes shared_experts;
   Bytes state_space; // Mamba mixers
   Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
-  Bytes other;       // router, norms, pooler, Whisper's convolutions
+  Bytes other;       // router, norms, pooler, Whisper's convolutions, a dual encoder's text tower
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);

@@ -283,7 +283,9 @@ TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
       {"deberta-v3-base/config.json", "deberta-v2 (no architectures given)", "encoder-only"},
       {"bart-large/config.json", "bart (BartModel)", "encoder-decoder"},
       {"wav2vec2-base-960h/config.json", "wav2vec2 (Wav2Vec2ForCTC)", "speech model"},
-      {"clip-vit-large/config.json", "clip (CLIPModel)", "vision model"},
+      {"convnext-tiny-224/config.json",
+       "convnext (ConvNextForImageClassification)",
+       "vision model"},
       {"sdxl-base/model_index.json", "StableDiffusionXLPipeline (diffusers)", "diffusers pipeline"},
   };
   for (const auto& [file, named, kind] : cases) {
