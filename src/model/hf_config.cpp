@@ -53,7 +53,6 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "falcon_h1",
         "zamba",
         "zamba2",
-        "bamba",
         "qwen3_next",
         "recurrent_gemma",
         "rwkv",
@@ -1084,13 +1083,14 @@ struct Mamba2Fields {
   // The expansion factor: heads x head_dim must be it x hidden_size. nullptr: the family states
   // none, and nothing is checked.
   const char* expand = nullptr;
-  // head_dim may be "auto", expand x hidden_size / heads (GraniteMoeHybridConfig's default).
+  // head_dim may be "auto", expand x hidden_size / heads (the default of GraniteMoeHybridConfig
+  // and BambaConfig).
   bool head_dim_auto = false;
 };
 
-// Mamba-2 mixer fields shared by Mamba2Config, NemotronHConfig and GraniteMoeHybridConfig (their
-// names differ), and the check that the heads span expand x hidden channels where the family
-// states an expansion.
+// Mamba-2 mixer fields shared by Mamba2Config, NemotronHConfig, GraniteMoeHybridConfig and
+// BambaConfig (their names differ), and the check that the heads span expand x hidden channels
+// where the family states an expansion.
 void read_mamba2_mixer(ConfigFields& f, ModelArch& m, const Mamba2Fields& names) {
   const FieldReader& r = f.reader();
   StateSpace& ssm = m.ssm;
@@ -1337,6 +1337,42 @@ void read_granite_hybrid_layers(ConfigFields& f, ModelArch& m) {
                         m.experts > 0 ? "MoE experts and a shared MLP" : "a gated MLP"));
 }
 
+// Bamba (BambaConfig): each layer is a norm, a mixer (attention on the layers attn_layer_indices
+// lists, Mamba-2 elsewhere; absent or null, every layer is Mamba), a norm and a gated MLP.
+// BambaConfig sets attention_bias and mlp_bias to false whatever the file says.
+void read_bamba_layers(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  const char* field = "attn_layer_indices";
+  std::vector<long long> attention;
+  if (r.has(field) && !r.member(field).json().is_null()) {
+    for (const auto& e : r.array(field)) {
+      const long long i = e.as_integer(Range::non_negative(static_cast<double>(m.layers - 1)));
+      if (std::find(attention.begin(), attention.end(), i) != attention.end()) {
+        e.fail("names a layer listed before it");
+      }
+      attention.push_back(i);
+    }
+    f.record("attention_layers", r.where(field));
+  }
+  m.ssm_layers = m.layers - static_cast<long long>(attention.size());
+  m.qkv_bias = m.o_bias = m.mlp_bias = false;
+  read_mamba2_mixer(f,
+                    m,
+                    {"mamba_n_heads",
+                     "mamba_d_head",
+                     "mamba_d_state",
+                     "mamba_n_groups",
+                     "mamba_d_conv",
+                     "mamba_conv_bias",
+                     "mamba_proj_bias",
+                     "mamba_expand",
+                     true});
+  f.derived("layer_types",
+            fmt::format("{} Mamba-2 and {} attention layers, each with a gated MLP",
+                        m.ssm_layers,
+                        attention.size()));
+}
+
 } // namespace
 
 // Encoder-only families, as an embedding or reranking server loads them: the base model
@@ -1560,6 +1596,7 @@ const std::vector<SupportedFamily>& supported_families() {
        "Granite 4.0 H (Mamba-2 + attention layers, MoE and shared MLP)",
        2048,
        "GraniteMoeHybridConfig"},
+      {"bamba", "Bamba 9B (Mamba-2 + attention layers, gated MLP)", 262144, "BambaConfig"},
       {"bert", "BERT, MiniLM, English BGE and E5 (encoder-only)", 512, "BertConfig"},
       {"roberta", "RoBERTa (encoder-only)", 512, "RobertaConfig"},
       {"xlm-roberta", "XLM-R, BGE-M3, multilingual-E5 (encoder-only)", 512, "XLMRobertaConfig"},
@@ -1650,6 +1687,8 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
       read_nemotron_h_layers(f, m);
     } else if (m.family == "granitemoehybrid") {
       read_granite_hybrid_layers(f, m);
+    } else if (m.family == "bamba") {
+      read_bamba_layers(f, m);
     }
     read_sliding_window(f, m);
     if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {

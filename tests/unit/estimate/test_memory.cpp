@@ -273,6 +273,15 @@ TEST_CASE("memory: KV cache and Mamba state of hybrids", "[memory]") {
   CHECK(m.per_token_global.si() == 0.0);
   CHECK(m.per_sequence(10).si() == m.per_sequence(1'000'000).si());
   CHECK(m.state.si() == 24.0 * 29'184 * 2);
+
+  // Bamba-9B: KV on its 3 attention layers only, 3 x 2 x 8 x 128 x 2 bytes = 12 KiB a token;
+  // 29 Mamba-2 layers x (3 x 8448 + 8192 x 128) x 2 bytes = 62,287,360 bytes (59.4 MiB) a
+  // sequence, whatever its length.
+  const Spec bamba = spec_of({{"model", "hybrid/bamba-9b"}, {"precision", "bf16"}});
+  const auto b = kv_cache_geometry(bamba, tp(1), constants());
+  CHECK(b.per_token_global.si() == 12'288.0);
+  CHECK(b.state.si() == 62'287'360.0);
+  CHECK(b.per_sequence(1000).si() == Approx(12'288.0 * 1008 + 62'287'360.0));
 }
 
 TEST_CASE("memory: training a model with Mamba layers is refused", "[memory]") {

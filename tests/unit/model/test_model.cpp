@@ -239,6 +239,13 @@ TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer type
       // 41,943,040, on every layer 72 experts of 9,437,184 + router 294,912 + a shared gated MLP
       // of 18,874,368, 2 norms a layer, tied 100352 x 4096 embeddings (Granite-4.0-H-Small: 32.2B).
       {"hybrid/granite-4.0-h-small", 32'207'337'984, 32.2e9, 4, 36, 40, 40},
+      // 29 Mamba-2 mixers of 102,286,976 (in_proj 4096 x (2 x 8192 + 2 x 128 + 128) =
+      // 68,681,728, conv 8448 x 4 + 8448 = 42,240, A/D/dt bias 3 x 128, gated norm 8192,
+      // out_proj 8192 x 4096 = 33,554,432), 3 GQA attention (layers 9, 18, 27) of 4096 x 4096 +
+      // 2 x 4096 x 1024 + 4096 x 4096 = 41,943,040, 32 gated MLPs of 3 x 4096 x 14336 =
+      // 176,160,768, 2 norms a layer + the final norm = 266,240, untied 128256 x 4096 embedding
+      // and lm_head 2 x 525,336,576 (ibm-ai-platform/Bamba-9B card: 9.78B).
+      {"hybrid/bamba-9b", 9'780'235'392, 9.78e9, 3, 29, 32, 0},
   };
   for (const auto& c : cases) {
     CAPTURE(c.model);
@@ -478,6 +485,54 @@ TEST_CASE("model: Granite 4.0 hybrids, with experts and dense", "[model]") {
   CHECK_THROWS_WITH(parse_hf_config(no_experts, "c.json"),
                     "c.json:/num_local_experts: required field is missing (0 for a dense Granite "
                     "hybrid)");
+  auto wide = config;
+  wide["mamba_d_head"] = 32;
+  CHECK_THROWS_WITH(parse_hf_config(wide, "c.json"),
+                    Catch::StartsWith("c.json:/mamba_n_heads: mamba_n_heads x mamba_d_head must "
+                                      "be mamba_expand x hidden_size (2 x 4096)"));
+}
+
+TEST_CASE("model: Bamba reads its attention layers by index", "[model]") {
+  std::ifstream in(config_path("hybrid/bamba-9b"));
+  auto config = nlohmann::json::parse(in);
+  const auto bamba = parse_hf_config(config, "c.json");
+  CHECK(bamba.ssm.version == 2);
+  CHECK(bamba.ssm.inner == 8192);
+  CHECK(bamba.ssm.heads == 128);
+  CHECK(bamba.ssm.state == 128);
+  // Conv (4 - 1) x (8192 + 2 x 1 x 128), SSM 128 heads x 64 x 128.
+  CHECK(bamba.ssm.conv_state_elements() == 3.0 * 8448);
+  CHECK(bamba.ssm.ssm_state_elements() == 8192.0 * 128);
+  CHECK(bamba.gated_mlp);
+  CHECK_FALSE(bamba.tied_embeddings);
+  CHECK(bamba.max_position == 262144);
+  CHECK(provenance_of(bamba, "attention_layers") == "c.json:/attn_layer_indices");
+  // mamba_d_head "auto" (BambaConfig's default): expand x hidden / heads = 64.
+  config["mamba_d_head"] = "auto";
+  CHECK(parse_hf_config(config, "c.json").params_total == bamba.params_total);
+  // BambaConfig forces attention_bias and mlp_bias off whatever the file says.
+  auto biased = config;
+  biased["attention_bias"] = true;
+  biased["mlp_bias"] = true;
+  CHECK(parse_hf_config(biased, "c.json").params_total == bamba.params_total);
+  // No attention layers listed (absent or null): every layer is Mamba-2, each with its MLP.
+  auto all_mamba = config;
+  all_mamba.erase("attn_layer_indices");
+  CHECK(parse_hf_config(all_mamba, "c.json").ssm_layers == 32);
+  all_mamba["attn_layer_indices"] = nullptr;
+  const auto none = parse_hf_config(all_mamba, "c.json");
+  CHECK(none.attention_layers() == 0);
+  CHECK(none.mlp_layers() == 32);
+  CHECK(none.params_total == bamba.params_total + 3 * (102'286'976.0 - 41'943'040));
+  // Refusals name the field and the element.
+  auto outside = config;
+  outside["attn_layer_indices"][2] = 32;
+  CHECK_THROWS_WITH(parse_hf_config(outside, "c.json"),
+                    Catch::StartsWith("c.json:/attn_layer_indices/2: must be"));
+  auto twice = config;
+  twice["attn_layer_indices"][2] = 9;
+  CHECK_THROWS_WITH(parse_hf_config(twice, "c.json"),
+                    "c.json:/attn_layer_indices/2: names a layer listed before it, got 9");
   auto wide = config;
   wide["mamba_d_head"] = 32;
   CHECK_THROWS_WITH(parse_hf_config(wide, "c.json"),

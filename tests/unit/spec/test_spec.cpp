@@ -430,7 +430,8 @@ TEST_CASE("spec: unknown families are refused, with a suggestion and the generic
       Catch::Contains("ln.json:/model_type: architecture not supported: llava_next "
                       "(LlavaNextForConditionalGeneration): a vision-language model: its vision "
                       "tower and image tokens are not modelled"));
-  // Hybrids rightsize does not read yet (it reads mamba, mamba2, jamba and nemotron_h).
+  // Hybrids rightsize does not read yet (it reads mamba, mamba2, jamba, nemotron_h,
+  // granitemoehybrid and bamba).
   CHECK_THROWS_WITH(load_spec(dir.write("h1.json", R"({"model_type": "falcon_h1", "architectures":
           ["FalconH1ForCausalLM"]})")),
                     Catch::Contains("h1.json:/model_type: architecture not supported: falcon_h1 "
