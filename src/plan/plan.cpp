@@ -149,10 +149,13 @@ void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
   } else if (used < k_overprovisioned_use && margin >= k_overprovisioned_margin &&
              c.replicas == 1 && !serving_offline) {
     c.verdict = "over-provisioned";
-    c.verdict_reason = fmt::format("uses {:.0f}% of the memory and beats every latency target "
-                                   "{:.1f}x over",
-                                   100.0 * used,
-                                   std::min(margin, 99.0));
+    // Without a latency target or deadline (margin at its 1e9 "none binds") there is nothing to
+    // beat: the memory alone says it.
+    c.verdict_reason = margin >= 1e9 ? fmt::format("uses {:.0f}% of the memory", 100.0 * used)
+                                     : fmt::format("uses {:.0f}% of the memory and beats every "
+                                                   "latency target {:.1f}x over",
+                                                   100.0 * used,
+                                                   std::min(margin, 99.0));
   } else {
     c.verdict = "right-sized";
     c.verdict_reason = fmt::format("{:.0f}% of the memory used", 100.0 * used);
@@ -517,8 +520,10 @@ void rank(const Search& S, Plan& plan) {
                       slice->second);
     } else {
       best.verdict = "right-sized";
-      best.verdict_reason =
-          "the cheapest configuration that meets every target; " + best.verdict_reason;
+      best.verdict_reason = (has_targets(S.spec) ? "the cheapest configuration that meets every "
+                                                   "target; "
+                                                 : "the cheapest configuration; ") +
+                            best.verdict_reason;
     }
   }
 }

@@ -169,6 +169,35 @@ TEST_CASE("verdicts: the best row is over-provisioned when a MIG slice of it wou
   CHECK_THAT(best.verdict_reason, Catch::Contains("MIG slice") && Catch::Contains("g."));
 }
 
+TEST_CASE("verdicts: without targets, no reason speaks of beating or meeting one",
+          "[plan][verdicts]") {
+  // Defect: BGE-M3 embeddings at 16 in flight, no targets: the recommendation read "the cheapest
+  // configuration that meets every target; uses 5% of the memory and beats every latency target
+  // 99.0x over" (the margin of no target is 1e9, shown capped at 99).
+  const nlohmann::json body{
+      {"schema_version", 1},
+      {"name", "bge"},
+      {"model", config_path("encoder/bge-m3")},
+      {"workload", {{"type", "embedding"}, {"input_tokens", 512}, {"concurrency", 16}}},
+      {"deployment", {{"mode", "cloud"}, {"horizon_months", 12}}}};
+  const Plan p = plan_of(body, "bge.json");
+  REQUIRE(p.feasible());
+  for (const auto& c : p.candidates) {
+    INFO(c.gpu->name << ": " << c.verdict << ", " << c.verdict_reason);
+    CHECK(c.verdict_reason.find("target") == std::string::npos);
+  }
+  CHECK_THAT(p.candidates.front().verdict_reason,
+             Catch::StartsWith("the cheapest configuration; uses "));
+  // With a latency target the margin is still given.
+  nlohmann::json with = body;
+  with["workload"]["targets"] = {{"latency_ms", 5000}};
+  const Plan q = plan_of(with, "bge.json");
+  REQUIRE(q.feasible());
+  CHECK_THAT(q.candidates.front().verdict_reason,
+             Catch::Contains("meets every target") &&
+                 Catch::Contains("beats every latency target"));
+}
+
 TEST_CASE("ranking: with no targets, plans rank by $ per million tokens at full load",
           "[plan][ranking]") {
   // Defect: a bare Llama-2-7B config picked "the cheapest box that loads the model": 1 x L4 at 28
