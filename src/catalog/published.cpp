@@ -216,10 +216,14 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
 void load_model_results(PublishedData& data, const PublishedModel& model) {
   const std::string text =
       read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
-  std::set<std::string> ids;
-  for (const auto& r : data.results) {
-    ids.insert(r.id);
-  }
+  const auto loaded_ids = [&] {
+    std::set<std::string> ids;
+    for (const auto& r : data.results) {
+      ids.insert(r.id);
+    }
+    return ids;
+  };
+  std::set<std::string> ids = loaded_ids();
   // The bundled table, unedited, of the bundled index: validated when it was compiled in
   // (bundled.hpp), all but its ids against the tables loaded before it, checked here.
   if (auto bundled = detail::bundled_published_results(data, model.key, text)) {
@@ -233,10 +237,7 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
       return;
     }
     // A repeated id: the parse below names its line.
-    ids.clear();
-    for (const auto& r : data.results) {
-      ids.insert(r.id);
-    }
+    ids = loaded_ids();
   }
   const auto table = detail::parse_csv(text, model.results_file, k_max_published_results);
   const detail::CsvColumns columns(table);

@@ -1070,7 +1070,6 @@ std::optional<DType> read_state_dtype(const FieldReader& r) {
   return d;
 }
 
-// Mamba-2 mixer fields shared by Mamba2Config and NemotronHConfig (their names differ).
 // The field names of a Mamba-2 mixer in one family's configuration class.
 struct Mamba2Fields {
   const char* heads;
@@ -1087,6 +1086,17 @@ struct Mamba2Fields {
   // and BambaConfig).
   bool head_dim_auto = false;
 };
+
+// GraniteMoeHybridConfig and BambaConfig spell them alike, with a "mamba_" prefix.
+constexpr Mamba2Fields k_mamba_prefixed_fields{"mamba_n_heads",
+                                               "mamba_d_head",
+                                               "mamba_d_state",
+                                               "mamba_n_groups",
+                                               "mamba_d_conv",
+                                               "mamba_conv_bias",
+                                               "mamba_proj_bias",
+                                               "mamba_expand",
+                                               true};
 
 // Mamba-2 mixer fields shared by Mamba2Config, NemotronHConfig, GraniteMoeHybridConfig and
 // BambaConfig (their names differ), and the check that the heads span expand x hidden channels
@@ -1306,17 +1316,7 @@ void read_granite_hybrid_layers(ConfigFields& f, ModelArch& m) {
     }
   }
   m.ssm_layers = mamba;
-  read_mamba2_mixer(f,
-                    m,
-                    {"mamba_n_heads",
-                     "mamba_d_head",
-                     "mamba_d_state",
-                     "mamba_n_groups",
-                     "mamba_d_conv",
-                     "mamba_conv_bias",
-                     "mamba_proj_bias",
-                     "mamba_expand",
-                     true});
+  read_mamba2_mixer(f, m, k_mamba_prefixed_fields);
   const long long shared = f.find({"shared_intermediate_size"},
                                   Range::non_negative(k_max_width),
                                   "shared_expert_intermediate")
@@ -1356,17 +1356,7 @@ void read_bamba_layers(ConfigFields& f, ModelArch& m) {
   }
   m.ssm_layers = m.layers - static_cast<long long>(attention.size());
   m.qkv_bias = m.o_bias = m.mlp_bias = false;
-  read_mamba2_mixer(f,
-                    m,
-                    {"mamba_n_heads",
-                     "mamba_d_head",
-                     "mamba_d_state",
-                     "mamba_n_groups",
-                     "mamba_d_conv",
-                     "mamba_conv_bias",
-                     "mamba_proj_bias",
-                     "mamba_expand",
-                     true});
+  read_mamba2_mixer(f, m, k_mamba_prefixed_fields);
   f.derived("layer_types",
             fmt::format("{} Mamba-2 and {} attention layers, each with a gated MLP",
                         m.ssm_layers,
