@@ -157,13 +157,13 @@ void print_published(const rightsize::Catalog& catalog,
                      bool lines) {
   const auto uncertainty =
       rightsize::Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
-  const auto published = rightsize::accuracy::run_published_cases(
-      std::string(RIGHTSIZE_DATA_DIR) + "/published/published.json",
-      RIGHTSIZE_CONFIGS_DIR,
-      catalog,
-      constants,
-      eff,
-      uncertainty);
+  const auto published = rightsize::accuracy::run_published_cases(std::string(RIGHTSIZE_DATA_DIR) +
+                                                                      "/published/published.json",
+                                                                  RIGHTSIZE_CONFIGS_DIR,
+                                                                  catalog,
+                                                                  constants,
+                                                                  eff,
+                                                                  uncertainty);
   fmt::print("\npublished: {} runs (output tokens/s; error = predicted / published - 1)\n",
              published.rows.size());
   fmt::print("{:<64} {:>5} {:>5} {:>8} {:>8} {:>8}\n",

@@ -21,7 +21,8 @@ double median_of(std::vector<double> v) {
   return n == 0 ? 0.0 : n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-PublishedGroup summarize(const std::string& name, const std::vector<const PublishedPrediction*>& rows) {
+PublishedGroup summarize(const std::string& name,
+                         const std::vector<const PublishedPrediction*>& rows) {
   PublishedGroup g;
   g.name = name;
   std::vector<double> errors;
@@ -77,8 +78,8 @@ PublishedAccuracy run_published_cases(const std::string& index_path,
     if (r.scenario == PublishedScenario::offline && !r.mean_lengths) {
       groups["offline family " + family_of(catalog, r.gpu)].push_back(&p);
       groups[fmt::format("offline lengths {}/{}", r.input_tokens, r.output_tokens)].push_back(&p);
-      groups[std::string("offline kv ") + (r.kv_cache.empty() ? "not stated" : "stated")]
-          .push_back(&p);
+      groups[std::string("offline kv ") + (r.kv_cache.empty() ? "not stated" : "stated")].push_back(
+          &p);
       groups[std::string("offline weights ") + (r.weights.empty() ? "?" : r.weights)].push_back(&p);
       if (!seen_by_fit(r)) {
         groups["offline never fitted"].push_back(&p);

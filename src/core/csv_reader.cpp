@@ -143,8 +143,8 @@ private:
 
 std::string quoted_for_error(std::string_view value) {
   constexpr std::size_t k_max = 60;
-  const std::string shown = value.size() > k_max ? std::string(value.substr(0, k_max)) + "..."
-                                                 : std::string(value);
+  const std::string shown =
+      value.size() > k_max ? std::string(value.substr(0, k_max)) + "..." : std::string(value);
   return "\"" + shown + "\"";
 }
 
@@ -285,9 +285,9 @@ double CsvRecordReader::number(std::string_view column, Range range) const {
     return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E';
   });
   double v = 0;
-  const auto [end, error] =
-      shaped ? std::from_chars(text.data(), text.data() + text.size(), v)
-             : std::from_chars_result{text.data(), std::errc::invalid_argument};
+  const auto [end, error] = shaped
+                                ? std::from_chars(text.data(), text.data() + text.size(), v)
+                                : std::from_chars_result{text.data(), std::errc::invalid_argument};
   if (!shaped || error != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
     fail(column, "must be a number");
   }
@@ -297,8 +297,7 @@ double CsvRecordReader::number(std::string_view column, Range range) const {
   return v;
 }
 
-std::optional<double> CsvRecordReader::optional_number(std::string_view column,
-                                                       Range range) const {
+std::optional<double> CsvRecordReader::optional_number(std::string_view column, Range range) const {
   return has(column) ? std::optional<double>(number(column, range)) : std::nullopt;
 }
 
@@ -308,8 +307,7 @@ long long CsvRecordReader::integer(std::string_view column, Range range) const {
   // At most 16 characters: "-" and 15 digits, below 2^53, exact as the doubles Range holds.
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.size() > 16 || text[0] == '+' || error != std::errc() ||
-      end != text.data() + text.size() ||
-      std::fabs(static_cast<double>(v)) > k_max_exact_integer) {
+      end != text.data() + text.size() || std::fabs(static_cast<double>(v)) > k_max_exact_integer) {
     fail(column, "must be an integer");
   }
   if (!range.contains(static_cast<double>(v))) {

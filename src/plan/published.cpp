@@ -267,9 +267,9 @@ PublishedPrediction predict_published(const Spec& spec,
     return out;
   }
   if (!engine) {
-    out.unpredicted = fmt::format("rightsize does not model this engine ({})",
-                                  result.engine_version.empty() ? result.engine
-                                                                : result.engine_version);
+    out.unpredicted =
+        fmt::format("rightsize does not model this engine ({})",
+                    result.engine_version.empty() ? result.engine : result.engine_version);
     return out;
   }
   if (result.input_tokens == 0) {
@@ -279,17 +279,17 @@ PublishedPrediction predict_published(const Spec& spec,
   const Spec s = run_spec(spec, result, *engine, weights, kv);
   const long long context = s.model.max_position;
   if (context > 0 && result.input_tokens + result.output_tokens > context) {
-    out.unpredicted = fmt::format(
-        "{} + {} tokens exceed the model's context of {} tokens in the spec's config",
-        result.input_tokens,
-        result.output_tokens,
-        context);
+    out.unpredicted =
+        fmt::format("{} + {} tokens exceed the model's context of {} tokens in the spec's config",
+                    result.input_tokens,
+                    result.output_tokens,
+                    context);
     return out;
   }
   const auto layouts = layouts_of(result, s, *gpu);
   if (layouts.empty()) {
-    out.unpredicted = fmt::format("no tensor-parallel size divides both {} GPUs and the model",
-                                  result.gpus);
+    out.unpredicted =
+        fmt::format("no tensor-parallel size divides both {} GPUs and the model", result.gpus);
     return out;
   }
   if (result.tp) {
@@ -350,7 +350,9 @@ const PublishedResult* nearest_published(const Spec& spec,
       continue;
     }
     const double distance = din + dout;
-    const auto rank = [](const PublishedResult& x) { return x.scenario == PublishedScenario::offline ? 0 : 1; };
+    const auto rank = [](const PublishedResult& x) {
+      return x.scenario == PublishedScenario::offline ? 0 : 1;
+    };
     if (best == nullptr || distance < best_distance ||
         (distance == best_distance &&
          (rank(r) < rank(*best) || (rank(r) == rank(*best) && r.id < best->id)))) {
@@ -432,11 +434,11 @@ Comparison compare_published(const Spec& spec,
     const bool gpu_wanted =
         filter.gpus.empty() ||
         std::find(filter.gpus.begin(), filter.gpus.end(), r.gpu) != filter.gpus.end();
-    if (r.model != model->key || !gpu_wanted || (filter.scenario && r.scenario != *filter.scenario)) {
+    if (r.model != model->key || !gpu_wanted ||
+        (filter.scenario && r.scenario != *filter.scenario)) {
       continue;
     }
-    c.rows.push_back(
-        predict_published(spec, r, data, catalog, constants, efficiency, uncertainty));
+    c.rows.push_back(predict_published(spec, r, data, catalog, constants, efficiency, uncertainty));
   }
   std::stable_sort(c.rows.begin(), c.rows.end(), row_before);
   std::vector<const PublishedPrediction*> all;
@@ -486,8 +488,8 @@ void attach_published(Plan& plan,
     if (!c.partition.empty()) {
       continue;
     }
-    const PublishedResult* near = nearest_published(
-        c.spec, c.gpu->name, c.layout, c.spec.precision.weights, data, *model);
+    const PublishedResult* near =
+        nearest_published(c.spec, c.gpu->name, c.layout, c.spec.precision.weights, data, *model);
     if (near != nullptr) {
       c.published = predict_published(
           c.spec, *near, data, catalog, constants, efficiency, options.uncertainty);

@@ -174,9 +174,7 @@ void write_published_json(detail::JsonWriter& w, const PublishedPrediction& p) {
   } else {
     w.key("calibration").null();
   }
-  w.member("engine", r.engine)
-      .member("engine_version", r.engine_version)
-      .key("error");
+  w.member("engine", r.engine).member("engine_version", r.engine_version).key("error");
   if (p.predicted) {
     w.value(p.error());
   } else {
@@ -224,22 +222,20 @@ std::string published_line(const PublishedPrediction& p) {
                                       r.mean_lengths ? "~" : "",
                                       r.input_tokens,
                                       r.output_tokens);
-  const std::string published = fmt::format(
-      "published, a run like this one: {}: {} output tokens/s ({})",
-      run,
-      format_count(r.output_tokens_per_s),
-      r.source);
+  const std::string published =
+      fmt::format("published, a run like this one: {}: {} output tokens/s ({})",
+                  run,
+                  format_count(r.output_tokens_per_s),
+                  r.source);
   if (!p.predicted) {
     return published + "; rightsize does not predict it: " + p.unpredicted;
   }
-  return fmt::format("{}; rightsize predicts {}{} for it: {}",
-                     published,
-                     format_count(*p.predicted),
-                     p.band ? fmt::format(" ({}-{})",
-                                          format_count(p.band->low),
-                                          format_count(p.band->high))
-                            : "",
-                     error_cell(p));
+  return fmt::format(
+      "{}; rightsize predicts {}{} for it: {}",
+      published,
+      format_count(*p.predicted),
+      p.band ? fmt::format(" ({}-{})", format_count(p.band->low), format_count(p.band->high)) : "",
+      error_cell(p));
 }
 
 void render_compare_table(const Comparison& c, std::ostream& out) {
@@ -294,7 +290,8 @@ void render_compare_table(const Comparison& c, std::ostream& out) {
         << '\n';
   }
   if (mean) {
-    out << wrap("~ lengths are the benchmark dataset's means; requests vary around them", k_width, 2)
+    out << wrap(
+               "~ lengths are the benchmark dataset's means; requests vary around them", k_width, 2)
         << '\n';
   }
   if (std::any_of(c.rows.begin(), c.rows.end(), [](const auto& p) { return p.kv_cache_assumed; })) {
@@ -457,29 +454,28 @@ void render_compare_csv(const Comparison& c, std::ostream& out) {
     const auto number = [](std::optional<double> v) {
       return v ? fmt::format("{:.6g}", *v) : std::string();
     };
-    out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        csv_escape(r.id),
-        csv_escape(r.source),
-        csv_escape(r.gpu),
-        r.gpus,
-        p.layout.tp,
-        p.layout.pp,
-        p.layout.ep,
-        p.layout_chosen ? "false" : "true",
-        p.weights,
-        p.kv_cache,
-        r.engine,
-        to_string(r.scenario),
-        r.input_tokens,
-        r.output_tokens,
-        r.mean_lengths ? "mean" : "fixed",
-        number(r.output_tokens_per_s),
-        number(p.predicted),
-        number(p.band ? std::optional<double>(p.band->low) : std::nullopt),
-        number(p.band ? std::optional<double>(p.band->high) : std::nullopt),
-        p.predicted ? fmt::format("{:.4f}", p.error()) : std::string(),
-        csv_escape(p.unpredicted));
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_escape(r.id),
+                       csv_escape(r.source),
+                       csv_escape(r.gpu),
+                       r.gpus,
+                       p.layout.tp,
+                       p.layout.pp,
+                       p.layout.ep,
+                       p.layout_chosen ? "false" : "true",
+                       p.weights,
+                       p.kv_cache,
+                       r.engine,
+                       to_string(r.scenario),
+                       r.input_tokens,
+                       r.output_tokens,
+                       r.mean_lengths ? "mean" : "fixed",
+                       number(r.output_tokens_per_s),
+                       number(p.predicted),
+                       number(p.band ? std::optional<double>(p.band->low) : std::nullopt),
+                       number(p.band ? std::optional<double>(p.band->high) : std::nullopt),
+                       p.predicted ? fmt::format("{:.4f}", p.error()) : std::string(),
+                       csv_escape(p.unpredicted));
   }
 }
 

@@ -17,19 +17,18 @@
 
 using namespace rightsize;
 
-TEST_CASE("reference: performance against published offline throughput",
-          "[reference][published]") {
+TEST_CASE("reference: performance against published offline throughput", "[reference][published]") {
   const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
   const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
   const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
   const auto uncertainty = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
-  const auto r = accuracy::run_published_cases(
-      std::string(RIGHTSIZE_DATA_DIR) + "/published/published.json",
-      std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
-      catalog,
-      constants,
-      eff,
-      uncertainty);
+  const auto r =
+      accuracy::run_published_cases(std::string(RIGHTSIZE_DATA_DIR) + "/published/published.json",
+                                    std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
+                                    catalog,
+                                    constants,
+                                    eff,
+                                    uncertainty);
   std::map<std::string, accuracy::PublishedGroup> groups;
   for (const auto& g : r.groups) {
     groups[g.name] = g;

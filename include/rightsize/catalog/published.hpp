@@ -26,7 +26,7 @@ std::string to_string(PublishedScenario s);
 struct PublishedSource {
   std::string key;
   std::string title;
-  std::string url; // the page, or the file at a fixed commit
+  std::string url;        // the page, or the file at a fixed commit
   std::string repository; // where the url is a repository's file: owner/name, path, commit
   std::string path;
   std::string commit;
@@ -50,7 +50,7 @@ struct PublishedModel {
   long long experts = 0;
   long long experts_active = 0;
   long long moe_intermediate = 0;
-  double parameters = 0; // rightsize's count from the config, all experts
+  double parameters = 0;    // rightsize's count from the config, all experts
   std::string results_file; // its results table, resolved beside the index
 };
 
@@ -71,13 +71,13 @@ struct PublishedResult {
   std::string weights; // a dtype name (engine_weight_formats()), "" when not published
   std::string kv_cache;
   PublishedScenario scenario = PublishedScenario::offline;
-  long long input_tokens = 0;        // 0: a dataset mean that is not published (mean_lengths)
+  long long input_tokens = 0; // 0: a dataset mean that is not published (mean_lengths)
   long long output_tokens = 0;
-  bool mean_lengths = false;         // the dataset's mean lengths, not every request's
-  std::optional<long long> batch;    // static batch: sequences per batch
-  std::optional<double> ttft_ms;     // server/interactive: the scenario's limits
+  bool mean_lengths = false;      // the dataset's mean lengths, not every request's
+  std::optional<long long> batch; // static batch: sequences per batch
+  std::optional<double> ttft_ms;  // server/interactive: the scenario's limits
   std::optional<double> tpot_ms;
-  double output_tokens_per_s = 0;    // for all `gpus`
+  double output_tokens_per_s = 0; // for all `gpus`
 };
 
 struct PublishedData {

@@ -27,8 +27,8 @@ struct CsvRecord {
 struct CsvTable {
   std::string file;
   std::vector<std::string> header;
-  std::vector<CsvRecord> records; // every record has exactly header.size() fields
-  std::shared_ptr<const std::string> text;              // what the fields view
+  std::vector<CsvRecord> records;          // every record has exactly header.size() fields
+  std::shared_ptr<const std::string> text; // what the fields view
   std::shared_ptr<std::deque<std::string>> unescaped; // quoted fields that held a doubled quote
 };
 

@@ -88,11 +88,11 @@ struct CompareFilter {
 
 struct Comparison {
   std::string spec_name;
-  std::string spec_model;                  // the spec's model name
-  std::optional<PublishedModel> model;     // none: no published model has this architecture
-  std::vector<PublishedPrediction> rows;   // by GPU, GPUs, formats, scenario, lengths, id
-  std::vector<PublishedSummary> summary;   // per scenario present, then "all"
-  std::vector<PublishedSource> sources;    // those the rows cite, by key
+  std::string spec_model;                    // the spec's model name
+  std::optional<PublishedModel> model;       // none: no published model has this architecture
+  std::vector<PublishedPrediction> rows;     // by GPU, GPUs, formats, scenario, lengths, id
+  std::vector<PublishedSummary> summary;     // per scenario present, then "all"
+  std::vector<PublishedSource> sources;      // those the rows cite, by key
   std::vector<std::string> published_models; // every model of the data, for "none matched"
 };
 

@@ -133,7 +133,8 @@ TEST_CASE("published: the bundled data loads, and each model is rightsize's read
     CHECK(spec.model.vocab == m.vocab);
     CHECK(spec.model.experts == m.experts);
     CHECK(spec.model.experts_active == m.experts_active);
-    CHECK(spec.model.moe_intermediate == (m.experts > 0 ? m.moe_intermediate : spec.model.moe_intermediate));
+    CHECK(spec.model.moe_intermediate ==
+          (m.experts > 0 ? m.moe_intermediate : spec.model.moe_intermediate));
     CHECK(spec.model.params.total() == m.parameters);
   }
 }

@@ -29,7 +29,8 @@ TEST_CASE("csv: quoted fields, doubled quotes, CR LF and blank lines", "[core][c
   CHECK(t.records[2].fields == std::vector<std::string_view>{"3", "", "last"});
 }
 
-TEST_CASE("csv: fields stay valid when the table moves, and a short text is copied", "[core][csv]") {
+TEST_CASE("csv: fields stay valid when the table moves, and a short text is copied",
+          "[core][csv]") {
   auto make = [] { return parse_csv("a,b\nx,\"q\"\"uote\"\"d\"\n", "t.csv", 10); };
   std::vector<CsvTable> tables;
   tables.push_back(make());
@@ -53,7 +54,8 @@ TEST_CASE("csv: malformed text is refused with its line", "[core][csv]") {
                       "t.csv:2: a quoted field is not closed before the end of the file");
   REQUIRE_THROWS_WITH(parse_csv("a,b\n1,\"x\"y\n", "t.csv", 10),
                       "t.csv:2: text after the closing quote of a field");
-  REQUIRE_THROWS_WITH(parse_csv("a,,c\n", "t.csv", 10), "t.csv:1: column 2 of the header has no name");
+  REQUIRE_THROWS_WITH(parse_csv("a,,c\n", "t.csv", 10),
+                      "t.csv:1: column 2 of the header has no name");
   REQUIRE_THROWS_WITH(parse_csv("a,b,a\n", "t.csv", 10),
                       "t.csv:1: column \"a\" appears twice in the header");
   REQUIRE_THROWS_WITH(parse_csv("a\n1\n2\n3\n", "t.csv", 2), "t.csv:4: more than 2 records");

@@ -121,7 +121,8 @@ TEST_CASE("published: a static batch is prefilled in one step, then decoded toge
   Parallelism tp1;
   const MemoryEstimate memory = estimate_memory(run, h100, tp1, constants(), 64);
   const auto perf = estimate_inference(run, h100, tp1, memory, efficiency(), constants());
-  const double prefill = prefill_step_time(run, h100, tp1, efficiency(), 64.0 * 128, 128).total().si();
+  const double prefill =
+      prefill_step_time(run, h100, tp1, efficiency(), 64.0 * 128, 128).total().si();
   const double expected = 64.0 * 128 / (prefill + perf.decode_step.si() * 128);
   CHECK(*p.predicted == Approx(expected).epsilon(1e-12));
   // 64 x 128 output tokens in one prefill and 128 decode steps: far below the continuous rate's
@@ -152,7 +153,8 @@ TEST_CASE("published: a server run takes the most sequences within the scenario'
     Spec online = run;
     online.workload.inference.concurrency = batch * p.replicas;
     const auto memory = estimate_memory(online, h100, p.layout, constants(), batch);
-    return estimate_inference(online, h100, p.layout, memory, efficiency(), constants(), p.replicas);
+    return estimate_inference(
+        online, h100, p.layout, memory, efficiency(), constants(), p.replicas);
   };
   const auto found = at(p.batch);
   CHECK(found.ttft.si() <= 2.0);
@@ -189,8 +191,7 @@ TEST_CASE("published: runs rightsize cannot predict say why", "[published]") {
   CHECK(why("fixture-8b-mi300x-other") ==
         "rightsize does not model this engine (an engine rightsize does not model)");
   // A Llama 3.1 8B config cut to a 1024-token context cannot hold 1000 + 1000 tokens.
-  nlohmann::json short_context = nlohmann::json::parse(
-      std::ifstream(config_path("llama-3.1-8b")));
+  nlohmann::json short_context = nlohmann::json::parse(std::ifstream(config_path("llama-3.1-8b")));
   short_context["max_position_embeddings"] = 1024;
   const Spec small = parse_spec({{"model", short_context}}, "short.json");
   const auto p = predict_published(small,
@@ -211,8 +212,8 @@ TEST_CASE("published: the run nearest a configuration has its GPU, GPUs per repl
   const PublishedModel& model = data.models[1];
   REQUIRE(model.key == "llama-3.1-8b");
   const auto nearest = [&](long long in, long long out, const std::string& gpu, int tp, DType w) {
-    const Spec s = spec_of(
-        "llama-3.1-8b", {{"type", "inference"}, {"input_tokens", in}, {"output_tokens", out}});
+    const Spec s = spec_of("llama-3.1-8b",
+                           {{"type", "inference"}, {"input_tokens", in}, {"output_tokens", out}});
     Parallelism p;
     p.tp = tp;
     const auto* r = nearest_published(s, gpu, p, w, data, model);
@@ -241,11 +242,8 @@ TEST_CASE("published: a plan's serving candidates carry their nearest published 
                              {"concurrency", 16},
                              {"engine", "tensorrt-llm"}});
   const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
-  Plan plan = make_plan(with_precision(spec, DType::fp8, DType::fp8),
-                        catalog(),
-                        constants(),
-                        efficiency(),
-                        options);
+  Plan plan = make_plan(
+      with_precision(spec, DType::fp8, DType::fp8), catalog(), constants(), efficiency(), options);
   attach_published(plan, data, catalog(), constants(), efficiency(), options);
   // Only the plan's model's results were read.
   CHECK(data.loaded == std::vector<std::string>{"llama-3.1-8b"});
