@@ -216,19 +216,21 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
 void load_model_results(PublishedData& data, const PublishedModel& model) {
   const std::string text =
       read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
-  const auto loaded_ids = [&] {
-    std::set<std::string> ids;
-    for (const auto& r : data.results) {
-      ids.insert(r.id);
-    }
-    return ids;
-  };
-  std::set<std::string> ids = loaded_ids();
   // The bundled table, unedited, of the bundled index: validated when it was compiled in
-  // (bundled.hpp), all but its ids against the tables loaded before it, checked here.
+  // (bundled.hpp), its ids unique among themselves; against the tables loaded before it (none
+  // when it is the first, as in a plan), checked here.
   if (auto bundled = detail::bundled_published_results(data, model.key, text)) {
-    const bool unique = std::all_of(
-        bundled->begin(), bundled->end(), [&](const auto& r) { return ids.insert(r.id).second; });
+    const std::set<std::string_view> before = [&] {
+      std::set<std::string_view> ids;
+      for (const auto& r : data.results) {
+        ids.insert(r.id);
+      }
+      return ids;
+    }();
+    const bool unique =
+        before.empty() || std::none_of(bundled->begin(), bundled->end(), [&](const auto& r) {
+          return before.count(r.id) > 0;
+        });
     if (unique) {
       data.results.insert(data.results.end(),
                           std::make_move_iterator(bundled->begin()),
@@ -237,7 +239,10 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
       return;
     }
     // A repeated id: the parse below names its line.
-    ids = loaded_ids();
+  }
+  std::set<std::string> ids;
+  for (const auto& r : data.results) {
+    ids.insert(r.id);
   }
   const auto table = detail::parse_csv(text, model.results_file, k_max_published_results);
   const detail::CsvColumns columns(table);

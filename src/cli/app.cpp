@@ -100,8 +100,12 @@ void check_subcommand_name(const std::vector<std::string>& args) {
   }
 }
 
-void write_report(const std::string& report, std::ostream& out) {
-  out << report;
+void write_report(std::stringstream& report, std::ostream& out) {
+  // Streamed from the buffer (readable: a stringstream, not an ostringstream), not copied out of
+  // it (a plan's JSON is up to a few hundred KB); inserting an empty buffer would set failbit.
+  if (report.tellp() > 0) {
+    out << report.rdbuf();
+  }
   out.flush();
   if (!out) {
     throw InputError("standard output", "cannot write the report (disk full or closed pipe?)");
@@ -117,7 +121,7 @@ void print_error(std::ostream& err, const std::string& message) {
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   // Reports are built in a buffer and written when the command succeeds: a failure leaves no
   // partial report on standard output, and a failed write is reported.
-  std::ostringstream report;
+  std::stringstream report;
   Context ctx{report, err, nullptr, 0, false, false, {}};
   ctx.out_is_terminal = &out == &std::cout && ::isatty(STDOUT_FILENO) != 0;
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model and its workload and says "
@@ -164,7 +168,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       throw InternalError("no subcommand action was set");
     }
     const ExitCode code = ctx.action();
-    write_report(report.str(), out);
+    write_report(report, out);
     return to_int(code);
   } catch (const InputErrors& e) {
     for (const auto& one : e.errors()) {

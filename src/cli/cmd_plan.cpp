@@ -74,7 +74,10 @@ void register_plan(CLI::App& app, Context& ctx) {
       render.wide = o->wide;
       render.color =
           o->color == "always" || (o->color == "auto" && o->output.empty() && ctx.out_is_terminal);
-      std::ostringstream rendered;
+      // To standard output's buffer (app.cpp writes it when the command succeeds), or to a file
+      // written whole once rendered.
+      std::ostringstream file;
+      std::ostream& rendered = o->output.empty() ? ctx.out : file;
       if (o->plan.common.format == "json") {
         render_plan_json(plan, render, rendered);
       } else if (o->plan.common.format == "markdown") {
@@ -88,10 +91,8 @@ void register_plan(CLI::App& app, Context& ctx) {
       } else {
         render_plan_table(plan, render, rendered);
       }
-      if (o->output.empty()) {
-        ctx.out << rendered.str();
-      } else {
-        write_file_atomically(o->output, rendered.str());
+      if (!o->output.empty()) {
+        write_file_atomically(o->output, file.str());
       }
       if (o->lock_given) {
         const std::string path =
