@@ -51,8 +51,19 @@ long long replicas_for(const Candidate& c, double demand_factor, double headroom
       c.replicas, static_cast<long long>(std::ceil(c.replicas * demand_factor / headroom - 1e-9)));
 }
 
-double demand(const Deployment& d, int month) {
-  return std::pow(1.0 + d.growth_per_month, month - 1);
+// Demand in each month of the horizon relative to the first: (1 + growth)^(month - 1).
+const std::vector<double>& demand_curve(const Search& S) {
+  const Deployment& d = S.spec.deployment;
+  auto& curve = S.demand_by_month;
+  const auto months = static_cast<std::size_t>(d.horizon_months);
+  if (curve.size() != months) {
+    curve.clear();
+    curve.reserve(months);
+    for (std::size_t m = 1; m <= months; ++m) {
+      curve.push_back(std::pow(1.0 + d.growth_per_month, static_cast<double>(m - 1)));
+    }
+  }
+  return curve;
 }
 
 // Whole servers for `replicas` replicas of `per_replica` GPUs: a replica never straddles two
@@ -170,8 +181,9 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Deta
   const int per_replica = c.gpus_per_replica();
   CostBreakdown& k = c.cost;
   std::vector<long long> needed;
-  for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-    needed.push_back(replicas_for(c, demand(d, m), headroom));
+  needed.reserve(demand_curve(S).size());
+  for (const double demand : demand_curve(S)) {
+    needed.push_back(replicas_for(c, demand, headroom));
   }
   const auto peak = std::max_element(needed.begin(), needed.end());
   k.peak_month = static_cast<int>(peak - needed.begin()) + 1;
@@ -180,6 +192,7 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Deta
   const OnPremCost own = on_prem_cost(*c.gpu, per_replica, *peak, d, S.options.today, detail);
   record_on_prem(own, d, k);
   const Usd monthly = own.amortization_per_month + own.operations_per_month + k.power_per_month;
+  k.months.reserve(needed.size());
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
     k.months.push_back({m, needed[static_cast<std::size_t>(m - 1)], monthly});
     k.tco += monthly;
@@ -227,8 +240,10 @@ bool cost_inference(
   }
   k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
   // Cloud adds replicas month by month as demand grows.
-  for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-    const long long replicas = replicas_for(c, demand(d, m), headroom);
+  const std::vector<double>& demand = demand_curve(S);
+  k.months.reserve(demand.size());
+  for (int m = 1; m <= static_cast<int>(demand.size()); ++m) {
+    const long long replicas = replicas_for(c, demand[static_cast<std::size_t>(m - 1)], headroom);
     const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
     k.months.push_back({m, replicas, cost});
     k.tco += cost;
@@ -243,8 +258,8 @@ bool cost_inference(
                         format_usd_per_hour(p->per_gpu),
                         d.hours_per_month,
                         100.0 * d.growth_per_month);
-  for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-    if (demand(d, m) > headroom + 1e-9) {
+  for (int m = 1; m <= static_cast<int>(demand.size()); ++m) {
+    if (demand[static_cast<std::size_t>(m - 1)] > headroom + 1e-9) {
       k.stops_meeting_targets_month = m;
       break;
     }

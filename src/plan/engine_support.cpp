@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rightsize::detail {
 
 bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
@@ -15,22 +17,43 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
   if (spec.workload.is_training()) {
     return true;
   }
-  // The engine table names math formats: every 4-bit float activation (fp4, nvfp4, mxfp4) is
-  // fp4 math there.
-  const DType act = spec.precision.activations;
-  const std::string math = element_bits(act) == 4 ? "fp4" : std::string(to_string(act));
-  const SupportAnswer a = supports(*S.options.engines,
-                                   to_string(spec.workload.inference.engine),
-                                   g,
-                                   to_string(spec.precision.weights),
-                                   to_string(spec.precision.kv_cache),
-                                   math);
-  if (a.runs()) {
+  const Engine engine = spec.workload.inference.engine;
+  const Precision& pr = spec.precision;
+  const auto ask = [&] {
+    // The engine table names math formats: every 4-bit float activation (fp4, nvfp4, mxfp4) is
+    // fp4 math there.
+    const DType act = pr.activations;
+    const std::string math = element_bits(act) == 4 ? "fp4" : std::string(to_string(act));
+    SupportAnswer a = supports(*S.options.engines,
+                               to_string(engine),
+                               g,
+                               to_string(pr.weights),
+                               to_string(pr.kv_cache),
+                               math);
+    return EvaluationCache::EngineAnswer{
+        g.generation, engine, pr.weights, pr.kv_cache, act, a.runs(), std::move(a.reason)};
+  };
+  EvaluationCache::EngineAnswer asked;
+  const EvaluationCache::EngineAnswer* known = nullptr;
+  if (S.cache != nullptr) {
+    auto& answers = S.cache->engine_answers;
+    const auto it =
+        std::find_if(answers.begin(), answers.end(), [&](const EvaluationCache::EngineAnswer& a) {
+          return a.engine == engine && a.weights == pr.weights && a.kv_cache == pr.kv_cache &&
+                 a.activations == pr.activations && a.generation == g.generation;
+        });
+    known = it != answers.end() ? &*it : &answers.emplace_back(ask());
+  } else {
+    asked = ask();
+    known = &asked;
+  }
+  const EvaluationCache::EngineAnswer& answer = *known;
+  if (answer.runs) {
     return true;
   }
   // Below any real miss: one that ran and missed a target explains the GPU better.
   miss.consider(
-      {"engine_support", a.reason, "another precision (precision.allow) or engine", 1e299});
+      {"engine_support", answer.reason, "another precision (precision.allow) or engine", 1e299});
   return false;
 }
 

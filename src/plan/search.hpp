@@ -123,6 +123,19 @@ public:
     return m_evaluations.emplace(layout, batch);
   }
 
+  // Whether an engine runs a precision on a GPU generation (engine_runs): the plan's searches ask
+  // it for every GPU of a generation, and its fix trials again.
+  struct EngineAnswer {
+    std::string generation;
+    Engine engine = Engine::vllm;
+    DType weights = DType::bf16;
+    DType kv_cache = DType::bf16;
+    DType activations = DType::bf16;
+    bool runs = false;
+    std::string reason; // when it does not
+  };
+  std::vector<EngineAnswer> engine_answers;
+
 private:
   struct Hash {
     std::size_t operator()(const Layout& l) const;
@@ -145,6 +158,9 @@ struct Search {
   EvaluationCache* cache = nullptr;
   // precision_variants(spec), made once per plan; null: made by each search.
   const std::vector<Spec>* variants = nullptr;
+  // The spec's demand in each month of the horizon, worked out at the first costing (cost.cpp):
+  // every layout the search costs reads the same curve.
+  mutable std::vector<double> demand_by_month{};
 };
 
 // --- Layouts and precisions (layouts.cpp)

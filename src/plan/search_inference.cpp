@@ -208,17 +208,36 @@ struct Attempt {
   double distance = 0; // achieved / target of the missed constraint
 };
 
+// Whether the latency targets miss even at a batch of one sequence per replica, the probe (the
+// replica count does not change a replica's latency). Time to first token and per output token
+// grow with the batch, so no batch and no replica count of the layout can meet them then: the
+// searches below skip the batches and replica counts whose attempts would all miss and go to
+// the attempt whose miss they report (PlanOptions::prune; tests/unit/plan/test_pruning.cpp
+// checks the answers are the same as without).
+bool latency_floor_misses(const Search& S,
+                          const Targets& t,
+                          const LayoutEvaluator& eval,
+                          const At& probe) {
+  return S.options.prune && (t.ttft || t.tpot) && latency_ratio(t, eval.held(probe)) > 1.0;
+}
+
 // Offline serving: the largest batch per replica that meets the latency targets (all that fits,
 // or less, found by bisection).
-long long largest_batch_meeting_latency(LayoutEvaluator& eval,
-                                        const At& probe,
-                                        const Targets& t,
-                                        int replicas) {
+long long largest_batch_meeting_latency(
+    const Search& S, LayoutEvaluator& eval, const At& probe, const Targets& t, int replicas) {
   const auto misses = [&](long long batch) {
     return latency_ratio(t, eval.held(eval(batch, replicas))) > 1.0;
   };
   const long long hi = probe.memory().max_batch;
-  if (!(t.ttft || t.tpot) || !misses(hi)) {
+  if (!(t.ttft || t.tpot)) {
+    return hi;
+  }
+  // A batch of one (the probe) already too slow: every larger batch misses too
+  // (latency_floor_misses), so the bisection below would end at 1.
+  if (latency_floor_misses(S, t, eval, probe)) {
+    return 1;
+  }
+  if (!misses(hi)) {
     return hi;
   }
   // One below the smallest batch that misses; 1 at least (a batch of 1 is not re-checked).
@@ -253,7 +272,7 @@ Attempt attempt_replicas(const Search& S,
   const Targets& t = goal.targets;
   const long long batch = goal.concurrency
                               ? online_batch(S, eval, probe, goal, replicas)
-                              : largest_batch_meeting_latency(eval, probe, t, replicas);
+                              : largest_batch_meeting_latency(S, eval, probe, t, replicas);
   Attempt a{eval(batch, replicas), "", 0.0};
   const Held h = eval.held(a.result);
   const double lat = latency_ratio(t, h);
@@ -313,6 +332,18 @@ ReplicaSearch online_replicas(const Search& S,
   int hi = 1;
   Attempt last;
   bool found = false;
+  if (latency_floor_misses(S, goal.targets, eval, probe)) {
+    // Every doubling would miss the latency targets: only the last, the most replicas tried, is
+    // reported. Should it meet them after all, the search starts over as usual.
+    while (hi * 2 <= max_replicas) {
+      hi *= 2;
+    }
+    last = attempt_replicas(S, eval, probe, goal, hi);
+    if (!last.code.empty()) {
+      return {false, std::min(hi * 2, max_replicas), last.result, last.code, last.distance};
+    }
+    hi = 1;
+  }
   while (hi <= max_replicas) {
     last = attempt_replicas(S, eval, probe, goal, hi);
     if (last.code.empty()) {
@@ -413,6 +444,24 @@ std::optional<double> score_lower_bound(const Search& S, const Gpu& g, const Par
   return score(one, o, S.spec);
 }
 
+// score_lower_bound of one GPU's layouts, by GPUs per replica: the only term of the layout it
+// depends on (a replica's cost, power and GPU count), the same for every precision variant.
+class ScoreBounds {
+public:
+  std::optional<double> of(const Search& S, const Gpu& g, const Parallelism& p) {
+    const int per_replica = p.tp * p.pp;
+    for (const auto& [gpus, bound] : m_known) {
+      if (gpus == per_replica) {
+        return bound;
+      }
+    }
+    return m_known.emplace_back(per_replica, score_lower_bound(S, g, p)).second;
+  }
+
+private:
+  std::vector<std::pair<int, std::optional<double>>> m_known;
+};
+
 // Load headroom: how far demand may grow before these replicas stop meeting targets (1 when no
 // target bounds it).
 double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const ReplicaSearch& r) {
@@ -483,6 +532,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   std::optional<Kept> first; // the first configuration that meets the spec
   std::optional<Kept> best;  // a later one that scores strictly lower, if any
   double best_score = 0;     // of the best so far: `best`, else `first`
+  ScoreBounds bounds;
   std::vector<Spec> made;
   for (const Spec& spec : variants_of(S, made)) {
     if (!engine_runs(S, spec, g, miss) || !compute_rate_known(spec, g, miss)) {
@@ -501,6 +551,14 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus) {
         continue;
       }
+      // Before the fit probe, which costs an evaluation: once the GPU has a candidate, a layout
+      // that cannot beat it is skipped whether it fits or not (its miss would not be shown, and
+      // a deeper pipeline has more GPUs per replica, so its bound is no lower).
+      if (first) {
+        if (const auto bound = bounds.of(S, g, p); bound && *bound >= best_score) {
+          continue;
+        }
+      }
       LayoutEvaluator eval(S, spec, g, p, bands);
       const At probe = eval(1, 1);
       if (probe.memory().max_batch < 1) {
@@ -508,11 +566,6 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         continue;
       }
       widest_fits = widest_fits || (p.tp == tps.back() && p.pp == 1);
-      if (first) {
-        if (const auto bound = score_lower_bound(S, g, p); bound && *bound >= best_score) {
-          continue; // cannot beat the best: a miss would not matter, the GPU has a candidate
-        }
-      }
       const int max_replicas =
           static_cast<int>(std::min<long long>(k_max_replicas, goal.max_gpus / per_replica));
       const ReplicaSearch r = goal.concurrency
