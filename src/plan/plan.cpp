@@ -463,7 +463,9 @@ void plan_slices(const Search& S, Plan& plan) {
   }
   Spec one = S.spec;
   one.constraints.max_gpus_per_node = 1;
-  const Search in_slices{one, S.catalog, S.constants, S.eff, S.options};
+  // Made once: every slice's search tries the same variants.
+  const std::vector<Spec> variants = detail::precision_variants(one);
+  const Search in_slices{one, S.catalog, S.constants, S.eff, S.options, false, nullptr, &variants};
   for (const Gpu& g : S.catalog.gpus) {
     std::string why;
     if (!g.mig || !allowed_by_constraints(g, S.spec, S.catalog, why)) {

@@ -93,6 +93,15 @@ public:
     return {one.ttft.si(), one.tpot.si(), e.requests_per_s(), e.output_tokens_per_s()};
   }
 
+  // Each batch evaluated so far (not the spec's own concurrency), with its evaluation.
+  template <class Visit> void each_known(const Visit& visit) const {
+    for (const auto& [batch, evaluated] : *m_memo) {
+      if (batch >= 0) {
+        visit(batch, *evaluated);
+      }
+    }
+  }
+
 private:
   const Evaluated* compute(long long key, std::optional<long long> batch) {
     if (!m_layout) {
@@ -257,9 +266,35 @@ long long online_batch(const Search& S,
   }
   const long long cap = std::min<long long>(
       probe.memory().max_batch, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
-  return online_batch_from(share, cap, [&](long long batch) {
-    return throughput_ratio(t, eval.held(eval(batch, replicas))) <= 1.0;
+  const auto meets = [&](const At& at) { return throughput_ratio(t, eval.held(at)) <= 1.0; };
+  const auto holds = [&](long long batch) { return meets(eval(batch, replicas)); };
+  if (!S.options.prune) {
+    return online_batch_from(share, cap, holds);
+  }
+  // The same answer, the smallest batch in (share, cap] that meets the throughput targets, with
+  // the bisection started from the batches this layout has already evaluated (for other replica
+  // counts): throughput grows with the batch, so one that meets them bounds the answer from
+  // above, one that misses from below.
+  if (holds(share) || cap <= share) {
+    return share;
+  }
+  long long lo = share;
+  long long hi = cap;
+  bool hi_meets = false;
+  eval.each_known([&](long long batch, const Evaluated& e) {
+    if (batch > lo && batch < hi) {
+      if (meets(At{&e, replicas})) {
+        hi = batch;
+        hi_meets = true;
+      } else {
+        lo = batch;
+      }
+    }
   });
+  if (!hi_meets && !holds(cap)) {
+    return cap;
+  }
+  return first_holding(lo, hi, holds);
 }
 
 // One replica count: the batch per replica (online_batch, or offline the largest that meets the
