@@ -261,9 +261,19 @@ std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
       allow(d);
     }
   }
-  // The catalog has no rate for the weights' math on this GPU (fp32's): the tensor-core formats,
-  // in turn.
-  if (miss.code == "compute_rate" && !spec.workload.is_training()) {
+  // The engine has no kernel for the KV cache's format on this GPU (fp8 on Turing): a 16-bit
+  // cache, which every engine stores, before any change of the weights.
+  if (miss.code == "engine_support" && !spec.workload.is_training() &&
+      element_bits(spec.precision.kv_cache) < 16) {
+    Trial t{spec, {"/precision/kv_cache", "bf16"}, "", "a bf16 KV cache"};
+    t.spec.precision.kv_cache = DType::bf16;
+    t.text = "a 16-bit KV cache (precision.kv_cache: \"bf16\")";
+    out.push_back(std::move(t));
+  }
+  // The catalog has no rate for the weights' math on this GPU (fp32's), or the engine no kernel
+  // for the weights' format on it: the tensor-core formats, in turn.
+  if ((miss.code == "compute_rate" || miss.code == "engine_support") &&
+      !spec.workload.is_training()) {
     for (const DType d : {DType::bf16, DType::fp16, DType::fp8}) {
       if (!allowed(d)) {
         allow(d);
@@ -316,15 +326,25 @@ Rejection rejection_from_miss(const Search& S, const Gpu& g, const Miss& miss) {
   for (Trial& t : trials_for(S.spec, miss)) {
     const Search again{t.spec, S.catalog, S.constants, S.eff, S.options, true, S.cache};
     std::vector<Candidate> found;
-    Miss ignored;
+    Miss trial_miss;
     if (S.spec.workload.is_training()) {
-      detail::search_training(again, g, found, ignored);
+      detail::search_training(again, g, found, trial_miss);
     } else {
-      detail::search_inference(again, g, found, ignored);
+      detail::search_inference(again, g, found, trial_miss);
     }
     if (!found.empty()) {
       r.nearest_fix = t.text;
       r.fix = std::move(t.change);
+      return r;
+    }
+    if (trial_miss.code == "no_price") {
+      // The change serves the workload, but the GPU has no price to rank it by: no fix to apply
+      // alone, and not "no change helps" either.
+      r.nearest_fix =
+          fmt::format("{} would serve it, but {}: {}",
+                      t.text,
+                      trial_miss.reason,
+                      trial_miss.fix.empty() ? "add a price with --catalog" : trial_miss.fix);
       return r;
     }
     tried.push_back(t.label);
@@ -379,9 +399,12 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
   }
   if (found.empty()) {
     Rejection r = rejection_from_miss(S, g, miss);
-    // A GPU the spec pins (constraints.gpus) that cannot meet the workload is under-provisioned:
-    // the answer a team that already owns it needs.
-    if (!S.spec.constraints.gpus.empty() && r.code != "no_price") {
+    // A GPU the spec pins (constraints.gpus) that is too small or too slow for the workload is
+    // under-provisioned: the answer a team that already owns it needs. Not one that has no price,
+    // no rate in the catalog or no kernel in the engine: more of it would not help.
+    if (!S.spec.constraints.gpus.empty() &&
+        (r.code == "memory_capacity" || r.code == "latency_target" ||
+         r.code == "throughput_target" || r.code == "deadline")) {
       r.reason = "under-provisioned: " + r.reason;
     }
     plan.rejected.push_back(std::move(r));

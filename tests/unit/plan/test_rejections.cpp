@@ -146,6 +146,82 @@ TEST_CASE("rejections: a pinned GPU that misses is under-provisioned", "[plan][r
   CHECK_THAT(r->reason, Catch::StartsWith("under-provisioned: "));
 }
 
+// Neither a GPU the catalog has no rate for nor one the engine has no kernel for is too small:
+// "under-provisioned" would send a team that owns it to buy more of what cannot run at all.
+TEST_CASE("rejections: a pinned GPU without a rate or a kernel is not under-provisioned",
+          "[plan][rejections]") {
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  o.engines = &rightsize::test::engines();
+  const nlohmann::json fp32{{"schema_version", 1},
+                            {"name", "fp32"},
+                            {"model", config_path("llama-3.2-3b")},
+                            {"precision", {{"weights", "fp32"}}},
+                            {"workload",
+                             {{"type", "inference"},
+                              {"engine", "transformers"},
+                              {"input_tokens", 512},
+                              {"output_tokens", 128},
+                              {"concurrency", 4}}},
+                            {"constraints", {{"gpus", {"A10G", "L4"}}}}};
+  const Plan rate =
+      make_plan(parse_spec(fp32, "fp32.json"), catalog(), constants(), efficiency(), o);
+  const Rejection* a10g = rejection_of(rate, "A10G-24GB");
+  REQUIRE(a10g != nullptr);
+  CHECK(a10g->code == "compute_rate");
+  CHECK_THAT(a10g->reason, !Catch::StartsWith("under-provisioned"));
+
+  // vLLM has no fp32 weights kernel in data/engines.json: the fix serves bf16 weights.
+  nlohmann::json on_vllm = fp32;
+  on_vllm["workload"]["engine"] = "vllm";
+  const Plan kernel =
+      make_plan(parse_spec(on_vllm, "fp32.json"), catalog(), constants(), efficiency(), o);
+  const Rejection* l4 = rejection_of(kernel, "L4-24GB");
+  REQUIRE(l4 != nullptr);
+  CHECK(l4->code == "engine_support");
+  CHECK_THAT(l4->reason, !Catch::StartsWith("under-provisioned"));
+  REQUIRE(l4->fix);
+  CHECK(l4->fix->pointer == "/precision/allow");
+  CHECK(l4->fix->value == nlohmann::json{"bf16"});
+  nlohmann::json fixed = on_vllm;
+  fixed["precision"]["allow"] = {"bf16"};
+  CHECK(is_candidate(
+      make_plan(parse_spec(fixed, "fp32.json"), catalog(), constants(), efficiency(), o),
+      "L4-24GB"));
+
+  // A change that makes the GPU serve it, on a GPU with no price: said, not given as a fix to
+  // apply (the GPU would still not be ranked), and not "no change helps".
+  nlohmann::json unpriced_gpu = fp32;
+  unpriced_gpu["constraints"]["gpus"] = {"GH200"};
+  const Plan unpriced =
+      make_plan(parse_spec(unpriced_gpu, "fp32.json"), catalog(), constants(), efficiency(), o);
+  const Rejection* gh200 = rejection_of(unpriced, "GH200-144GB");
+  REQUIRE(gh200 != nullptr);
+  CHECK(gh200->code == "compute_rate");
+  CHECK_FALSE(gh200->fix);
+  CHECK_THAT(gh200->nearest_fix,
+             Catch::StartsWith("allow bf16 weights (precision.allow: [\"bf16\"]) would serve it, "
+                               "but no on_demand price in the catalog: add a price"));
+
+  // vLLM has no fp8 KV cache on Turing: the fix is a 16-bit cache.
+  nlohmann::json fp8_kv = on_vllm;
+  fp8_kv["precision"] = {{"weights", "fp16"}, {"kv_cache", "fp8"}};
+  fp8_kv["constraints"]["gpus"] = {"T4"};
+  const Plan cache =
+      make_plan(parse_spec(fp8_kv, "fp8-kv.json"), catalog(), constants(), efficiency(), o);
+  const Rejection* t4 = rejection_of(cache, "T4-16GB");
+  REQUIRE(t4 != nullptr);
+  CHECK(t4->code == "engine_support");
+  REQUIRE(t4->fix);
+  CHECK(t4->fix->pointer == "/precision/kv_cache");
+  CHECK(t4->fix->value == "bf16");
+  fp8_kv["precision"]["kv_cache"] = "bf16";
+  CHECK(is_candidate(
+      make_plan(parse_spec(fp8_kv, "fp8-kv.json"), catalog(), constants(), efficiency(), o),
+      "T4-16GB"));
+}
+
 TEST_CASE("verdicts: the best row is over-provisioned when a MIG slice of it would do",
           "[plan][verdicts]") {
   // Defect: the best-ranked candidate could never be over-provisioned, and MIG slices were never
