@@ -299,24 +299,22 @@ double lora_parameters(const Spec& spec) {
       targeted[i] = targeted[i] || target == k_projections[i] || target == "all-linear";
     }
   }
-  const auto has = [&](std::string_view name) {
-    const auto* it = std::find(k_projections.begin(), k_projections.end(), name);
-    return targeted[static_cast<std::size_t>(it - k_projections.begin())];
-  };
+  // By position in k_projections (a look-up by name was most of a LoRA plan's instructions).
+  const auto [q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj] = targeted;
   double per_layer = 0;
-  per_layer += has("q_proj") ? r * (h + q) : 0.0;
-  per_layer += has("k_proj") ? r * (h + kv) : 0.0;
-  per_layer += has("v_proj") ? r * (h + kv) : 0.0;
-  per_layer += has("o_proj") ? r * (q + h) : 0.0;
-  per_layer += has("gate_proj") ? r * (h + inter) : 0.0;
-  per_layer += has("up_proj") ? r * (h + inter) : 0.0;
-  per_layer += has("down_proj") ? r * (inter + h) : 0.0;
+  per_layer += q_proj ? r * (h + q) : 0.0;
+  per_layer += k_proj ? r * (h + kv) : 0.0;
+  per_layer += v_proj ? r * (h + kv) : 0.0;
+  per_layer += o_proj ? r * (q + h) : 0.0;
+  per_layer += gate_proj ? r * (h + inter) : 0.0;
+  per_layer += up_proj ? r * (h + inter) : 0.0;
+  per_layer += down_proj ? r * (inter + h) : 0.0;
   const double dense_layers = static_cast<double>(m.layers - m.moe_layers);
   const double attention_only = static_cast<double>(m.moe_layers);
   double mlp_part = 0;
-  mlp_part += has("gate_proj") ? r * (h + inter) : 0.0;
-  mlp_part += has("up_proj") ? r * (h + inter) : 0.0;
-  mlp_part += has("down_proj") ? r * (inter + h) : 0.0;
+  mlp_part += gate_proj ? r * (h + inter) : 0.0;
+  mlp_part += up_proj ? r * (h + inter) : 0.0;
+  mlp_part += down_proj ? r * (inter + h) : 0.0;
   // MoE layers get adapters on attention only (expert MLPs are not nn.Linear in most ports).
   return dense_layers * per_layer + attention_only * (per_layer - mlp_part);
 }
