@@ -295,8 +295,17 @@ double lora_parameters(const Spec& spec) {
   std::array<bool, k_projections.size()> targeted{};
   for (const std::string& t : w.lora_targets) {
     const std::string_view target = t;
+    if (target == "all-linear") {
+      targeted.fill(true);
+      continue;
+    }
+    // The one projection of that length and first letter, if any: one comparison per target.
     for (std::size_t i = 0; i < k_projections.size(); ++i) {
-      targeted[i] = targeted[i] || target == k_projections[i] || target == "all-linear";
+      const std::string_view name = k_projections[i];
+      if (!target.empty() && target.size() == name.size() && target[0] == name[0]) {
+        targeted[i] = targeted[i] || target == name;
+        break;
+      }
     }
   }
   // By position in k_projections (a look-up by name was most of a LoRA plan's instructions).

@@ -237,6 +237,28 @@ TEST_CASE("memory: LoRA trains adapters only, QLoRA stores the base in nf4", "[m
   CHECK(q.per_gpu.weights.si() > 3.6e9);
 }
 
+TEST_CASE("memory: LoRA adapter parameters by target as PEFT counts them", "[memory]") {
+  const auto adapters = [](nlohmann::json targets) {
+    return lora_parameters(spec_of({{"model", "llama-2-7b"},
+                                    {"workload",
+                                     {{"type", "finetune"},
+                                      {"method", "lora"},
+                                      {"lora_rank", 16},
+                                      {"lora_targets", std::move(targets)},
+                                      {"seq_len", 512}}}}));
+  };
+  // Llama-2-7B, r = 16: q and v 16 x (4096 + 4096) each per layer; gate, up and down
+  // 16 x (4096 + 11008) each; 32 layers. PEFT's print_trainable_parameters: 8,388,608 for q and
+  // v, 39,976,960 for every linear layer.
+  CHECK(adapters({"q_proj", "v_proj"}) == 8'388'608.0);
+  CHECK(adapters({"all-linear"}) == 39'976'960.0);
+  CHECK(adapters({"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}) ==
+        39'976'960.0);
+  CHECK(adapters({"gate_proj"}) == 16.0 * (4096 + 11008) * 32);
+  CHECK(adapters({"down_proj"}) == 16.0 * (11008 + 4096) * 32);
+  CHECK(adapters({"up_proj", "o_proj"}) == 16.0 * (4096 + 11008 + 4096 + 4096) * 32);
+}
+
 TEST_CASE("memory: constants can be overridden, unknown names are errors", "[memory]") {
   Constants c = constants();
   c.set("cuda_context_mib", 600, "--assume cuda_context_mib=600");
