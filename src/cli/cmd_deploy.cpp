@@ -241,6 +241,10 @@ void register_deploy(CLI::App& app, Context& ctx) {
           spec.workload.inference.engine = o->engine == "vllm"     ? Engine::vllm
                                            : o->engine == "sglang" ? Engine::sglang
                                                                    : Engine::tensorrt_llm;
+          if (const auto refused =
+                  image_engine_refusal(spec.model, spec.workload.inference.engine)) {
+            throw InputError("--engine", fmt::format("{}, got \"{}\"", *refused, o->engine));
+          }
         }
         if (locked) {
           const auto dtype = [&](const std::string& name, const char* field) {

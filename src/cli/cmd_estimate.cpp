@@ -222,7 +222,9 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
                           edge));
     }
     if (t.requests_per_s) {
-      out.push_back(judge(embedding ? "sequences_per_s" : "requests_per_s",
+      out.push_back(judge(r.spec.embeds_images() ? "images_per_s"
+                          : embedding            ? "sequences_per_s"
+                                                 : "requests_per_s",
                           false,
                           *t.requests_per_s,
                           i.requests_per_s,
@@ -280,6 +282,9 @@ void price_report(EstimateReport& r, int gpus) {
                                            : 0.0;
   if (tokens_per_s > 0) {
     c.usd_per_million_tokens = c.per_hour.si() / (tokens_per_s * 3600.0) * 1e6;
+  }
+  if (r.spec.embeds_images() && r.inference && r.inference->requests_per_s > 0) {
+    c.usd_per_thousand_images = c.per_hour.si() / (r.inference->requests_per_s * 3600.0) * 1e3;
   }
   if (r.training && r.training->time_to_train) {
     c.to_train = c.per_hour * *r.training->time_to_train;

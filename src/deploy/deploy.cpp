@@ -688,10 +688,17 @@ const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
   const std::string engine = engine_key(spec.workload.inference.engine);
   const auto it = data.engines.find(engine);
   if (it == data.engines.end()) {
+    // Of the engines with a recipe, only vLLM serves image embeddings, and only of CLIPModel
+    // and SiglipModel (docs/spec.md, "Image embeddings").
     throw InputError(spec.file + ":/workload/engine",
                      fmt::format("engine {} has no serving recipe in data/deploy.json; deploy "
-                                 "with --engine vllm, sglang or tensorrt-llm",
-                                 engine));
+                                 "{}",
+                                 engine,
+                                 !spec.model.image ? "with --engine vllm, sglang or tensorrt-llm"
+                                 : spec.model.image->text > 0
+                                     ? "this image encoder with --engine vllm"
+                                     : "an image encoder with --engine vllm: a CLIPModel or "
+                                       "SiglipModel checkpoint (vLLM serves no vision-only one)"));
   }
   if (spec.workload.is_embedding() && it->second.arg("embedding").empty()) {
     throw InputError(spec.file + ":/workload/engine",

@@ -368,6 +368,7 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
   w.state_space = whole.state_space / t * layer_share; // split by heads (channels) as vLLM does
   w.vision = whole.vision / t; // split by tp, whole on the first pipeline stage
   w.other = whole.other * layer_share;
+  w.text_tower = whole.text_tower * layer_share;
   // Embedding and lm_head are vocab-parallel over tp; with pipelining the first stage holds the
   // embedding and the last the lm_head (a tied one is copied there), the worse of the two counts.
   const double emb = m.params.embedding;
@@ -658,9 +659,10 @@ std::vector<std::string> inference_notes(const Spec& spec,
   const ModelArch& m = spec.model;
   std::vector<std::string> notes;
   if (spec.workload.is_embedding() && e.batch > e.max_batch && e.kv_per_sequence.si() <= 0) {
-    notes.push_back(fmt::format("{} concurrent sequences of {} tokens; one forward pass takes {} "
+    notes.push_back(fmt::format("{} concurrent {} of {} tokens; one forward pass takes {} "
                                 "of them ({} batched tokens), the rest wait for the next",
                                 e.batch,
+                                spec.embeds_images() ? "images" : "sequences",
                                 context_tokens,
                                 e.max_batch,
                                 batched_tokens(spec, c)));

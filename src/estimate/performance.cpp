@@ -384,12 +384,17 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
   const ModelArch& m = spec.model;
   const Parallelism& p = steps.p;
   StepTime s;
-  s.bytes = steps.weights.total() * p.pp;
+  // A dual encoder's text tower is loaded but images do not run through it.
+  const Bytes read =
+      steps.weights.total() - (spec.embeds_images() ? steps.weights.text_tower : Bytes(0));
+  s.bytes = read * p.pp;
   s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
   // Causal attention: each token attends to half the prompt on average; an encoder's
   // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
-  // the step (tokens / prompt of them).
-  Flops flops = forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0);
+  // the step (tokens / prompt of them). An image encoder's prompt is one image (image_flops).
+  Flops flops = spec.embeds_images() && prompt > 0
+                    ? Flops(image_flops(m) * tokens / prompt)
+                    : forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0);
   const auto& inf = spec.workload.inference;
   if (m.vision && inf.images_per_request > 0 && prompt > 0) {
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
@@ -512,33 +517,38 @@ InferencePerformance estimate_embedding(const StepLayout& steps,
   if (detail == Detail::numbers) {
     return r;
   }
+  const bool images = steps.spec->embeds_images();
+  const char* unit = images ? "images" : "sequences";
+  // "12 x 512 tokens", or "12 images of 729 tokens"
+  const std::string pass_of = images ? fmt::format("{} images of {} tokens", c, inf.input_tokens)
+                                     : fmt::format("{} x {} tokens", c, inf.input_tokens);
   if (r.queueing) {
     r.bottleneck = "memory_capacity";
-    r.explanation = fmt::format("a forward pass takes {} of the {} sequences in flight; the rest "
+    r.explanation = fmt::format("a forward pass takes {} of the {} {} in flight; the rest "
                                 "wait for the passes ahead of them",
                                 c,
-                                wanted);
+                                wanted,
+                                unit);
   } else if (pass.communication > max(pass.memory, pass.compute)) {
     r.bottleneck = "interconnect";
-    r.explanation = fmt::format("each pass of {} sequences spends {} in tensor-parallel "
+    r.explanation = fmt::format("each pass of {} {} spends {} in tensor-parallel "
                                 "all-reduces, more than its compute ({})",
                                 c,
+                                unit,
                                 format_seconds(pass.communication),
                                 format_seconds(pass.compute));
   } else if (pass.compute >= pass.memory) {
     r.bottleneck = "compute";
-    r.explanation = fmt::format("embedding is compute bound: a pass of {} x {} tokens takes {} of "
+    r.explanation = fmt::format("embedding is compute bound: a pass of {} takes {} of "
                                 "matrix work, more than reading the weights ({})",
-                                c,
-                                inf.input_tokens,
+                                pass_of,
                                 format_seconds(pass.compute),
                                 format_seconds(pass.memory));
   } else {
     r.bottleneck = "memory_bandwidth";
-    r.explanation = fmt::format("a pass of {} x {} tokens reads the weights ({}) in {}, longer "
+    r.explanation = fmt::format("a pass of {} reads the weights ({}) in {}, longer "
                                 "than its matrix work ({}): larger batches come nearly free",
-                                c,
-                                inf.input_tokens,
+                                pass_of,
                                 format_bytes(pass.bytes),
                                 format_seconds(pass.memory),
                                 format_seconds(pass.compute));

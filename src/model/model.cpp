@@ -20,7 +20,7 @@ double ParamBreakdown::total() const {
 
 Bytes WeightBytes::total() const {
   return embedding + attention + dense_mlp + routed_experts + shared_experts + state_space +
-         vision + other;
+         vision + other + text_tower;
 }
 
 long long VisionTower::patches(long long width, long long height) const {
@@ -286,9 +286,8 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
   w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
   w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
-  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio +
-                         m.params.text_tower,
-                     high);
+  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio, high);
+  w.text_tower = bytes_at(m.params.text_tower, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
   if (m.safetensors_bytes && q.method == m.quantization.method &&
@@ -302,7 +301,8 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
                         &w.shared_experts,
                         &w.state_space,
                         &w.vision,
-                        &w.other}) {
+                        &w.other,
+                        &w.text_tower}) {
       *part *= scale;
     }
   }

@@ -124,11 +124,16 @@ void evaluate_inference(const detail::Search& S,
                               *t.output_tokens_per_s);
   } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
     out.problem_kind = "throughput";
+    const bool images = spec.embeds_images();
     out.problem = fmt::format("misses the {} target: {:.2f} < {:.2f} {}/s",
-                              embedding ? "sequence-rate" : "request-rate",
+                              images      ? "image-rate"
+                              : embedding ? "sequence-rate"
+                                          : "request-rate",
                               p.requests_per_s / rate_high,
                               *t.requests_per_s,
-                              embedding ? "sequences" : "requests");
+                              images      ? "images"
+                              : embedding ? "sequences"
+                                          : "requests");
   }
   // Load headroom as the search computes it (search_inference.cpp, load_headroom): how far
   // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
@@ -155,6 +160,9 @@ void evaluate_inference(const detail::Search& S,
   }
   if (!c.cost.price_label.empty() && p.priced_tokens_per_s() > 0) {
     c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (p.priced_tokens_per_s() * 3600.0) * 1e6;
+    if (spec.embeds_images()) {
+      c.cost.usd_per_thousand_images = c.cost.per_hour.si() / (p.requests_per_s * 3600.0) * 1e3;
+    }
   }
 }
 

@@ -203,6 +203,11 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
         spec.workload.is_embedding()
             ? forward_flops(spec.model, 1, spec.model.encoder_only ? prompt : prompt / 2.0)
             : forward_flops(spec.model, 1, prompt + static_cast<double>(inf.output_tokens) / 2.0);
+    if (spec.embeds_images()) {
+      // As prefill_step_time counts an image encoder's pass: image_flops per image.
+      r.flops_per_image = Flops(image_flops(spec.model));
+      r.flops_per_token = r.flops_per_image / prompt;
+    }
   } else {
     // What the step estimate counts per trained token: LoRA and QLoRA skip the frozen weights'
     // gradients (docs/model.md, "FLOPs").
@@ -572,9 +577,21 @@ Plan make_plan(const Spec& spec,
   if (!has_targets(spec) && options.objective == Objective::tco) {
     effective.objective = Objective::cost_per_token;
     plan.objective = Objective::cost_per_token;
-    plan.notes.push_back(fmt::format("no targets: ranked by $ per million {} tokens with every "
+    plan.notes.push_back(fmt::format("no targets: ranked by $ per {} with every "
                                      "replica at its largest batch (full load), not by TCO",
-                                     spec.workload.is_embedding() ? "input" : "output"));
+                                     spec.embeds_images()           ? "thousand images"
+                                     : spec.workload.is_embedding() ? "million input tokens"
+                                                                    : "million output tokens"));
+  }
+  if (spec.embeds_images() && spec.model.image->text > 0) {
+    plan.notes.push_back(fmt::format(
+        "dual encoder: memory holds the whole {} checkpoint ({:.3g}M parameters, the text tower's "
+        "{:.3g}M among them); an image runs through the vision tower only ({:.3g}M), which the "
+        "FLOPs per image count",
+        spec.model.family,
+        spec.model.params_total / 1e6,
+        spec.model.params.text_tower / 1e6,
+        spec.model.params_active / 1e6));
   }
   if (options.uncertainty != nullptr) {
     plan.uncertainty_note =

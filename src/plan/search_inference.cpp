@@ -450,13 +450,14 @@ void explain(const Search& S, Kept& kept) {
         *c.inference, *S.options.uncertainty, *c.gpu, spec.workload.inference.engine);
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
-  const auto per_token = c.cost.usd_per_million_tokens;
-  const auto at_full_load = c.cost.usd_per_million_at_full_load;
+  const CostBreakdown priced = c.cost;
   c.cost = CostBreakdown{};
   std::string why;
   cost_inference(S, c, kept.headroom, why, Detail::full);
-  c.cost.usd_per_million_tokens = per_token;
-  c.cost.usd_per_million_at_full_load = at_full_load;
+  c.cost.usd_per_million_tokens = priced.usd_per_million_tokens;
+  c.cost.usd_per_million_at_full_load = priced.usd_per_million_at_full_load;
+  c.cost.usd_per_thousand_images = priced.usd_per_thousand_images;
+  c.cost.usd_per_thousand_images_full_load = priced.usd_per_thousand_images_full_load;
 }
 
 // The lowest score any number of replicas of a layout with `per_replica` GPUs can have: its cost
@@ -519,7 +520,7 @@ double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const
 
 // $ per million output tokens (an embedding workload: tokens embedded) at the planned load and
 // with every replica running full, once cost_inference has priced the candidate.
-void price_per_token(LayoutEvaluator& eval, Candidate& c) {
+void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
   const double tokens_per_s = c.inference->priced_tokens_per_s();
   if (tokens_per_s <= 0) {
     return;
@@ -530,6 +531,15 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c) {
       full.one->perf.priced_tokens_per_s() * static_cast<double>(full.replicas);
   if (full_tokens_per_s > 0) {
     c.cost.usd_per_million_at_full_load = c.cost.per_hour.si() / (full_tokens_per_s * 3600.0) * 1e6;
+  }
+  if (spec.embeds_images()) {
+    // Every image is input_tokens tokens: $ per image = $ per token x tokens per image.
+    const auto per_thousand = static_cast<double>(spec.workload.inference.input_tokens) / 1e3;
+    c.cost.usd_per_thousand_images = *c.cost.usd_per_million_tokens * per_thousand;
+    if (c.cost.usd_per_million_at_full_load) {
+      c.cost.usd_per_thousand_images_full_load =
+          *c.cost.usd_per_million_at_full_load * per_thousand;
+    }
   }
 }
 
@@ -617,7 +627,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         miss.consider({"no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299});
         continue;
       }
-      price_per_token(eval, c);
+      price_per_token(eval, c, spec);
       if (S.any) {
         c.spec = spec;
         found.push_back(std::move(c));

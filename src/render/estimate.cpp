@@ -120,6 +120,9 @@ std::string target_label(const std::string& target) {
   if (target == "sequences_per_s") {
     return "sequences/s";
   }
+  if (target == "images_per_s") {
+    return "images/s";
+  }
   if (target == "tpot_ms") {
     return "TPOT";
   }
@@ -163,7 +166,7 @@ std::string target_summary(const TargetCheck& t, int replicas) {
   const char* const how =
       t.at_most ? (t.margin >= 0 ? "under" : "over") : (t.margin >= 0 ? "above" : "short");
   const bool rate = t.target == "requests_per_s" || t.target == "output_tokens_per_s" ||
-                    t.target == "sequences_per_s";
+                    t.target == "sequences_per_s" || t.target == "images_per_s";
   return fmt::format("{}{} {} vs {}{}: {}, {:.0f}% {}",
                      target_label(t.target),
                      rate && replicas > 1 ? fmt::format(" (all {} replicas)", replicas) : "",
@@ -211,6 +214,9 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
               : r.inference && r.inference->prefill_only ? "usd_per_million_input_tokens"
                                                          : "usd_per_million_output_tokens",
               c.usd_per_million_tokens);
+  if (r.spec.embeds_images()) {
+    w.member("usd_per_thousand_images", c.usd_per_thousand_images);
+  }
   if (r.training) {
     w.key("usd_to_train");
     if (c.to_train) {
@@ -229,7 +235,8 @@ void write_per_replica(JsonWriter& w, const EstimateReport& r) {
   if (perf && perf->prefill_only) {
     w.begin_object()
         .member("batch", r.memory.batch)
-        .member("sequences_per_s", perf->requests_per_s / n)
+        .member(r.spec.embeds_images() ? "images_per_s" : "sequences_per_s",
+                perf->requests_per_s / n)
         .member("tokens_per_s", perf->prefill_tokens_per_s / n)
         .end_object();
     return;
@@ -282,26 +289,42 @@ void write_memory_json(JsonWriter& w, const EstimateReport& r) {
 void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
   const auto& m = r.memory;
   const auto& perf = *r.inference;
+  // An image encoder's sequence is an image: images_per_s for sequences_per_s (keys in byte
+  // order, as JsonWriter wants them).
+  const bool images = r.spec.embeds_images();
   w.begin_object();
   if (const auto& b = r.inference_bands) {
     w.key("bands").begin_object();
     w.key("basis").begin_object().member("latency", b->ttft_ratio.basis).end_object();
+    if (images) {
+      w.key("images_per_s");
+      write_band(w, b->requests_per_s);
+    }
     w.key("latency_ms");
     write_band(w, Band{b->ttft.low * 1e3, b->ttft.high * 1e3});
-    w.key("sequences_per_s");
-    write_band(w, b->requests_per_s);
+    if (!images) {
+      w.key("sequences_per_s");
+      write_band(w, b->requests_per_s);
+    }
     w.end_object();
   }
   w.member("batch", m.batch)
       .member("compute_precision", std::string(to_string(perf.compute_precision)))
-      .member("engine", to_string(r.spec.workload.inference.engine))
-      .member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
+      .member("engine", to_string(r.spec.workload.inference.engine));
+  if (images) {
+    w.member("flops_per_image", image_flops(r.spec.model))
+        .member("images_per_s", perf.requests_per_s);
+  }
+  w.member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
       .member("latency_ms", to_ms(perf.ttft))
       .member("max_batch", m.max_batch)
-      .member("pass_ms", to_ms(perf.prefill))
-      .member("sequences_per_s", perf.requests_per_s)
-      .member("tokens_per_s", perf.prefill_tokens_per_s)
-      .end_object();
+      .member("pass_ms", to_ms(perf.prefill));
+  if (images) {
+    w.member("tokens_per_image", r.spec.workload.inference.input_tokens);
+  } else {
+    w.member("sequences_per_s", perf.requests_per_s);
+  }
+  w.member("tokens_per_s", perf.prefill_tokens_per_s).end_object();
 }
 
 void write_inference_json(JsonWriter& w, const EstimateReport& r) {
@@ -496,6 +519,15 @@ std::string workload_line(const EstimateReport& r) {
                        to_string(w.recompute));
   }
   const auto& i = s.workload.inference;
+  if (s.embeds_images()) {
+    return fmt::format("image embeddings on {}, {} x {} pixels, {} tokens per image, weights {}",
+                       to_string(i.engine),
+                       s.model.image->image_size,
+                       s.model.image->image_size,
+                       i.input_tokens,
+                       s.weights.quantized() ? s.weights.method
+                                             : std::string(to_string(s.precision.weights)));
+  }
   if (s.workload.is_embedding()) {
     return fmt::format(
         "embedding on {}, {} tokens per sequence, weights {}{}",
@@ -612,28 +644,33 @@ void render_training(const EstimateReport& r, std::ostream& out) {
 void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   const auto& i = *r.inference;
   const double n = r.replicas;
-  out << fmt::format("\nspeed ({} math){}: latency {}, {:.1f} sequences/s, {:.0f} tokens/s\n",
+  const char* unit = r.spec.embeds_images() ? "images" : "sequences";
+  out << fmt::format("\nspeed ({} math){}: latency {}, {:.1f} {}/s, {:.0f} tokens/s\n",
                      to_string(i.compute_precision),
                      r.replicas > 1 ? ", per replica" : "",
                      format_seconds(i.ttft),
                      i.requests_per_s / n,
+                     unit,
                      i.prefill_tokens_per_s / n);
   if (r.replicas > 1) {
-    out << fmt::format("  all {} replicas: {:.1f} sequences/s, {:.0f} tokens/s\n",
+    out << fmt::format("  all {} replicas: {:.1f} {}/s, {:.0f} tokens/s\n",
                        r.replicas,
                        i.requests_per_s,
+                       unit,
                        i.prefill_tokens_per_s);
   }
   if (const auto& b = r.inference_bands) {
-    out << fmt::format("  {:.0f}% band: latency {}, {} sequences/s{} ({})\n",
+    out << fmt::format("  {:.0f}% band: latency {}, {} {}/s{} ({})\n",
                        100.0 * r.band_coverage,
                        seconds_band(b->ttft),
                        rate_band(b->requests_per_s),
+                       unit,
                        r.replicas > 1 ? " over all replicas" : "",
                        b->ttft_ratio.basis);
   }
-  out << fmt::format("  one forward pass of {} sequences x {} tokens: {}\n",
+  out << fmt::format("  one forward pass of {} {} x {} tokens: {}\n",
                      i.concurrency,
+                     unit,
                      r.spec.workload.inference.input_tokens,
                      format_seconds(i.prefill));
   out << "  " << i.explanation << '\n';
@@ -641,19 +678,22 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
 
 void render_inference(const EstimateReport& r, std::ostream& out) {
   const auto& m = r.memory;
+  const char* unit = r.spec.embeds_images() ? "images" : "sequences";
   const std::string sequences =
-      r.replicas > 1 ? fmt::format("per replica: {} concurrent sequences ({} over {} replicas)",
+      r.replicas > 1 ? fmt::format("per replica: {} concurrent {} ({} over {} replicas)",
                                    m.batch,
+                                   unit,
                                    m.batch * r.replicas,
                                    r.replicas)
-                     : fmt::format("{} concurrent sequences", m.batch);
+                     : fmt::format("{} concurrent {}", m.batch, unit);
   if (r.spec.workload.is_embedding() && m.kv_per_token.si() <= 0) {
     out << fmt::format("fits: {}{} {}; one forward pass takes at most {} (no KV cache: the "
-                       "encoder attends over each whole sequence in one pass)\n",
+                       "encoder attends over each whole {} in one pass)\n",
                        m.fits ? "yes" : "NO",
                        r.replicas > 1 ? "," : ":",
                        sequences,
-                       m.max_batch);
+                       m.max_batch,
+                       r.spec.embeds_images() ? "image" : "sequence");
   } else {
     out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",
                        m.fits ? "yes" : "NO",
@@ -757,8 +797,13 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
                      gpus == 1 ? "" : "s",
                      c.price_label,
                      c.price_stale ? " (stale price)" : "");
+  if (c.usd_per_thousand_images) {
+    out << fmt::format("  {} per thousand images at this load",
+                       format_usd(Usd(*c.usd_per_thousand_images)));
+  }
   if (c.usd_per_million_tokens) {
-    out << fmt::format("  {} per million {} tokens at this load",
+    out << fmt::format("{}{} per million {} tokens at this load",
+                       c.usd_per_thousand_images ? "; " : "  ",
                        format_usd(Usd(*c.usd_per_million_tokens)),
                        r.training                                 ? "trained"
                        : r.inference && r.inference->prefill_only ? "input"

@@ -82,7 +82,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   if (m.image) {
     row("kind",
         fmt::format("image encoder ({}): bidirectional attention, one forward pass per image, no "
-                    "KV cache (images per second are not planned yet)",
+                    "KV cache (planned as image embeddings: images/s, $ per thousand images)",
                     m.image->kind));
     row("image input",
         fmt::format("{} x {} px, {}-pixel patches: {} patches{}, {} tokens per image",

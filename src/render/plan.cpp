@@ -84,8 +84,12 @@ void write_cost(detail::JsonWriter& w, const Candidate& c) {
               cost.usd_per_million_tokens)
       .member(embedding ? "usd_per_million_input_tokens_full_load"
                         : "usd_per_million_output_tokens_full_load",
-              cost.usd_per_million_at_full_load)
-      .end_object();
+              cost.usd_per_million_at_full_load);
+  if (c.spec.embeds_images()) {
+    w.member("usd_per_thousand_images", cost.usd_per_thousand_images)
+        .member("usd_per_thousand_images_full_load", cost.usd_per_thousand_images_full_load);
+  }
+  w.end_object();
 }
 
 void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c) {
@@ -204,6 +208,15 @@ std::string workload_line(const Spec& s) {
     return line;
   }
   const auto& i = s.workload.inference;
+  if (s.embeds_images()) {
+    return fmt::format("image embeddings on {}, {} x {} pixels, {} tokens per image, {}",
+                       to_string(i.engine),
+                       s.model.image->image_size,
+                       s.model.image->image_size,
+                       i.input_tokens,
+                       i.concurrency ? fmt::format("{} concurrent images", *i.concurrency)
+                                     : std::string("offline (largest batch)"));
+  }
   if (s.workload.is_embedding()) {
     return fmt::format("embedding on {}, {} tokens per sequence, {}",
                        to_string(i.engine),
@@ -238,13 +251,18 @@ std::string targets_line(const Spec& s) {
       t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));
     }
     if (x.requests_per_s) {
-      t.push_back(
-          fmt::format(">= {:g} {}/s", *x.requests_per_s, embedding ? "sequences" : "requests"));
+      t.push_back(fmt::format(">= {:g} {}/s",
+                              *x.requests_per_s,
+                              s.embeds_images() ? "images"
+                              : embedding       ? "sequences"
+                                                : "requests"));
     }
   }
   if (t.empty()) {
-    return fmt::format("none: ranked by $ per million {} tokens at full load",
-                       s.workload.is_embedding() ? "input" : "output");
+    return fmt::format("none: ranked by $ per {} at full load",
+                       s.embeds_images()           ? "thousand images"
+                       : s.workload.is_embedding() ? "million input tokens"
+                                                   : "million output tokens");
   }
   return fmt::format("{}", fmt::join(t, ", "));
 }
@@ -264,7 +282,9 @@ std::string requirements_line(const Plan& p) {
                           format_bytes(r.kv_per_request),
                           to_string(p.spec.precision.kv_cache));
     }
-    line += fmt::format(", {} per token embedded", format_flops(r.flops_per_token));
+    line += p.spec.embeds_images()
+                ? fmt::format(", {} per image", format_flops(r.flops_per_image))
+                : fmt::format(", {} per token embedded", format_flops(r.flops_per_token));
   } else if (!p.spec.workload.is_training()) {
     // Mamba layers keep a constant state per request beside (or instead of) the KV cache.
     line += fmt::format(", {} {} per request ({}), {} per output token",
@@ -381,9 +401,11 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
       .member("objective", to_string(plan.objective))
       .key("rejected");
   write_rejected(w, plan);
-  w.key("requirements")
-      .begin_object()
-      .member("flops_per_token", r.flops_per_token.si())
+  w.key("requirements").begin_object();
+  if (plan.spec.embeds_images()) {
+    w.member("flops_per_image", r.flops_per_image.si());
+  }
+  w.member("flops_per_token", r.flops_per_token.si())
       .member("kv_cache_per_request_bytes", r.kv_per_request.si())
       .member("params_active", r.params_active)
       .member("params_total", r.params_total)
@@ -572,9 +594,11 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
 
 // Serving columns. An embedding workload shows a sequence's latency and sequences per second
 // where generation shows TTFT and TPOT, tokens embedded per second for output tokens, and its $
-// per million tokens is per input token.
+// per million tokens is per input token; an image embedding workload, images per second and $
+// per thousand images.
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
   const bool embedding = !rows.empty() && rows.front()->spec.workload.is_embedding();
+  const bool images = !rows.empty() && rows.front()->spec.embeds_images();
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
                            {"GPUS", true, {}},
@@ -583,12 +607,12 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
     cols.push_back({"MEM/GPU", false, {}});
   }
   cols.push_back({embedding ? "LATENCY" : "TTFT", false, {}});
-  cols.push_back({embedding ? "SEQ/S" : "TPOT", false, {}});
+  cols.push_back({images ? "IMG/S" : embedding ? "SEQ/S" : "TPOT", false, {}});
   if (wide) {
     cols.push_back({"TOK/S", false, {}});
     cols.push_back({"$/HOUR", false, {}});
   }
-  cols.push_back({"$/MTOK", false, {}});
+  cols.push_back({images ? "$/KIMG" : "$/MTOK", false, {}});
   cols.push_back({"TCO", false, {}});
   cols.push_back({"SIZED", true, {}});
   for (const auto* c : rows) {
@@ -616,8 +640,9 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
                                 b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
       cols[k++].cells.push_back(money(c->cost.per_hour.si()));
     }
-    cols[k++].cells.push_back(
-        c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-");
+    const auto& per_unit =
+        images ? c->cost.usd_per_thousand_images : c->cost.usd_per_million_tokens;
+    cols[k++].cells.push_back(per_unit ? money(*per_unit) : "-");
     cols[k++].cells.push_back(money(c->cost.tco.si()));
     cols[k++].cells.push_back(short_verdict(c->verdict));
   }
@@ -884,10 +909,13 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
       // An embedding workload: a sequence's latency, sequences/s and tokens embedded per second
       // where generation shows TTFT, TPOT and output tokens per second.
       const bool embedding = s.workload.is_embedding();
-      out << (embedding ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Sequences/s | "
-                          "Tokens/s | $/hour | $/M tokens | TCO | Verdict |\n"
-                        : "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | "
-                          "$/hour | $/M tokens | TCO | Verdict |\n");
+      const bool images = s.embeds_images();
+      out << (images      ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Images/s | "
+                            "Tokens/s | $/hour | $/1000 images | TCO | Verdict |\n"
+              : embedding ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Sequences/s | "
+                            "Tokens/s | $/hour | $/M tokens | TCO | Verdict |\n"
+                          : "| # | GPU | GPUs | Layout | Memory/GPU | TTFT | TPOT | Tokens/s | "
+                            "$/hour | $/M tokens | TCO | Verdict |\n");
       out << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const auto* c : shown(plan, o)) {
         const auto& i = *c->inference;
@@ -903,7 +931,10 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
             embedding ? fmt::format("{:.1f}", i.requests_per_s) : format_seconds(i.tpot),
             embedding ? i.prefill_tokens_per_s : i.output_tokens_per_s,
             money(c->cost.per_hour.si()),
-            c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens) : "-",
+            images
+                ? (c->cost.usd_per_thousand_images ? money(*c->cost.usd_per_thousand_images) : "-")
+            : c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens)
+                                             : "-",
             money(c->cost.tco.si()),
             c->verdict);
       }
@@ -927,13 +958,16 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   out << "rank,gpu,gpus,replicas,tp,pp,dp,ep,weights,kv_cache,memory_per_gpu_bytes,ttft_s,tpot_s,"
          "output_tokens_per_s,step_s,mfu,time_to_train_s,usd_per_hour,usd_per_million_tokens,tco_"
          "usd,"
-         "verdict,sequences_per_s,input_tokens_per_s\n";
-  // The last two columns are an embedding workload's (its ttft_s is a sequence's latency).
+         "verdict,sequences_per_s,input_tokens_per_s";
+  // The last two columns are an embedding workload's (its ttft_s is a sequence's latency); an
+  // image embedding workload adds two (a sequence is an image).
+  const bool images = plan.spec.embeds_images();
+  out << (images ? ",images_per_s,usd_per_thousand_images\n" : "\n");
   const bool embedding = plan.spec.workload.is_embedding();
   for (const auto* c : shown(plan, o)) {
     const bool embeds = embedding && c->inference;
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{}{}",
         c->rank,
         c->gpu->name,
         c->total_gpus(),
@@ -959,7 +993,15 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         c->cost.tco.si(),
         c->verdict,
         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
-        embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "");
+        embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
+        images ? "" : "\n");
+    if (images) {
+      out << fmt::format(",{},{}\n",
+                         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
+                         c->cost.usd_per_thousand_images
+                             ? fmt::format("{:.5f}", *c->cost.usd_per_thousand_images)
+                             : "");
+    }
   }
 }
 

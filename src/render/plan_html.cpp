@@ -119,7 +119,11 @@ TradeAxes trade_axes(const Plan& plan) {
       std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
         return c.cost.usd_per_million_tokens.has_value();
       });
-  const std::string per = embedding ? "$ per million input tokens" : "$ per million output tokens";
+  // An image embedding workload is priced per thousand images.
+  const bool images = s.embeds_images();
+  const std::string per = images      ? "$ per thousand images"
+                          : embedding ? "$ per million input tokens"
+                                      : "$ per million output tokens";
   a.y_name = at_load ? per : per + ", full load";
   if (ttft && targets.ttft) {
     a.target_s = targets.ttft->si();
@@ -129,7 +133,10 @@ TradeAxes trade_axes(const Plan& plan) {
     a.target_label = "TPOT target " + format_seconds(*targets.tpot);
   }
   for (const auto& c : plan.candidates) {
-    const auto cost = at_load ? c.cost.usd_per_million_tokens : c.cost.usd_per_million_at_full_load;
+    const auto cost = images    ? (at_load ? c.cost.usd_per_thousand_images
+                                           : c.cost.usd_per_thousand_images_full_load)
+                      : at_load ? c.cost.usd_per_million_tokens
+                                : c.cost.usd_per_million_at_full_load;
     if (!cost) {
       continue;
     }
@@ -462,7 +469,9 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 "Layout",
                 "Memory/GPU (GiB)",
                 embedding ? "Latency (ms)" : "TTFT (ms)",
-                embedding ? "Sequences/s" : "TPOT (ms)",
+                plan.spec.embeds_images() ? "Images/s"
+                : embedding               ? "Sequences/s"
+                                          : "TPOT (ms)",
                 "Tokens/s",
                 "$/hour",
                 a.y_name,
@@ -586,7 +595,10 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
         "{}; {} per hour, TCO {}", b.verdict, money(b.cost.per_hour.si()), money(b.cost.tco.si()));
     if (!s.workload.is_training()) {
       rest += fmt::format(" over {} months", s.deployment.horizon_months);
-      if (b.cost.usd_per_million_tokens) {
+      if (s.embeds_images() && b.cost.usd_per_thousand_images) {
+        rest += fmt::format(", {} per thousand images",
+                            money_axis_text(*b.cost.usd_per_thousand_images));
+      } else if (b.cost.usd_per_million_tokens) {
         rest += fmt::format(", {} per million {} tokens",
                             money_axis_text(*b.cost.usd_per_million_tokens),
                             s.workload.is_embedding() ? "input" : "output");

@@ -756,7 +756,110 @@ void read_embedding_targets(const FieldReader& r, InferenceTargets& t) {
   }
 }
 
+// An embedding workload on an image encoder speaks images (docs/spec.md, "Image embeddings"):
+// every image is resized to the encoder's image_size and read as its tokens per image, one
+// forward pass each; the lengths, the images of a prompt and the generation targets are the
+// encoder's or meaningless, and are refused by name. Engine: transformers runs every image
+// encoder; vLLM serves CLIPModel and SiglipModel (docs/model.md, "Image embedding workloads").
+void refuse_for_images(const FieldReader& field, const ModelArch& m) {
+  const ImageEncoder& e = *m.image;
+  field.fail_plain(fmt::format("does not apply to an image encoder: {} resizes every image to {} "
+                               "x {} pixels and reads it as {} tokens (config.json image_size and "
+                               "patch_size); targets are images_per_s and latency_ms",
+                               m.family,
+                               e.image_size,
+                               e.image_size,
+                               e.tokens()));
+}
+
+void read_image_targets(const FieldReader& r, const ModelArch& m, InferenceTargets& t) {
+  for (const char* key :
+       {"sequences_per_s", "requests_per_s", "output_tokens_per_s", "ttft_ms", "tpot_ms"}) {
+    if (r.has(key)) {
+      refuse_for_images(r.member(key), m);
+    }
+  }
+  r.reject_unknown({"images_per_s", "latency_ms"});
+  t.requests_per_s = r.optional_number("images_per_s", Range::positive(1e9));
+  if (auto ms = r.optional_number("latency_ms", Range::positive(1e9))) {
+    t.ttft = milliseconds(*ms);
+  }
+}
+
+} // namespace
+
+std::optional<std::string> image_engine_refusal(const ModelArch& m, Engine e) {
+  if (!m.image || e == Engine::transformers || (e == Engine::vllm && m.image->text > 0)) {
+    return std::nullopt;
+  }
+  return e == Engine::vllm ? fmt::format("vLLM embeds images with CLIPModel and SiglipModel (text "
+                                         "and vision towers), not with a {} vision-only or "
+                                         "classifier checkpoint: use transformers",
+                                         m.family)
+                           : std::string("rightsize plans image encoders on transformers, and "
+                                         "CLIP and SigLIP dual encoders also on vllm");
+}
+
+namespace {
+
+void read_image_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
+  const ModelArch& m = spec.model;
+  const ImageEncoder& e = *m.image;
+  auto& w = spec.workload.inference;
+  w.output_tokens = 0;
+  w.input_tokens = e.tokens();
+  w.engine = Engine::transformers;
+  if (workload) {
+    const FieldReader& r = *workload;
+    for (const char* key :
+         {"input_tokens", "output_tokens", "images_per_request", "image_width", "image_height"}) {
+      if (r.has(key)) {
+        refuse_for_images(r.member(key), m);
+      }
+    }
+    r.reject_unknown({"type",
+                      "concurrency",
+                      "engine",
+                      "gpu_memory_utilization",
+                      "max_num_batched_tokens",
+                      "targets"});
+    read_serving_engine(r, w);
+    if (const auto refused = image_engine_refusal(m, w.engine)) {
+      r.member("engine").fail(*refused);
+    }
+    if (auto t = r.optional_object("targets")) {
+      read_image_targets(*t, m, w.targets);
+    }
+  }
+  if (!workload || !workload->has("engine")) {
+    spec.defaults.push_back("workload.engine = transformers (default for an image encoder: it "
+                            "runs every one; vllm serves CLIP and SigLIP dual encoders)");
+  }
+  spec.defaults.push_back(fmt::format(
+      "{} tokens per image: every image resized to {} x {} pixels, {} x {} patches of {} "
+      "pixels{} (config.json image_size, patch_size)",
+      w.input_tokens,
+      e.image_size,
+      e.image_size,
+      e.patches() > 0 ? e.image_size / e.patch : 0,
+      e.patches() > 0 ? e.image_size / e.patch : 0,
+      e.patch,
+      e.class_token ? " and a class token" : ""));
+  if (e.text > 0) {
+    spec.defaults.push_back(fmt::format(
+        "dual encoder: the whole checkpoint is loaded ({:.3g}M parameters, the text tower's "
+        "{:.3g}M among them); images run through the vision tower only ({:.3g}M)",
+        m.params_total / 1e6,
+        m.params.text_tower / 1e6,
+        m.params_active / 1e6));
+  }
+}
+
 void read_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
+  if (spec.model.image) {
+    read_image_embedding(spec, workload);
+    return;
+  }
   auto& w = spec.workload.inference;
   w.output_tokens = 0;
   w.input_tokens = k_default_embedding_tokens;
@@ -831,12 +934,12 @@ namespace {
 // An encoder-only model is planned as an embedding workload only: it does not generate, and
 // training is derived for decoders. An encoder-decoder has no workload rightsize plans: its
 // encoder pass, cross-attention and the encoder's output kept per sequence are not modelled.
-// Neither has an image encoder: its unit is the image, which no workload speaks yet.
+// An image encoder, likewise, is planned as an embedding workload of images.
 std::string encoder_refusal(const ModelArch& m) {
   if (m.image) {
-    return fmt::format("{} is an image encoder (image embeddings, classification): rightsize does "
-                       "not plan images-per-second workloads yet; `rightsize model` reads its "
-                       "parameters and weights",
+    return fmt::format("{} is an image encoder (image embeddings, classification): it does not "
+                       "generate and rightsize does not plan its training; plan it as an "
+                       "embedding workload (\"type\": \"embedding\"), one forward pass per image",
                        m.family);
   }
   if (m.encoder_decoder) {
@@ -875,19 +978,20 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
     note_assumed_context(spec);
-    if (spec.model.encoder_decoder || spec.model.image) {
+    if (spec.model.encoder_decoder) {
       if (use == SpecUse::plan) {
         root.member(json.contains("model_type") ? "model_type" : "architectures")
             .fail_plain(encoder_refusal(spec.model));
       }
-      spec.defaults.push_back(spec.model.image ? "input is a bare config.json of an image "
-                                                 "encoder: no workload"
-                                               : "input is a bare config.json of an "
-                                                 "encoder-decoder model: no workload");
+      spec.defaults.push_back("input is a bare config.json of an encoder-decoder model: no "
+                              "workload");
     } else if (spec.model.encoder_only) {
       spec.workload.type = WorkloadType::embedding;
-      spec.defaults.push_back(
-          "input is a bare config.json of an encoder-only model: embedding workload with defaults");
+      spec.defaults.push_back(spec.model.image ? "input is a bare config.json of an image "
+                                                 "encoder: image embedding workload with defaults"
+                                               : "input is a bare config.json of an "
+                                                 "encoder-only model: embedding workload with "
+                                                 "defaults");
       read_embedding(spec, std::nullopt);
     } else {
       spec.workload.type = WorkloadType::inference;
@@ -895,8 +999,10 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
       read_images(spec, std::nullopt);
       fit_inference_lengths(spec, std::nullopt);
     }
-    if (!spec.model.encoder_decoder && !spec.model.image) {
+    if (!spec.model.encoder_decoder) {
       spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
+    }
+    if (!spec.model.encoder_decoder && !spec.model.image) {
       spec.defaults.push_back("workload.engine = vllm (default)");
     }
     read_precision(root, spec);
@@ -941,7 +1047,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
-  if ((spec.model.encoder_decoder || spec.model.image) && (w || use == SpecUse::plan)) {
+  if (spec.model.encoder_decoder && (w || use == SpecUse::plan)) {
     (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
   }
   if (w) {
@@ -955,8 +1061,11 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     }
   } else if (spec.model.encoder_only) {
     spec.workload.type = WorkloadType::embedding;
-    spec.defaults.push_back(
-        "workload absent: embedding with default lengths (an encoder-only model)");
+    spec.defaults.push_back(spec.model.image
+                                ? "workload absent: image embeddings with defaults (an image "
+                                  "encoder)"
+                                : "workload absent: embedding with default lengths (an "
+                                  "encoder-only model)");
   } else {
     spec.defaults.push_back("workload absent: inference with default lengths");
   }

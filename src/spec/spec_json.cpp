@@ -16,12 +16,13 @@ nlohmann::json workload_to_json(const Spec& spec) {
   nlohmann::json j{{"type", std::string(to_string(w.type))}};
   if (w.is_embedding()) {
     const auto& i = w.inference;
-    j["input_tokens"] = i.input_tokens;
+    const bool images = spec.embeds_images();
+    j[images ? "tokens_per_image" : "input_tokens"] = i.input_tokens;
     j["concurrency"] = i.concurrency ? nlohmann::json(*i.concurrency) : nlohmann::json(nullptr);
     j["engine"] = std::string(to_string(i.engine));
     nlohmann::json t = nlohmann::json::object();
     if (i.targets.requests_per_s) {
-      t["sequences_per_s"] = *i.targets.requests_per_s;
+      t[images ? "images_per_s" : "sequences_per_s"] = *i.targets.requests_per_s;
     }
     if (i.targets.ttft) {
       t["latency_ms"] = optional_seconds_ms(i.targets.ttft);

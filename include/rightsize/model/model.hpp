@@ -276,7 +276,8 @@ struct WeightBytes {
   Bytes shared_experts;
   Bytes state_space; // Mamba mixers
   Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
-  Bytes other;       // router, norms, pooler, Whisper's convolutions, a dual encoder's text tower
+  Bytes other;       // router, norms, pooler, Whisper's convolutions
+  Bytes text_tower;  // a dual encoder's text tower (loaded, not run on images)
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);

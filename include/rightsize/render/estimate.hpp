@@ -41,8 +41,9 @@ struct EstimateCost {
   std::string price_label; // "$2.95/h Nebius on_demand (retrieved 2026-11-21)", as plan says it
   bool price_stale = false;
   UsdPerHour per_hour;
-  std::optional<double> usd_per_million_tokens; // output tokens (serving), trained tokens
-  std::optional<Usd> to_train;                  // training: per hour x time to train
+  std::optional<double> usd_per_million_tokens;  // output tokens (serving), trained tokens
+  std::optional<double> usd_per_thousand_images; // an image embedding workload
+  std::optional<Usd> to_train;                   // training: per hour x time to train
 };
 
 struct EstimateReport {

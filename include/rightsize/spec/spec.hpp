@@ -179,6 +179,12 @@ struct Spec {
   // shown as assumptions in reports.
   std::vector<std::string> defaults;
   std::vector<std::string> warnings;
+  // An embedding workload on an image encoder (ViT, CLIP, SigLIP): its unit is the image. Each
+  // image is one sequence of the encoder's tokens per image (InferenceWorkload::input_tokens),
+  // its rate targets.requests_per_s in images per second, targets.ttft an image's latency.
+  [[nodiscard]] bool embeds_images() const {
+    return workload.is_embedding() && model.image.has_value();
+  }
 };
 
 // What the spec is read for: to plan or estimate a workload, or only to describe its model
@@ -190,6 +196,11 @@ enum class SpecUse { plan, describe };
 Spec load_spec(const std::string& path, SpecUse use = SpecUse::plan);
 // Same, from parsed JSON; `file` names it in errors and anchors relative paths.
 Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use = SpecUse::plan);
+
+// Why `engine` cannot serve the image encoder `model` (docs/spec.md, "Image embeddings"):
+// transformers runs every one, vLLM only the CLIP and SigLIP dual encoders (CLIPModel,
+// SiglipModel); none for an engine that can, or a model that is no image encoder.
+std::optional<std::string> image_engine_refusal(const ModelArch& model, Engine engine);
 
 // Upper bounds that catch absurd input (1e30 tokens) before it reaches a formula.
 namespace limits {

@@ -229,12 +229,9 @@ TEST_CASE("vision: refusals name the field", "[model][vision]") {
       Catch::StartsWith("d.json:/model_type: architecture not supported: dinov2") &&
           Catch::Contains("a vision model of a family rightsize does not read (it reads the "
                           "vit, clip and siglip image encoders)"));
-  // plan: an image encoder is read, not planned.
-  CHECK_THROWS_WITH(load_spec(config_path("vision/clip-vit-base-patch32"), SpecUse::plan),
-                    config_path("vision/clip-vit-base-patch32") +
-                        ":/model_type: clip is an image encoder (image embeddings, "
-                        "classification): rightsize does not plan images-per-second workloads "
-                        "yet; `rightsize model` reads its parameters and weights");
+  // plan: an image encoder is planned as image embeddings (tests/unit/plan/
+  // test_image_embeddings.cpp), never as generation.
+  CHECK(load_spec(config_path("vision/clip-vit-base-patch32"), SpecUse::plan).embeds_images());
   const Spec described = load_spec(config_path("vision/clip-vit-base-patch32"), SpecUse::describe);
   CHECK(described.model.params_total == 151'277'313);
 }
