@@ -162,12 +162,13 @@ ServingGoal serving_goal(const Spec& s) {
 }
 
 // The layouts to try on one GPU, narrowest first: every tensor-parallel size, expert parallelism
-// across the TP group when the experts divide, and pipeline stages only at the widest TP size.
+// across the TP group when the experts divide, and pipeline stages only at the widest TP size
+// (none for an encoder-decoder: rightsize does not split its two stacks into stages).
 std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
   std::vector<Parallelism> out;
   for (const int tp : tps) {
     for (const int pp : {1, 2, 4}) {
-      if (pp > 1 && tp < tps.back()) {
+      if (pp > 1 && (tp < tps.back() || spec.model.encoder_decoder)) {
         continue;
       }
       std::vector<int> eps{1};
@@ -386,11 +387,15 @@ void explain(const Search& S, Kept& kept) {
   // The cost figures do not depend on the detail; the prices per token are the search's.
   const auto per_token = c.cost.usd_per_million_tokens;
   const auto at_full_load = c.cost.usd_per_million_at_full_load;
+  const auto per_audio_hour = c.cost.usd_per_audio_hour;
+  const auto audio_at_full_load = c.cost.usd_per_audio_hour_at_full_load;
   c.cost = CostBreakdown{};
   std::string why;
   cost_inference(S, c, kept.headroom, why, Detail::full);
   c.cost.usd_per_million_tokens = per_token;
   c.cost.usd_per_million_at_full_load = at_full_load;
+  c.cost.usd_per_audio_hour = per_audio_hour;
+  c.cost.usd_per_audio_hour_at_full_load = audio_at_full_load;
 }
 
 // The lowest score any number of replicas of a layout with `per_replica` GPUs can have: its cost
@@ -447,6 +452,15 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c) {
   if (full_tokens_per_s > 0) {
     c.cost.usd_per_million_at_full_load = c.cost.per_hour.si() / (full_tokens_per_s * 3600.0) * 1e6;
   }
+  // Transcription: audio hours transcribed per hour are the audio seconds per second.
+  if (c.inference->audio_seconds_per_s > 0) {
+    c.cost.usd_per_audio_hour = c.cost.per_hour.si() / c.inference->audio_seconds_per_s;
+    const double full_audio =
+        full.one->perf.audio_seconds_per_s * static_cast<double>(full.replicas);
+    if (full_audio > 0) {
+      c.cost.usd_per_audio_hour_at_full_load = c.cost.per_hour.si() / full_audio;
+    }
+  }
 }
 
 } // namespace
@@ -489,7 +503,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.
-    const Bands bands{band_high_ratio(S, g, spec, "ttft"),
+    const Bands bands{band_high_ratio(S, g, spec, latency_band_metric(spec)),
                       band_high_ratio(S, g, spec, "tpot"),
                       band_high_ratio(S, g, spec, rate_band_metric(spec))};
     const std::vector<int> tps = tp_options(spec, g);

@@ -109,17 +109,24 @@ TradeAxes trade_axes(const Plan& plan) {
     return a;
   }
   const auto& targets = s.workload.inference.targets;
-  // An embedding workload has no TPOT: its latency is the x axis.
+  // An embedding workload has no TPOT, a transcription's is not what a person waits for: their
+  // latency is the x axis; a transcription's cost is per audio hour.
+  const bool transcription = s.workload.is_transcription();
   const bool embedding = s.workload.is_embedding();
-  const bool ttft = embedding || (targets.ttft && !targets.tpot);
-  a.x_name = embedding ? "Latency" : ttft ? "TTFT" : "TPOT";
+  const bool ttft = embedding || transcription || (targets.ttft && !targets.tpot);
+  a.x_name = embedding || transcription ? "Latency" : ttft ? "TTFT" : "TPOT";
   a.x_unit = "ms";
   a.x_scale = 1e3;
+  const auto price_at_load = [transcription](const Candidate& c) {
+    return transcription ? c.cost.usd_per_audio_hour : c.cost.usd_per_million_tokens;
+  };
   const bool at_load =
-      std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
-        return c.cost.usd_per_million_tokens.has_value();
+      std::all_of(plan.candidates.begin(), plan.candidates.end(), [&](const Candidate& c) {
+        return price_at_load(c).has_value();
       });
-  const std::string per = embedding ? "$ per million input tokens" : "$ per million output tokens";
+  const std::string per = transcription ? "$ per audio hour"
+                          : embedding   ? "$ per million input tokens"
+                                        : "$ per million output tokens";
   a.y_name = at_load ? per : per + ", full load";
   if (ttft && targets.ttft) {
     a.target_s = targets.ttft->si();
@@ -129,7 +136,9 @@ TradeAxes trade_axes(const Plan& plan) {
     a.target_label = "TPOT target " + format_seconds(*targets.tpot);
   }
   for (const auto& c : plan.candidates) {
-    const auto cost = at_load ? c.cost.usd_per_million_tokens : c.cost.usd_per_million_at_full_load;
+    const auto cost = at_load         ? price_at_load(c)
+                      : transcription ? c.cost.usd_per_audio_hour_at_full_load
+                                      : c.cost.usd_per_million_at_full_load;
     if (!cost) {
       continue;
     }
@@ -438,6 +447,7 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   html::Table t;
   const bool training = plan.spec.workload.is_training();
   const bool embedding = plan.spec.workload.is_embedding();
+  const bool transcription = plan.spec.workload.is_transcription();
   if (training) {
     t.header = {"#",
                 "GPU",
@@ -461,8 +471,10 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 "GPUs",
                 "Layout",
                 "Memory/GPU (GiB)",
-                embedding ? "Latency (ms)" : "TTFT (ms)",
-                embedding ? "Sequences/s" : "TPOT (ms)",
+                embedding || transcription ? "Latency (ms)" : "TTFT (ms)",
+                transcription ? "Audio s/s"
+                : embedding   ? "Sequences/s"
+                              : "TPOT (ms)",
                 "Tokens/s",
                 "$/hour",
                 a.y_name,
@@ -495,7 +507,10 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
       const auto& b = c.inference_bands;
       row.push_back(b ? band_text(in.ttft.si(), b->ttft.low, b->ttft.high, 1e3)
                       : table_number(in.ttft.si() * 1e3));
-      if (in.prefill_only) {
+      if (transcription) {
+        row.push_back(fmt::format("{:.0f}", in.audio_seconds_per_s));
+        row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
+      } else if (in.prefill_only) {
         row.push_back(fmt::format("{:.1f}", in.requests_per_s));
         row.push_back(fmt::format("{:.0f}", in.prefill_tokens_per_s));
       } else {
@@ -586,7 +601,9 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
         "{}; {} per hour, TCO {}", b.verdict, money(b.cost.per_hour.si()), money(b.cost.tco.si()));
     if (!s.workload.is_training()) {
       rest += fmt::format(" over {} months", s.deployment.horizon_months);
-      if (b.cost.usd_per_million_tokens) {
+      if (b.cost.usd_per_audio_hour) {
+        rest += fmt::format(", {} per audio hour", money_axis_text(*b.cost.usd_per_audio_hour));
+      } else if (b.cost.usd_per_million_tokens) {
         rest += fmt::format(", {} per million {} tokens",
                             money_axis_text(*b.cost.usd_per_million_tokens),
                             s.workload.is_embedding() ? "input" : "output");

@@ -60,7 +60,10 @@ struct CostBreakdown {
   std::optional<double> usd_per_million_tokens;
   std::optional<double>
       usd_per_million_at_full_load; // the same, every replica at its largest batch
-  Usd tco;                          // over the horizon (training: the whole run)
+  // Transcription: $ per hour of audio transcribed at the planned load, and at full load.
+  std::optional<double> usd_per_audio_hour;
+  std::optional<double> usd_per_audio_hour_at_full_load;
+  Usd tco; // over the horizon (training: the whole run)
   std::vector<MonthCost> months;
   std::optional<int> stops_meeting_targets_month; // when growth outruns the recommended size
   std::string price_label; // "$2.95/h Nebius on_demand (retrieved ..., undated)"
@@ -134,6 +137,7 @@ struct Requirements {
   Bytes kv_per_request;  // one request at the spec's input + output length (bf16/fp8 as set)
   Flops flops_per_token; // serving: forward, per output token at the average context; training:
                          // per trained token (training_model_flops: LoRA 2x forward + adapters)
+  Flops encoder_flops_per_window; // transcription: one window's encoder pass (0 otherwise)
   double params_total = 0;
   double params_active = 0;
 };

@@ -42,6 +42,7 @@ struct EstimateCost {
   bool price_stale = false;
   UsdPerHour per_hour;
   std::optional<double> usd_per_million_tokens; // output tokens (serving), trained tokens
+  std::optional<double> usd_per_audio_hour;     // transcription: per hour of audio transcribed
   std::optional<Usd> to_train;                  // training: per hour x time to train
 };
 
