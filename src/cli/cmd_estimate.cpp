@@ -205,8 +205,9 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
     // An embedding workload's latency and sequences per second are held to the same figures
     // under their own names.
     const bool embedding = i.prefill_only;
+    const auto& audio = r.spec.workload.inference.transcription;
     if (t.ttft) {
-      out.push_back(judge(embedding ? "latency_ms" : "ttft_ms",
+      out.push_back(judge(embedding || audio ? "latency_ms" : "ttft_ms",
                           true,
                           to_ms(*t.ttft),
                           to_ms(i.ttft),
@@ -221,7 +222,18 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
                           b ? std::optional<Band>(ms(b->tpot)) : std::nullopt,
                           edge));
     }
-    if (t.requests_per_s) {
+    if (t.requests_per_s && audio && audio->audio_seconds_per_s) {
+      // A transcription's windows per second, held as audio seconds per second.
+      const double k = audio->audio_per_window();
+      out.push_back(
+          judge("audio_seconds_per_s",
+                false,
+                *audio->audio_seconds_per_s,
+                i.audio_seconds_per_s,
+                b ? std::optional<Band>(Band{b->requests_per_s.low * k, b->requests_per_s.high * k})
+                  : std::nullopt,
+                edge));
+    } else if (t.requests_per_s) {
       out.push_back(judge(r.spec.embeds_images() ? "images_per_s"
                           : embedding            ? "sequences_per_s"
                                                  : "requests_per_s",
@@ -288,6 +300,9 @@ void price_report(EstimateReport& r, int gpus) {
   }
   if (r.training && r.training->time_to_train) {
     c.to_train = c.per_hour * *r.training->time_to_train;
+  }
+  if (r.inference && r.inference->audio_seconds_per_s > 0) {
+    c.usd_per_audio_hour = c.per_hour.si() / r.inference->audio_seconds_per_s;
   }
   r.cost = c;
 }

@@ -685,6 +685,14 @@ std::string object_name(std::string_view text) {
 }
 
 const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
+  if (spec.workload.is_transcription()) {
+    // vLLM serves Whisper (/v1/audio/transcriptions), but data/deploy.json has no transcription
+    // recipe yet (its autoscaling metrics speak of tokens and prompts).
+    throw InputError(spec.file + ":/workload/type",
+                     "rightsize deploy has no transcription recipe yet; `rightsize plan` sizes "
+                     "it, and vLLM serves it with `vllm serve <model>` "
+                     "(/v1/audio/transcriptions)");
+  }
   const std::string engine = engine_key(spec.workload.inference.engine);
   const auto it = data.engines.find(engine);
   if (it == data.engines.end()) {

@@ -379,6 +379,29 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
   return w;
 }
 
+namespace {
+
+// The engine's KV allocation granularity in tokens.
+long long kv_block_tokens(Engine e, const Constants& c) {
+  long long block = 1; // transformers' DynamicCache grows by concatenation, token by token
+  switch (e) {
+  case Engine::vllm:
+    block = static_cast<long long>(c.get(Constant::vllm_block_size_tokens));
+    break;
+  case Engine::sglang:
+    block = static_cast<long long>(c.get(Constant::sglang_page_size_tokens));
+    break;
+  case Engine::tensorrt_llm:
+    block = static_cast<long long>(c.get(Constant::trtllm_tokens_per_block));
+    break;
+  case Engine::transformers:
+    break;
+  }
+  return std::max(1LL, block);
+}
+
+} // namespace
+
 KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const Constants& c) {
   const ModelArch& m = spec.model;
   const double bytes = element_bytes(spec.precision.kv_cache).si();
@@ -397,6 +420,18 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     // steps (vLLM's encoder-only attention has no KV cache).
     return g;
   }
+  if (m.encoder_decoder) {
+    // The decoder's layers cache their own tokens' keys and values (self-attention) and, per
+    // sequence, those of the encoder output (cross-attention): encoder_positions of them in
+    // every decoder layer, written once after the encoder pass and read at every decode step
+    // (vLLM's CrossAttentionSpec; docs/model.md "Transcription workloads"). Pipeline stages are
+    // not planned for encoder-decoders: the decoder's layers all sit on each GPU.
+    g.per_token_global = Bytes(per_layer * static_cast<double>(m.decoder_layers));
+    g.block = kv_block_tokens(spec.workload.inference.engine, c);
+    const auto paged = (m.encoder_positions + g.block - 1) / g.block * g.block;
+    g.state = Bytes(per_layer * static_cast<double>(m.decoder_layers) * static_cast<double>(paged));
+    return g;
+  }
   g.per_token_global = Bytes(per_layer * static_cast<double>(m.global_layers()) * share);
   g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers) * share);
   g.window = m.sliding_window;
@@ -410,22 +445,10 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
         m.ssm.conv_state_elements(p.tp) * act + m.ssm.ssm_state_elements(p.tp) * ssm_bytes;
     g.state = Bytes(per_mamba_layer * static_cast<double>(m.ssm_layers) * share);
   }
-  switch (spec.workload.inference.engine) {
-  case Engine::vllm:
-    g.block = static_cast<long long>(c.get(Constant::vllm_block_size_tokens));
-    break;
-  case Engine::sglang:
-    g.block = static_cast<long long>(c.get(Constant::sglang_page_size_tokens));
-    break;
-  case Engine::tensorrt_llm:
-    g.block = static_cast<long long>(c.get(Constant::trtllm_tokens_per_block));
-    break;
-  case Engine::transformers:
-    g.block = 1;                 // DynamicCache grows by concatenation, token by token
+  g.block = kv_block_tokens(spec.workload.inference.engine, c);
+  if (spec.workload.inference.engine == Engine::transformers) {
     g.window = m.sliding_window; // transformers' sliding-window caches also cap
-    break;
   }
-  g.block = std::max(1LL, g.block);
   return g;
 }
 
@@ -668,7 +691,9 @@ std::vector<std::string> inference_notes(const Spec& spec,
                                 batched_tokens(spec, c)));
     return notes;
   }
-  if (m.max_position > 0 && longest > m.max_position && e.kv_per_token.si() > 0) {
+  // A transcription's windows are bounded by the decoder's 448 positions by construction.
+  if (m.max_position > 0 && longest > m.max_position && e.kv_per_token.si() > 0 &&
+      !m.encoder_decoder) {
     notes.push_back(fmt::format("the longest context is capped by the model's "
                                 "max_position_embeddings ({}), not by memory",
                                 m.max_position));
@@ -746,6 +771,7 @@ estimate_memory(const InferenceMemoryLayout& s, std::optional<long long> batch, 
   e.per_gpu.weights = s.weights;
   e.kv_per_token = s.kv.per_token_global + s.kv.per_token_local;
   e.kv_per_sequence = s.kv_per_sequence;
+  e.kv_fixed_per_sequence = s.kv.state;
   e.max_batch = s.max_batch;
   e.batch = batch.value_or(inf.concurrency.value_or(e.max_batch));
   const NonKvBytes at_batch = non_kv_at(s, std::max(1LL, e.batch));

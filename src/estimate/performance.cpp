@@ -258,6 +258,48 @@ Flops forward_flops(const ModelArch& m, double tokens, double context) {
   return Flops(matmul + attention);
 }
 
+namespace {
+
+// An encoder-decoder's stacks have layers of one shape (Whisper's, T5's; docs/model.md): the
+// parameters of the matrices of one layer's self-attention and MLP, biases included.
+double stack_layer_params(const ModelArch& m) {
+  return (m.params.attention + m.params.dense_mlp) /
+         static_cast<double>(m.layers + m.decoder_layers);
+}
+
+// Attention scores and values, 2 x (d_qk + d_v) FLOPs per head per layer per query per key.
+double attention_flops_per_pair(const ModelArch& m) {
+  return 2.0 * static_cast<double>(m.heads) * static_cast<double>(m.head_dim + m.v_head_dim);
+}
+
+} // namespace
+
+Flops encoder_window_flops(const ModelArch& m) {
+  const auto h = static_cast<double>(m.hidden);
+  const auto positions = static_cast<double>(m.encoder_positions);
+  const double frames = 2.0 * positions; // the second convolution has stride 2
+  // Width-3 convolutions: mel -> h over every frame, h -> h over every other frame.
+  const double conv =
+      2.0 * (static_cast<double>(m.mel_bins) * h * 3.0 * frames + h * h * 3.0 * positions);
+  const double stack = 2.0 * stack_layer_params(m) * static_cast<double>(m.layers) * positions;
+  const double attention =
+      attention_flops_per_pair(m) * positions * positions * static_cast<double>(m.layers);
+  // k and v, half of each cross-attention's parameters, over every encoder position.
+  const double cross_kv = 2.0 * (m.params.cross_attention / 2.0) * positions;
+  return Flops(conv + stack + attention + cross_kv);
+}
+
+Flops decoder_token_flops(const ModelArch& m, double context) {
+  const auto h = static_cast<double>(m.hidden);
+  const auto layers = static_cast<double>(m.decoder_layers);
+  // The lm_head projects onto the vocabulary whether or not it is tied to the embedding.
+  const double matmul = 2.0 * (stack_layer_params(m) * layers + m.params.cross_attention / 2.0 +
+                               static_cast<double>(m.vocab) * h);
+  const double attention =
+      attention_flops_per_pair(m) * layers * (context + static_cast<double>(m.encoder_positions));
+  return Flops(matmul + attention);
+}
+
 Flops training_model_flops(const Spec& spec, double tokens) {
   const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
@@ -352,21 +394,37 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   // micro-batch's tokens touch) and the KV cache of every sequence of the micro-batch.
   WeightBytes w = steps.weights;
   w.vision = Bytes(0); // the vision tower runs in prefills with images, not in decode steps
+  if (m.encoder_decoder) {
+    // The encoder runs once per window, in the prefill: a decode step reads the decoder's layers
+    // (self- and cross-attention, MLP), the embedding and lm_head.
+    const double enc_dec = static_cast<double>(m.layers + m.decoder_layers);
+    const double dec = static_cast<double>(m.decoder_layers);
+    w.attention *= (m.params.attention * dec / enc_dec + m.params.cross_attention) /
+                   (m.params.attention + m.params.cross_attention);
+    w.dense_mlp *= dec / enc_dec;
+  }
   if (m.is_moe()) {
     const double pick = static_cast<double>(m.experts_active) / static_cast<double>(m.experts);
     w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
   }
   StepTime s;
-  // Mamba layers read their state and write it back (the KV cache only appends one token).
+  // Mamba layers read their state and write it back (the KV cache only appends one token); an
+  // encoder-decoder's cross-attention state is only read.
+  const Bytes written = m.encoder_decoder ? Bytes(0) : kv.state;
   s.bytes =
-      (w.total() + (kv.per_sequence(static_cast<long long>(context)) + kv.state) * batch) * p.pp;
+      (w.total() + (kv.per_sequence(static_cast<long long>(context)) + written) * batch) * p.pp;
   s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
-  s.compute = forward_flops(m, batch, context) / static_cast<double>(p.tp) / steps.compute_rate;
+  const Flops flops = m.encoder_decoder ? decoder_token_flops(m, context) * batch
+                                        : forward_flops(m, batch, context);
+  s.compute = flops / static_cast<double>(p.tp) / steps.compute_rate;
   const double act = steps.activation_bytes;
-  // One all-reduce per mixer and per MLP (two per layer of a plain transformer), Megatron-style.
+  // One all-reduce per mixer and per MLP (two per layer of a plain transformer), Megatron-style;
+  // an encoder-decoder's decoder layer has three sublayers (self-attention, cross-attention, MLP).
+  const double sublayers = m.encoder_decoder ? 3.0 * static_cast<double>(m.decoder_layers)
+                                             : static_cast<double>(m.sublayers());
   s.communication =
       allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
-      static_cast<double>(m.sublayers());
+      sublayers;
   if (p.ep > 1 && m.is_moe()) {
     // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
     const double bytes_moved = batch * static_cast<double>(m.experts_active) *
@@ -375,7 +433,30 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
         (Bytes(2.0 * bytes_moved) / steps.expert_link.bandwidth + steps.expert_link.latency * 2.0) *
         static_cast<double>(m.moe_layers);
   }
-  s.fixed = steps.engine->per_layer * static_cast<double>(m.layers) + steps.engine->per_step;
+  s.fixed = steps.engine->per_layer *
+                static_cast<double>(m.encoder_decoder ? m.decoder_layers : m.layers) +
+            steps.engine->per_step;
+  return s;
+}
+
+// A transcription's prefill: the encoder pass of each window (tokens / prompt of them) and the
+// decoder's task prompt; every weight is read once.
+StepTime
+encoder_decoder_prefill(const StepLayout& steps, StepTime s, double tokens, double prompt) {
+  const ModelArch& m = steps.spec->model;
+  const Parallelism& p = steps.p;
+  const double windows = tokens / prompt;
+  const Flops flops =
+      encoder_window_flops(m) * windows + decoder_token_flops(m, prompt / 2.0) * tokens;
+  s.compute = flops / static_cast<double>(p.tp) / steps.compute_rate;
+  const double act = steps.activation_bytes;
+  const auto h = static_cast<double>(m.hidden);
+  const double encoder_tokens = windows * static_cast<double>(m.encoder_positions);
+  s.communication = allreduce(Bytes(encoder_tokens * h * act), p.tp, steps.tensor_link) *
+                        (2.0 * static_cast<double>(m.layers)) +
+                    allreduce(Bytes(tokens * h * act), p.tp, steps.tensor_link) *
+                        (3.0 * static_cast<double>(m.decoder_layers));
+  s.fixed = steps.engine->per_layer * static_cast<double>(m.layers + m.decoder_layers);
   return s;
 }
 
@@ -389,6 +470,9 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
       steps.weights.total() - (spec.embeds_images() ? steps.weights.text_tower : Bytes(0));
   s.bytes = read * p.pp;
   s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
+  if (m.encoder_decoder) {
+    return encoder_decoder_prefill(steps, s, tokens, prompt);
+  }
   // Causal attention: each token attends to half the prompt on average; an encoder's
   // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
   // the step (tokens / prompt of them). An image encoder's prompt is one image (image_flops).
@@ -461,6 +545,7 @@ InferencePerformance with_replicas(InferencePerformance one, int replicas) {
   one.requests_per_s *= n;
   one.output_tokens_per_s *= n;
   one.prefill_tokens_per_s *= n;
+  one.audio_seconds_per_s *= n;
   return one;
 }
 
@@ -642,6 +727,13 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * osl;
   r.prefill_tokens_per_s = rate * isl;
+  if (inf.transcription) {
+    // A request's windows are transcribed one after another, each an encoder pass and a decode
+    // (vLLM's speech-to-text endpoint iterates its chunks in order; docs/model.md,
+    // "Transcription workloads").
+    r.ttft = (ttft + tpot * later_tokens) * static_cast<double>(inf.transcription->windows);
+    r.audio_seconds_per_s = rate * inf.transcription->audio_per_window();
+  }
   r = with_replicas(r, replicas);
   if (detail == Detail::numbers) {
     return r;

@@ -236,8 +236,10 @@ InferenceBands inference_bands(const InferencePerformance& p,
   const std::string family = Efficiency::family_name(gpu);
   const std::string eng(to_string(engine));
   InferenceBands b;
-  b.ttft_ratio = u.band("ttft", family, eng);
   b.tpot_ratio = u.band("tpot", family, eng);
+  // A transcription's `ttft` is a request's whole latency, decode steps for the most part: it
+  // carries the TPOT band.
+  b.ttft_ratio = p.audio_seconds_per_s > 0 ? b.tpot_ratio : u.band("ttft", family, eng);
   b.ttft = scaled(p.ttft.si(), b.ttft_ratio);
   b.tpot = scaled(p.tpot.si(), b.tpot_ratio);
   // Rates follow the step that bounds them: decode, or for an embedding workload the forward

@@ -109,7 +109,7 @@ void evaluate_inference(const detail::Search& S,
   if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
     out.problem_kind = "latency";
     out.problem = fmt::format("misses the {} target: {} > {}",
-                              embedding ? "latency" : "TTFT",
+                              embedding || spec.workload.is_transcription() ? "latency" : "TTFT",
                               format_seconds(seconds(p.ttft.si() * ttft_high)),
                               format_seconds(*t.ttft));
   } else if (t.tpot && p.tpot.si() * tpot_high > t.tpot->si()) {
@@ -125,15 +125,20 @@ void evaluate_inference(const detail::Search& S,
   } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
     out.problem_kind = "throughput";
     const bool images = spec.embeds_images();
-    out.problem = fmt::format("misses the {} target: {:.2f} < {:.2f} {}/s",
-                              images      ? "image-rate"
-                              : embedding ? "sequence-rate"
-                                          : "request-rate",
-                              p.requests_per_s / rate_high,
-                              *t.requests_per_s,
-                              images      ? "images"
-                              : embedding ? "sequences"
-                                          : "requests");
+    out.problem = spec.workload.is_transcription()
+                      ? fmt::format("misses the audio-rate target: {:.1f} < {:.1f} audio seconds/s",
+                                    p.audio_seconds_per_s / rate_high,
+                                    *t.requests_per_s *
+                                        spec.workload.inference.transcription->audio_per_window())
+                      : fmt::format("misses the {} target: {:.2f} < {:.2f} {}/s",
+                                    images      ? "image-rate"
+                                    : embedding ? "sequence-rate"
+                                                : "request-rate",
+                                    p.requests_per_s / rate_high,
+                                    *t.requests_per_s,
+                                    images      ? "images"
+                                    : embedding ? "sequences"
+                                                : "requests");
   }
   // Load headroom as the search computes it (search_inference.cpp, load_headroom): how far
   // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
@@ -163,6 +168,9 @@ void evaluate_inference(const detail::Search& S,
     if (spec.embeds_images()) {
       c.cost.usd_per_thousand_images = c.cost.per_hour.si() / (p.requests_per_s * 3600.0) * 1e3;
     }
+  }
+  if (!c.cost.price_label.empty() && p.audio_seconds_per_s > 0) {
+    c.cost.usd_per_audio_hour = c.cost.per_hour.si() / p.audio_seconds_per_s;
   }
 }
 

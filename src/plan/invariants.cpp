@@ -71,6 +71,12 @@ void check_cost(const Checker& ck, const Candidate& c) {
   if (k.usd_per_million_at_full_load) {
     ck.at_least("cost.usd_per_million_at_full_load", *k.usd_per_million_at_full_load, 0.0);
   }
+  if (k.usd_per_audio_hour) {
+    ck.at_least("cost.usd_per_audio_hour", *k.usd_per_audio_hour, 0.0);
+  }
+  if (k.usd_per_audio_hour_at_full_load) {
+    ck.at_least("cost.usd_per_audio_hour_at_full_load", *k.usd_per_audio_hour_at_full_load, 0.0);
+  }
   if (k.gpus_bought > 0) {
     ck.holds(
         "cost.on_prem.gpus_bought",
@@ -131,6 +137,9 @@ void check_candidate(const Candidate& c) {
     } else {
       ck.positive("inference.tpot", i.tpot.si());
       ck.positive("inference.output_tokens_per_s", i.output_tokens_per_s);
+    }
+    if (c.spec.workload.is_transcription()) {
+      ck.positive("inference.audio_seconds_per_s", i.audio_seconds_per_s);
     }
     if (c.inference_bands) {
       const InferenceBands& b = *c.inference_bands;

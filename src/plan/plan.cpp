@@ -78,6 +78,9 @@ double score(const Candidate& c, Objective o, const Spec& spec) {
     }
     return c.cost.usd_per_million_tokens.value_or(1e300);
   case Objective::latency:
+    if (c.inference && spec.workload.is_transcription()) {
+      return c.inference->ttft.si(); // a request's whole latency
+    }
     if (c.inference) {
       return (c.inference->ttft +
               c.inference->tpot * static_cast<double>(spec.workload.inference.output_tokens))
@@ -199,6 +202,13 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
     // Per output token at the average context; an embedding workload, per token embedded (the
     // attention span of prefill_step_time: all of the sequence, or half of it when causal).
     const auto prompt = static_cast<double>(inf.prompt_tokens());
+    if (spec.workload.is_transcription()) {
+      // Per output token at the average context; the encoder pass per window is apart.
+      r.flops_per_token =
+          decoder_token_flops(spec.model, prompt + static_cast<double>(inf.output_tokens) / 2.0);
+      r.encoder_flops_per_window = encoder_window_flops(spec.model);
+      return r;
+    }
     r.flops_per_token =
         spec.workload.is_embedding()
             ? forward_flops(spec.model, 1, spec.model.encoder_only ? prompt : prompt / 2.0)
@@ -473,10 +483,15 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
     detail::search_inference(in_slice, *slice, found, ignored);
     if (!found.empty()) {
       const auto& i = *found.front().inference;
-      return std::make_pair(profile,
-                            fmt::format("TTFT {}, TPOT {} at the point estimate",
-                                        format_seconds(i.ttft),
-                                        format_seconds(i.tpot)));
+      return std::make_pair(
+          profile,
+          S.spec.workload.is_transcription()
+              ? fmt::format("latency {}, {:.0f} audio seconds/s at the point estimate",
+                            format_seconds(i.ttft),
+                            i.audio_seconds_per_s)
+              : fmt::format("TTFT {}, TPOT {} at the point estimate",
+                            format_seconds(i.ttft),
+                            format_seconds(i.tpot)));
     }
   }
   return std::nullopt;
@@ -579,9 +594,10 @@ Plan make_plan(const Spec& spec,
     plan.objective = Objective::cost_per_token;
     plan.notes.push_back(fmt::format("no targets: ranked by $ per {} with every "
                                      "replica at its largest batch (full load), not by TCO",
-                                     spec.embeds_images()           ? "thousand images"
-                                     : spec.workload.is_embedding() ? "million input tokens"
-                                                                    : "million output tokens"));
+                                     spec.workload.is_transcription() ? "audio hour"
+                                     : spec.embeds_images()           ? "thousand images"
+                                     : spec.workload.is_embedding()   ? "million input tokens"
+                                                                      : "million output tokens"));
   }
   if (spec.embeds_images() && spec.model.image->text > 0) {
     plan.notes.push_back(fmt::format(

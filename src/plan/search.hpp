@@ -228,6 +228,11 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
 inline const char* rate_band_metric(const Spec& spec) {
   return spec.workload.is_embedding() ? "ttft" : "tpot";
 }
+// The band latency targets are held to: TTFT's, or for a transcription, whose request latency is
+// mostly decode steps, TPOT's (inference_bands does the same).
+inline const char* latency_band_metric(const Spec& spec) {
+  return spec.workload.is_transcription() ? "tpot" : "ttft";
+}
 
 // Online serving's batch per replica: at least `share` (the spec's concurrency shared among the
 // replicas); more when the throughput targets need it, since by Little's law a replica serving

@@ -171,12 +171,13 @@ ServingGoal serving_goal(const Spec& s) {
 }
 
 // The layouts to try on one GPU, narrowest first: every tensor-parallel size, expert parallelism
-// across the TP group when the experts divide, and pipeline stages only at the widest TP size.
+// across the TP group when the experts divide, and pipeline stages only at the widest TP size
+// (none for an encoder-decoder: rightsize does not split its two stacks into stages).
 std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
   std::vector<Parallelism> out;
   for (const int tp : tps) {
     for (const int pp : {1, 2, 4}) {
-      if (pp > 1 && tp < tps.back()) {
+      if (pp > 1 && (tp < tps.back() || spec.model.encoder_decoder)) {
         continue;
       }
       std::vector<int> eps{1};
@@ -458,6 +459,8 @@ void explain(const Search& S, Kept& kept) {
   c.cost.usd_per_million_at_full_load = priced.usd_per_million_at_full_load;
   c.cost.usd_per_thousand_images = priced.usd_per_thousand_images;
   c.cost.usd_per_thousand_images_full_load = priced.usd_per_thousand_images_full_load;
+  c.cost.usd_per_audio_hour = priced.usd_per_audio_hour;
+  c.cost.usd_per_audio_hour_at_full_load = priced.usd_per_audio_hour_at_full_load;
 }
 
 // The lowest score any number of replicas of a layout with `per_replica` GPUs can have: its cost
@@ -541,6 +544,15 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
           *c.cost.usd_per_million_at_full_load * per_thousand;
     }
   }
+  // Transcription: audio hours transcribed per hour are the audio seconds per second.
+  if (c.inference->audio_seconds_per_s > 0) {
+    c.cost.usd_per_audio_hour = c.cost.per_hour.si() / c.inference->audio_seconds_per_s;
+    const double full_audio =
+        full.one->perf.audio_seconds_per_s * static_cast<double>(full.replicas);
+    if (full_audio > 0) {
+      c.cost.usd_per_audio_hour_at_full_load = c.cost.per_hour.si() / full_audio;
+    }
+  }
 }
 
 } // namespace
@@ -584,7 +596,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.
-    const Bands bands{band_high_ratio(S, g, spec, "ttft"),
+    const Bands bands{band_high_ratio(S, g, spec, latency_band_metric(spec)),
                       band_high_ratio(S, g, spec, "tpot"),
                       band_high_ratio(S, g, spec, rate_band_metric(spec))};
     const std::vector<int> tps = tp_options(spec, g);

@@ -123,6 +123,9 @@ std::string target_label(const std::string& target) {
   if (target == "images_per_s") {
     return "images/s";
   }
+  if (target == "audio_seconds_per_s") {
+    return "audio seconds/s";
+  }
   if (target == "tpot_ms") {
     return "TPOT";
   }
@@ -166,7 +169,8 @@ std::string target_summary(const TargetCheck& t, int replicas) {
   const char* const how =
       t.at_most ? (t.margin >= 0 ? "under" : "over") : (t.margin >= 0 ? "above" : "short");
   const bool rate = t.target == "requests_per_s" || t.target == "output_tokens_per_s" ||
-                    t.target == "sequences_per_s" || t.target == "images_per_s";
+                    t.target == "sequences_per_s" || t.target == "images_per_s" ||
+                    t.target == "audio_seconds_per_s";
   return fmt::format("{}{} {} vs {}{}: {}, {:.0f}% {}",
                      target_label(t.target),
                      rate && replicas > 1 ? fmt::format(" (all {} replicas)", replicas) : "",
@@ -216,6 +220,9 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
               c.usd_per_million_tokens);
   if (r.spec.embeds_images()) {
     w.member("usd_per_thousand_images", c.usd_per_thousand_images);
+  }
+  if (r.spec.workload.is_transcription()) {
+    w.member("usd_per_audio_hour", c.usd_per_audio_hour);
   }
   if (r.training) {
     w.key("usd_to_train");
@@ -327,11 +334,55 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
   w.member("tokens_per_s", perf.prefill_tokens_per_s).end_object();
 }
 
+// A transcription workload's serving figures (docs/model.md "Transcription workloads"): audio
+// seconds per second and a request's latency first, then the windows (the sequences) and what one
+// holds: its decoder tokens' KV cache and the cross-attention's keys and values of its encoder
+// output.
+void write_transcription_json(JsonWriter& w, const EstimateReport& r) {
+  const auto& m = r.memory;
+  const auto& perf = *r.inference;
+  const auto& inf = r.spec.workload.inference;
+  const Transcription& a = *inf.transcription;
+  const double per_window = a.audio_per_window();
+  w.begin_object()
+      .member("audio_seconds_per_s", perf.audio_seconds_per_s)
+      .member("audio_seconds_per_window", per_window);
+  if (const auto& b = r.inference_bands) {
+    w.key("bands").begin_object();
+    w.key("audio_seconds_per_s");
+    write_band(w, Band{b->requests_per_s.low * per_window, b->requests_per_s.high * per_window});
+    w.key("basis").begin_object().member("latency", b->ttft_ratio.basis).end_object();
+    w.key("latency_ms");
+    write_band(w, Band{b->ttft.low * 1e3, b->ttft.high * 1e3});
+    w.end_object();
+  }
+  w.member("compute_precision", std::string(to_string(perf.compute_precision)))
+      .member("cross_attention_kv_per_window_bytes", m.kv_fixed_per_sequence.si())
+      .member("decode_step_ms", to_ms(perf.decode_step))
+      .member("encoder_pass_ms", to_ms(perf.prefill))
+      .member("engine", to_string(inf.engine))
+      .member("kv_cache_per_window_bytes", m.kv_per_sequence.si())
+      .member("latency_ms", to_ms(perf.ttft))
+      .member("max_windows_in_flight", m.max_batch)
+      .member("output_tokens_per_s", perf.output_tokens_per_s)
+      .member("output_tokens_per_window", inf.output_tokens)
+      .member("requests_per_s", perf.requests_per_s / static_cast<double>(a.windows))
+      .member("tpot_ms", to_ms(perf.tpot))
+      .member("windows_in_flight", m.batch)
+      .member("windows_per_request", a.windows)
+      .member("windows_per_s", perf.requests_per_s)
+      .end_object();
+}
+
 void write_inference_json(JsonWriter& w, const EstimateReport& r) {
   const auto& m = r.memory;
   const auto& perf = r.inference;
   if (perf && perf->prefill_only) {
     write_embedding_json(w, r);
+    return;
+  }
+  if (perf && r.spec.workload.inference.transcription) {
+    write_transcription_json(w, r);
     return;
   }
   w.begin_object();
@@ -528,6 +579,19 @@ std::string workload_line(const EstimateReport& r) {
                        s.weights.quantized() ? s.weights.method
                                              : std::string(to_string(s.precision.weights)));
   }
+  if (const auto& a = i.transcription) {
+    return fmt::format(
+        "transcription on {}, {:g} s of audio per request ({} x {:g} s window{}), {} output tokens "
+        "per window, weights {}, KV cache {}",
+        to_string(i.engine),
+        a->audio_seconds,
+        a->windows,
+        a->window_seconds,
+        a->windows == 1 ? "" : "s",
+        i.output_tokens,
+        s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
+        to_string(s.precision.kv_cache));
+  }
   if (s.workload.is_embedding()) {
     return fmt::format(
         "embedding on {}, {} tokens per sequence, weights {}{}",
@@ -676,8 +740,69 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   out << "  " << i.explanation << '\n';
 }
 
+// A transcription workload: windows (the sequences) and what each holds, then audio seconds per
+// second, a request's latency and a window's encoder pass and decode.
+void render_transcription(const EstimateReport& r, std::ostream& out) {
+  const auto& m = r.memory;
+  const Transcription& a = *r.spec.workload.inference.transcription;
+  out << fmt::format("fits: {}: {} windows in flight{}; at most {} fit ({} of KV cache each: {} "
+                     "of cross-attention keys and values of the encoder output, {} per decoder "
+                     "token)\n",
+                     m.fits ? "yes" : "NO",
+                     m.batch,
+                     r.replicas > 1 ? " per replica" : "",
+                     m.max_batch,
+                     format_bytes(m.kv_per_sequence),
+                     format_bytes(m.kv_fixed_per_sequence),
+                     format_bytes(m.kv_per_token));
+  if (!r.inference || r.inference->concurrency <= 0) {
+    return;
+  }
+  const auto& i = *r.inference;
+  const double n = r.replicas;
+  out << fmt::format("\nspeed ({} math){}: {:.0f} audio seconds/s ({:.0f}x real time), latency "
+                     "{} per {:g} s request, {:.2f} requests/s, {:.0f} output tokens/s\n",
+                     to_string(i.compute_precision),
+                     r.replicas > 1 ? ", per replica" : "",
+                     i.audio_seconds_per_s / n,
+                     i.audio_seconds_per_s / n,
+                     format_seconds(i.ttft),
+                     a.audio_seconds,
+                     i.requests_per_s / n / static_cast<double>(a.windows),
+                     i.output_tokens_per_s / n);
+  if (r.replicas > 1) {
+    out << fmt::format(
+        "  all {} replicas: {:.0f} audio seconds/s\n", r.replicas, i.audio_seconds_per_s);
+  }
+  if (const auto& b = r.inference_bands) {
+    const double k = a.audio_per_window();
+    out << fmt::format("  {:.0f}% band: latency {}, {:.0f}-{:.0f} audio seconds/s{} ({})\n",
+                       100.0 * r.band_coverage,
+                       seconds_band(b->ttft),
+                       b->requests_per_s.low * k,
+                       b->requests_per_s.high * k,
+                       r.replicas > 1 ? " over all replicas" : "",
+                       b->tpot_ratio.basis);
+  }
+  out << fmt::format("  per window: encoder pass {} alone; one decode step of {} windows {} "
+                     "(memory {}, compute {}, all-reduce {}, fixed {}); {} per output token\n",
+                     format_seconds(i.prefill),
+                     i.concurrency,
+                     format_seconds(i.decode_step),
+                     format_seconds(i.decode_memory),
+                     format_seconds(i.decode_compute),
+                     format_seconds(i.decode_communication),
+                     format_seconds(i.decode_fixed),
+                     format_seconds(i.tpot));
+  out << "  " << i.explanation << '\n';
+}
+
 void render_inference(const EstimateReport& r, std::ostream& out) {
   const auto& m = r.memory;
+  if (r.spec.workload.inference.transcription) {
+    render_transcription(r, out);
+    return;
+  }
   const char* unit = r.spec.embeds_images() ? "images" : "sequences";
   const std::string sequences =
       r.replicas > 1 ? fmt::format("per replica: {} concurrent {} ({} over {} replicas)",
@@ -800,6 +925,10 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
   if (c.usd_per_thousand_images) {
     out << fmt::format("  {} per thousand images at this load",
                        format_usd(Usd(*c.usd_per_thousand_images)));
+  }
+  if (c.usd_per_audio_hour) {
+    out << fmt::format("  {} per audio hour at this load\n",
+                       format_usd(Usd(*c.usd_per_audio_hour)));
   }
   if (c.usd_per_million_tokens) {
     out << fmt::format("{}{} per million {} tokens at this load",

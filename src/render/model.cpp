@@ -61,9 +61,13 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                         : std::to_string(m.layers));
   if (m.encoder_decoder) {
     row("kind",
-        "encoder-decoder: a bidirectional encoder reads the input once, a decoder generates with "
-        "cross-attention to it (translation, summarization and transcription workloads are not "
-        "planned yet)");
+        m.mel_bins > 0
+            ? "encoder-decoder: a bidirectional encoder reads each window of audio once, a "
+              "decoder generates the transcript with cross-attention to it (planned as a "
+              "transcription workload)"
+            : "encoder-decoder: a bidirectional encoder reads the input once, a decoder generates "
+              "with cross-attention to it (translation and summarization workloads are not "
+              "planned yet)");
   }
   if (m.mel_bins > 0) {
     row("audio input",
@@ -95,7 +99,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   } else if (m.encoder_only) {
     row("kind",
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
-        "(embedding and reranking workloads are not planned yet)");
+        "(planned as embedding workloads: sequences/s, $ per million input tokens)");
   }
   if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
     row("layer types",

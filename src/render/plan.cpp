@@ -89,6 +89,10 @@ void write_cost(detail::JsonWriter& w, const Candidate& c) {
     w.member("usd_per_thousand_images", cost.usd_per_thousand_images)
         .member("usd_per_thousand_images_full_load", cost.usd_per_thousand_images_full_load);
   }
+  if (c.spec.workload.is_transcription()) {
+    w.member("usd_per_audio_hour", cost.usd_per_audio_hour)
+        .member("usd_per_audio_hour_full_load", cost.usd_per_audio_hour_at_full_load);
+  }
   w.end_object();
 }
 
@@ -217,6 +221,20 @@ std::string workload_line(const Spec& s) {
                        i.concurrency ? fmt::format("{} concurrent images", *i.concurrency)
                                      : std::string("offline (largest batch)"));
   }
+  if (s.workload.is_transcription() && i.transcription) {
+    const Transcription& a = *i.transcription;
+    return fmt::format(
+        "transcription on {}, {:g} s of audio per request ({} window{} of {:g} s), {} output "
+        "tokens per window, {}",
+        to_string(i.engine),
+        a.audio_seconds,
+        a.windows,
+        a.windows == 1 ? "" : "s",
+        a.window_seconds,
+        i.output_tokens,
+        a.requests_in_flight > 0 ? fmt::format("{} concurrent requests", a.requests_in_flight)
+                                 : std::string("offline (largest batch)"));
+  }
   if (s.workload.is_embedding()) {
     return fmt::format("embedding on {}, {} tokens per sequence, {}",
                        to_string(i.engine),
@@ -241,6 +259,16 @@ std::string targets_line(const Spec& s) {
   } else {
     const auto& x = s.workload.inference.targets;
     const bool embedding = s.workload.is_embedding();
+    if (const auto& a = s.workload.inference.transcription) {
+      if (x.ttft) {
+        t.push_back("latency <= " + format_seconds(*x.ttft));
+      }
+      if (a->audio_seconds_per_s) {
+        t.push_back(fmt::format(">= {:g} audio seconds/s", *a->audio_seconds_per_s));
+      }
+      return t.empty() ? std::string("none: ranked by $ per audio hour at full load")
+                       : fmt::format("{}", fmt::join(t, ", "));
+    }
     if (x.ttft) {
       t.push_back((embedding ? "latency <= " : "TTFT <= ") + format_seconds(*x.ttft));
     }
@@ -276,6 +304,16 @@ std::string requirements_line(const Plan& p) {
                                              : std::string(to_string(p.spec.precision.weights)),
                   r.params_total / 1e9,
                   r.params_active / 1e9);
+  if (p.spec.workload.is_transcription()) {
+    line += fmt::format(", KV cache {} per {:g} s window ({}; self- and cross-attention), {} per "
+                        "window's encoder pass, {} per output token",
+                        format_bytes(r.kv_per_request),
+                        p.spec.workload.inference.transcription->window_seconds,
+                        to_string(p.spec.precision.kv_cache),
+                        format_flops(r.encoder_flops_per_window),
+                        format_flops(r.flops_per_token));
+    return line;
+  }
   if (p.spec.workload.is_embedding()) {
     if (r.kv_per_request.si() > 0) {
       line += fmt::format(", KV cache {} per sequence ({})",
@@ -404,6 +442,10 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   w.key("requirements").begin_object();
   if (plan.spec.embeds_images()) {
     w.member("flops_per_image", r.flops_per_image.si());
+  }
+  if (plan.spec.workload.is_transcription()) {
+    // Per window: its encoder pass, and its KV cache (kv_cache_per_request_bytes is per window).
+    w.member("encoder_flops_per_window", r.encoder_flops_per_window.si());
   }
   w.member("flops_per_token", r.flops_per_token.si())
       .member("kv_cache_per_request_bytes", r.kv_per_request.si())
@@ -596,9 +638,63 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
 // where generation shows TTFT and TPOT, tokens embedded per second for output tokens, and its $
 // per million tokens is per input token; an image embedding workload, images per second and $
 // per thousand images.
+// A transcription workload: a request's latency, audio seconds transcribed per second (times real
+// time) and $ per audio hour.
+std::vector<Column> transcription_columns(const std::vector<const Candidate*>& rows, bool wide) {
+  std::vector<Column> cols{{"#", false, {}},
+                           {"GPU", true, {}},
+                           {"GPUS", true, {}},
+                           {wide ? "W/KV/MATH" : "W/KV", true, {}}};
+  if (wide) {
+    cols.push_back({"MEM/GPU", false, {}});
+  }
+  cols.push_back({"LATENCY", false, {}});
+  cols.push_back({"AUDIO S/S", false, {}});
+  if (wide) {
+    cols.push_back({"TOK/S", false, {}});
+    cols.push_back({"$/HOUR", false, {}});
+  }
+  cols.push_back({"$/AUDIO H", false, {}});
+  cols.push_back({"TCO", false, {}});
+  cols.push_back({"SIZED", true, {}});
+  for (const auto* c : rows) {
+    const auto& i = *c->inference;
+    const auto& b = c->inference_bands;
+    const double per_window = c->spec.workload.inference.transcription->audio_per_window();
+    std::size_t k = 0;
+    cols[k++].cells.push_back(std::to_string(c->rank));
+    cols[k++].cells.push_back(gpu_cell(*c));
+    cols[k++].cells.push_back(gpus_cell(*c));
+    cols[k++].cells.push_back(precision_cell(*c, wide));
+    if (wide) {
+      cols[k++].cells.push_back(fmt::format(
+          "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)));
+    }
+    cols[k++].cells.push_back(
+        time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
+    cols[k++].cells.push_back(
+        rate_cell(i.audio_seconds_per_s,
+                  b ? std::optional<Band>(Band{b->requests_per_s.low * per_window,
+                                               b->requests_per_s.high * per_window})
+                    : std::nullopt));
+    if (wide) {
+      cols[k++].cells.push_back(fmt::format("{:.0f}", i.output_tokens_per_s));
+      cols[k++].cells.push_back(money(c->cost.per_hour.si()));
+    }
+    cols[k++].cells.push_back(c->cost.usd_per_audio_hour ? money(*c->cost.usd_per_audio_hour)
+                                                         : "-");
+    cols[k++].cells.push_back(money(c->cost.tco.si()));
+    cols[k++].cells.push_back(short_verdict(c->verdict));
+  }
+  return cols;
+}
+
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
   const bool embedding = !rows.empty() && rows.front()->spec.workload.is_embedding();
   const bool images = !rows.empty() && rows.front()->spec.embeds_images();
+  if (!rows.empty() && rows.front()->spec.workload.is_transcription()) {
+    return transcription_columns(rows, wide);
+  }
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
                            {"GPUS", true, {}},
@@ -910,7 +1006,11 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
       // where generation shows TTFT, TPOT and output tokens per second.
       const bool embedding = s.workload.is_embedding();
       const bool images = s.embeds_images();
-      out << (images      ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Images/s | "
+      const bool transcription = s.workload.is_transcription();
+      out << (transcription
+                  ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Audio s/s | Tokens/s | "
+                    "$/hour | $/audio hour | TCO | Verdict |\n"
+              : images    ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Images/s | "
                             "Tokens/s | $/hour | $/1000 images | TCO | Verdict |\n"
               : embedding ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Sequences/s | "
                             "Tokens/s | $/hour | $/M tokens | TCO | Verdict |\n"
@@ -928,10 +1028,13 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
                             : layout_text(*c),
             to_gib(c->memory.per_gpu.total()),
             format_seconds(i.ttft),
-            embedding ? fmt::format("{:.1f}", i.requests_per_s) : format_seconds(i.tpot),
+            transcription ? fmt::format("{:.0f}", i.audio_seconds_per_s)
+            : embedding   ? fmt::format("{:.1f}", i.requests_per_s)
+                          : format_seconds(i.tpot),
             embedding ? i.prefill_tokens_per_s : i.output_tokens_per_s,
             money(c->cost.per_hour.si()),
-            images
+            transcription ? (c->cost.usd_per_audio_hour ? money(*c->cost.usd_per_audio_hour) : "-")
+            : images
                 ? (c->cost.usd_per_thousand_images ? money(*c->cost.usd_per_thousand_images) : "-")
             : c->cost.usd_per_million_tokens ? money(*c->cost.usd_per_million_tokens)
                                              : "-",
@@ -958,16 +1061,18 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   out << "rank,gpu,gpus,replicas,tp,pp,dp,ep,weights,kv_cache,memory_per_gpu_bytes,ttft_s,tpot_s,"
          "output_tokens_per_s,step_s,mfu,time_to_train_s,usd_per_hour,usd_per_million_tokens,tco_"
          "usd,"
-         "verdict,sequences_per_s,input_tokens_per_s";
-  // The last two columns are an embedding workload's (its ttft_s is a sequence's latency); an
-  // image embedding workload adds two (a sequence is an image).
+         "verdict,sequences_per_s,input_tokens_per_s,audio_seconds_per_s,usd_per_audio_hour";
+  // sequences_per_s and input_tokens_per_s are an embedding workload's (its ttft_s is a
+  // sequence's latency), the next two a transcription's (its ttft_s is a request's latency);
+  // an image embedding workload adds two (a sequence is an image).
   const bool images = plan.spec.embeds_images();
   out << (images ? ",images_per_s,usd_per_thousand_images\n" : "\n");
   const bool embedding = plan.spec.workload.is_embedding();
   for (const auto* c : shown(plan, o)) {
     const bool embeds = embedding && c->inference;
+    const bool transcribes = plan.spec.workload.is_transcription() && c->inference;
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{}{}",
+        "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{},{},{}{}",
         c->rank,
         c->gpu->name,
         c->total_gpus(),
@@ -994,6 +1099,10 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         c->verdict,
         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
         embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
+        transcribes ? fmt::format("{:.1f}", c->inference->audio_seconds_per_s) : "",
+        transcribes && c->cost.usd_per_audio_hour
+            ? fmt::format("{:.6f}", *c->cost.usd_per_audio_hour)
+            : "",
         images ? "" : "\n");
     if (images) {
       out << fmt::format(",{},{}\n",

@@ -109,21 +109,29 @@ TradeAxes trade_axes(const Plan& plan) {
     return a;
   }
   const auto& targets = s.workload.inference.targets;
-  // An embedding workload has no TPOT: its latency is the x axis.
+  // An embedding workload has no TPOT, a transcription's is not what a person waits for: their
+  // latency is the x axis; a transcription's cost is per audio hour.
+  const bool transcription = s.workload.is_transcription();
   const bool embedding = s.workload.is_embedding();
-  const bool ttft = embedding || (targets.ttft && !targets.tpot);
-  a.x_name = embedding ? "Latency" : ttft ? "TTFT" : "TPOT";
+  const bool ttft = embedding || transcription || (targets.ttft && !targets.tpot);
+  a.x_name = embedding || transcription ? "Latency" : ttft ? "TTFT" : "TPOT";
   a.x_unit = "ms";
   a.x_scale = 1e3;
-  const bool at_load =
-      std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
-        return c.cost.usd_per_million_tokens.has_value();
-      });
   // An image embedding workload is priced per thousand images.
   const bool images = s.embeds_images();
-  const std::string per = images      ? "$ per thousand images"
-                          : embedding ? "$ per million input tokens"
-                                      : "$ per million output tokens";
+  const auto price_at_load = [transcription, images](const Candidate& c) {
+    return transcription ? c.cost.usd_per_audio_hour
+           : images      ? c.cost.usd_per_thousand_images
+                         : c.cost.usd_per_million_tokens;
+  };
+  const bool at_load =
+      std::all_of(plan.candidates.begin(), plan.candidates.end(), [&](const Candidate& c) {
+        return price_at_load(c).has_value();
+      });
+  const std::string per = transcription ? "$ per audio hour"
+                          : images      ? "$ per thousand images"
+                          : embedding   ? "$ per million input tokens"
+                                        : "$ per million output tokens";
   a.y_name = at_load ? per : per + ", full load";
   if (ttft && targets.ttft) {
     a.target_s = targets.ttft->si();
@@ -133,10 +141,10 @@ TradeAxes trade_axes(const Plan& plan) {
     a.target_label = "TPOT target " + format_seconds(*targets.tpot);
   }
   for (const auto& c : plan.candidates) {
-    const auto cost = images    ? (at_load ? c.cost.usd_per_thousand_images
-                                           : c.cost.usd_per_thousand_images_full_load)
-                      : at_load ? c.cost.usd_per_million_tokens
-                                : c.cost.usd_per_million_at_full_load;
+    const auto cost = at_load         ? price_at_load(c)
+                      : transcription ? c.cost.usd_per_audio_hour_at_full_load
+                      : images        ? c.cost.usd_per_thousand_images_full_load
+                                      : c.cost.usd_per_million_at_full_load;
     if (!cost) {
       continue;
     }
@@ -445,6 +453,7 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   html::Table t;
   const bool training = plan.spec.workload.is_training();
   const bool embedding = plan.spec.workload.is_embedding();
+  const bool transcription = plan.spec.workload.is_transcription();
   if (training) {
     t.header = {"#",
                 "GPU",
@@ -468,10 +477,11 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 "GPUs",
                 "Layout",
                 "Memory/GPU (GiB)",
-                embedding ? "Latency (ms)" : "TTFT (ms)",
-                plan.spec.embeds_images() ? "Images/s"
-                : embedding               ? "Sequences/s"
-                                          : "TPOT (ms)",
+                embedding || transcription ? "Latency (ms)" : "TTFT (ms)",
+                transcription               ? "Audio s/s"
+                : plan.spec.embeds_images() ? "Images/s"
+                : embedding                 ? "Sequences/s"
+                                            : "TPOT (ms)",
                 "Tokens/s",
                 "$/hour",
                 a.y_name,
@@ -504,7 +514,10 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
       const auto& b = c.inference_bands;
       row.push_back(b ? band_text(in.ttft.si(), b->ttft.low, b->ttft.high, 1e3)
                       : table_number(in.ttft.si() * 1e3));
-      if (in.prefill_only) {
+      if (transcription) {
+        row.push_back(fmt::format("{:.0f}", in.audio_seconds_per_s));
+        row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
+      } else if (in.prefill_only) {
         row.push_back(fmt::format("{:.1f}", in.requests_per_s));
         row.push_back(fmt::format("{:.0f}", in.prefill_tokens_per_s));
       } else {
@@ -595,7 +608,9 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
         "{}; {} per hour, TCO {}", b.verdict, money(b.cost.per_hour.si()), money(b.cost.tco.si()));
     if (!s.workload.is_training()) {
       rest += fmt::format(" over {} months", s.deployment.horizon_months);
-      if (s.embeds_images() && b.cost.usd_per_thousand_images) {
+      if (b.cost.usd_per_audio_hour) {
+        rest += fmt::format(", {} per audio hour", money_axis_text(*b.cost.usd_per_audio_hour));
+      } else if (s.embeds_images() && b.cost.usd_per_thousand_images) {
         rest += fmt::format(", {} per thousand images",
                             money_axis_text(*b.cost.usd_per_thousand_images));
       } else if (b.cost.usd_per_million_tokens) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 
@@ -26,6 +27,8 @@ std::string_view to_string(WorkloadType t) {
     return "finetune";
   case WorkloadType::embedding:
     return "embedding";
+  case WorkloadType::transcription:
+    return "transcription";
   }
   return "inference";
 }
@@ -916,6 +919,158 @@ void read_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
                       : std::string()));
 }
 
+// A transcription workload (Whisper): each request's audio is cut into windows of what the
+// encoder reads (max_source_positions x 2 mel frames of 10 ms: 30 s), each window one sequence:
+// an encoder pass, then the decoder's task prompt and output_tokens decoded; a request's windows
+// run one after another (docs/spec.md "Transcription"). Fields of other workloads are refused by
+// name.
+constexpr long long k_whisper_prompt_tokens = 4; // <|startoftranscript|><|lang|><|transcribe|>
+                                                 // <|notimestamps|>
+constexpr long long k_default_window_tokens = 100;
+constexpr double k_mel_frames_per_s = 100; // WhisperFeatureExtractor: hop 160 at 16 kHz
+constexpr double k_encoder_stride = 2;     // the second convolution's stride
+
+bool plans_transcription(const ModelArch& m) {
+  return m.encoder_decoder && m.mel_bins > 0 && m.encoder_positions > 0;
+}
+
+void refuse_transcription_fields(const FieldReader& r, const std::string& family) {
+  static const std::vector<std::pair<const char*, const char*>> refused{
+      {"input_tokens",
+       "a transcription request sends audio, not a prompt: give audio_seconds (the decoder's "
+       "prompt is Whisper's {} task tokens)"},
+      {"images_per_request", "{} transcribes audio: a transcription workload has no images"},
+      {"image_width", "{} transcribes audio: a transcription workload has no images"},
+      {"image_height", "{} transcribes audio: a transcription workload has no images"}};
+  for (const auto& [field, why] : refused) {
+    if (r.has(field)) {
+      r.member(field).fail_plain(fmt::format(fmt::runtime(why),
+                                             std::string_view(field) == "input_tokens"
+                                                 ? std::to_string(k_whisper_prompt_tokens)
+                                                 : family));
+    }
+  }
+}
+
+void read_transcription_targets(const FieldReader& r, InferenceTargets& t, Transcription& a) {
+  static const std::vector<std::pair<const char*, const char*>> refused{
+      {"ttft_ms",
+       "a transcription request's latency is latency_ms (arrival to the whole transcript); "
+       "Whisper streams no first token"},
+      {"tpot_ms",
+       "a transcription request's latency is latency_ms (arrival to the whole "
+       "transcript)"},
+      {"output_tokens_per_s", "a transcription workload's throughput is audio_seconds_per_s"},
+      {"requests_per_s",
+       "a transcription workload's throughput is audio_seconds_per_s (requests per second x "
+       "audio_seconds)"},
+      {"sequences_per_s", "a transcription workload's throughput is audio_seconds_per_s"}};
+  for (const auto& [field, why] : refused) {
+    if (r.has(field)) {
+      r.member(field).fail_plain(why);
+    }
+  }
+  r.reject_unknown({"audio_seconds_per_s", "latency_ms"});
+  a.audio_seconds_per_s = r.optional_number("audio_seconds_per_s", Range::positive(1e12));
+  if (a.audio_seconds_per_s) {
+    // The machinery holds windows per second.
+    t.requests_per_s = *a.audio_seconds_per_s / a.audio_per_window();
+  }
+  if (auto ms = r.optional_number("latency_ms", Range::positive(1e9))) {
+    t.ttft = milliseconds(*ms);
+  }
+}
+
+void read_transcription(Spec& spec, const std::optional<FieldReader>& workload) {
+  auto& w = spec.workload.inference;
+  const ModelArch& m = spec.model;
+  Transcription a;
+  a.window_seconds =
+      static_cast<double>(m.encoder_positions) * k_encoder_stride / k_mel_frames_per_s;
+  a.audio_seconds = a.window_seconds;
+  w.input_tokens = k_whisper_prompt_tokens;
+  w.output_tokens = k_default_window_tokens;
+  // What the decoder holds: its prompt and the tokens decoded, within max_target_positions.
+  const long long most = m.max_position - k_whisper_prompt_tokens;
+  if (most < 1) {
+    throw InputError(spec.file,
+                     fmt::format("{} holds {} decoder positions, too few for its {} "
+                                 "task tokens and one output token",
+                                 m.family,
+                                 m.max_position,
+                                 k_whisper_prompt_tokens));
+  }
+  bool given_tokens = false;
+  bool given_audio = false;
+  if (workload) {
+    const FieldReader& r = *workload;
+    refuse_transcription_fields(r, m.family);
+    r.reject_unknown({"type",
+                      "audio_seconds",
+                      "output_tokens",
+                      "concurrency",
+                      "engine",
+                      "gpu_memory_utilization",
+                      "max_num_batched_tokens",
+                      "targets"});
+    read_serving_engine(r, w);
+    if (w.engine == Engine::tensorrt_llm || w.engine == Engine::sglang) {
+      r.member("engine").fail(
+          w.engine == Engine::sglang
+              ? "rightsize models Whisper transcription on vllm and transformers (how SGLang "
+                "holds Whisper's cross-attention keys and values is not modelled)"
+              : "rightsize models Whisper transcription on vllm and transformers (TensorRT-LLM "
+                "runs Whisper through its own example runtime, which rightsize does not model)");
+    }
+    if (auto s = r.optional_number("audio_seconds", Range::positive(1e6))) {
+      a.audio_seconds = *s;
+      given_audio = true;
+    }
+    if (r.has("output_tokens")) {
+      const long long n = r.integer("output_tokens", Range{1, limits::k_max_tokens});
+      if (n > most) {
+        r.member("output_tokens")
+            .fail_plain(fmt::format("{} output tokens per {:g} s window exceed what {}'s decoder "
+                                    "holds: {} positions (max_target_positions) less its {} task "
+                                    "tokens, at most {}",
+                                    n,
+                                    a.window_seconds,
+                                    m.family,
+                                    m.max_position,
+                                    k_whisper_prompt_tokens,
+                                    most));
+      }
+      w.output_tokens = n;
+      given_tokens = true;
+    }
+    a.windows = static_cast<long long>(std::ceil(a.audio_seconds / a.window_seconds));
+    a.requests_in_flight = w.concurrency.value_or(0);
+    if (auto t = r.optional_object("targets")) {
+      read_transcription_targets(*t, w.targets, a);
+    }
+  }
+  a.windows = static_cast<long long>(std::ceil(a.audio_seconds / a.window_seconds));
+  if (!given_audio) {
+    spec.defaults.push_back(fmt::format(
+        "workload.audio_seconds = {:g} (default for a transcription workload: one window)",
+        a.audio_seconds));
+  }
+  if (!given_tokens) {
+    spec.defaults.push_back(fmt::format(
+        "workload.output_tokens = {} per {:g} s window (default: about 150 spoken words a "
+        "minute at 1.3 tokens a word, with punctuation and the end token)",
+        w.output_tokens,
+        a.window_seconds));
+  }
+  if (a.windows > 1) {
+    spec.defaults.push_back(fmt::format("{:g} s of audio per request: {} windows of {:g} s, "
+                                        "transcribed one after another",
+                                        a.audio_seconds,
+                                        a.windows,
+                                        a.window_seconds));
+  }
+  w.transcription = a;
+}
 } // namespace
 
 std::string InferenceWorkload::describe_input() const {
@@ -936,6 +1091,11 @@ namespace {
 // encoder pass, cross-attention and the encoder's output kept per sequence are not modelled.
 // An image encoder, likewise, is planned as an embedding workload of images.
 std::string encoder_refusal(const ModelArch& m) {
+  if (plans_transcription(m)) {
+    return fmt::format("{} is a speech-recognition model: plan it as a transcription workload "
+                       "(\"type\": \"transcription\")",
+                       m.family);
+  }
   if (m.image) {
     return fmt::format("{} is an image encoder (image embeddings, classification): it does not "
                        "generate and rightsize does not plan its training; plan it as an "
@@ -944,8 +1104,9 @@ std::string encoder_refusal(const ModelArch& m) {
   }
   if (m.encoder_decoder) {
     return fmt::format("{} is an encoder-decoder model (translation, summarization, "
-                       "transcription): rightsize does not plan encoder-decoder workloads yet; "
-                       "`rightsize model` reads its parameters and weights",
+                       "transcription): rightsize plans transcription for Whisper only, not "
+                       "text-to-text encoder-decoder workloads yet; `rightsize model` reads its "
+                       "parameters and weights",
                        m.family);
   }
   return fmt::format("{} is an encoder-only model (embeddings, reranking, classification): it "
@@ -978,7 +1139,12 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     read_safetensors(dir.empty() ? "." : dir.string(), spec.model);
     spec.name = spec.model.name;
     note_assumed_context(spec);
-    if (spec.model.encoder_decoder) {
+    if (plans_transcription(spec.model)) {
+      spec.workload.type = WorkloadType::transcription;
+      spec.defaults.push_back("input is a bare config.json of a speech-recognition model: "
+                              "transcription workload with defaults");
+      read_transcription(spec, std::nullopt);
+    } else if (spec.model.encoder_decoder) {
       if (use == SpecUse::plan) {
         root.member(json.contains("model_type") ? "model_type" : "architectures")
             .fail_plain(encoder_refusal(spec.model));
@@ -999,7 +1165,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
       read_images(spec, std::nullopt);
       fit_inference_lengths(spec, std::nullopt);
     }
-    if (!spec.model.encoder_decoder) {
+    if (plans_transcription(spec.model) || !spec.model.encoder_decoder) {
       spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
     }
     if (!spec.model.encoder_decoder && !spec.model.image) {
@@ -1047,7 +1213,8 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
 
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
-  if (spec.model.encoder_decoder && (w || use == SpecUse::plan)) {
+  const bool transcribes = plans_transcription(spec.model);
+  if (spec.model.encoder_decoder && !transcribes && (w || use == SpecUse::plan)) {
     (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
   }
   if (w) {
@@ -1055,10 +1222,22 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
                                                  {{"inference", WorkloadType::inference},
                                                   {"training", WorkloadType::training},
                                                   {"finetune", WorkloadType::finetune},
-                                                  {"embedding", WorkloadType::embedding}});
-    if (spec.model.encoder_only && !spec.workload.is_embedding()) {
+                                                  {"embedding", WorkloadType::embedding},
+                                                  {"transcription", WorkloadType::transcription}});
+    if ((spec.model.encoder_only && !spec.workload.is_embedding()) ||
+        (transcribes && !spec.workload.is_transcription())) {
       w->member("type").fail_plain(encoder_refusal(spec.model));
     }
+    if (spec.workload.is_transcription() && !transcribes) {
+      w->member("type").fail_plain(fmt::format(
+          "a transcription workload needs a speech-recognition model (Whisper), got {}{}",
+          spec.model.family,
+          spec.model.encoder_decoder ? " (a text-to-text encoder-decoder)" : ""));
+    }
+  } else if (transcribes) {
+    spec.workload.type = WorkloadType::transcription;
+    spec.defaults.push_back(
+        "workload absent: transcription with defaults (a speech-recognition model)");
   } else if (spec.model.encoder_only) {
     spec.workload.type = WorkloadType::embedding;
     spec.defaults.push_back(spec.model.image
@@ -1071,6 +1250,8 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
   }
   if (spec.workload.is_embedding()) {
     read_embedding(spec, w);
+  } else if (spec.workload.is_transcription()) {
+    read_transcription(spec, w);
   } else if (spec.workload.type == WorkloadType::inference) {
     if (w) {
       read_inference(*w, spec.workload.inference);

@@ -28,6 +28,24 @@ nlohmann::json workload_to_json(const Spec& spec) {
       t["latency_ms"] = optional_seconds_ms(i.targets.ttft);
     }
     j["targets"] = t;
+  } else if (w.is_transcription() && w.inference.transcription) {
+    const auto& i = w.inference;
+    const auto& a = *i.transcription;
+    j["audio_seconds"] = a.audio_seconds;
+    j["windows_per_request"] = a.windows;
+    j["window_seconds"] = a.window_seconds;
+    j["output_tokens"] = i.output_tokens;
+    j["concurrency"] =
+        a.requests_in_flight > 0 ? nlohmann::json(a.requests_in_flight) : nlohmann::json(nullptr);
+    j["engine"] = std::string(to_string(i.engine));
+    nlohmann::json t = nlohmann::json::object();
+    if (a.audio_seconds_per_s) {
+      t["audio_seconds_per_s"] = *a.audio_seconds_per_s;
+    }
+    if (i.targets.ttft) {
+      t["latency_ms"] = optional_seconds_ms(i.targets.ttft);
+    }
+    j["targets"] = t;
   } else if (w.type == WorkloadType::inference) {
     const auto& i = w.inference;
     j["input_tokens"] = i.input_tokens;

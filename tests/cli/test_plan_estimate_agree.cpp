@@ -59,8 +59,12 @@ std::string estimate_args(const std::string& spec, const nlohmann::json& c) {
   // Serving: replicas are estimate's data parallelism and the batch is one replica's share.
   // Training: the layout is the whole job.
   const auto dp = serving ? c.at("replicas").get<long long>() : p.at("dp").get<long long>();
-  const auto batch = serving ? c.at("inference").at("batch").get<long long>()
-                             : c.at("training").at("micro_batch").get<long long>();
+  // A transcription's batch is its windows in flight.
+  const auto& inference = serving ? c.at("inference") : nlohmann::json();
+  const auto batch = !serving ? c.at("training").at("micro_batch").get<long long>()
+                     : inference.contains("windows_in_flight")
+                         ? inference.at("windows_in_flight").get<long long>()
+                         : inference.at("batch").get<long long>();
   return fmt::format("estimate {} --gpu {} --tp {} --pp {} --ep {} --dp {} --weights {} "
                      "--kv-cache {} --batch {} --format json",
                      spec,

@@ -124,7 +124,10 @@ struct MemoryEstimate {
   long long max_context = 0; // the longest single sequence that fits (also capped by the model)
   Bytes kv_per_token;        // both kinds of layers, one token, one GPU
   Bytes kv_per_sequence;     // at the spec's input + output length
-  Bytes kv_pool;             // what the engine reserves for KV cache (budget left after the rest)
+  // Of kv_per_sequence, what does not grow with the sequence: Mamba layers' state, an
+  // encoder-decoder's cross-attention keys and values of the encoder output.
+  Bytes kv_fixed_per_sequence;
+  Bytes kv_pool; // what the engine reserves for KV cache (budget left after the rest)
   // Training.
   double trainable_params = 0;
   std::string precision_recipe;

@@ -83,6 +83,11 @@ struct InferencePerformance {
   // are zero, `ttft` is a sequence's latency, `requests_per_s` its sequences per second and
   // `prefill_tokens_per_s` the tokens embedded per second.
   bool prefill_only = false;
+  // A transcription workload: audio seconds transcribed per second, all replicas (windows per
+  // second x the audio a window carries); `ttft` is then a request's latency (arrival to the
+  // whole transcript: its windows one after another), `requests_per_s` its windows per second,
+  // `output_tokens_per_s` the transcript's tokens. 0 for other workloads.
+  double audio_seconds_per_s = 0;
   // The tokens a price per million tokens is per: output tokens, or tokens embedded.
   [[nodiscard]] double priced_tokens_per_s() const {
     return prefill_only ? prefill_tokens_per_s : output_tokens_per_s;
@@ -131,6 +136,16 @@ int gpus_per_server(const Spec& spec, const Gpu& gpu);
 
 // Forward FLOPs for `tokens` new tokens whose attention spans `context` tokens each on average.
 Flops forward_flops(const ModelArch& m, double tokens, double context);
+
+// An encoder-decoder's encoder pass over one window of audio (Whisper, docs/model.md
+// "Transcription workloads"): the two convolutions over 2 x encoder_positions mel frames, the
+// encoder stack over encoder_positions with bidirectional attention, and the decoder's
+// cross-attention keys and values projected once from the encoder output (kept for the decode).
+Flops encoder_window_flops(const ModelArch& m);
+// One token through an encoder-decoder's decoder: its layers' matrices (self-attention, the
+// cross-attention's q and o, the MLP) and the lm_head, self-attention over `context` tokens and
+// cross-attention over the encoder_positions.
+Flops decoder_token_flops(const ModelArch& m, double context);
 
 // Model FLOPs of training on `tokens` tokens of the spec's sequences, forward and backward:
 // 3 x forward for full training; LoRA and QLoRA skip the frozen weights' gradients (2 x the

@@ -64,6 +64,9 @@ struct CostBreakdown {
   // load and at full load: the per-token figures x tokens per image / 1000.
   std::optional<double> usd_per_thousand_images;
   std::optional<double> usd_per_thousand_images_full_load;
+  // Transcription: $ per hour of audio transcribed at the planned load, and at full load.
+  std::optional<double> usd_per_audio_hour;
+  std::optional<double> usd_per_audio_hour_at_full_load;
   Usd tco; // over the horizon (training: the whole run)
   std::vector<MonthCost> months;
   std::optional<int> stops_meeting_targets_month; // when growth outruns the recommended size
@@ -139,6 +142,7 @@ struct Requirements {
   Flops flops_per_token; // serving: forward, per output token at the average context; training:
                          // per trained token (training_model_flops: LoRA 2x forward + adapters)
   Flops flops_per_image; // an image embedding workload: image_flops; 0 otherwise
+  Flops encoder_flops_per_window; // transcription: one window's encoder pass (0 otherwise)
   double params_total = 0;
   double params_active = 0;
 };

@@ -43,6 +43,7 @@ struct EstimateCost {
   UsdPerHour per_hour;
   std::optional<double> usd_per_million_tokens;  // output tokens (serving), trained tokens
   std::optional<double> usd_per_thousand_images; // an image embedding workload
+  std::optional<double> usd_per_audio_hour;      // transcription: per hour of audio transcribed
   std::optional<Usd> to_train;                   // training: per hour x time to train
 };
 

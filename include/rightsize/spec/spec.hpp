@@ -37,8 +37,13 @@ Bytes activation_element_bytes(const Precision& p);
 // inference: text generation (prefill, then decode token by token). embedding: one forward pass
 // per sequence, pooled into a vector (embeddings, reranking, classification), no decode; its
 // sequences live in InferenceWorkload with output_tokens = 0, its targets as requests_per_s
-// (sequences per second) and ttft (the latency of a sequence: arrival to vector).
-enum class WorkloadType { inference, training, finetune, embedding };
+// (sequences per second) and ttft (the latency of a sequence: arrival to vector). transcription:
+// Whisper speech to text (docs/spec.md "Transcription"): each request's audio is cut into 30 s
+// windows, each window one sequence (an encoder pass, then a decode of output_tokens), a
+// request's windows one after another; its sequences live in InferenceWorkload with
+// `transcription` set, its targets as requests_per_s (windows per second) and ttft (the latency
+// of a request: arrival to the whole transcript).
+enum class WorkloadType { inference, training, finetune, embedding, transcription };
 enum class Engine { vllm, sglang, tensorrt_llm, transformers };
 enum class Optimizer { adamw, adam, sgd, adafactor, adam_8bit };
 enum class Recompute { none, selective, full };
@@ -80,8 +85,25 @@ struct InferenceTargets {
   std::optional<double> requests_per_s;      // aggregate
 };
 
+// A transcription workload's audio (Whisper): what a request sends, and how it maps onto windows,
+// the sequences the engine runs. A window is the encoder's input, 30 s of audio (3000 mel frames,
+// 1500 encoder positions after the convolutions); shorter audio is padded to it.
+struct Transcription {
+  double audio_seconds = 30;                 // per request
+  long long windows = 1;                     // per request: ceil(audio_seconds / window_seconds)
+  double window_seconds = 30;                // the encoder's input
+  long long requests_in_flight = 0;          // the spec's concurrency; 0: offline
+  std::optional<double> audio_seconds_per_s; // target, as given (also as requests_per_s)
+  // Audio seconds one window carries on average (a request's audio over its windows).
+  [[nodiscard]] double audio_per_window() const {
+    return audio_seconds / static_cast<double>(windows);
+  }
+};
+
 // Serving: generation (WorkloadType::inference) and embedding, which reads the same fields with
-// output_tokens = 0 (no decode) and no images.
+// output_tokens = 0 (no decode) and no images; transcription, whose sequences are the windows
+// (input_tokens: the decoder's prompt tokens, output_tokens: those decoded per window;
+// concurrency: requests in flight, each decoding one window at a time).
 struct InferenceWorkload {
   long long input_tokens = 4096;
   long long output_tokens = 1024;       // 0 for an embedding workload
@@ -92,9 +114,10 @@ struct InferenceWorkload {
   InferenceTargets targets;
   // Vision-language models: images in each prompt, and their size for dynamic-resolution towers.
   long long images_per_request = 0;
-  long long image_width = 1024;  // pixels
-  long long image_height = 1024; // pixels
-  long long image_tokens = 0;    // derived: the images' tokens in each prompt
+  long long image_width = 1024;               // pixels
+  long long image_height = 1024;              // pixels
+  long long image_tokens = 0;                 // derived: the images' tokens in each prompt
+  std::optional<Transcription> transcription; // set for a transcription workload only
   // What the language model reads per request: the text and the image tokens.
   [[nodiscard]] long long prompt_tokens() const { return input_tokens + image_tokens; }
   // "500 in" or "500 in + 2 images (2738 tokens)", for reports.
@@ -130,6 +153,7 @@ struct Workload {
     return type == WorkloadType::training || type == WorkloadType::finetune;
   }
   [[nodiscard]] bool is_embedding() const { return type == WorkloadType::embedding; }
+  [[nodiscard]] bool is_transcription() const { return type == WorkloadType::transcription; }
 };
 
 struct Constraints {

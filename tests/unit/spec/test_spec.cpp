@@ -204,9 +204,8 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
         "concurrency": 0}})") ==
         "spec.json:/workload/concurrency: must be between 1 and 1e+06, got 0");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inferense"}})") ==
-        "spec.json:/workload/type: must be one of inference, training, finetune, embedding (did "
-        "you mean "
-        "\"inference\"?), got \"inferense\"");
+        "spec.json:/workload/type: must be one of inference, training, finetune, embedding, "
+        "transcription (did you mean \"inference\"?), got \"inferense\"");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
         "input_tokens": 1e30}})") ==
         "spec.json:/workload/input_tokens: must be an integer, got 1e+30");
@@ -379,30 +378,132 @@ TEST_CASE("spec: an embedding workload refuses what it does not have", "[spec][e
              Catch::StartsWith(":/workload/targets/sequences_per_s: "));
 }
 
-// Issue 16: encoder-decoder models (T5, Whisper) are read, not planned, as encoder-only ones.
-TEST_CASE("spec: encoder-decoder models are described, not planned", "[spec]") {
-  const auto refusal = [](const std::string& family) {
-    return family + " is an encoder-decoder model (translation, summarization, transcription): "
-                    "rightsize does not plan encoder-decoder workloads yet; `rightsize model` "
-                    "reads its parameters and weights";
-  };
+// Issue 16: T5 is read, not planned; Whisper is planned as a transcription workload only.
+TEST_CASE("spec: encoder-decoder models: T5 described, Whisper transcribed", "[spec]") {
+  const std::string t5_refusal =
+      "t5 is an encoder-decoder model (translation, summarization, transcription): rightsize "
+      "plans transcription for Whisper only, not text-to-text encoder-decoder workloads yet; "
+      "`rightsize model` reads its parameters and weights";
   const std::string flan = config_path("encdec/flan-t5-base");
-  CHECK_THROWS_WITH(load_spec(flan), flan + ":/model_type: " + refusal("t5"));
+  CHECK_THROWS_WITH(load_spec(flan), flan + ":/model_type: " + t5_refusal);
   const Spec described = load_spec(flan, SpecUse::describe);
   CHECK(described.model.params_total == 247'577'856);
   CHECK(described.defaults.front() ==
         "input is a bare config.json of an encoder-decoder model: no workload");
-  const std::string whisper = config_path("encdec/whisper-tiny");
-  CHECK_THROWS_WITH(load_spec(whisper), whisper + ":/model_type: " + refusal("whisper"));
   ScratchDir dir;
-  const auto with_workload = dir.write(
+  const auto t5_transcribing = dir.write(
+      "t5.json", R"({"model": ")" + flan + R"(", "workload": {"type": "transcription"}})");
+  CHECK_THROWS_WITH(load_spec(t5_transcribing), t5_transcribing + ":/workload/type: " + t5_refusal);
+
+  // A bare Whisper config.json: a transcription workload with defaults.
+  const std::string whisper = config_path("encdec/whisper-tiny");
+  const Spec bare = load_spec(whisper);
+  CHECK(bare.workload.is_transcription());
+  const auto& inf = bare.workload.inference;
+  REQUIRE(inf.transcription);
+  CHECK(inf.transcription->window_seconds == 30);
+  CHECK(inf.transcription->audio_seconds == 30);
+  CHECK(inf.transcription->windows == 1);
+  CHECK(inf.input_tokens == 4);
+  CHECK(inf.output_tokens == 100);
+  CHECK_FALSE(inf.concurrency);
+  CHECK(bare.defaults.front() == "input is a bare config.json of a speech-recognition model: "
+                                 "transcription workload with defaults");
+  const auto without = dir.write("t.json", R"({"model": ")" + whisper + R"("})");
+  CHECK(load_spec(without).workload.is_transcription());
+
+  // Another workload on Whisper, or transcription on a model that is not Whisper.
+  const auto generating = dir.write(
       "s.json",
       R"({"model": ")" + whisper + R"(", "workload": {"type": "inference", "input_tokens": 256}})");
-  CHECK_THROWS_WITH(load_spec(with_workload, SpecUse::describe),
-                    with_workload + ":/workload/type: " + refusal("whisper"));
-  const auto without = dir.write("t.json", R"({"model": ")" + whisper + R"("})");
-  CHECK_THROWS_WITH(load_spec(without), without + ":/model: " + refusal("whisper"));
-  CHECK(load_spec(without, SpecUse::describe).model.encoder_decoder);
+  CHECK_THROWS_WITH(load_spec(generating),
+                    generating + ":/workload/type: whisper is a speech-recognition model: plan "
+                                 "it as a transcription workload (\"type\": \"transcription\")");
+  const auto llama = dir.write("l.json",
+                               R"({"model": ")" + config_path("llama-3.1-8b") +
+                                   R"(", "workload": {"type": "transcription"}})");
+  CHECK_THROWS_WITH(load_spec(llama),
+                    llama + ":/workload/type: a transcription workload needs a "
+                            "speech-recognition model (Whisper), got llama");
+}
+
+TEST_CASE("spec: transcription workload fields, targets and refusals", "[spec]") {
+  const std::string whisper = config_path("encdec/whisper-large-v3");
+  const auto read = [&](const std::string& workload) {
+    ScratchDir dir;
+    return load_spec(
+        dir.write("s.json", R"({"model": ")" + whisper + R"(", "workload": )" + workload + "}"));
+  };
+  const auto error = [&](const std::string& workload) {
+    ScratchDir dir;
+    const auto path =
+        dir.write("s.json", R"({"model": ")" + whisper + R"(", "workload": )" + workload + "}");
+    try {
+      load_spec(path);
+    } catch (const InputError& e) {
+      return std::string(e.what()).substr(path.size());
+    }
+    return std::string("no error");
+  };
+  // 5-minute calls: ten windows, one after another; concurrency counts requests.
+  const Spec calls = read(R"({"type": "transcription", "audio_seconds": 300, "output_tokens": 120,
+      "concurrency": 32, "targets": {"audio_seconds_per_s": 300, "latency_ms": 20000}})");
+  const auto& w = calls.workload.inference;
+  REQUIRE(w.transcription);
+  CHECK(w.transcription->windows == 10);
+  CHECK(w.transcription->audio_per_window() == 30);
+  CHECK(w.transcription->requests_in_flight == 32);
+  CHECK(*w.concurrency == 32);
+  CHECK(w.output_tokens == 120);
+  // Held as windows per second: 300 audio s/s of 30 s windows.
+  CHECK(*w.targets.requests_per_s == 10);
+  CHECK(*w.transcription->audio_seconds_per_s == 300);
+  CHECK(w.targets.ttft->si() == 20);
+  CHECK_FALSE(w.targets.tpot);
+  // Shorter than a window: one padded window carrying 10 s.
+  const Spec clip = read(R"({"type": "transcription", "audio_seconds": 10})");
+  CHECK(clip.workload.inference.transcription->windows == 1);
+  CHECK(clip.workload.inference.transcription->audio_per_window() == 10);
+
+  CHECK(error(R"({"type": "transcription", "input_tokens": 512})") ==
+        ":/workload/input_tokens: a transcription request sends audio, not a prompt: give "
+        "audio_seconds (the decoder's prompt is Whisper's 4 task tokens)");
+  CHECK(error(R"({"type": "transcription", "images_per_request": 1})") ==
+        ":/workload/images_per_request: whisper transcribes audio: a transcription workload has "
+        "no images");
+  CHECK(error(R"({"type": "transcription", "targets": {"ttft_ms": 500}})") ==
+        ":/workload/targets/ttft_ms: a transcription request's latency is latency_ms (arrival to "
+        "the whole transcript); Whisper streams no first token");
+  CHECK(error(R"({"type": "transcription", "targets": {"tpot_ms": 20}})") ==
+        ":/workload/targets/tpot_ms: a transcription request's latency is latency_ms (arrival to "
+        "the whole transcript)");
+  CHECK(error(R"({"type": "transcription", "targets": {"output_tokens_per_s": 1000}})") ==
+        ":/workload/targets/output_tokens_per_s: a transcription workload's throughput is "
+        "audio_seconds_per_s");
+  CHECK(error(R"({"type": "transcription", "targets": {"requests_per_s": 10}})") ==
+        ":/workload/targets/requests_per_s: a transcription workload's throughput is "
+        "audio_seconds_per_s (requests per second x audio_seconds)");
+  CHECK(error(R"({"type": "transcription", "output_tokens": 445})") ==
+        ":/workload/output_tokens: 445 output tokens per 30 s window exceed what whisper's "
+        "decoder holds: 448 positions (max_target_positions) less its 4 task tokens, at most 444");
+  CHECK(error(R"({"type": "transcription", "engine": "sglang"})") ==
+        ":/workload/engine: rightsize models Whisper transcription on vllm and transformers (how "
+        "SGLang holds Whisper's cross-attention keys and values is not modelled), got \"sglang\"");
+  CHECK_THAT(error(R"({"type": "transcription", "engine": "tensorrt-llm"})"),
+             Catch::StartsWith(":/workload/engine: rightsize models Whisper transcription on "
+                               "vllm and transformers (TensorRT-LLM runs Whisper"));
+  CHECK_THAT(error(R"({"type": "transcription", "audio_seconds": 0})"),
+             Catch::StartsWith(":/workload/audio_seconds: "));
+  CHECK_THAT(error(R"({"type": "transcription", "audio_seconds": -30})"),
+             Catch::StartsWith(":/workload/audio_seconds: "));
+  CHECK_THAT(error(R"({"type": "transcription", "output_tokens": 0})"),
+             Catch::StartsWith(":/workload/output_tokens: "));
+  CHECK_THAT(error(R"({"type": "transcription", "concurrency": 0})"),
+             Catch::StartsWith(":/workload/concurrency: "));
+  CHECK_THAT(error(R"({"type": "transcription", "targets": {"audio_seconds_per_s": 0}})"),
+             Catch::StartsWith(":/workload/targets/audio_seconds_per_s: "));
+  CHECK_THAT(error(R"({"type": "transcription", "audio_secs": 30})"),
+             Catch::Contains("unknown field \"audio_secs\" (did you mean \"audio_seconds\"?)"));
 }
 
 TEST_CASE("spec: unknown families are refused, with a suggestion and the generic route", "[spec]") {
