@@ -239,15 +239,30 @@ inline const char* latency_band_metric(const Spec& spec) {
 // rate r with requests of duration d holds r x d of them at once. The smallest batch for which
 // `holds` (the throughput targets are met; it grows with the batch), by bisection, capped at
 // `cap` (what fits, and the engine's max_num_seqs). Callers with no throughput target pass share.
-template <class Holds>
-long long online_batch_from(long long share, long long cap, const Holds& holds) {
-  if (holds(share)) {
+//
+// `known(share, cap)` may narrow the bisection with batches already evaluated (for other replica
+// counts): the largest known to miss and the smallest known to meet the targets within
+// (share, cap). Throughput grows with the batch, so the answer is the same, from fewer
+// evaluations.
+struct KnownBatches {
+  long long misses = 0;
+  std::optional<long long> meets;
+};
+template <class Holds, class Known>
+long long
+online_batch_from(long long share, long long cap, const Holds& holds, const Known& known) {
+  if (holds(share) || cap <= share) {
     return share;
   }
-  if (cap <= share || !holds(cap)) {
-    return std::max(share, cap);
+  const KnownBatches k = known(share, cap);
+  if (!k.meets && !holds(cap)) {
+    return cap;
   }
-  return first_holding(share, cap, holds);
+  return first_holding(std::max(share, k.misses), k.meets.value_or(cap), holds);
+}
+template <class Holds>
+long long online_batch_from(long long share, long long cap, const Holds& holds) {
+  return online_batch_from(share, cap, holds, [](long long, long long) { return KnownBatches{}; });
 }
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
 

@@ -272,30 +272,22 @@ long long online_batch(const Search& S,
   if (!S.options.prune) {
     return online_batch_from(share, cap, holds);
   }
-  // The same answer, the smallest batch in (share, cap] that meets the throughput targets, with
-  // the bisection started from the batches this layout has already evaluated (for other replica
-  // counts): throughput grows with the batch, so one that meets them bounds the answer from
-  // above, one that misses from below.
-  if (holds(share) || cap <= share) {
-    return share;
-  }
-  long long lo = share;
-  long long hi = cap;
-  bool hi_meets = false;
-  eval.each_known([&](long long batch, const Evaluated& e) {
-    if (batch > lo && batch < hi) {
-      if (meets(At{&e, replicas})) {
-        hi = batch;
-        hi_meets = true;
-      } else {
-        lo = batch;
+  // The batches this layout has evaluated for other replica counts narrow the bisection.
+  return online_batch_from(share, cap, holds, [&](long long lo, long long hi) {
+    KnownBatches known{lo, std::nullopt};
+    eval.each_known([&](long long batch, const Evaluated& e) {
+      if (batch > lo && batch < hi) {
+        if (meets(At{&e, replicas})) {
+          hi = batch;
+          known.meets = batch;
+        } else {
+          lo = batch;
+          known.misses = batch;
+        }
       }
-    }
+    });
+    return known;
   });
-  if (!hi_meets && !holds(cap)) {
-    return cap;
-  }
-  return first_holding(lo, hi, holds);
 }
 
 // One replica count: the batch per replica (online_batch, or offline the largest that meets the
