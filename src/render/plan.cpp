@@ -637,64 +637,12 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
 // Serving columns. An embedding workload shows a sequence's latency and sequences per second
 // where generation shows TTFT and TPOT, tokens embedded per second for output tokens, and its $
 // per million tokens is per input token; an image embedding workload, images per second and $
-// per thousand images.
-// A transcription workload: a request's latency, audio seconds transcribed per second (times real
-// time) and $ per audio hour.
-std::vector<Column> transcription_columns(const std::vector<const Candidate*>& rows, bool wide) {
-  std::vector<Column> cols{{"#", false, {}},
-                           {"GPU", true, {}},
-                           {"GPUS", true, {}},
-                           {wide ? "W/KV/MATH" : "W/KV", true, {}}};
-  if (wide) {
-    cols.push_back({"MEM/GPU", false, {}});
-  }
-  cols.push_back({"LATENCY", false, {}});
-  cols.push_back({"AUDIO S/S", false, {}});
-  if (wide) {
-    cols.push_back({"TOK/S", false, {}});
-    cols.push_back({"$/HOUR", false, {}});
-  }
-  cols.push_back({"$/AUDIO H", false, {}});
-  cols.push_back({"TCO", false, {}});
-  cols.push_back({"SIZED", true, {}});
-  for (const auto* c : rows) {
-    const auto& i = *c->inference;
-    const auto& b = c->inference_bands;
-    const double per_window = c->spec.workload.inference.transcription->audio_per_window();
-    std::size_t k = 0;
-    cols[k++].cells.push_back(std::to_string(c->rank));
-    cols[k++].cells.push_back(gpu_cell(*c));
-    cols[k++].cells.push_back(gpus_cell(*c));
-    cols[k++].cells.push_back(precision_cell(*c, wide));
-    if (wide) {
-      cols[k++].cells.push_back(fmt::format(
-          "{:.1f}/{:.0f}G", to_gib(c->memory.per_gpu.total()), to_gib(c->memory.budget)));
-    }
-    cols[k++].cells.push_back(
-        time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
-    cols[k++].cells.push_back(
-        rate_cell(i.audio_seconds_per_s,
-                  b ? std::optional<Band>(Band{b->requests_per_s.low * per_window,
-                                               b->requests_per_s.high * per_window})
-                    : std::nullopt));
-    if (wide) {
-      cols[k++].cells.push_back(fmt::format("{:.0f}", i.output_tokens_per_s));
-      cols[k++].cells.push_back(money(c->cost.per_hour.si()));
-    }
-    cols[k++].cells.push_back(c->cost.usd_per_audio_hour ? money(*c->cost.usd_per_audio_hour)
-                                                         : "-");
-    cols[k++].cells.push_back(money(c->cost.tco.si()));
-    cols[k++].cells.push_back(short_verdict(c->verdict));
-  }
-  return cols;
-}
-
+// per thousand images; a transcription workload, a request's latency, audio seconds transcribed
+// per second (times real time) and $ per audio hour.
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
   const bool embedding = !rows.empty() && rows.front()->spec.workload.is_embedding();
   const bool images = !rows.empty() && rows.front()->spec.embeds_images();
-  if (!rows.empty() && rows.front()->spec.workload.is_transcription()) {
-    return transcription_columns(rows, wide);
-  }
+  const bool transcription = !rows.empty() && rows.front()->spec.workload.is_transcription();
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
                            {"GPUS", true, {}},
@@ -702,13 +650,18 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
   if (wide) {
     cols.push_back({"MEM/GPU", false, {}});
   }
-  cols.push_back({embedding ? "LATENCY" : "TTFT", false, {}});
-  cols.push_back({images ? "IMG/S" : embedding ? "SEQ/S" : "TPOT", false, {}});
+  cols.push_back({embedding || transcription ? "LATENCY" : "TTFT", false, {}});
+  cols.push_back({transcription ? "AUDIO S/S"
+                  : images      ? "IMG/S"
+                  : embedding   ? "SEQ/S"
+                                : "TPOT",
+                  false,
+                  {}});
   if (wide) {
     cols.push_back({"TOK/S", false, {}});
     cols.push_back({"$/HOUR", false, {}});
   }
-  cols.push_back({images ? "$/KIMG" : "$/MTOK", false, {}});
+  cols.push_back({transcription ? "$/AUDIO H" : images ? "$/KIMG" : "$/MTOK", false, {}});
   cols.push_back({"TCO", false, {}});
   cols.push_back({"SIZED", true, {}});
   for (const auto* c : rows) {
@@ -725,19 +678,32 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
     }
     cols[k++].cells.push_back(
         time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
-    cols[k++].cells.push_back(
-        embedding
-            ? rate_cell(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
-            : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
+    if (transcription) {
+      // Audio seconds per window times the windows' rate, and its band.
+      const double per_window = c->spec.workload.inference.transcription->audio_per_window();
+      cols[k++].cells.push_back(
+          rate_cell(i.audio_seconds_per_s,
+                    b ? std::optional<Band>(Band{b->requests_per_s.low * per_window,
+                                                 b->requests_per_s.high * per_window})
+                      : std::nullopt));
+    } else {
+      cols[k++].cells.push_back(
+          embedding ? rate_cell(i.requests_per_s,
+                                b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
+                    : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
+    }
     if (wide) {
       cols[k++].cells.push_back(
-          embedding ? fmt::format("{:.0f}", i.prefill_tokens_per_s)
-                    : rate_cell(i.output_tokens_per_s,
-                                b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
+          embedding || transcription
+              ? fmt::format("{:.0f}",
+                            transcription ? i.output_tokens_per_s : i.prefill_tokens_per_s)
+              : rate_cell(i.output_tokens_per_s,
+                          b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt));
       cols[k++].cells.push_back(money(c->cost.per_hour.si()));
     }
-    const auto& per_unit =
-        images ? c->cost.usd_per_thousand_images : c->cost.usd_per_million_tokens;
+    const auto& per_unit = transcription ? c->cost.usd_per_audio_hour
+                           : images      ? c->cost.usd_per_thousand_images
+                                         : c->cost.usd_per_million_tokens;
     cols[k++].cells.push_back(per_unit ? money(*per_unit) : "-");
     cols[k++].cells.push_back(money(c->cost.tco.si()));
     cols[k++].cells.push_back(short_verdict(c->verdict));
