@@ -195,7 +195,13 @@ MathClass math_class(DType d) {
   return d == DType::fp8 ? MathClass::fp8 : MathClass::sixteen;
 }
 
-TensorPrecision sixteen_bit(const Gpu& gpu) {
+// 16-bit math in the operands' own format where the GPU rates it (fp16 checkpoints run fp16
+// GEMMs; the catalog gives bf16 and fp16 the same dense rate wherever it lists both), else bf16,
+// else fp16 (Turing has no bf16).
+TensorPrecision sixteen_bit(const Gpu& gpu, DType operands) {
+  if (operands == DType::fp16 && gpu.rate(TensorPrecision::fp16)) {
+    return TensorPrecision::fp16;
+  }
   return gpu.rate(TensorPrecision::bf16) ? TensorPrecision::bf16 : TensorPrecision::fp16;
 }
 
@@ -203,9 +209,15 @@ TensorPrecision sixteen_bit(const Gpu& gpu) {
 
 TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
   MathClass math = MathClass::sixteen;
+  // The format 16-bit math runs in: the training compute dtype, the stated activations, or the
+  // weights when they are 16-bit (weight-only formats dequantize to bf16 unless told otherwise).
+  DType operands = DType::bf16;
   if (spec.workload.is_training()) {
     math = math_class(spec.workload.training.precision.compute);
+    operands = spec.workload.training.precision.compute;
   } else {
+    operands =
+        spec.precision.activations_stated() ? spec.precision.activations : spec.precision.weights;
     // A GEMM runs at the rate of its coarser operand: weight-only formats are dequantized to the
     // activations' format. Activations left unstated (or stated for other weights than a
     // planner's variant) keep the weights' usual deployment: W8A8 for fp8, W4A4 for fp4
@@ -226,7 +238,7 @@ TensorPrecision compute_precision(const Spec& spec, const Gpu& gpu) {
   if (math != MathClass::sixteen && gpu.rate(TensorPrecision::fp8)) {
     return TensorPrecision::fp8; // fp8, or fp4 on Hopper and Ada: fp8 math
   }
-  return sixteen_bit(gpu); // 16-bit formats, or fp8 on Ampere: dequantized to 16-bit math
+  return sixteen_bit(gpu, operands); // 16-bit formats, or fp8 on Ampere: 16-bit math
 }
 
 std::optional<std::string> missing_compute_rate(const Spec& spec, const Gpu& gpu) {
@@ -936,7 +948,8 @@ TrainingPerformance estimate_training(const Spec& spec,
   // fp8 GEMMs: the bf16 step's compute, fp8_training_speedup times faster end to end.
   const double speedup =
       r.compute_precision == TensorPrecision::fp8 ? eff.fp8_training_speedup : 1.0;
-  const FlopsPerSecond achieved = *gpu.rate(sixteen_bit(gpu)) * (kernel_efficiency * speedup);
+  const FlopsPerSecond achieved =
+      *gpu.rate(sixteen_bit(gpu, DType::bf16)) * (kernel_efficiency * speedup);
   r.compute = hardware / gpus / achieved;
   // Pipeline bubble (p - 1) / (v m) of the compute (Narayanan et al. 2021, section 2.2).
   const double microbatches = static_cast<double>(w.global_batch) / (micro * p.dp);

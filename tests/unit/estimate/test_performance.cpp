@@ -608,11 +608,16 @@ TEST_CASE("performance: fp32 weights compute at the GPU's FP32 rate", "[performa
   autocast.precision.activations = DType::bf16;
   autocast.precision.activations_stated_for = DType::fp32;
   CHECK(compute_precision(autocast, h100) == TensorPrecision::bf16);
-  // vLLM serves an fp32 checkpoint in fp16 (--dtype auto): 16-bit math.
+  // vLLM serves an fp32 checkpoint in fp16 (--dtype auto): fp16 math, at the bf16 rate.
   const Spec vllm = parse_spec({{"model", config_path("encoder/bert-base-uncased")},
                                 {"workload", {{"type", "embedding"}, {"input_tokens", 512}}}},
                                "test.json");
-  CHECK(compute_precision(vllm, h100) == TensorPrecision::bf16);
+  CHECK(compute_precision(vllm, h100) == TensorPrecision::fp16); // as served, as reported
+  CHECK(h100.rate(TensorPrecision::fp16) == h100.rate(TensorPrecision::bf16));
+  // bf16 weights compute in bf16; on Turing, which has no bf16, in fp16.
+  CHECK(compute_precision(bf16, h100) == TensorPrecision::bf16);
+  const Gpu& t4 = catalog().resolve("T4", "test");
+  CHECK(compute_precision(bf16, t4) == TensorPrecision::fp16);
   // No rate stands in for a missing FP32 figure: the B200's catalog entry has none.
   const Gpu& b200 = catalog().resolve("B200", "test");
   REQUIRE_FALSE(b200.rate(TensorPrecision::fp32));
