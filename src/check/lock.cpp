@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -158,11 +159,25 @@ LockedConfiguration configuration_of(const Candidate& c) {
   l.kv_cache = std::string(to_string(c.spec.precision.kv_cache));
   l.memory_per_gpu_bytes = c.memory.per_gpu.total().si();
   l.memory_budget_bytes = c.memory.budget.si();
+  const Workload& w = c.spec.workload;
+  const bool own_unit = w.is_embedding() || w.is_transcription();
   if (c.inference) {
     l.batch = c.memory.batch;
-    l.ttft_ms = to_ms(c.inference->ttft);
-    l.tpot_ms = to_ms(c.inference->tpot);
-    l.output_tokens_per_s = c.inference->output_tokens_per_s;
+    if (!own_unit) {
+      l.ttft_ms = to_ms(c.inference->ttft);
+      l.tpot_ms = to_ms(c.inference->tpot);
+      l.output_tokens_per_s = c.inference->output_tokens_per_s;
+    } else {
+      // An embedding's TTFT is its sequence's latency, a transcription's its request's.
+      l.latency_ms = to_ms(c.inference->ttft);
+      if (w.is_transcription()) {
+        l.audio_seconds_per_s = c.inference->audio_seconds_per_s;
+      } else if (c.spec.embeds_images()) {
+        l.images_per_s = c.inference->requests_per_s; // one image a sequence
+      } else {
+        l.sequences_per_s = c.inference->requests_per_s;
+      }
+    }
   }
   if (c.training) {
     l.step_time_s = c.training->step.si();
@@ -171,7 +186,15 @@ LockedConfiguration configuration_of(const Candidate& c) {
     }
   }
   l.usd_per_hour = c.cost.per_hour.si();
-  l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
+  if (!own_unit) {
+    l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
+  } else if (w.is_transcription()) {
+    l.usd_per_audio_hour = c.cost.usd_per_audio_hour;
+  } else if (c.spec.embeds_images()) {
+    l.usd_per_thousand_images = c.cost.usd_per_thousand_images;
+  } else {
+    l.usd_per_million_input_tokens = c.cost.usd_per_million_tokens; // per input token
+  }
   l.tco_usd = c.cost.tco.si();
   if (!c.cost.months.empty()) {
     l.usd_per_month = c.cost.months.front().cost.si();
@@ -202,27 +225,46 @@ nlohmann::json optional_json(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+// The figures of workloads measured in their own unit, by their name in a lock file.
+template <class L> auto own_unit_figures(L& l) {
+  return std::array{std::pair{"latency_ms", &l.latency_ms},
+                    std::pair{"sequences_per_s", &l.sequences_per_s},
+                    std::pair{"images_per_s", &l.images_per_s},
+                    std::pair{"audio_seconds_per_s", &l.audio_seconds_per_s},
+                    std::pair{"usd_per_million_input_tokens", &l.usd_per_million_input_tokens},
+                    std::pair{"usd_per_thousand_images", &l.usd_per_thousand_images},
+                    std::pair{"usd_per_audio_hour", &l.usd_per_audio_hour}};
+}
+
 } // namespace
 
 nlohmann::json configuration_to_json(const LockedConfiguration& l) {
-  return {{"gpu", l.gpu},
-          {"gpus", l.gpus},
-          {"replicas", l.replicas},
-          {"parallelism",
-           {{"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}}},
-          {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
-          {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
-          {"memory_budget_bytes", l.memory_budget_bytes},
-          {"ttft_ms", optional_json(l.ttft_ms)},
-          {"tpot_ms", optional_json(l.tpot_ms)},
-          {"output_tokens_per_s", optional_json(l.output_tokens_per_s)},
-          {"step_time_s", optional_json(l.step_time_s)},
-          {"time_to_train_hours", optional_json(l.time_to_train_hours)},
-          {"usd_per_hour", l.usd_per_hour},
-          {"usd_per_month", optional_json(l.usd_per_month)},
-          {"batch", l.batch ? nlohmann::json(*l.batch) : nlohmann::json(nullptr)},
-          {"usd_per_million_output_tokens", optional_json(l.usd_per_million_tokens)},
-          {"tco_usd", l.tco_usd}};
+  nlohmann::json j = {
+      {"gpu", l.gpu},
+      {"gpus", l.gpus},
+      {"replicas", l.replicas},
+      {"parallelism",
+       {{"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}}},
+      {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
+      {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
+      {"memory_budget_bytes", l.memory_budget_bytes},
+      {"ttft_ms", optional_json(l.ttft_ms)},
+      {"tpot_ms", optional_json(l.tpot_ms)},
+      {"output_tokens_per_s", optional_json(l.output_tokens_per_s)},
+      {"step_time_s", optional_json(l.step_time_s)},
+      {"time_to_train_hours", optional_json(l.time_to_train_hours)},
+      {"usd_per_hour", l.usd_per_hour},
+      {"usd_per_month", optional_json(l.usd_per_month)},
+      {"batch", l.batch ? nlohmann::json(*l.batch) : nlohmann::json(nullptr)},
+      {"usd_per_million_output_tokens", optional_json(l.usd_per_million_tokens)},
+      {"tco_usd", l.tco_usd}};
+  // Written only when set: a generation workload's lock reads as before.
+  for (const auto& [key, v] : own_unit_figures(l)) {
+    if (*v) {
+      j[key] = **v;
+    }
+  }
+  return j;
 }
 
 namespace {
@@ -248,7 +290,14 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
                     "usd_per_month",
                     "batch",
                     "usd_per_million_output_tokens",
-                    "tco_usd"});
+                    "tco_usd",
+                    "latency_ms",
+                    "sequences_per_s",
+                    "images_per_s",
+                    "audio_seconds_per_s",
+                    "usd_per_million_input_tokens",
+                    "usd_per_thousand_images",
+                    "usd_per_audio_hour"});
   LockedConfiguration l;
   l.gpu = r.string("gpu");
   l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));
@@ -273,6 +322,9 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
   l.batch = r.optional_integer("batch", Range::positive(1e9));
   l.usd_per_million_tokens = optional_number(r, "usd_per_million_output_tokens");
   l.tco_usd = r.number("tco_usd", Range::non_negative(1e15));
+  for (const auto& [key, v] : own_unit_figures(l)) {
+    *v = optional_number(r, key);
+  }
   return l;
 }
 
@@ -590,6 +642,74 @@ void compare_figures(CheckResult& r,
                    t.throughput,
                    t);
   }
+  // Embeddings and transcription: the request latency, under the TTFT threshold (a lock written
+  // before 2026-11-27 kept it as ttft_ms), and the throughput and unit price in their own unit.
+  const auto latency_was = was.latency_ms   ? was.latency_ms
+                           : now.latency_ms ? was.ttft_ms
+                                            : std::nullopt;
+  if (latency_was && now.latency_ms) {
+    compare_figure(r,
+                   {"latency_ms", "latency", "ms", "latency", true},
+                   *latency_was,
+                   *now.latency_ms,
+                   format_seconds(milliseconds(*latency_was)),
+                   format_seconds(milliseconds(*now.latency_ms)),
+                   t.ttft,
+                   t);
+  }
+  const auto rate = [&](const std::optional<double>& before,
+                        const std::optional<double>& after,
+                        const Metric& m) {
+    if (before && after) {
+      compare_figure(r,
+                     m,
+                     *before,
+                     *after,
+                     fmt::format("{:.1f}", *before),
+                     fmt::format("{:.1f}", *after),
+                     t.throughput,
+                     t);
+    }
+  };
+  rate(was.sequences_per_s,
+       now.sequences_per_s,
+       {"sequences_per_s", "sequences/s", "sequences/s", "throughput", false});
+  rate(was.images_per_s,
+       now.images_per_s,
+       {"images_per_s", "images/s", "images/s", "throughput", false});
+  rate(was.audio_seconds_per_s,
+       now.audio_seconds_per_s,
+       {"audio_seconds_per_s", "audio seconds/s", "audio s/s", "throughput", false});
+  const auto price = [&](const std::optional<double>& before,
+                         const std::optional<double>& after,
+                         const Metric& m,
+                         const char* format) {
+    if (before && after) {
+      compare_figure(r,
+                     m,
+                     *before,
+                     *after,
+                     fmt::format(fmt::runtime(format), *before),
+                     fmt::format(fmt::runtime(format), *after),
+                     std::nullopt,
+                     t);
+    }
+  };
+  // A text embedding's price per million tokens was locked as usd_per_million_output_tokens.
+  price(was.usd_per_million_input_tokens   ? was.usd_per_million_input_tokens
+        : now.usd_per_million_input_tokens ? was.usd_per_million_tokens
+                                           : std::nullopt,
+        now.usd_per_million_input_tokens,
+        {"usd_per_million_input_tokens", "$/M input tokens", "USD", "cost", true},
+        "${:.4f}");
+  price(was.usd_per_thousand_images,
+        now.usd_per_thousand_images,
+        {"usd_per_thousand_images", "$/1k images", "USD", "cost", true},
+        "${:.4f}");
+  price(was.usd_per_audio_hour,
+        now.usd_per_audio_hour,
+        {"usd_per_audio_hour", "$/audio hour", "USD", "cost", true},
+        "${:.4f}");
   if (was.step_time_s && now.step_time_s) {
     compare_figure(r,
                    {"step_time_s", "step time", "s", "latency", true},

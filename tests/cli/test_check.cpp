@@ -5,6 +5,7 @@
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -451,4 +452,80 @@ TEST_CASE("check: the output is the same whatever --jobs, and the first error in
     CHECK(a.out == b.out);
     CHECK_THAT(b.err, Catch::Contains(specs[20].first));
   }
+}
+
+// An embedding workload's lock kept its latency as ttft_ms, a TPOT and output tokens/s of 0 and
+// its price per input token as usd_per_million_output_tokens: a throughput drop could not fail
+// the check. Now it locks figures in its own unit, and compares them.
+TEST_CASE("check: an embedding workload locks and compares latency, sequences/s and $/M input "
+          "tokens",
+          "[check][cli]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "bge-m3", fs::path(dir.path()) / "models" / "bge-m3");
+  const std::string spec = dir.path() + "/embed.json";
+  fs::copy_file(examples / "bge-m3-rag-embeddings.json", spec);
+  REQUIRE(run_binary("plan " + spec + " --lock --format json").exit_code == 0);
+  const std::string lock_path = dir.path() + "/rightsize.lock.json";
+  const auto read_json = [](const std::string& path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+  };
+  const auto lock = read_json(lock_path);
+  const auto& locked = lock["locks"]["embed.json"]["recommended"];
+  CHECK(locked["latency_ms"].get<double>() > 0.0);
+  CHECK(locked["sequences_per_s"].get<double>() >= 2000.0);
+  CHECK(locked["usd_per_million_input_tokens"].get<double>() > 0.0);
+  CHECK(locked["ttft_ms"].is_null());
+  CHECK(locked["tpot_ms"].is_null());
+  CHECK(locked["output_tokens_per_s"].is_null());
+  CHECK(locked["usd_per_million_output_tokens"].is_null());
+  CHECK_FALSE(locked.contains("images_per_s"));
+
+  // The locked fleet as if it had been faster: --replan evaluates it again, and the figures in
+  // the workload's own unit cross the throughput and latency thresholds.
+  auto faster = lock;
+  auto& fast = faster["locks"]["embed.json"]["recommended"];
+  fast["sequences_per_s"] = fast["sequences_per_s"].get<double>() * 1.5;
+  fast["latency_ms"] = fast["latency_ms"].get<double>() * 0.5;
+  std::ofstream(lock_path) << faster.dump(2);
+  const auto checked = run_binary("check " + spec + " --replan --format json");
+  CHECK(checked.exit_code == 1);
+  const auto result = nlohmann::json::parse(checked.out)["results"][0];
+  CHECK(result["basis"] == "locked configuration");
+  std::set<std::string> crossed;
+  for (const auto& x : result["crossed"]) {
+    const auto text = x["text"].get<std::string>();
+    crossed.insert(x["check"].get<std::string>() + " | " + text.substr(0, text.find(" -> ")));
+  }
+  CHECK(crossed.count("throughput | throughput: sequences/s " +
+                      fmt::format("{:.1f}", fast["sequences_per_s"].get<double>())) == 1);
+  CHECK(std::count_if(crossed.begin(), crossed.end(), [](const std::string& x) {
+          return x.rfind("latency | latency: latency ", 0) == 0;
+        }) == 1);
+  CHECK(crossed.size() == 2);
+
+  // A lock written before: latency under ttft_ms, the price as output tokens', no sequences/s.
+  auto old = lock;
+  auto& rec = old["locks"]["embed.json"]["recommended"];
+  rec["ttft_ms"] = rec["latency_ms"].get<double>() * 0.5; // and faster, to show a change
+  rec["tpot_ms"] = 0.0;
+  rec["output_tokens_per_s"] = 0.0;
+  rec["usd_per_million_output_tokens"] = rec["usd_per_million_input_tokens"].get<double>() * 0.5;
+  for (const char* k : {"latency_ms", "sequences_per_s", "usd_per_million_input_tokens"}) {
+    rec.erase(k);
+  }
+  std::ofstream(lock_path) << old.dump(2);
+  const auto r = run_binary("check " + spec + " --replan --format json");
+  CHECK(r.exit_code == 1); // the latency doubled
+  const auto report = nlohmann::json::parse(r.out);
+  std::set<std::string> metrics;
+  for (const auto& ch : report["results"][0]["changes"]) {
+    metrics.insert(ch["metric"].get<std::string>());
+  }
+  CHECK(metrics.count("latency_ms") == 1);
+  CHECK(metrics.count("usd_per_million_input_tokens") == 1);
+  CHECK(metrics.count("ttft_ms") == 0);
+  CHECK(metrics.count("output_tokens_per_s") == 0);
 }

@@ -34,6 +34,17 @@ struct LockedConfiguration {
   double tco_usd = 0;
   std::optional<double> usd_per_month; // the first month (absent in schema 1 locks)
   std::optional<long long> batch;      // serving: sequences per replica (absent in schema 1)
+  // Workloads that decode no tokens of their own, or whose unit is not a token (embeddings,
+  // image embeddings, transcription): their request latency, throughput in their own unit and
+  // unit price; ttft_ms, tpot_ms, output_tokens_per_s and usd_per_million_tokens stay empty.
+  // Absent from locks written before 2026-11-27, which put the latency under ttft_ms.
+  std::optional<double> latency_ms;
+  std::optional<double> sequences_per_s;     // text embeddings
+  std::optional<double> images_per_s;        // image embeddings
+  std::optional<double> audio_seconds_per_s; // transcription
+  std::optional<double> usd_per_million_input_tokens;
+  std::optional<double> usd_per_thousand_images;
+  std::optional<double> usd_per_audio_hour;
 };
 
 // The figures of a candidate as a lock records them.
