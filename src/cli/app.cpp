@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <iostream>
-#include <sstream>
+#include <memory>
+#include <streambuf>
 #include <unistd.h>
+#include <vector>
 
 namespace rightsize::cli {
 
@@ -33,6 +35,58 @@ std::shared_ptr<spdlog::logger> make_logger(std::ostream& err, int verbosity, bo
   }
   return logger;
 }
+
+// The report as it is written: in 64 KiB chunks, none ever copied or moved. A stringstream
+// doubles its buffer, copying it each time, and a plan's JSON runs to a few hundred KB: on a
+// freshly started process every page it touches is a page fault, which cost more than the
+// copies themselves (docs/performance.md, "page faults").
+class ReportBuffer : public std::streambuf {
+public:
+  // Writes the report to `out`, chunk by chunk.
+  void write_to(std::ostream& out) const {
+    for (std::size_t i = 0; i < m_chunks.size(); ++i) {
+      const bool last = i + 1 == m_chunks.size();
+      out.write(m_chunks[i].get(), static_cast<std::streamsize>(last ? pptr() - pbase() : k_chunk));
+    }
+  }
+
+protected:
+  int_type overflow(int_type ch) override {
+    if (traits_type::eq_int_type(ch, traits_type::eof())) {
+      return traits_type::not_eof(ch);
+    }
+    next_chunk();
+    *pptr() = traits_type::to_char_type(ch);
+    pbump(1);
+    return ch;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    std::streamsize done = 0;
+    while (done < n) {
+      if (pptr() == epptr()) {
+        next_chunk();
+      }
+      const std::streamsize room = std::min<std::streamsize>(epptr() - pptr(), n - done);
+      std::copy_n(s + done, room, pptr());
+      pbump(static_cast<int>(room));
+      done += room;
+    }
+    return n;
+  }
+
+private:
+  static constexpr std::size_t k_chunk = 64 * 1024;
+  void next_chunk() {
+    if (!m_chunks.empty()) {
+      m_full += k_chunk;
+    }
+    m_chunks.emplace_back(new char[k_chunk]); // not zeroed: only what is written is touched
+    char* begin = m_chunks.back().get();
+    setp(begin, begin + k_chunk);
+  }
+  std::vector<std::unique_ptr<char[]>> m_chunks;
+  std::size_t m_full = 0; // characters in the chunks before the last
+};
 
 // The subcommands, in the order --help lists them.
 struct Command {
@@ -100,12 +154,8 @@ void check_subcommand_name(const std::vector<std::string>& args) {
   }
 }
 
-void write_report(std::stringstream& report, std::ostream& out) {
-  // Streamed from the buffer (readable: a stringstream, not an ostringstream), not copied out of
-  // it (a plan's JSON is up to a few hundred KB); inserting an empty buffer would set failbit.
-  if (report.tellp() > 0) {
-    out << report.rdbuf();
-  }
+void write_report(const ReportBuffer& report, std::ostream& out) {
+  report.write_to(out);
   out.flush();
   if (!out) {
     throw InputError("standard output", "cannot write the report (disk full or closed pipe?)");
@@ -121,7 +171,8 @@ void print_error(std::ostream& err, const std::string& message) {
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   // Reports are built in a buffer and written when the command succeeds: a failure leaves no
   // partial report on standard output, and a failed write is reported.
-  std::stringstream report;
+  ReportBuffer buffer;
+  std::ostream report(&buffer);
   Context ctx{report, err, nullptr, 0, false, false, {}};
   ctx.out_is_terminal = &out == &std::cout && ::isatty(STDOUT_FILENO) != 0;
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model and its workload and says "
@@ -168,7 +219,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       throw InternalError("no subcommand action was set");
     }
     const ExitCode code = ctx.action();
-    write_report(report, out);
+    write_report(buffer, out);
     return to_int(code);
   } catch (const InputErrors& e) {
     for (const auto& one : e.errors()) {

@@ -421,12 +421,22 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   const auto& r = plan.requirements;
   const auto rows = shown(plan, o);
   std::string text;
+  // Handed to `out` a candidate at a time once it holds 32 KiB: the writer's buffer stays one
+  // allocation instead of doubling to the size of the whole plan (a few hundred KB).
+  text.reserve(48 * 1024);
+  const auto hand_over = [&] {
+    if (text.size() >= 32 * 1024) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
+    }
+  };
   detail::JsonWriter w(text);
   w.begin_object().key("assumptions");
   write_assumptions(w, plan);
   w.key("candidates").begin_array();
   for (const auto* c : rows) {
     write_candidate(w, plan, *c);
+    hand_over();
   }
   w.end_array()
       .key("catalog")
@@ -439,6 +449,7 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
       .member("objective", to_string(plan.objective))
       .key("rejected");
   write_rejected(w, plan);
+  hand_over();
   w.key("requirements").begin_object();
   if (plan.spec.embeds_images()) {
     w.member("flops_per_image", r.flops_per_image.si());
