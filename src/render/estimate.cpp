@@ -322,7 +322,10 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
     w.member("flops_per_image", image_flops(r.spec.model))
         .member("images_per_s", perf.requests_per_s);
   }
-  w.member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
+  // Little's law, per replica: the requests this rate and latency keep in flight, most of them in
+  // the engine's per-request work while `batch` are in a pass.
+  w.member("in_flight", perf.requests_per_s / r.replicas * perf.ttft.si())
+      .member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
       .member("latency_ms", to_ms(perf.ttft))
       .member("max_batch", m.max_batch)
       .member("pass_ms", to_ms(perf.prefill));
@@ -734,9 +737,21 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   }
   out << fmt::format("  one forward pass of {} {} x {} tokens: {}\n",
                      i.concurrency,
-                     unit,
+                     i.concurrency == 1 ? (r.spec.embeds_images() ? "image" : "sequence") : unit,
                      r.spec.workload.inference.input_tokens,
                      format_seconds(i.prefill));
+  // Little's law: what this rate and latency keep in flight. The passes run back to back while
+  // the engine's per-request work (HTTP, tokenization, pooling) overlaps them, so most requests
+  // in flight are in that work, not in a pass (docs/model.md, "Embedding workloads").
+  const double in_flight = i.requests_per_s / n * i.ttft.si();
+  if (in_flight > static_cast<double>(i.concurrency) * 1.05) {
+    out << fmt::format("  in flight at this rate{}: {:.0f} requests ({} in each pass, the rest "
+                       "in the engine's per-request work of {}, which overlaps the passes)\n",
+                       r.replicas > 1 ? ", per replica" : "",
+                       in_flight,
+                       i.concurrency,
+                       format_seconds(i.ttft - i.prefill));
+  }
   out << "  " << i.explanation << '\n';
 }
 
@@ -803,21 +818,28 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
     render_transcription(r, out);
     return;
   }
-  const char* unit = r.spec.embeds_images() ? "images" : "sequences";
+  const bool images = r.spec.embeds_images();
+  const auto unit = [images](long long count) {
+    return count == 1 ? (images ? "image" : "sequence") : (images ? "images" : "sequences");
+  };
+  // An embedding pass takes its sequences together; more wait in the engine's per-request work
+  // (render_embedding_speed says how many).
+  const std::string held = r.spec.workload.is_embedding()
+                               ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
+                               : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
   const std::string sequences =
-      r.replicas > 1 ? fmt::format("per replica: {} concurrent {} ({} over {} replicas)",
-                                   m.batch,
-                                   unit,
-                                   m.batch * r.replicas,
-                                   r.replicas)
-                     : fmt::format("{} concurrent {}", m.batch, unit);
+      r.replicas > 1
+          ? fmt::format(
+                "per replica: {} ({} over {} replicas)", held, m.batch * r.replicas, r.replicas)
+          : held;
   if (r.spec.workload.is_embedding() && m.kv_per_token.si() <= 0) {
-    out << fmt::format("fits: {}{} {}; one forward pass takes at most {} (no KV cache: the "
+    out << fmt::format("fits: {}{} {}; one forward pass takes at most {} {} (no KV cache: the "
                        "encoder attends over each whole {} in one pass)\n",
                        m.fits ? "yes" : "NO",
                        r.replicas > 1 ? "," : ":",
                        sequences,
                        m.max_batch,
+                       unit(m.max_batch),
                        r.spec.embeds_images() ? "image" : "sequence");
   } else {
     out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",

@@ -5,6 +5,7 @@
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -228,4 +229,28 @@ TEST_CASE("estimate: fp32 weights need the GPU's FP32 rate", "[estimate][cli]") 
   CHECK(estimate_json(
             {spec, "--gpu", "B200", "--weights", "bf16"})["inference"]["compute_precision"] ==
         "bf16");
+}
+
+// Seen in an audit: "1 concurrent sequences" at 50 ms and 516 sequences/s, which Little's law
+// says needs 26 in flight. The engine's per-request work overlaps the passes, so those 26 are
+// what the rate keeps in flight, one in each pass: the report now says so, and counts a pass's
+// sequences as such.
+TEST_CASE("estimate: an embedding's sequences per pass and requests in flight agree with its "
+          "rate and latency",
+          "[estimate][cli][embedding]") {
+  const std::string spec = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/bge-m3-rag-embeddings.json";
+  const auto j = estimate_json({spec, "--gpu", "H100", "--batch", "1"});
+  const auto& i = j.at("inference");
+  const double in_flight = i.at("in_flight").get<double>();
+  CHECK(in_flight ==
+        Approx(i.at("sequences_per_s").get<double>() * i.at("latency_ms").get<double>() / 1000.0));
+  CHECK(in_flight > 20.0); // about 50 ms x 516 sequences/s
+  const auto table = estimate({spec, "--gpu", "H100", "--batch", "1"});
+  CHECK_THAT(table.out, Catch::Contains("fits: yes: 1 sequence per pass;"));
+  CHECK_THAT(table.out,
+             Catch::Contains(fmt::format("in flight at this rate: {:.0f} requests (1 in each pass, "
+                                         "the rest in the engine's per-request work",
+                                         in_flight)));
+  CHECK_THAT(table.out, Catch::Contains("one forward pass of 1 sequence x 512 tokens"));
+  CHECK_THAT(table.out, Catch::Contains("one forward pass takes at most 16 sequences"));
 }
