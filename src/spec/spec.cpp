@@ -546,9 +546,16 @@ void read_precision(const FieldReader& root, Spec& spec) {
   if (root.has("precision")) {
     const auto field = root.member("precision");
     if (field.json().is_string()) {
+      // The shorthand sets the weights, and the KV cache where a KV cache format of it exists:
+      // engines cache keys and values in 16 or 8 bits (fp8 under fp4 weights, as under fp4
+      // activations); under int4 or nf4 weights the cache keeps its 16-bit default.
       const DType d = read_dtype(field);
       p.weights = d;
-      p.kv_cache = d;
+      if (element_bits(d) >= 8) {
+        p.kv_cache = d;
+      } else if (is_float4(d)) {
+        p.kv_cache = DType::fp8;
+      }
       p.activations = element_bits(d) < 16 ? DType::bf16 : d;
       weights_given = true;
     } else {

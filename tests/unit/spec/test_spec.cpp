@@ -4,6 +4,7 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -93,6 +94,18 @@ TEST_CASE("spec: precision as one string, inline config and generic model", "[sp
   CHECK(s.precision.kv_cache == DType::fp8);
   CHECK(s.precision.activations == DType::bf16);
   CHECK(s.weights.method == "fp8");
+  // No engine caches keys and values in 4 bits: "int4" and "nf4" keep the 16-bit KV cache, fp4
+  // weights get fp8 (an audit found "int4" asking for an int4 KV cache that rejected every GPU).
+  for (const char* four : {"int4", "nf4"}) {
+    s = load_spec(
+        write_spec(dir, fmt::format(R"({{"model": "models/llama", "precision": "{}"}})", four)));
+    CHECK(s.precision.kv_cache == DType::bf16);
+    CHECK(element_bits(s.precision.weights) == 4);
+  }
+  s = load_spec(write_spec(dir, R"({"model": "models/llama", "precision": "fp4"})"));
+  CHECK(s.precision.kv_cache == DType::fp8);
+  s = load_spec(write_spec(dir, R"({"model": "models/llama", "precision": "int8"})"));
+  CHECK(s.precision.kv_cache == DType::int8);
 
   s = load_spec(write_spec(dir, R"({"model": {"model_type": "llama", "hidden_size": 4096,
       "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
