@@ -108,8 +108,22 @@ void check_expert_parallelism(const Parallelism& p, const Spec& spec) {
 Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   const Parallelism p = split_gpus(o);
   if (const auto parts = spec.model.tp_indivisible(p.tp); !parts.empty()) {
+    if (o.tp == 0 && o.gpus > 0) {
+      // --gpus alone made the tensor-parallel size: say so, not a flag the user did not give.
+      throw InputError("--gpus",
+                       fmt::format("{} GPUs as one tensor-parallel group must divide the {}; give "
+                                   "--tp (the rest are data-parallel replicas) or --dp",
+                                   o.gpus,
+                                   parts));
+    }
     throw InputError("--tp",
                      fmt::format("tensor parallelism must divide the {}, got {}", parts, p.tp));
+  }
+  if (p.pp > 1 && spec.model.encoder_decoder) {
+    throw InputError("--pp",
+                     fmt::format("pipeline stages are not modelled for an encoder-decoder ({}): "
+                                 "its layers all sit on each GPU; use --tp",
+                                 spec.model.family));
   }
   if (p.pp > spec.model.layers) {
     throw InputError("--pp",

@@ -254,3 +254,26 @@ TEST_CASE("estimate: an embedding's sequences per pass and requests in flight ag
   CHECK_THAT(table.out, Catch::Contains("one forward pass of 1 sequence x 512 tokens"));
   CHECK_THAT(table.out, Catch::Contains("one forward pass takes at most 16 sequences"));
 }
+
+// Seen in an audit: --pp 2 on Whisper ran (and came out faster), though pipeline stages are not
+// modelled for encoder-decoders; --gpus 5 alone blamed --tp, which was not given.
+TEST_CASE("estimate: layouts it does not model, and errors that name the flag given",
+          "[estimate][cli]") {
+  const std::string whisper =
+      std::string(RIGHTSIZE_EXAMPLES_DIR) + "/whisper-large-v3-transcription.json";
+  auto r = estimate({whisper, "--gpu", "H100", "--pp", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::StartsWith("rightsize: error: --pp: pipeline stages are not modelled for an "
+                               "encoder-decoder (whisper)"));
+  CHECK(r.out.empty());
+  const std::string siglip = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/siglip-image-embeddings.json";
+  r = estimate({siglip, "--gpu", "L40S", "--gpus", "5"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::StartsWith("rightsize: error: --gpus: 5 GPUs as one tensor-parallel group "
+                               "must divide the 16 attention heads; give --tp"));
+  r = estimate({siglip, "--gpu", "L40S", "--tp", "5"});
+  CHECK_THAT(r.err, Catch::StartsWith("rightsize: error: --tp: tensor parallelism must divide"));
+  CHECK(estimate({siglip, "--gpu", "L40S", "--gpus", "5", "--tp", "1"}).exit_code == 0);
+}
