@@ -436,7 +436,8 @@ void register_estimate(CLI::App& app, Context& ctx) {
       report.calibration =
           uncertainty.calibration(Efficiency::family_name(gpu),
                                   std::string(to_string(spec.workload.inference.engine)),
-                                  !serving);
+                                  !serving,
+                                  unmeasured_workload(spec));
       if (serving) {
         report.inference =
             estimate_inference(spec, gpu, p, report.memory, efficiency, constants, replicas);

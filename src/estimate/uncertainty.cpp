@@ -97,9 +97,23 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
   return u;
 }
 
+const char* unmeasured_workload(const Spec& spec) {
+  if (spec.embeds_images()) {
+    return "image embedding";
+  }
+  if (spec.workload.is_embedding()) {
+    return "embedding";
+  }
+  if (spec.workload.is_transcription()) {
+    return "transcription";
+  }
+  return nullptr;
+}
+
 Calibration Uncertainty::calibration(const std::string& family,
                                      const std::string& engine,
-                                     bool training) const {
+                                     bool training,
+                                     const char* unmeasured) const {
   const auto errors = [](const Fitted& f) {
     std::string out;
     for (const auto& [name, e] : f.median_error) {
@@ -122,6 +136,19 @@ Calibration Uncertainty::calibration(const std::string& family,
                 "{} training: no measured runs; step-time band widened x{:g}", family, widening)};
   }
   const std::string key = family + "/" + engine;
+  if (unmeasured != nullptr) {
+    const auto it = m_serving.find(key);
+    const long long runs = it == m_serving.end() ? 0 : it->second.fit_runs;
+    return {false,
+            runs > 0 ? fmt::format("{}: no measured {} runs; its efficiencies are fitted on {} "
+                                   "generation runs",
+                                   key,
+                                   unmeasured,
+                                   runs)
+                     : fmt::format("{}: no measured {} runs, nor generation runs of this pair",
+                                   key,
+                                   unmeasured)};
+  }
   if (const auto it = m_serving.find(key); it != m_serving.end() && it->second.fit_runs > 0) {
     return {true,
             fmt::format(

@@ -392,7 +392,8 @@ best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOption
     best->calibration =
         options.uncertainty->calibration(Efficiency::family_name(*best->gpu),
                                          std::string(to_string(spec.workload.inference.engine)),
-                                         spec.workload.is_training());
+                                         spec.workload.is_training(),
+                                         unmeasured_workload(spec));
   }
   set_verdict(*best, spec, options);
   return std::move(*best);

@@ -40,6 +40,10 @@ struct Band {
   double high = 0;
 };
 
+// The serving workload a spec plans when no run of its kind has been measured ("embedding",
+// "image embedding", "transcription"), or nullptr (generation, training).
+const char* unmeasured_workload(const Spec& spec);
+
 class Uncertainty {
 public:
   static Uncertainty load(const std::string& path);
@@ -50,8 +54,13 @@ public:
   [[nodiscard]] RatioBand
   band(const std::string& metric, const std::string& family, const std::string& engine) const;
   // The calibration of a family's serving on `engine`, or of its training (engine ignored).
-  [[nodiscard]] Calibration
-  calibration(const std::string& family, const std::string& engine, bool training) const;
+  // `unmeasured` names a serving workload no run has measured ("embedding", "image embedding",
+  // "transcription"; nullptr for generation): its figures rest on generation's calibration at
+  // best, so it is not calibrated, whatever the pair's generation runs.
+  [[nodiscard]] Calibration calibration(const std::string& family,
+                                        const std::string& engine,
+                                        bool training,
+                                        const char* unmeasured = nullptr) const;
   // band(...).high_ratio without the basis sentence, for the search.
   [[nodiscard]] double
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;

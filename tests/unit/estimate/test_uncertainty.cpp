@@ -92,3 +92,29 @@ TEST_CASE("uncertainty: the bundled file flags AMD and Turing serving as uncalib
   CHECK_THROWS_WITH(Uncertainty::from_json(bad, "u.json"),
                     Catch::Contains("u.json") && Catch::Contains("fit_runs"));
 }
+
+// Seen in an audit: a SigLIP plan on an H100 with transformers called itself measured (the pair
+// has 12 generation runs) while its bands said the pair had no lines. No embedding, image or
+// transcription run has been measured: those workloads are uncalibrated on every pair, and say
+// what their efficiencies rest on.
+TEST_CASE("uncertainty: workloads no run measured are uncalibrated whatever the pair",
+          "[uncertainty][images]") {
+  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  REQUIRE(u.calibration("hopper", "transformers", false).measured);
+  const auto image = u.calibration("hopper", "transformers", false, "image embedding");
+  CHECK_FALSE(image.measured);
+  CHECK(image.text ==
+        "hopper/transformers: no measured image embedding runs; its efficiencies are fitted on "
+        "12 generation runs");
+  CHECK_FALSE(u.calibration("hopper", "vllm", false, "embedding").measured);
+  const auto ada = u.calibration("ada", "transformers", false, "transcription");
+  CHECK_FALSE(ada.measured);
+  CHECK(ada.text == "ada/transformers: no measured transcription runs, nor generation runs of "
+                    "this pair");
+  Spec s;
+  CHECK(unmeasured_workload(s) == nullptr);
+  s.workload.type = WorkloadType::embedding;
+  CHECK(std::string(unmeasured_workload(s)) == "embedding");
+  s.workload.type = WorkloadType::transcription;
+  CHECK(std::string(unmeasured_workload(s)) == "transcription");
+}
