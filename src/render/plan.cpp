@@ -1034,6 +1034,15 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
   }
 }
 
+// A unit price in the CSV: `decimals` places, or four significant digits where those places
+// would keep fewer (an embedding's $0.00118 per million tokens read 0.0012 at four places).
+std::string price_cell(double usd, int decimals) {
+  if (usd > 0.0 && usd < std::pow(10.0, 3 - decimals)) {
+    return fmt::format("{:.4g}", usd);
+  }
+  return fmt::format("{:.{}f}", usd, decimals);
+}
+
 void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out) {
   out << "rank,gpu,gpus,replicas,tp,pp,dp,ep,weights,kv_cache,memory_per_gpu_bytes,ttft_s,tpot_s,"
          "output_tokens_per_s,step_s,mfu,time_to_train_s,usd_per_hour,usd_per_million_tokens,tco_"
@@ -1070,23 +1079,19 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
             ? fmt::format("{:.0f}", c->training->time_to_train->si())
             : "",
         c->cost.per_hour.si(),
-        c->cost.usd_per_million_tokens ? fmt::format("{:.4f}", *c->cost.usd_per_million_tokens)
-                                       : "",
+        c->cost.usd_per_million_tokens ? price_cell(*c->cost.usd_per_million_tokens, 4) : "",
         c->cost.tco.si(),
         c->verdict,
         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
         embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
         transcribes ? fmt::format("{:.1f}", c->inference->audio_seconds_per_s) : "",
-        transcribes && c->cost.usd_per_audio_hour
-            ? fmt::format("{:.6f}", *c->cost.usd_per_audio_hour)
-            : "",
+        transcribes && c->cost.usd_per_audio_hour ? price_cell(*c->cost.usd_per_audio_hour, 6) : "",
         images ? "" : "\n");
     if (images) {
-      out << fmt::format(",{},{}\n",
-                         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
-                         c->cost.usd_per_thousand_images
-                             ? fmt::format("{:.5f}", *c->cost.usd_per_thousand_images)
-                             : "");
+      out << fmt::format(
+          ",{},{}\n",
+          embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
+          c->cost.usd_per_thousand_images ? price_cell(*c->cost.usd_per_thousand_images, 5) : "");
     }
   }
 }
