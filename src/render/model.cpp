@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rightsize {
 
 namespace {
@@ -27,14 +29,21 @@ void render_families_json(std::ostream& out) {
 }
 
 void render_families_table(std::ostream& out) {
-  out << fmt::format("{:<19} {:<8} {}\n", "model_type", "context", "models");
+  // As wide as the longest name: the diffusers pipelines' class names are longer.
+  std::size_t width = 19;
+  for (const auto& f : supported_families()) {
+    width = std::max(width, f.model_type.size());
+  }
+  out << fmt::format("{:<{}} {:<8} {}\n", "model_type", width, "context", "models");
   for (const auto& f : supported_families()) {
     const std::string context = f.default_context > 0 ? std::to_string(f.default_context) : "none";
-    out << fmt::format("{:<19} {:<8} {}\n", f.model_type, context, f.models);
+    out << fmt::format("{:<{}} {:<8} {}\n", f.model_type, width, context, f.models);
   }
   out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
          "(none: no limit: a recurrent model, or T5's relative positions; an image encoder's\n"
          "input is fixed by its image_size and patch_size).\n"
+         "StableDiffusionXLPipeline and FluxPipeline are diffusers pipelines: plan the folder\n"
+         "holding model_index.json (image generation).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
 }
@@ -96,6 +105,32 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.image->patches(),
                     m.image->class_token ? " + a class token" : "",
                     m.image->tokens()));
+  } else if (const auto& d = m.diffusion) {
+    row("kind",
+        fmt::format("diffusers pipeline ({}): text encoders once per prompt, the {} once per "
+                    "denoising step{}, the VAE decoder once per image (planned as image "
+                    "generation: images/s, $ per thousand images)",
+                    d->pipeline,
+                    d->denoiser_component,
+                    d->classifier_free_guidance ? " for each guidance branch" : ""));
+    row(d->denoiser_component,
+        fmt::format("{} ({}), {}",
+                    billions(d->denoiser_params()),
+                    d->denoiser_class,
+                    d->flux.empty() ? fmt::format("{} levels", d->unet.front().levels.size())
+                                    : fmt::format("{} double + {} single blocks",
+                                                  d->flux.front().layers,
+                                                  d->flux.front().single_layers)));
+    for (const auto& t : d->text_encoders) {
+      row(t.component,
+          fmt::format(
+              "{} ({}), {} tokens per prompt", billions(t.params()), t.class_name, t.tokens));
+    }
+    row("vae",
+        fmt::format("{} (AutoencoderKL), {} latent channels, 1/{} of each side",
+                    billions(d->vae.params()),
+                    d->vae.latent_channels,
+                    d->vae.scale()));
   } else if (m.encoder_only) {
     row("kind",
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
