@@ -233,8 +233,14 @@ InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const Gpu& gpu,
                                Engine engine) {
+  return inference_bands(p, u, gpu, std::string(to_string(engine)));
+}
+
+InferenceBands inference_bands(const InferencePerformance& p,
+                               const Uncertainty& u,
+                               const Gpu& gpu,
+                               const std::string& eng) {
   const std::string family = Efficiency::family_name(gpu);
-  const std::string eng(to_string(engine));
   InferenceBands b;
   b.tpot_ratio = u.band("tpot", family, eng);
   // A transcription's `ttft` is a request's whole latency, decode steps for the most part: it
