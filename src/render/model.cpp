@@ -63,11 +63,12 @@ void render_model_table(const Spec& spec, std::ostream& out) {
       fmt::format("{} total, {} active per {} ({})",
                   billions(m.params_total),
                   billions(m.params_active),
-                  m.image ? "image" : "token",
+                  m.image || m.diffusion ? "image" : "token",
                   m.param_source));
   row("layers",
       m.encoder_decoder ? fmt::format("{} encoder + {} decoder", m.layers, m.decoder_layers)
-                        : std::to_string(m.layers));
+      : m.diffusion ? fmt::format("{} denoiser blocks (resnets and transformer blocks)", m.layers)
+                    : std::to_string(m.layers));
   if (m.encoder_decoder) {
     row("kind",
         m.mel_bins > 0
@@ -168,8 +169,8 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                         ? fmt::format(" (resized to {} px)", m.vision->image_size)
                         : fmt::format(" at {} x {} px", inf.image_width, inf.image_height)));
   }
-  row("hidden size", std::to_string(m.hidden));
-  if (m.mlp_layers() > 0) {
+  row(m.diffusion ? "denoiser width" : "hidden size", std::to_string(m.hidden));
+  if (m.mlp_layers() > 0 && !m.diffusion) {
     row("MLP",
         fmt::format(
             "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
@@ -182,7 +183,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   if (m.attention == AttentionKind::mla) {
     attention += fmt::format(", kv_lora_rank {}, rope dim {}", m.kv_lora_rank, m.qk_rope_head_dim);
   }
-  if (m.attention_layers() > 0) {
+  if (m.attention_layers() > 0 && !m.diffusion) {
     row("attention", attention);
   }
   if (m.sliding_window > 0) {
@@ -200,7 +201,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
     }
     row("experts", moe);
   }
-  if (!m.image) {
+  if (!m.image && !m.diffusion) {
     row("vocabulary", fmt::format("{}{}", m.vocab, m.tied_embeddings ? " (tied embeddings)" : ""));
   }
   row("weights",
@@ -231,6 +232,9 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("vision tower", m.params.vision);
   part("audio convolutions", m.params.audio);
   part("text tower", m.params.text_tower);
+  part("denoiser", m.params.denoiser);
+  part("text encoders", m.params.text_encoders);
+  part("VAE", m.params.autoencoder);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

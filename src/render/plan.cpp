@@ -569,6 +569,15 @@ std::string rate_cell(double point, std::optional<Band> band) {
   return band ? fmt::format("{:.0f}-{:.0f}", band->low, band->high) : fmt::format("{:.0f}", point);
 }
 
+// Image generation runs at a fraction of an image per second per GPU: two significant digits
+// below 10 ("0.18-1.4"), whole numbers above.
+std::string small_rate_cell(double point, std::optional<Band> band) {
+  const auto one = [](double v) {
+    return v < 10.0 ? fmt::format("{:.2g}", v) : fmt::format("{:.0f}", v);
+  };
+  return band ? one(band->low) + "-" + one(band->high) : one(point);
+}
+
 // Total GPUs first, then how they are laid out: "1", "2 (TP2)", "16 (8xTP2)". On-prem, the GPUs
 // bought in whole servers of 8: "16 (2x8)".
 std::string gpus_cell(const Candidate& c) {
@@ -714,10 +723,11 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
                                                  b->requests_per_s.high * per_window})
                       : std::nullopt));
     } else {
+      const auto rate = c->spec.generates_images() ? small_rate_cell : rate_cell;
       cols[k++].cells.push_back(
-          embedding ? rate_cell(i.requests_per_s,
-                                b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
-                    : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
+          embedding
+              ? rate(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
+              : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
     }
     if (wide) {
       cols[k++].cells.push_back(
