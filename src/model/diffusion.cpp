@@ -232,7 +232,7 @@ double UNet::activation_elements(long long side_h, long long side_w) const {
   return skips + working;
 }
 
-double FluxTransformer::params() const {
+double MMDiT::params() const {
   const long long D = dim();
   double p = linear_params(256, D) + linear_params(D, D); // timestep_embedder
   if (guidance_embeds) {
@@ -241,20 +241,28 @@ double FluxTransformer::params() const {
   p += linear_params(pooled_projection_dim, D) + linear_params(D, D); // text_embedder
   p += linear_params(joint_attention_dim, D) + linear_params(in_channels, D);
   const double hd = d(head_dim);
-  // FluxTransformerBlock: AdaLayerNormZero (D -> 6D) per stream; q, k, v, out and add_q, add_k,
-  // add_v, to_add_out; RMSNorm weights on q, k and the added q, k; a GELU feed-forward per stream.
-  const double block = 2.0 * linear_params(D, 6 * D) + 8.0 * linear_params(D, D) + 4.0 * hd +
-                       2.0 * (linear_params(D, 4 * D) + linear_params(4 * D, D));
+  // FluxTransformerBlock, JointTransformerBlock: AdaLayerNormZero (D -> 6D) per stream; q, k, v,
+  // out and add_q, add_k, add_v, to_add_out; RMSNorm weights on q, k and the added q, k (FLUX);
+  // a GELU feed-forward per stream.
+  const double feed_forward = linear_params(D, 4 * D) + linear_params(4 * D, D);
+  const double block = 2.0 * linear_params(D, 6 * D) + 8.0 * linear_params(D, D) +
+                       (qk_norm ? 4.0 * hd : 0.0) + 2.0 * feed_forward;
+  // SD3's last block: the text stream's modulation is AdaLayerNormContinuous (D -> 2D), and it
+  // has no to_add_out and no feed-forward.
+  const double pre_only_saving =
+      context_pre_only
+          ? linear_params(D, 6 * D) - linear_params(D, 2 * D) + linear_params(D, D) + feed_forward
+          : 0.0;
   // FluxSingleTransformerBlock: AdaLayerNormZeroSingle (D -> 3D), proj_mlp (D -> 4D), q, k, v
   // (no out: pre_only), q and k norms, proj_out over the attention and MLP outputs (5D -> D).
   const double single = linear_params(D, 3 * D) + linear_params(D, 4 * D) +
                         3.0 * linear_params(D, D) + 2.0 * hd + linear_params(5 * D, D);
   // norm_out (AdaLayerNormContinuous: D -> 2D) and proj_out back to the packed latent.
-  return p + d(layers) * block + d(single_layers) * single + linear_params(D, 2 * D) +
-         linear_params(D, in_channels);
+  return p + d(layers) * block - pre_only_saving + d(single_layers) * single +
+         linear_params(D, 2 * D) + linear_params(D, in_channels);
 }
 
-double FluxTransformer::step_flops(long long tokens, long long text_tokens) const {
+double MMDiT::step_flops(long long tokens, long long text_tokens) const {
   const double D = d(dim());
   const double n = d(tokens);
   const double s = d(tokens + text_tokens);
@@ -267,10 +275,15 @@ double FluxTransformer::step_flops(long long tokens, long long text_tokens) cons
   macs +=
       n * d(in_channels) * D + d(text_tokens) * d(joint_attention_dim) * D + n * D * d(in_channels);
   macs += d(layers + single_layers) * (s * 12.0 * D * D + 2.0 * s * s * D);
+  if (context_pre_only) {
+    // SD3's last block: the text tokens stop after q, k, v (3 D^2 of their 12), its text
+    // modulation is D -> 2D.
+    macs -= d(text_tokens) * 9.0 * D * D + 4.0 * D * D;
+  }
   return 2.0 * macs;
 }
 
-double FluxTransformer::activation_elements(long long tokens, long long text_tokens) const {
+double MMDiT::activation_elements(long long tokens, long long text_tokens) const {
   // The residual stream, a norm, and a single block's widest intermediates: q, k, v (3D), the
   // MLP's 4D, and their 5D concatenation, per token of the joint sequence (SDPA keeps no s^2
   // matrix).
@@ -370,7 +383,7 @@ double Autoencoder::decode_activation_elements(long long height, long long width
 }
 
 double DiffusionPipeline::denoiser_params() const {
-  return !flux.empty() ? flux.front().params() : unet.front().params();
+  return !mmdit.empty() ? mmdit.front().params() : unet.front().params();
 }
 
 double DiffusionPipeline::text_encoder_params() const {
@@ -386,14 +399,24 @@ long long DiffusionPipeline::latent_side(long long pixels) const {
 }
 
 long long DiffusionPipeline::latent_tokens(long long height, long long width) const {
-  const long long patch = !flux.empty() ? flux.front().patch : 1;
+  const long long patch = !mmdit.empty() ? mmdit.front().patch : 1;
   return (latent_side(height) / patch) * (latent_side(width) / patch);
 }
 
 long long DiffusionPipeline::context_tokens() const {
+  // SD3 attends over CLIP's 77 hidden states (L and bigG side by side) followed by T5's.
+  if (pipeline == "StableDiffusion3Pipeline") {
+    long long clip = 0;
+    long long t5 = 0;
+    for (const auto& t : text_encoders) {
+      (t.class_name == "T5EncoderModel" ? t5 : clip) =
+          std::max(t.class_name == "T5EncoderModel" ? t5 : clip, t.tokens);
+    }
+    return clip + t5;
+  }
   // FLUX attends over the T5 sequence; a UNet over the CLIP hidden states (77 tokens).
   for (const auto& t : text_encoders) {
-    if (!flux.empty() ? t.class_name == "T5EncoderModel" : t.class_name != "T5EncoderModel") {
+    if (!mmdit.empty() ? t.class_name == "T5EncoderModel" : t.class_name != "T5EncoderModel") {
       return t.tokens;
     }
   }
@@ -401,8 +424,8 @@ long long DiffusionPipeline::context_tokens() const {
 }
 
 double DiffusionPipeline::step_flops(long long height, long long width) const {
-  if (!flux.empty()) {
-    return flux.front().step_flops(latent_tokens(height, width), context_tokens());
+  if (!mmdit.empty()) {
+    return mmdit.front().step_flops(latent_tokens(height, width), context_tokens());
   }
   return unet.front().step_flops(latent_side(height), latent_side(width), context_tokens());
 }
@@ -422,8 +445,8 @@ double DiffusionPipeline::image_flops(long long height, long long width, long lo
 
 double DiffusionPipeline::activation_elements(long long height, long long width) const {
   const double denoiser =
-      !flux.empty()
-          ? flux.front().activation_elements(latent_tokens(height, width), context_tokens())
+      !mmdit.empty()
+          ? mmdit.front().activation_elements(latent_tokens(height, width), context_tokens())
           : unet.front().activation_elements(latent_side(height), latent_side(width));
   return std::max(passes_per_step() * denoiser, vae.decode_activation_elements(height, width));
 }
@@ -454,12 +477,8 @@ std::string pipeline_refusal(const std::string& name) {
     return "an image-conditioned pipeline (image-to-image, inpainting, control or upscaling): "
            "rightsize plans text-to-image generation only";
   }
-  if (name == "StableDiffusion3Pipeline") {
-    return "SD3's SD3Transformer2DModel is not read yet; text-to-image pipelines read: "
-           "StableDiffusionXLPipeline, FluxPipeline";
-  }
   return "not a pipeline rightsize reads; text-to-image pipelines read: "
-         "StableDiffusionXLPipeline, FluxPipeline";
+         "StableDiffusionXLPipeline, FluxPipeline, StableDiffusion3Pipeline";
 }
 
 // A configuration field whose other values change the layers rightsize counts.
@@ -609,8 +628,8 @@ UNet read_unet(const FieldReader& r) {
   return u;
 }
 
-FluxTransformer read_flux(const FieldReader& r) {
-  FluxTransformer f;
+MMDiT read_flux(const FieldReader& r) {
+  MMDiT f;
   f.layers = r.integer("num_layers", Range::non_negative(k_max_layers));
   f.single_layers = r.integer("num_single_layers", Range::non_negative(k_max_layers));
   f.heads = r.integer("num_attention_heads", Range::positive(k_max_width));
@@ -625,6 +644,42 @@ FluxTransformer read_flux(const FieldReader& r) {
     r.member("out_channels").fail("an output width other than in_channels is not modelled");
   }
   return f;
+}
+
+// SD3Transformer2DModel (SD3-medium): double-stream blocks only, the last one's text stream
+// ending at its attention; a convolution patchifies the latent (its weights are a linear layer
+// over the packed patch: in_channels x patch^2 inputs). SD3.5's extra attention layers and qk
+// norms of another kind are refused by name.
+MMDiT read_sd3(const FieldReader& r) {
+  MMDiT t;
+  t.layers = r.integer("num_layers", Range::positive(k_max_layers));
+  t.single_layers = 0;
+  t.heads = r.integer("num_attention_heads", Range::positive(k_max_width));
+  t.head_dim = r.integer("attention_head_dim", Range::positive(k_max_width));
+  t.patch = r.integer("patch_size", Range::positive(64));
+  const long long latent = r.integer("in_channels", Range::positive(1024));
+  t.in_channels = latent * t.patch * t.patch;
+  t.joint_attention_dim = r.integer("joint_attention_dim", Range::positive(k_max_width));
+  t.pooled_projection_dim = r.integer("pooled_projection_dim", Range::positive(k_max_width));
+  t.guidance_embeds = false;
+  t.context_pre_only = true;
+  t.qk_norm = false;
+  if (r.has("caption_projection_dim") &&
+      r.integer("caption_projection_dim", Range::positive(k_max_width)) != t.dim()) {
+    r.member("caption_projection_dim")
+        .fail("a caption projection of another width than heads x attention_head_dim is not "
+              "modelled");
+  }
+  if (r.has("out_channels") && !r.member("out_channels").json().is_null() &&
+      r.integer("out_channels", Range::positive(1024)) != latent) {
+    r.member("out_channels").fail("an output width other than in_channels is not modelled");
+  }
+  require_null(r, "qk_norm", "a q and k norm (SD3.5)");
+  if (r.has("dual_attention_layers") && !r.member("dual_attention_layers").json().is_null() &&
+      !r.member("dual_attention_layers").json().empty()) {
+    r.member("dual_attention_layers").fail("dual attention layers (SD3.5) are not modelled");
+  }
+  return t;
 }
 
 Autoencoder read_vae(const FieldReader& r) {
@@ -689,7 +744,8 @@ ModelArch read_diffusers_pipeline(const std::string& model_index) {
   }
   const auto name_field = top.member("_class_name");
   const std::string pipeline = top.string("_class_name");
-  if (pipeline != "StableDiffusionXLPipeline" && pipeline != "FluxPipeline") {
+  if (pipeline != "StableDiffusionXLPipeline" && pipeline != "FluxPipeline" &&
+      pipeline != "StableDiffusion3Pipeline") {
     refuse_pipeline(name_field, pipeline_refusal(pipeline));
   }
   const fs::path dir = fs::path(model_index).parent_path();
@@ -727,10 +783,10 @@ ModelArch read_diffusers_pipeline(const std::string& model_index) {
       const long long sample =
           r.optional_integer("sample_size", Range::positive(1e5)).value_or(128);
       p.default_size = sample * 8;
-    } else if (*cls == "FluxTransformer2DModel") {
+    } else if (*cls == "FluxTransformer2DModel" || *cls == "SD3Transformer2DModel") {
       p.denoiser_component = key;
       p.denoiser_class = *cls;
-      p.flux.push_back(read_flux(r));
+      p.mmdit.push_back(*cls == "FluxTransformer2DModel" ? read_flux(r) : read_sd3(r));
     } else if (*cls == "AutoencoderKL") {
       p.vae = read_vae(r);
       has_vae = true;
@@ -738,33 +794,37 @@ ModelArch read_diffusers_pipeline(const std::string& model_index) {
       entry.fail(fmt::format("component class not read by rightsize (a {} reads CLIPTextModel, "
                              "CLIPTextModelWithProjection, T5EncoderModel, {} and AutoencoderKL)",
                              pipeline,
-                             pipeline == "FluxPipeline" ? "FluxTransformer2DModel"
-                                                        : "UNet2DConditionModel"));
+                             pipeline == "FluxPipeline"               ? "FluxTransformer2DModel"
+                             : pipeline == "StableDiffusion3Pipeline" ? "SD3Transformer2DModel"
+                                                                      : "UNet2DConditionModel"));
     }
   }
   const bool flux = pipeline == "FluxPipeline";
-  if ((flux && p.flux.empty()) || (!flux && p.unet.empty())) {
-    top.fail_plain(
-        fmt::format("{} names no {} component",
-                    pipeline,
-                    flux ? "transformer (FluxTransformer2DModel)" : "unet (UNet2DConditionModel)"));
+  const bool sd3 = pipeline == "StableDiffusion3Pipeline";
+  if (((flux || sd3) && p.mmdit.empty()) || (!flux && !sd3 && p.unet.empty())) {
+    top.fail_plain(fmt::format("{} names no {} component",
+                               pipeline,
+                               flux  ? "transformer (FluxTransformer2DModel)"
+                               : sd3 ? "transformer (SD3Transformer2DModel)"
+                                     : "unet (UNet2DConditionModel)"));
   }
   if (!has_vae) {
     top.fail_plain(pipeline + " names no vae component (AutoencoderKL)");
   }
-  // FluxPipeline's max_sequence_length: 512 by default (FLUX.1-dev); the FLUX.1-schnell card
-  // generates with 256. SDXL's classifier-free guidance: guidance_scale 5.0 by default.
+  // max_sequence_length: FluxPipeline 512 by default (FLUX.1-dev; the FLUX.1-schnell card
+  // generates with 256), StableDiffusion3Pipeline 256.
   for (auto& t : p.text_encoders) {
     if (t.class_name == "T5EncoderModel") {
-      t.tokens = flux && !p.flux.front().guidance_embeds ? 256 : 512;
+      t.tokens = sd3 || (flux && !p.mmdit.front().guidance_embeds) ? 256 : 512;
     }
   }
+  // Classifier-free guidance: guidance_scale 5.0 (SDXL) and 7.0 (SD3) by default; FLUX.1 has none.
   p.classifier_free_guidance = !flux;
-  // num_inference_steps: StableDiffusionXLPipeline 50, FluxPipeline 28 (FLUX.1-dev); the
-  // FLUX.1-schnell card: 4.
-  p.default_steps = flux ? (p.flux.front().guidance_embeds ? 28 : 4) : 50;
-  if (flux) {
-    p.default_size = 1024; // FluxPipeline: default_sample_size 128 x vae_scale_factor 8
+  // num_inference_steps: StableDiffusionXLPipeline 50, FluxPipeline 28 (FLUX.1-dev; the
+  // FLUX.1-schnell card: 4), StableDiffusion3Pipeline 28.
+  p.default_steps = flux ? (p.mmdit.front().guidance_embeds ? 28 : 4) : sd3 ? 28 : 50;
+  if (flux || sd3) {
+    p.default_size = 1024; // default_sample_size 128 x vae_scale_factor 8
   }
 
   ModelArch m;
@@ -775,8 +835,8 @@ ModelArch read_diffusers_pipeline(const std::string& model_index) {
   m.family = pipeline;
   m.encoder_only = true; // no decode and no KV cache: each image is one denoising loop
   m.gated_mlp = false;
-  if (flux) {
-    const auto& f = p.flux.front();
+  if (flux || sd3) {
+    const auto& f = p.mmdit.front();
     m.layers = f.layers + f.single_layers;
     m.hidden = f.dim();
     m.heads = f.heads;

@@ -1623,6 +1623,11 @@ const std::vector<SupportedFamily>& supported_families() {
        "image generation)",
        0,
        k_diffusers_index},
+      {"StableDiffusion3Pipeline",
+       "SD3-medium (diffusers: MMDiT transformer, CLIP-L, OpenCLIP bigG and T5-XXL, VAE; image "
+       "generation)",
+       0,
+       k_diffusers_index},
   };
   return families;
 }

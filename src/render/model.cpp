@@ -42,7 +42,7 @@ void render_families_table(std::ostream& out) {
   out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
          "(none: no limit: a recurrent model, or T5's relative positions; an image encoder's\n"
          "input is fixed by its image_size and patch_size).\n"
-         "StableDiffusionXLPipeline and FluxPipeline are diffusers pipelines: plan the folder\n"
+         "The *Pipeline classes are diffusers pipelines: plan the folder\n"
          "holding model_index.json (image generation).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
@@ -118,10 +118,10 @@ void render_model_table(const Spec& spec, std::ostream& out) {
         fmt::format("{} ({}), {}",
                     billions(d->denoiser_params()),
                     d->denoiser_class,
-                    d->flux.empty() ? fmt::format("{} levels", d->unet.front().levels.size())
-                                    : fmt::format("{} double + {} single blocks",
-                                                  d->flux.front().layers,
-                                                  d->flux.front().single_layers)));
+                    d->mmdit.empty() ? fmt::format("{} levels", d->unet.front().levels.size())
+                                     : fmt::format("{} double + {} single blocks",
+                                                   d->mmdit.front().layers,
+                                                   d->mmdit.front().single_layers)));
     for (const auto& t : d->text_encoders) {
       row(t.component,
           fmt::format(

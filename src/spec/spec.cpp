@@ -896,7 +896,7 @@ void read_image_generation(Spec& spec, const std::optional<FieldReader>& workloa
   // Latent positions per side must halve evenly through the UNet's levels; FLUX packs 2 x 2.
   const long long multiple =
       p.vae.scale() *
-      (p.flux.empty() ? (1LL << (p.unet.front().levels.size() - 1)) : p.flux.front().patch);
+      (p.mmdit.empty() ? (1LL << (p.unet.front().levels.size() - 1)) : p.mmdit.front().patch);
   if (workload) {
     const FieldReader& r = *workload;
     r.reject_unknown({"type",
@@ -915,8 +915,8 @@ void read_image_generation(Spec& spec, const std::optional<FieldReader>& workloa
                                          multiple,
                                          p.pipeline,
                                          p.vae.scale(),
-                                         p.flux.empty() ? ", halved at each UNet level"
-                                                        : ", 2 x 2 latent patches per token"));
+                                         p.mmdit.empty() ? ", halved at each UNet level"
+                                                         : ", 2 x 2 latent patches per token"));
         }
         (key[0] == 'h' ? g.height : g.width) = *v;
       }
@@ -944,14 +944,16 @@ void read_image_generation(Spec& spec, const std::optional<FieldReader>& workloa
                                         g.height,
                                         spec.model.name));
   }
+  const bool sd3 = p.pipeline == "StableDiffusion3Pipeline";
+  const bool schnell = !p.mmdit.empty() && !sd3 && !p.mmdit.front().guidance_embeds;
   if (!given("steps")) {
-    spec.defaults.push_back(fmt::format(
-        "workload.steps = {} ({})",
-        g.steps,
-        !p.flux.empty() ? (p.flux.front().guidance_embeds
-                               ? "FluxPipeline's num_inference_steps default, FLUX.1-dev"
-                               : "the FLUX.1-schnell card's num_inference_steps")
-                        : "StableDiffusionXLPipeline's num_inference_steps default"));
+    spec.defaults.push_back(
+        fmt::format("workload.steps = {} ({})",
+                    g.steps,
+                    schnell ? std::string("the FLUX.1-schnell card's num_inference_steps")
+                            : fmt::format("{}'s num_inference_steps default{}",
+                                          p.pipeline,
+                                          p.pipeline == "FluxPipeline" ? ", FLUX.1-dev" : "")));
   }
   if (!given("engine")) {
     spec.defaults.push_back("workload.engine = diffusers (the only engine for a diffusers "
@@ -961,21 +963,22 @@ void read_image_generation(Spec& spec, const std::optional<FieldReader>& workloa
   spec.defaults.push_back(
       p.classifier_free_guidance
           ? fmt::format("classifier-free guidance: the {} runs twice per step (prompt and "
-                        "negative prompt as one batch of 2; {} guidance_scale 5.0)",
+                        "negative prompt as one batch of 2; {} guidance_scale {})",
                         p.denoiser_component,
-                        p.pipeline)
+                        p.pipeline,
+                        sd3 ? "7.0" : "5.0")
           : fmt::format("no classifier-free guidance: one {} pass per step ({})",
                         p.denoiser_component,
-                        p.flux.front().guidance_embeds
+                        p.mmdit.front().guidance_embeds
                             ? "FLUX.1-dev's guidance is distilled into an embedding"
                             : "FLUX.1-schnell is guidance-distilled"));
   for (const auto& t : p.text_encoders) {
     if (t.class_name == "T5EncoderModel") {
-      spec.defaults.push_back(fmt::format("T5 prompt of {} tokens ({})",
-                                          t.tokens,
-                                          p.flux.front().guidance_embeds
-                                              ? "FluxPipeline's max_sequence_length default"
-                                              : "the FLUX.1-schnell card's max_sequence_length"));
+      spec.defaults.push_back(
+          fmt::format("T5 prompt of {} tokens ({})",
+                      t.tokens,
+                      schnell ? std::string("the FLUX.1-schnell card's max_sequence_length")
+                              : p.pipeline + "'s max_sequence_length default"));
     }
   }
   w.output_tokens = 0;

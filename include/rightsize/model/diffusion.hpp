@@ -62,19 +62,25 @@ struct UNet {
   [[nodiscard]] double activation_elements(long long side_h, long long side_w) const;
 };
 
-// FluxTransformer2DModel (FLUX.1): `layers` double-stream blocks (image and text tokens with
-// their own weights, one joint attention) and `single_layers` single-stream blocks over the
-// joint sequence; the latent is packed into 2 x 2 patches, one token each.
-struct FluxTransformer {
+// A multimodal diffusion transformer: FluxTransformer2DModel (FLUX.1) or SD3Transformer2DModel
+// (SD3): `layers` double-stream blocks (image and text tokens with their own weights, one joint
+// attention), and FLUX's `single_layers` single-stream blocks over the joint sequence; the latent
+// is cut into 2 x 2 patches, one token each (FluxPipeline packs them; SD3 patchifies with a
+// convolution, the same weights as a linear layer over the packed patch).
+struct MMDiT {
   long long layers = 19;
   long long single_layers = 38;
   long long heads = 24;
   long long head_dim = 128;
-  long long in_channels = 64; // 16 latent channels x 2 x 2 packed
+  long long in_channels = 64; // a packed patch: 16 latent channels x 2 x 2
   long long joint_attention_dim = 4096;
   long long pooled_projection_dim = 768;
   long long patch = 2;         // the pipeline's packing (FluxPipeline._pack_latents)
   bool guidance_embeds = true; // FLUX.1-dev: distilled guidance as an embedding
+  bool qk_norm = true;         // RMSNorm weights on q and k (FLUX; SD3-medium has none)
+  // SD3: the last block's text stream ends at its attention (no output projection, no
+  // feed-forward, a D -> 2D modulation).
+  bool context_pre_only = false;
   [[nodiscard]] long long dim() const { return heads * head_dim; }
   [[nodiscard]] double params() const;
   [[nodiscard]] double step_flops(long long tokens, long long text_tokens) const;
@@ -106,8 +112,8 @@ struct DiffusionPipeline {
   std::string denoiser_component; // "unet" or "transformer"
   std::string denoiser_class;     // "UNet2DConditionModel", "FluxTransformer2DModel"
   std::vector<TextEncoder> text_encoders;
-  std::vector<UNet> unet;            // one, for a UNet pipeline
-  std::vector<FluxTransformer> flux; // one, for a FLUX pipeline
+  std::vector<UNet> unet;   // one, for a UNet pipeline
+  std::vector<MMDiT> mmdit; // one, for a FLUX or SD3 pipeline
   Autoencoder vae;
   // Classifier-free guidance: the denoiser runs on the prompt and the negative prompt each step,
   // as one batch of two (StableDiffusionXLPipeline with guidance_scale > 1). FLUX.1-dev feeds its

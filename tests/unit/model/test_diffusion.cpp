@@ -88,6 +88,33 @@ TEST_CASE("diffusion: FLUX.1 parameters per component", "[model][diffusion]") {
   CHECK(schnell.diffusion->context_tokens() == 256);
 }
 
+// SD3-medium (stabilityai/stable-diffusion-3-medium-diffusers), each component against NVIDIA
+// AITune's inspect guide (the table above): transformer 2,028,328,000, text_encoder (CLIP-L with
+// its 768 x 768 projection) 123,650,304, text_encoder_2 694,659,840, text_encoder_3 (T5-XXL)
+// 4,762,310,656, and the VAE's decoder 49,545,475. The transformer by hand: patch embedding
+// 16 x 4 x 1536 + 1536 = 99,840, timestep embedder 2,755,584, pooled text embedder (2048 -> 1536
+// -> 1536) 5,508,096, context embedder 6,292,992, 23 blocks of 84,980,736 and the last (text
+// stream pre-only) 54,294,528, norm_out 4,721,664, proj_out 98,368.
+TEST_CASE("diffusion: SD3-medium parameters per component", "[model][diffusion]") {
+  const ModelArch m = read_diffusers_pipeline(pipeline_path("sd3-medium"));
+  const DiffusionPipeline& p = *m.diffusion;
+  CHECK(m.family == "StableDiffusion3Pipeline");
+  CHECK(p.denoiser_class == "SD3Transformer2DModel");
+  CHECK(p.denoiser_params() == 2028328000.0);
+  CHECK(encoder(p, "text_encoder").params() == 123650304.0);
+  CHECK(encoder(p, "text_encoder_2").params() == 694659840.0);
+  CHECK(encoder(p, "text_encoder_3").params() == 4762310656.0);
+  CHECK(p.vae.decoder_params() == 49545475.0);
+  CHECK(near_published(p.vae.params(), 83819683.0));
+  CHECK(p.classifier_free_guidance); // StableDiffusion3Pipeline: guidance_scale 7.0
+  CHECK(p.default_steps == 28);
+  CHECK(p.context_tokens() == 77 + 256); // CLIP's 77 hidden states, then T5's 256
+  CHECK(p.latent_tokens(1024, 1024) == 4096);
+  // 2 x [24 x (4429 x 12 x 1536^2 + 2 x 4429^2 x 1536) + embedders - the last block's text
+  // stream after q, k, v (333 x 9 x 1536^2)] = 8.904 TFLOP per step at 1024^2.
+  CHECK(p.step_flops(1024, 1024) == Approx(8904337539072.0).epsilon(1e-12));
+}
+
 // Hand-checked FLOPs (docs/model.md, "Image generation"): each line of the derivation there.
 TEST_CASE("diffusion: FLOPs per stage, hand-checked", "[model][diffusion]") {
   const DiffusionPipeline sdxl = *read_diffusers_pipeline(pipeline_path("sdxl-base-1.0")).diffusion;

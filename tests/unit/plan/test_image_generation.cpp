@@ -88,6 +88,21 @@ TEST_CASE("image generation: the spec reads a pipeline folder with its defaults"
                    "no classifier-free guidance: one transformer pass per step (FLUX.1-dev's "
                    "guidance is distilled into an embedding)")));
   }
+  SECTION("SD3-medium: guidance at 7.0, 28 steps, a T5 prompt of 256 tokens") {
+    const Spec s = load_spec(pipeline_dir("sd3-medium") + "/model_index.json");
+    REQUIRE(s.generates_images());
+    CHECK(s.workload.inference.generation->steps == 28);
+    CHECK(s.workload.inference.input_tokens == 4096);
+    CHECK_THAT(s.defaults,
+               Catch::VectorContains(std::string(
+                   "classifier-free guidance: the transformer runs twice per step (prompt and "
+                   "negative prompt as one batch of 2; StableDiffusion3Pipeline guidance_scale "
+                   "7.0)")));
+    CHECK_THAT(s.defaults,
+               Catch::VectorContains(std::string(
+                   "T5 prompt of 256 tokens (StableDiffusion3Pipeline's max_sequence_length "
+                   "default)")));
+  }
   SECTION("a spec without a workload plans image generation of the pipeline") {
     const Spec s = parse_spec({{"model", pipeline_dir("flux.1-schnell")}}, "gen.json");
     CHECK(s.generates_images());
