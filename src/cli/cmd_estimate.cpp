@@ -248,9 +248,9 @@ std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
                   : std::nullopt,
                 edge));
     } else if (t.requests_per_s) {
-      out.push_back(judge(r.spec.embeds_images() ? "images_per_s"
-                          : embedding            ? "sequences_per_s"
-                                                 : "requests_per_s",
+      out.push_back(judge(r.spec.per_image() ? "images_per_s"
+                          : embedding        ? "sequences_per_s"
+                                             : "requests_per_s",
                           false,
                           *t.requests_per_s,
                           i.requests_per_s,
@@ -309,7 +309,7 @@ void price_report(EstimateReport& r, int gpus) {
   if (tokens_per_s > 0) {
     c.usd_per_million_tokens = c.per_hour.si() / (tokens_per_s * 3600.0) * 1e6;
   }
-  if (r.spec.embeds_images() && r.inference && r.inference->requests_per_s > 0) {
+  if (r.spec.per_image() && r.inference && r.inference->requests_per_s > 0) {
     c.usd_per_thousand_images = c.per_hour.si() / (r.inference->requests_per_s * 3600.0) * 1e3;
   }
   if (r.training && r.training->time_to_train) {
@@ -433,17 +433,14 @@ void register_estimate(CLI::App& app, Context& ctx) {
       report.band_coverage = uncertainty.coverage;
       report.judged_at_band_edge = o->confidence == "band";
       report.memory_band = memory_band(report.memory.per_gpu.total(), uncertainty);
-      report.calibration =
-          uncertainty.calibration(Efficiency::family_name(gpu),
-                                  std::string(to_string(spec.workload.inference.engine)),
-                                  !serving,
-                                  unmeasured_workload(spec));
+      report.calibration = uncertainty.calibration(
+          Efficiency::family_name(gpu), engine_name(spec), !serving, unmeasured_workload(spec));
       if (serving) {
         report.inference =
             estimate_inference(spec, gpu, p, report.memory, efficiency, constants, replicas);
         if (report.inference->concurrency > 0) {
           report.inference_bands =
-              inference_bands(*report.inference, uncertainty, gpu, spec.workload.inference.engine);
+              inference_bands(*report.inference, uncertainty, gpu, engine_name(spec));
         }
       } else {
         report.training = estimate_training(spec, gpu, p, report.memory, efficiency);

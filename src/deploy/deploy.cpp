@@ -685,6 +685,12 @@ std::string object_name(std::string_view text) {
 }
 
 const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
+  if (spec.workload.is_image_generation()) {
+    // diffusers is a library, not a server: data/deploy.json has no recipe that serves it.
+    throw InputError(spec.file + ":/workload/type",
+                     "rightsize deploy has no image generation recipe (diffusers is a library, "
+                     "not a server); `rightsize plan` sizes it");
+  }
   if (spec.workload.is_transcription()) {
     // vLLM serves Whisper (/v1/audio/transcriptions), but data/deploy.json has no transcription
     // recipe yet (its autoscaling metrics speak of tokens and prompts).

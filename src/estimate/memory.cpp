@@ -234,7 +234,7 @@ long long batched_tokens(const Spec& spec, const Constants& c) {
   const auto& inf = spec.workload.inference;
   const long long budget = inf.max_num_batched_tokens.value_or(
       static_cast<long long>(c.get(Constant::max_num_batched_tokens)));
-  return spec.workload.is_embedding() ? std::max(budget, inf.input_tokens) : budget;
+  return spec.workload.one_pass() ? std::max(budget, inf.input_tokens) : budget;
 }
 
 Bytes engine_activation_peak(const Spec& spec,
@@ -245,6 +245,13 @@ Bytes engine_activation_peak(const Spec& spec,
   const auto& inf = spec.workload.inference;
   const double t = p.tp;
   const double bytes = activation_element_bytes(spec.precision).si();
+  if (spec.generates_images()) {
+    // The larger of the denoiser's forward (both guidance branches) and the VAE decode of the
+    // whole batch (diffusers decodes it at once unless VAE slicing is enabled).
+    const auto& g = *inf.generation;
+    return Bytes(static_cast<double>(batch) * m.diffusion->activation_elements(g.height, g.width) *
+                 bytes);
+  }
   // Tokens in one forward pass: the engine's prefill chunk, or (transformers) the whole batch.
   double tokens = 0;
   double sequences = 0;
@@ -273,7 +280,7 @@ Bytes engine_activation_peak(const Spec& spec,
   // Logits of the last token of each sequence, in fp32, plus the sampler's copy; an embedding
   // workload pools the hidden states instead.
   const double logits =
-      spec.workload.is_embedding() ? 0.0 : sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
+      spec.workload.one_pass() ? 0.0 : sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
   return Bytes(tokens * per_token + logits);
 }
 
@@ -369,6 +376,7 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
   w.vision = whole.vision / t; // split by tp, whole on the first pipeline stage
   w.other = whole.other * layer_share;
   w.text_tower = whole.text_tower * layer_share;
+  w.diffusion = whole.diffusion; // a diffusers pipeline is whole on one GPU (no TP, no PP)
   // Embedding and lm_head are vocab-parallel over tp; with pipelining the first stage holds the
   // embedding and the last the lm_head (a tied one is copied there), the worse of the two counts.
   const double emb = m.params.embedding;
@@ -657,7 +665,7 @@ long long max_batch(const Spec& spec,
   if (pool.si() <= 0) {
     return 0;
   }
-  if (spec.workload.is_embedding()) {
+  if (spec.workload.one_pass()) {
     // One forward pass: the sequences the batched-token budget holds (and, for a decoder used
     // for embeddings, the KV cache).
     const long long per_pass = batched_tokens(spec, c) / spec.workload.inference.input_tokens;
@@ -681,11 +689,11 @@ std::vector<std::string> inference_notes(const Spec& spec,
                                          long long context_tokens) {
   const ModelArch& m = spec.model;
   std::vector<std::string> notes;
-  if (spec.workload.is_embedding() && e.batch > e.max_batch && e.kv_per_sequence.si() <= 0) {
+  if (spec.workload.one_pass() && e.batch > e.max_batch && e.kv_per_sequence.si() <= 0) {
     notes.push_back(fmt::format("{} concurrent {} of {} tokens; one forward pass takes {} "
                                 "of them ({} batched tokens), the rest wait for the next",
                                 e.batch,
-                                spec.embeds_images() ? "images" : "sequences",
+                                spec.per_image() ? "images" : "sequences",
                                 context_tokens,
                                 e.max_batch,
                                 batched_tokens(spec, c)));

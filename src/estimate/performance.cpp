@@ -472,10 +472,35 @@ encoder_decoder_prefill(const StepLayout& steps, StepTime s, double tokens, doub
   return s;
 }
 
+// Image generation (docs/model.md, "Image generation"): a batch of tokens / prompt images runs
+// the whole pipeline; each denoising step reads the denoiser's weights once for the batch (both
+// guidance branches in one forward), the text encoders and the VAE are read once. One GPU: no
+// all-reduces.
+StepTime diffusion_pass(const StepLayout& steps, double tokens, double prompt) {
+  const Spec& spec = *steps.spec;
+  const ModelArch& m = spec.model;
+  const DiffusionPipeline& d = *m.diffusion;
+  const ImageGeneration& g = *spec.workload.inference.generation;
+  const double images = tokens / prompt;
+  const auto step_count = static_cast<double>(g.steps);
+  const double denoiser_share = m.params.denoiser / m.params_total;
+  StepTime s;
+  s.bytes = steps.weights.diffusion * (denoiser_share * step_count + (1.0 - denoiser_share));
+  s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
+  s.compute = Flops(images * d.image_flops(g.height, g.width, g.steps)) / steps.compute_rate;
+  // The engine's per-layer cost for each of the denoiser's blocks at each step; not its per-step
+  // cost, which is generate's sampling and cache bookkeeping, absent from a denoising loop.
+  s.fixed = steps.engine->per_layer * static_cast<double>(m.layers) * step_count;
+  return s;
+}
+
 StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
   const Spec& spec = *steps.spec;
   const ModelArch& m = spec.model;
   const Parallelism& p = steps.p;
+  if (spec.generates_images()) {
+    return diffusion_pass(steps, tokens, prompt);
+  }
   StepTime s;
   // A dual encoder's text tower is loaded but images do not run through it.
   const Bytes read =
@@ -614,11 +639,18 @@ InferencePerformance estimate_embedding(const StepLayout& steps,
   if (detail == Detail::numbers) {
     return r;
   }
-  const bool images = steps.spec->embeds_images();
+  const bool images = steps.spec->per_image();
+  const auto& generation = inf.generation;
   const char* unit = images ? "images" : "sequences";
-  // "12 x 512 tokens", or "12 images of 729 tokens"
-  const std::string pass_of = images ? fmt::format("{} images of {} tokens", c, inf.input_tokens)
-                                     : fmt::format("{} x {} tokens", c, inf.input_tokens);
+  // "12 x 512 tokens", "12 images of 729 tokens", or "4 images (1024 x 1024, 50 steps)"
+  const std::string pass_of = generation ? fmt::format("{} image{} ({} x {}, {} steps)",
+                                                       c,
+                                                       c == 1 ? "" : "s",
+                                                       generation->width,
+                                                       generation->height,
+                                                       generation->steps)
+                              : images ? fmt::format("{} images of {} tokens", c, inf.input_tokens)
+                                       : fmt::format("{} x {} tokens", c, inf.input_tokens);
   if (r.queueing) {
     r.bottleneck = "memory_capacity";
     r.explanation = fmt::format("a forward pass takes {} of the {} {} in flight; the rest "
@@ -636,8 +668,9 @@ InferencePerformance estimate_embedding(const StepLayout& steps,
                                 format_seconds(pass.compute));
   } else if (pass.compute >= pass.memory) {
     r.bottleneck = "compute";
-    r.explanation = fmt::format("embedding is compute bound: a pass of {} takes {} of "
+    r.explanation = fmt::format("{} is compute bound: a pass of {} takes {} of "
                                 "matrix work, more than reading the weights ({})",
+                                generation ? "image generation" : "embedding",
                                 pass_of,
                                 format_seconds(pass.compute),
                                 format_seconds(pass.memory));
@@ -782,7 +815,7 @@ InferencePerformance estimate_inference(const Spec& spec,
                                         const Constants& constants,
                                         int replicas,
                                         Detail detail) {
-  const bool embedding = spec.workload.is_embedding();
+  const bool embedding = spec.workload.one_pass();
   InferencePerformance r =
       in_flight(memory, compute_precision(spec, gpu), max_num_seqs(constants), embedding);
   if (r.concurrency < 1) {
@@ -815,7 +848,7 @@ ServingLayout serving_layout(const Spec& spec,
     return s;
   }
   s.steps = step_layout(spec, gpu, p, eff);
-  if (!spec.workload.is_embedding()) {
+  if (!spec.workload.one_pass()) {
     const auto isl = static_cast<double>(spec.workload.inference.prompt_tokens());
     s.prefill = prefill_step(*s.steps, isl, isl);
   }
@@ -827,7 +860,7 @@ InferencePerformance estimate_inference(const ServingLayout& layout,
                                         int replicas,
                                         Detail detail) {
   const Spec& spec = *layout.memory.spec;
-  const bool embedding = spec.workload.is_embedding();
+  const bool embedding = spec.workload.one_pass();
   InferencePerformance r =
       in_flight(memory, layout.compute_precision, layout.max_num_seqs, embedding);
   if (r.concurrency < 1) {

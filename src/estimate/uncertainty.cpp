@@ -98,6 +98,9 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
 }
 
 const char* unmeasured_workload(const Spec& spec) {
+  if (spec.generates_images()) {
+    return "image generation";
+  }
   if (spec.embeds_images()) {
     return "image embedding";
   }
@@ -140,14 +143,14 @@ Calibration Uncertainty::calibration(const std::string& family,
     const auto it = m_serving.find(key);
     const long long runs = it == m_serving.end() ? 0 : it->second.fit_runs;
     return {false,
-            runs > 0 ? fmt::format("{}: no measured {} runs; its efficiencies are fitted on {} "
-                                   "generation runs",
-                                   key,
-                                   unmeasured,
-                                   runs)
-                     : fmt::format("{}: no measured {} runs, nor generation runs of this pair",
-                                   key,
-                                   unmeasured)};
+            runs > 0
+                ? fmt::format("{}: no measured {} runs; its efficiencies are fitted on {} "
+                              "text generation runs",
+                              key,
+                              unmeasured,
+                              runs)
+                : fmt::format(
+                      "{}: no measured {} runs; bands widened x{:g}", key, unmeasured, widening)};
   }
   if (const auto it = m_serving.find(key); it != m_serving.end() && it->second.fit_runs > 0) {
     return {true,
@@ -260,8 +263,14 @@ InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const Gpu& gpu,
                                Engine engine) {
+  return inference_bands(p, u, gpu, std::string(to_string(engine)));
+}
+
+InferenceBands inference_bands(const InferencePerformance& p,
+                               const Uncertainty& u,
+                               const Gpu& gpu,
+                               const std::string& eng) {
   const std::string family = Efficiency::family_name(gpu);
-  const std::string eng(to_string(engine));
   InferenceBands b;
   b.tpot_ratio = u.band("tpot", family, eng);
   // A transcription's `ttft` is a request's whole latency, decode steps for the most part: it

@@ -25,12 +25,16 @@ constexpr double k_max_width = 1e7;
 constexpr double k_max_vocab = 1e8;
 constexpr double k_max_experts = 100000;
 constexpr double k_max_positions = 1e9;
+// supported_families()' config class of the diffusers pipelines, read from their folders.
+constexpr std::string_view k_diffusers_index = "model_index.json";
 
 const std::vector<std::string>& known_families() {
   static const std::vector<std::string> families = [] {
     std::vector<std::string> out;
     for (const auto& f : supported_families()) {
-      out.emplace_back(f.model_type);
+      if (f.config_class != k_diffusers_index) {
+        out.emplace_back(f.model_type);
+      }
     }
     return out;
   }();
@@ -399,7 +403,8 @@ void read_family(const FieldReader& top, ModelArch& m) {
     refuse_architecture(top,
                         field,
                         m.family,
-                        "a diffusers pipeline or component: image generation is not modelled");
+                        "a diffusers pipeline or component config: plan the pipeline's folder "
+                        "(model_index.json and its component folders) as image_generation");
   }
   if (m.family.empty()) {
     top.fail_plain("not a Hugging Face model config: neither model_type nor architectures is set");
@@ -1608,6 +1613,21 @@ const std::vector<SupportedFamily>& supported_families() {
        "CLIPVisionConfig"},
       {"siglip", "SigLIP (dual encoder: SiglipModel; images and text)", 0, "SiglipConfig"},
       {"siglip_vision_model", "SigLIP's vision tower (SiglipVisionModel)", 0, "SiglipVisionConfig"},
+      // diffusers pipelines: a folder with model_index.json (_class_name) and the components'.
+      {"StableDiffusionXLPipeline",
+       "SDXL base 1.0 (diffusers: UNet, CLIP-L and OpenCLIP bigG, VAE; image generation)",
+       0,
+       k_diffusers_index},
+      {"FluxPipeline",
+       "FLUX.1-dev, FLUX.1-schnell (diffusers: MMDiT transformer, CLIP-L and T5-XXL, VAE; "
+       "image generation)",
+       0,
+       k_diffusers_index},
+      {"StableDiffusion3Pipeline",
+       "SD3-medium (diffusers: MMDiT transformer, CLIP-L, OpenCLIP bigG and T5-XXL, VAE; image "
+       "generation)",
+       0,
+       k_diffusers_index},
   };
   return families;
 }

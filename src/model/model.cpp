@@ -15,12 +15,13 @@ using detail::Range;
 
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
-         norms + state_space + vision + pooler + cross_attention + audio + text_tower;
+         norms + state_space + vision + pooler + cross_attention + audio + text_tower + denoiser +
+         text_encoders + autoencoder;
 }
 
 Bytes WeightBytes::total() const {
   return embedding + attention + dense_mlp + routed_experts + shared_experts + state_space +
-         vision + other + text_tower;
+         vision + other + text_tower + diffusion;
 }
 
 long long VisionTower::patches(long long width, long long height) const {
@@ -66,6 +67,9 @@ double ImageEncoder::embedding_params(long long hidden) const {
 std::string ModelArch::tp_indivisible(int tp) const {
   if (tp < 1) {
     return "layers";
+  }
+  if (diffusion && tp > 1) {
+    return "a diffusers pipeline (diffusers runs one on one GPU)";
   }
   if (attention_layers() > 0 && heads % tp != 0) {
     return fmt::format("{} attention heads", heads);
@@ -288,6 +292,7 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
   w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio, high);
   w.text_tower = bytes_at(m.params.text_tower, high);
+  w.diffusion = bytes_at(m.params.denoiser + m.params.text_encoders + m.params.autoencoder, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the
   // components in proportion to the derived estimate.
   if (m.safetensors_bytes && q.method == m.quantization.method &&
@@ -302,7 +307,8 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
                         &w.state_space,
                         &w.vision,
                         &w.other,
-                        &w.text_tower}) {
+                        &w.text_tower,
+                        &w.diffusion}) {
       *part *= scale;
     }
   }

@@ -94,7 +94,8 @@ void evaluate_inference(const detail::Search& S,
   double tpot_high = 1.0;
   double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands = inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, inf.engine);
+    c.inference_bands =
+        inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, engine_name(spec));
     if (S.options.confidence == Confidence::band) {
       ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
       tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
@@ -105,7 +106,7 @@ void evaluate_inference(const detail::Search& S,
   }
   const InferencePerformance& p = *c.inference;
   const auto& t = inf.targets;
-  const bool embedding = spec.workload.is_embedding();
+  const bool embedding = spec.workload.one_pass();
   if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
     out.problem_kind = "latency";
     out.problem = fmt::format("misses the {} target: {} > {}",
@@ -124,7 +125,7 @@ void evaluate_inference(const detail::Search& S,
                               *t.output_tokens_per_s);
   } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
     out.problem_kind = "throughput";
-    const bool images = spec.embeds_images();
+    const bool images = spec.per_image();
     out.problem = spec.workload.is_transcription()
                       ? fmt::format("misses the audio-rate target: {:.1f} < {:.1f} audio seconds/s",
                                     p.audio_seconds_per_s / rate_high,
@@ -165,7 +166,7 @@ void evaluate_inference(const detail::Search& S,
   }
   if (!c.cost.price_label.empty() && p.priced_tokens_per_s() > 0) {
     c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (p.priced_tokens_per_s() * 3600.0) * 1e6;
-    if (spec.embeds_images()) {
+    if (spec.per_image()) {
       c.cost.usd_per_thousand_images = c.cost.per_hour.si() / (p.requests_per_s * 3600.0) * 1e3;
     }
   }

@@ -218,6 +218,12 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
       r.flops_per_image = Flops(image_flops(spec.model));
       r.flops_per_token = r.flops_per_image / prompt;
     }
+    if (spec.generates_images()) {
+      // As diffusion_pass counts an image: text encoders, the denoising loop, the VAE decode.
+      const auto& g = *inf.generation;
+      r.flops_per_image = Flops(spec.model.diffusion->image_flops(g.height, g.width, g.steps));
+      r.flops_per_token = r.flops_per_image / prompt;
+    }
   } else {
     // What the step estimate counts per trained token: LoRA and QLoRA skip the frozen weights'
     // gradients (docs/model.md, "FLOPs").
@@ -249,9 +255,11 @@ nlohmann::json dtype_names(const std::vector<DType>& ds) {
 }
 
 // The changes worth trying for a miss, most modest first: a cheaper allowed format, tensor
-// parallelism across nodes, more GPUs. Only changes the spec does not already make.
+// parallelism across nodes, more GPUs. Only changes the spec does not already make, and for a
+// diffusers pipeline (unquantized, one GPU per replica) only more GPUs.
 std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
   std::vector<Trial> out;
+  const bool pipeline = spec.model.diffusion.has_value();
   const bool memory = miss.code == "memory_capacity";
   const bool latency = miss.code == "latency_target";
   const bool throughput = miss.code == "throughput_target";
@@ -270,7 +278,7 @@ std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
     out.push_back(std::move(t));
   };
   for (const DType d : {DType::fp8, DType::int4}) {
-    if ((memory || latency || deadline) && !allowed(d) &&
+    if ((memory || latency || deadline) && !pipeline && !allowed(d) &&
         element_bits(d) < element_bits(spec.precision.weights) &&
         !(d == DType::int4 && spec.workload.is_training())) {
       allow(d);
@@ -290,12 +298,12 @@ std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
   if ((miss.code == "compute_rate" || miss.code == "engine_support") &&
       !spec.workload.is_training()) {
     for (const DType d : {DType::bf16, DType::fp16, DType::fp8}) {
-      if (!allowed(d)) {
+      if (!allowed(d) && !(pipeline && d == DType::fp8)) {
         allow(d);
       }
     }
   }
-  if ((memory || latency) && !spec.constraints.allow_cross_node_tp) {
+  if ((memory || latency) && !pipeline && !spec.constraints.allow_cross_node_tp) {
     Trial t{spec, {"/constraints/allow_cross_node_tp", true}, "", "cross-node TP"};
     t.spec.constraints.allow_cross_node_tp = true;
     t.text = "tensor parallelism across nodes (constraints.allow_cross_node_tp: true)";
@@ -389,11 +397,10 @@ best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOption
   }
   if (options.uncertainty != nullptr) {
     best->memory_band = memory_band(best->memory.per_gpu.total(), *options.uncertainty);
-    best->calibration =
-        options.uncertainty->calibration(Efficiency::family_name(*best->gpu),
-                                         std::string(to_string(spec.workload.inference.engine)),
-                                         spec.workload.is_training(),
-                                         unmeasured_workload(spec));
+    best->calibration = options.uncertainty->calibration(Efficiency::family_name(*best->gpu),
+                                                         engine_name(spec),
+                                                         spec.workload.is_training(),
+                                                         unmeasured_workload(spec));
   }
   set_verdict(*best, spec, options);
   return std::move(*best);
@@ -596,7 +603,7 @@ Plan make_plan(const Spec& spec,
     plan.notes.push_back(fmt::format("no targets: ranked by $ per {} with every "
                                      "replica at its largest batch (full load), not by TCO",
                                      spec.workload.is_transcription() ? "audio hour"
-                                     : spec.embeds_images()           ? "thousand images"
+                                     : spec.per_image()               ? "thousand images"
                                      : spec.workload.is_embedding()   ? "million input tokens"
                                                                       : "million output tokens"));
   }

@@ -226,7 +226,7 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
 // The band rates are held to: decode's ("tpot"), or an embedding workload's forward pass
 // ("ttft").
 inline const char* rate_band_metric(const Spec& spec) {
-  return spec.workload.is_embedding() ? "ttft" : "tpot";
+  return spec.workload.one_pass() ? "ttft" : "tpot";
 }
 // The band latency targets are held to: TTFT's, or for a transcription, whose request latency is
 // mostly decode steps, TPOT's (inference_bands does the same).

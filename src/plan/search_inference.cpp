@@ -172,12 +172,13 @@ ServingGoal serving_goal(const Spec& s) {
 
 // The layouts to try on one GPU, narrowest first: every tensor-parallel size, expert parallelism
 // across the TP group when the experts divide, and pipeline stages only at the widest TP size
-// (none for an encoder-decoder: rightsize does not split its two stacks into stages).
+// (none for an encoder-decoder: rightsize does not split its two stacks into stages; none for a
+// diffusers pipeline, which runs on one GPU).
 std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
   std::vector<Parallelism> out;
   for (const int tp : tps) {
     for (const int pp : {1, 2, 4}) {
-      if (pp > 1 && (tp < tps.back() || spec.model.encoder_decoder)) {
+      if (pp > 1 && (tp < tps.back() || spec.model.encoder_decoder || spec.model.diffusion)) {
         continue;
       }
       std::vector<int> eps{1};
@@ -439,8 +440,8 @@ void explain(const Search& S, Kept& kept) {
   c.inference =
       estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands = inference_bands(
-        *c.inference, *S.options.uncertainty, *c.gpu, spec.workload.inference.engine);
+    c.inference_bands =
+        inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, engine_name(spec));
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
   const CostBreakdown priced = c.cost;
@@ -527,7 +528,7 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
   if (full_tokens_per_s > 0) {
     c.cost.usd_per_million_at_full_load = c.cost.per_hour.si() / (full_tokens_per_s * 3600.0) * 1e6;
   }
-  if (spec.embeds_images()) {
+  if (spec.per_image()) {
     // Every image is input_tokens tokens: $ per image = $ per token x tokens per image.
     const auto per_thousand = static_cast<double>(spec.workload.inference.input_tokens) / 1e3;
     c.cost.usd_per_thousand_images = *c.cost.usd_per_million_tokens * per_thousand;
@@ -659,8 +660,7 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
   if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
     return std::nullopt;
   }
-  return S.options.uncertainty->high_ratio(
-      metric, Efficiency::family_name(g), std::string(to_string(spec.workload.inference.engine)));
+  return S.options.uncertainty->high_ratio(metric, Efficiency::family_name(g), engine_name(spec));
 }
 
 } // namespace rightsize::detail

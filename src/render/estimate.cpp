@@ -218,7 +218,7 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
               : r.inference && r.inference->prefill_only ? "usd_per_million_input_tokens"
                                                          : "usd_per_million_output_tokens",
               c.usd_per_million_tokens);
-  if (r.spec.embeds_images()) {
+  if (r.spec.per_image()) {
     w.member("usd_per_thousand_images", c.usd_per_thousand_images);
   }
   if (r.spec.workload.is_transcription()) {
@@ -242,8 +242,7 @@ void write_per_replica(JsonWriter& w, const EstimateReport& r) {
   if (perf && perf->prefill_only) {
     w.begin_object()
         .member("batch", r.memory.batch)
-        .member(r.spec.embeds_images() ? "images_per_s" : "sequences_per_s",
-                perf->requests_per_s / n)
+        .member(r.spec.per_image() ? "images_per_s" : "sequences_per_s", perf->requests_per_s / n)
         .member("tokens_per_s", perf->prefill_tokens_per_s / n)
         .end_object();
     return;
@@ -298,7 +297,7 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
   const auto& perf = *r.inference;
   // An image encoder's sequence is an image: images_per_s for sequences_per_s (keys in byte
   // order, as JsonWriter wants them).
-  const bool images = r.spec.embeds_images();
+  const bool images = r.spec.per_image();
   w.begin_object();
   if (const auto& b = r.inference_bands) {
     w.key("bands").begin_object();
@@ -317,9 +316,12 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
   }
   w.member("batch", m.batch)
       .member("compute_precision", std::string(to_string(perf.compute_precision)))
-      .member("engine", to_string(r.spec.workload.inference.engine));
+      .member("engine", engine_name(r.spec));
   if (images) {
-    w.member("flops_per_image", image_flops(r.spec.model))
+    const auto& g = r.spec.workload.inference.generation;
+    w.member("flops_per_image",
+             g ? r.spec.model.diffusion->image_flops(g->height, g->width, g->steps)
+               : image_flops(r.spec.model))
         .member("images_per_s", perf.requests_per_s);
   }
   // Little's law, per replica: the requests this rate and latency keep in flight, most of them in
@@ -573,6 +575,14 @@ std::string workload_line(const EstimateReport& r) {
                        to_string(w.recompute));
   }
   const auto& i = s.workload.inference;
+  if (const auto& g = s.workload.inference.generation; g && s.generates_images()) {
+    return fmt::format("image generation on diffusers, {} x {} pixels, {} steps{}, weights {}",
+                       g->width,
+                       g->height,
+                       g->steps,
+                       s.model.diffusion->classifier_free_guidance ? " (x2: guidance)" : "",
+                       to_string(s.precision.weights));
+  }
   if (s.embeds_images()) {
     return fmt::format("image embeddings on {}, {} x {} pixels, {} tokens per image, weights {}",
                        to_string(i.engine),
@@ -711,12 +721,15 @@ void render_training(const EstimateReport& r, std::ostream& out) {
 void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   const auto& i = *r.inference;
   const double n = r.replicas;
-  const char* unit = r.spec.embeds_images() ? "images" : "sequences";
-  out << fmt::format("\nspeed ({} math){}: latency {}, {:.1f} {}/s, {:.0f} tokens/s\n",
+  const char* unit = r.spec.per_image() ? "images" : "sequences";
+  const auto& generation = r.spec.workload.inference.generation;
+  // Image generation runs at a few images per second: two decimals.
+  out << fmt::format("\nspeed ({} math){}: latency {}, {:.{}f} {}/s, {:.0f} tokens/s\n",
                      to_string(i.compute_precision),
                      r.replicas > 1 ? ", per replica" : "",
                      format_seconds(i.ttft),
                      i.requests_per_s / n,
+                     generation ? 2 : 1,
                      unit,
                      i.prefill_tokens_per_s / n);
   if (r.replicas > 1) {
@@ -735,11 +748,19 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
                        r.replicas > 1 ? " over all replicas" : "",
                        b->ttft_ratio.basis);
   }
-  out << fmt::format("  one forward pass of {} {} x {} tokens: {}\n",
-                     i.concurrency,
-                     i.concurrency == 1 ? (r.spec.embeds_images() ? "image" : "sequence") : unit,
-                     r.spec.workload.inference.input_tokens,
-                     format_seconds(i.prefill));
+  if (generation) {
+    out << fmt::format("  one pass of {} image{} ({} denoising steps and the decode): {}\n",
+                       i.concurrency,
+                       i.concurrency == 1 ? "" : "s",
+                       generation->steps,
+                       format_seconds(i.prefill));
+  } else {
+    out << fmt::format("  one forward pass of {} {} x {} tokens: {}\n",
+                       i.concurrency,
+                       i.concurrency == 1 ? (r.spec.per_image() ? "image" : "sequence") : unit,
+                       r.spec.workload.inference.input_tokens,
+                       format_seconds(i.prefill));
+  }
   // Little's law: what this rate and latency keep in flight. The passes run back to back while
   // the engine's per-request work (HTTP, tokenization, pooling) overlaps them, so most requests
   // in flight are in that work, not in a pass (docs/model.md, "Embedding workloads").
@@ -818,13 +839,13 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
     render_transcription(r, out);
     return;
   }
-  const bool images = r.spec.embeds_images();
+  const bool images = r.spec.per_image();
   const auto unit = [images](long long count) {
     return count == 1 ? (images ? "image" : "sequence") : (images ? "images" : "sequences");
   };
-  // An embedding pass takes its sequences together; more wait in the engine's per-request work
+  // A pass takes its sequences (or images) together; more wait in the engine's per-request work
   // (render_embedding_speed says how many).
-  const std::string held = r.spec.workload.is_embedding()
+  const std::string held = r.spec.workload.one_pass()
                                ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
                                : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
   const std::string sequences =
@@ -832,7 +853,15 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
           ? fmt::format(
                 "per replica: {} ({} over {} replicas)", held, m.batch * r.replicas, r.replicas)
           : held;
-  if (r.spec.workload.is_embedding() && m.kv_per_token.si() <= 0) {
+  if (r.spec.generates_images()) {
+    out << fmt::format("fits: {}{} {}; one pass takes at most {} {} (no KV cache: the pipeline "
+                       "denoises and decodes a batch of images together)\n",
+                       m.fits ? "yes" : "NO",
+                       r.replicas > 1 ? "," : ":",
+                       sequences,
+                       m.max_batch,
+                       unit(m.max_batch));
+  } else if (r.spec.workload.one_pass() && m.kv_per_token.si() <= 0) {
     out << fmt::format("fits: {}{} {}; one forward pass takes at most {} {} (no KV cache: the "
                        "encoder attends over each whole {} in one pass)\n",
                        m.fits ? "yes" : "NO",
@@ -840,7 +869,7 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        sequences,
                        m.max_batch,
                        unit(m.max_batch),
-                       r.spec.embeds_images() ? "image" : "sequence");
+                       r.spec.per_image() ? "image" : "sequence");
   } else {
     out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",
                        m.fits ? "yes" : "NO",

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rightsize {
 
 namespace {
@@ -27,14 +29,21 @@ void render_families_json(std::ostream& out) {
 }
 
 void render_families_table(std::ostream& out) {
-  out << fmt::format("{:<19} {:<8} {}\n", "model_type", "context", "models");
+  // As wide as the longest name: the diffusers pipelines' class names are longer.
+  std::size_t width = 19;
+  for (const auto& f : supported_families()) {
+    width = std::max(width, f.model_type.size());
+  }
+  out << fmt::format("{:<{}} {:<8} {}\n", "model_type", width, "context", "models");
   for (const auto& f : supported_families()) {
     const std::string context = f.default_context > 0 ? std::to_string(f.default_context) : "none";
-    out << fmt::format("{:<19} {:<8} {}\n", f.model_type, context, f.models);
+    out << fmt::format("{:<{}} {:<8} {}\n", f.model_type, width, context, f.models);
   }
   out << "\ncontext: transformers' default when config.json omits max_position_embeddings\n"
          "(none: no limit: a recurrent model, or T5's relative positions; an image encoder's\n"
          "input is fixed by its image_size and patch_size).\n"
+         "The *Pipeline classes are diffusers pipelines: plan the folder\n"
+         "holding model_index.json (image generation).\n"
          "Any other model_type is refused (exit 2): \"architecture not supported\". Describe\n"
          "another decoder-only transformer with the spec's generic model fields (docs/spec.md).\n";
 }
@@ -54,11 +63,12 @@ void render_model_table(const Spec& spec, std::ostream& out) {
       fmt::format("{} total, {} active per {} ({})",
                   billions(m.params_total),
                   billions(m.params_active),
-                  m.image ? "image" : "token",
+                  m.image || m.diffusion ? "image" : "token",
                   m.param_source));
   row("layers",
       m.encoder_decoder ? fmt::format("{} encoder + {} decoder", m.layers, m.decoder_layers)
-                        : std::to_string(m.layers));
+      : m.diffusion ? fmt::format("{} denoiser blocks (resnets and transformer blocks)", m.layers)
+                    : std::to_string(m.layers));
   if (m.encoder_decoder) {
     row("kind",
         m.mel_bins > 0
@@ -96,6 +106,32 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.image->patches(),
                     m.image->class_token ? " + a class token" : "",
                     m.image->tokens()));
+  } else if (const auto& d = m.diffusion) {
+    row("kind",
+        fmt::format("diffusers pipeline ({}): text encoders once per prompt, the {} once per "
+                    "denoising step{}, the VAE decoder once per image (planned as image "
+                    "generation: images/s, $ per thousand images)",
+                    d->pipeline,
+                    d->denoiser_component,
+                    d->classifier_free_guidance ? " for each guidance branch" : ""));
+    row(d->denoiser_component,
+        fmt::format("{} ({}), {}",
+                    billions(d->denoiser_params()),
+                    d->denoiser_class,
+                    d->mmdit.empty() ? fmt::format("{} levels", d->unet.front().levels.size())
+                                     : fmt::format("{} double + {} single blocks",
+                                                   d->mmdit.front().layers,
+                                                   d->mmdit.front().single_layers)));
+    for (const auto& t : d->text_encoders) {
+      row(t.component,
+          fmt::format(
+              "{} ({}), {} tokens per prompt", billions(t.params()), t.class_name, t.tokens));
+    }
+    row("vae",
+        fmt::format("{} (AutoencoderKL), {} latent channels, 1/{} of each side",
+                    billions(d->vae.params()),
+                    d->vae.latent_channels,
+                    d->vae.scale()));
   } else if (m.encoder_only) {
     row("kind",
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
@@ -133,8 +169,8 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                         ? fmt::format(" (resized to {} px)", m.vision->image_size)
                         : fmt::format(" at {} x {} px", inf.image_width, inf.image_height)));
   }
-  row("hidden size", std::to_string(m.hidden));
-  if (m.mlp_layers() > 0) {
+  row(m.diffusion ? "denoiser width" : "hidden size", std::to_string(m.hidden));
+  if (m.mlp_layers() > 0 && !m.diffusion) {
     row("MLP",
         fmt::format(
             "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
@@ -147,7 +183,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   if (m.attention == AttentionKind::mla) {
     attention += fmt::format(", kv_lora_rank {}, rope dim {}", m.kv_lora_rank, m.qk_rope_head_dim);
   }
-  if (m.attention_layers() > 0) {
+  if (m.attention_layers() > 0 && !m.diffusion) {
     row("attention", attention);
   }
   if (m.sliding_window > 0) {
@@ -165,7 +201,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
     }
     row("experts", moe);
   }
-  if (!m.image) {
+  if (!m.image && !m.diffusion) {
     row("vocabulary", fmt::format("{}{}", m.vocab, m.tied_embeddings ? " (tied embeddings)" : ""));
   }
   row("weights",
@@ -196,6 +232,9 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("vision tower", m.params.vision);
   part("audio convolutions", m.params.audio);
   part("text tower", m.params.text_tower);
+  part("denoiser", m.params.denoiser);
+  part("text encoders", m.params.text_encoders);
+  part("VAE", m.params.autoencoder);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

@@ -57,7 +57,7 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
 
 void write_cost(detail::JsonWriter& w, const Candidate& c) {
   const auto& cost = c.cost;
-  const bool embedding = c.spec.workload.is_embedding();
+  const bool embedding = c.spec.workload.one_pass();
   w.begin_object().member("basis", cost.basis).key("on_prem");
   if (cost.gpus_bought > 0) {
     w.begin_object()
@@ -79,13 +79,16 @@ void write_cost(detail::JsonWriter& w, const Candidate& c) {
       .member("price_stale", cost.price_stale)
       .member("stops_meeting_targets_month", cost.stops_meeting_targets_month)
       .member("tco_usd", cost.tco.si())
-      .member("usd_per_hour", cost.per_hour.si())
-      .member(embedding ? "usd_per_million_input_tokens" : "usd_per_million_output_tokens",
-              cost.usd_per_million_tokens)
-      .member(embedding ? "usd_per_million_input_tokens_full_load"
-                        : "usd_per_million_output_tokens_full_load",
-              cost.usd_per_million_at_full_load);
-  if (c.spec.embeds_images()) {
+      .member("usd_per_hour", cost.per_hour.si());
+  // An image generation workload is priced per image only: its tokens are latent positions.
+  if (!c.spec.generates_images()) {
+    w.member(embedding ? "usd_per_million_input_tokens" : "usd_per_million_output_tokens",
+             cost.usd_per_million_tokens)
+        .member(embedding ? "usd_per_million_input_tokens_full_load"
+                          : "usd_per_million_output_tokens_full_load",
+                cost.usd_per_million_at_full_load);
+  }
+  if (c.spec.per_image()) {
     w.member("usd_per_thousand_images", cost.usd_per_thousand_images)
         .member("usd_per_thousand_images_full_load", cost.usd_per_thousand_images_full_load);
   }
@@ -212,6 +215,18 @@ std::string workload_line(const Spec& s) {
     return line;
   }
   const auto& i = s.workload.inference;
+  if (const auto& g = i.generation; g && s.generates_images()) {
+    return fmt::format("image generation on diffusers, {} x {} pixels, {} steps{}, {} image{} "
+                       "per request, {}",
+                       g->width,
+                       g->height,
+                       g->steps,
+                       s.model.diffusion->classifier_free_guidance ? " (x2: guidance)" : "",
+                       g->images_per_request,
+                       g->images_per_request == 1 ? "" : "s",
+                       i.concurrency ? fmt::format("{} concurrent images", *i.concurrency)
+                                     : std::string("offline (largest batch)"));
+  }
   if (s.embeds_images()) {
     return fmt::format("image embeddings on {}, {} x {} pixels, {} tokens per image, {}",
                        to_string(i.engine),
@@ -258,7 +273,7 @@ std::string targets_line(const Spec& s) {
     }
   } else {
     const auto& x = s.workload.inference.targets;
-    const bool embedding = s.workload.is_embedding();
+    const bool embedding = s.workload.one_pass();
     if (const auto& a = s.workload.inference.transcription) {
       if (x.ttft) {
         t.push_back("latency <= " + format_seconds(*x.ttft));
@@ -281,14 +296,14 @@ std::string targets_line(const Spec& s) {
     if (x.requests_per_s) {
       t.push_back(fmt::format(">= {:g} {}/s",
                               *x.requests_per_s,
-                              s.embeds_images() ? "images"
-                              : embedding       ? "sequences"
-                                                : "requests"));
+                              s.per_image() ? "images"
+                              : embedding   ? "sequences"
+                                            : "requests"));
     }
   }
   if (t.empty()) {
     return fmt::format("none: ranked by $ per {} at full load",
-                       s.embeds_images()           ? "thousand images"
+                       s.per_image()               ? "thousand images"
                        : s.workload.is_embedding() ? "million input tokens"
                                                    : "million output tokens");
   }
@@ -314,7 +329,19 @@ std::string requirements_line(const Plan& p) {
                         format_flops(r.flops_per_token));
     return line;
   }
-  if (p.spec.workload.is_embedding()) {
+  if (p.spec.generates_images()) {
+    const auto& g = *p.spec.workload.inference.generation;
+    const auto& d = *p.spec.model.diffusion;
+    line += fmt::format(", {} per image ({} per {} pass x {} steps{}; text encoders {}, VAE "
+                        "decode {})",
+                        format_flops(r.flops_per_image),
+                        format_flops(Flops(d.step_flops(g.height, g.width))),
+                        d.denoiser_component,
+                        g.steps,
+                        d.classifier_free_guidance ? " x 2 for guidance" : "",
+                        format_flops(Flops(d.text_flops())),
+                        format_flops(Flops(d.vae.decode_flops(g.height, g.width))));
+  } else if (p.spec.workload.is_embedding()) {
     if (r.kv_per_request.si() > 0) {
       line += fmt::format(", KV cache {} per sequence ({})",
                           format_bytes(r.kv_per_request),
@@ -451,7 +478,7 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   write_rejected(w, plan);
   hand_over();
   w.key("requirements").begin_object();
-  if (plan.spec.embeds_images()) {
+  if (plan.spec.per_image()) {
     w.member("flops_per_image", r.flops_per_image.si());
   }
   if (plan.spec.workload.is_transcription()) {
@@ -553,6 +580,15 @@ std::string rate_cell(double point, std::optional<Band> band) {
   return band ? fmt::format("{:.0f}-{:.0f}", band->low, band->high) : fmt::format("{:.0f}", point);
 }
 
+// Image generation runs at a fraction of an image per second per GPU: two significant digits
+// below 10 ("0.18-1.4"), whole numbers above.
+std::string small_rate_cell(double point, std::optional<Band> band) {
+  const auto one = [](double v) {
+    return v < 10.0 ? fmt::format("{:.2g}", v) : fmt::format("{:.0f}", v);
+  };
+  return band ? one(band->low) + "-" + one(band->high) : one(point);
+}
+
 // Total GPUs first, then how they are laid out: "1", "2 (TP2)", "16 (8xTP2)". On-prem, the GPUs
 // bought in whole servers of 8: "16 (2x8)".
 std::string gpus_cell(const Candidate& c) {
@@ -651,8 +687,8 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
 // per thousand images; a transcription workload, a request's latency, audio seconds transcribed
 // per second (times real time) and $ per audio hour.
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
-  const bool embedding = !rows.empty() && rows.front()->spec.workload.is_embedding();
-  const bool images = !rows.empty() && rows.front()->spec.embeds_images();
+  const bool embedding = !rows.empty() && rows.front()->spec.workload.one_pass();
+  const bool images = !rows.empty() && rows.front()->spec.per_image();
   const bool transcription = !rows.empty() && rows.front()->spec.workload.is_transcription();
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
@@ -698,10 +734,11 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
                                                  b->requests_per_s.high * per_window})
                       : std::nullopt));
     } else {
+      const auto rate = c->spec.generates_images() ? small_rate_cell : rate_cell;
       cols[k++].cells.push_back(
-          embedding ? rate_cell(i.requests_per_s,
-                                b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
-                    : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
+          embedding
+              ? rate(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
+              : time_cell(i.tpot.si(), b ? std::optional<Band>(b->tpot) : std::nullopt));
     }
     if (wide) {
       cols[k++].cells.push_back(
@@ -981,8 +1018,8 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
     } else {
       // An embedding workload: a sequence's latency, sequences/s and tokens embedded per second
       // where generation shows TTFT, TPOT and output tokens per second.
-      const bool embedding = s.workload.is_embedding();
-      const bool images = s.embeds_images();
+      const bool embedding = s.workload.one_pass();
+      const bool images = s.per_image();
       const bool transcription = s.workload.is_transcription();
       out << (transcription
                   ? "| # | GPU | GPUs | Layout | Memory/GPU | Latency | Audio s/s | Tokens/s | "
@@ -1051,9 +1088,9 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   // sequences_per_s and input_tokens_per_s are an embedding workload's (its ttft_s is a
   // sequence's latency), the next two a transcription's (its ttft_s is a request's latency);
   // an image embedding workload adds two (a sequence is an image).
-  const bool images = plan.spec.embeds_images();
+  const bool images = plan.spec.per_image();
   out << (images ? ",images_per_s,usd_per_thousand_images\n" : "\n");
-  const bool embedding = plan.spec.workload.is_embedding();
+  const bool embedding = plan.spec.workload.one_pass();
   for (const auto* c : shown(plan, o)) {
     const bool embeds = embedding && c->inference;
     const bool transcribes = plan.spec.workload.is_transcription() && c->inference;

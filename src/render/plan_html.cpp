@@ -112,13 +112,13 @@ TradeAxes trade_axes(const Plan& plan) {
   // An embedding workload has no TPOT, a transcription's is not what a person waits for: their
   // latency is the x axis; a transcription's cost is per audio hour.
   const bool transcription = s.workload.is_transcription();
-  const bool embedding = s.workload.is_embedding();
+  const bool embedding = s.workload.one_pass();
   const bool ttft = embedding || transcription || (targets.ttft && !targets.tpot);
   a.x_name = embedding || transcription ? "Latency" : ttft ? "TTFT" : "TPOT";
   a.x_unit = "ms";
   a.x_scale = 1e3;
   // An image embedding workload is priced per thousand images.
-  const bool images = s.embeds_images();
+  const bool images = s.per_image();
   const auto price_at_load = [transcription, images](const Candidate& c) {
     return transcription ? c.cost.usd_per_audio_hour
            : images      ? c.cost.usd_per_thousand_images
@@ -452,7 +452,7 @@ std::string band_text(double point, double low, double high, double scale) {
 html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   html::Table t;
   const bool training = plan.spec.workload.is_training();
-  const bool embedding = plan.spec.workload.is_embedding();
+  const bool embedding = plan.spec.workload.one_pass();
   const bool transcription = plan.spec.workload.is_transcription();
   if (training) {
     t.header = {"#",
@@ -478,10 +478,10 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 "Layout",
                 "Memory/GPU (GiB)",
                 embedding || transcription ? "Latency (ms)" : "TTFT (ms)",
-                transcription               ? "Audio s/s"
-                : plan.spec.embeds_images() ? "Images/s"
-                : embedding                 ? "Sequences/s"
-                                            : "TPOT (ms)",
+                transcription           ? "Audio s/s"
+                : plan.spec.per_image() ? "Images/s"
+                : embedding             ? "Sequences/s"
+                                        : "TPOT (ms)",
                 "Tokens/s",
                 "$/hour",
                 a.y_name,
@@ -610,7 +610,7 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
       rest += fmt::format(" over {} months", s.deployment.horizon_months);
       if (b.cost.usd_per_audio_hour) {
         rest += fmt::format(", {} per audio hour", money_axis_text(*b.cost.usd_per_audio_hour));
-      } else if (s.embeds_images() && b.cost.usd_per_thousand_images) {
+      } else if (s.per_image() && b.cost.usd_per_thousand_images) {
         rest += fmt::format(", {} per thousand images",
                             money_axis_text(*b.cost.usd_per_thousand_images));
       } else if (b.cost.usd_per_million_tokens) {

@@ -29,6 +29,8 @@ std::string_view to_string(WorkloadType t) {
     return "embedding";
   case WorkloadType::transcription:
     return "transcription";
+  case WorkloadType::image_generation:
+    return "image_generation";
   }
   return "inference";
 }
@@ -172,7 +174,7 @@ ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_di
     field.fail("model path does not exist (resolved to " + path.lexically_normal().string() + ")");
   }
   if (fs::is_directory(path, ec)) {
-    // A diffusers pipeline directory holds model_index.json instead: read it to refuse it by name.
+    // A diffusers pipeline directory holds model_index.json and a folder per component.
     const bool pipeline =
         !fs::exists(path / "config.json", ec) && fs::exists(path / "model_index.json", ec);
     path /= pipeline ? "model_index.json" : "config.json";
@@ -181,6 +183,9 @@ ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_di
     }
   }
   const std::string file = path.lexically_normal().string();
+  if (path.filename() == "model_index.json") {
+    return read_diffusers_pipeline(file);
+  }
   const auto config = detail::load_json_file(file);
   if (!looks_like_hf_config(config)) {
     throw InputError(file + ":/",
@@ -592,6 +597,19 @@ void read_precision(const FieldReader& root, Spec& spec) {
   if (qlora && p.weights != DType::nf4 && p.weights != DType::int4) {
     root.member("precision").fail_plain("qlora needs 4-bit base weights (nf4)");
   }
+  if (m.diffusion) {
+    // diffusers loads a pipeline in one torch_dtype; quantized pipelines are not modelled.
+    auto unquantized = p.allow;
+    unquantized.push_back(p.weights);
+    for (const DType d : unquantized) {
+      if (element_bits(d) < 16) {
+        root.member("precision")
+            .fail_plain(fmt::format("a diffusers pipeline is planned in bf16, fp16 or fp32, "
+                                    "got {} (quantized pipelines are not modelled)",
+                                    to_string(d)));
+      }
+    }
+  }
   spec.precision = p;
   // How the weights are stored: the checkpoint's own scheme when it matches, else the default
   // scheme for the requested dtype.
@@ -798,6 +816,11 @@ void read_image_targets(const FieldReader& r, const ModelArch& m, InferenceTarge
 
 } // namespace
 
+std::string engine_name(const Spec& spec) {
+  return spec.generates_images() ? "diffusers"
+                                 : std::string(to_string(spec.workload.inference.engine));
+}
+
 std::optional<std::string> image_engine_refusal(const ModelArch& m, Engine e) {
   if (!m.image || e == Engine::transformers || (e == Engine::vllm && m.image->text > 0)) {
     return std::nullopt;
@@ -863,6 +886,114 @@ void read_image_embedding(Spec& spec, const std::optional<FieldReader>& workload
         m.params.text_tower / 1e6,
         m.params_active / 1e6));
   }
+}
+
+// An image generation workload on a diffusers pipeline (docs/spec.md, "Image generation"): the
+// image size and step count default to the pipeline's own; each image is one sequence of the
+// embedding path, its work a whole denoising loop; concurrency counts requests, each of
+// images_per_request images. The engine is diffusers, priced with transformers' efficiencies.
+void read_image_generation(Spec& spec, const std::optional<FieldReader>& workload) {
+  const DiffusionPipeline& p = *spec.model.diffusion;
+  auto& w = spec.workload.inference;
+  ImageGeneration g;
+  g.height = p.default_size;
+  g.width = p.default_size;
+  g.steps = p.default_steps;
+  w.engine = Engine::transformers;
+  // Latent positions per side must halve evenly through the UNet's levels; FLUX packs 2 x 2.
+  const long long multiple =
+      p.vae.scale() *
+      (p.mmdit.empty() ? (1LL << (p.unet.front().levels.size() - 1)) : p.mmdit.front().patch);
+  if (workload) {
+    const FieldReader& r = *workload;
+    r.reject_unknown({"type",
+                      "height",
+                      "width",
+                      "steps",
+                      "images_per_request",
+                      "concurrency",
+                      "engine",
+                      "targets"});
+    for (const char* key : {"height", "width"}) {
+      if (const auto v = r.optional_integer(key, Range{64, 8192})) {
+        if (*v % multiple != 0) {
+          r.member(key).fail(fmt::format("must be a multiple of {} pixels for {} ({} pixels per "
+                                         "latent position{})",
+                                         multiple,
+                                         p.pipeline,
+                                         p.vae.scale(),
+                                         p.mmdit.empty() ? ", halved at each UNet level"
+                                                         : ", 2 x 2 latent patches per token"));
+        }
+        (key[0] == 'h' ? g.height : g.width) = *v;
+      }
+    }
+    g.steps = r.optional_integer("steps", Range{1, 1000}).value_or(g.steps);
+    g.images_per_request = r.optional_integer("images_per_request", Range{1, 64}).value_or(1);
+    g.requests_in_flight = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
+    if (r.has("engine") && r.string("engine") != "diffusers") {
+      r.member("engine").fail("a diffusers pipeline runs on diffusers (the only engine "
+                              "rightsize plans image generation on)");
+    }
+    if (auto t = r.optional_object("targets")) {
+      t->reject_unknown({"images_per_s", "latency_ms"});
+      w.targets.requests_per_s = t->optional_number("images_per_s", Range::positive(1e9));
+      if (auto ms = t->optional_number("latency_ms", Range::positive(1e9))) {
+        w.targets.ttft = milliseconds(*ms);
+      }
+    }
+  }
+  const auto given = [&](const char* key) { return workload && workload->has(key); };
+  if (!given("height") || !given("width")) {
+    spec.defaults.push_back(fmt::format("workload image size {} x {} pixels (the size {} was "
+                                        "trained at)",
+                                        g.width,
+                                        g.height,
+                                        spec.model.name));
+  }
+  const bool sd3 = p.pipeline == "StableDiffusion3Pipeline";
+  const bool schnell = !p.mmdit.empty() && !sd3 && !p.mmdit.front().guidance_embeds;
+  if (!given("steps")) {
+    spec.defaults.push_back(
+        fmt::format("workload.steps = {} ({})",
+                    g.steps,
+                    schnell ? std::string("the FLUX.1-schnell card's num_inference_steps")
+                            : fmt::format("{}'s num_inference_steps default{}",
+                                          p.pipeline,
+                                          p.pipeline == "FluxPipeline" ? ", FLUX.1-dev" : "")));
+  }
+  if (!given("engine")) {
+    spec.defaults.push_back("workload.engine = diffusers (the only engine for a diffusers "
+                            "pipeline; timed with transformers' efficiencies, one GPU per "
+                            "replica)");
+  }
+  spec.defaults.push_back(
+      p.classifier_free_guidance
+          ? fmt::format("classifier-free guidance: the {} runs twice per step (prompt and "
+                        "negative prompt as one batch of 2; {} guidance_scale {})",
+                        p.denoiser_component,
+                        p.pipeline,
+                        sd3 ? "7.0" : "5.0")
+          : fmt::format("no classifier-free guidance: one {} pass per step ({})",
+                        p.denoiser_component,
+                        p.mmdit.front().guidance_embeds
+                            ? "FLUX.1-dev's guidance is distilled into an embedding"
+                            : "FLUX.1-schnell is guidance-distilled"));
+  for (const auto& t : p.text_encoders) {
+    if (t.class_name == "T5EncoderModel") {
+      spec.defaults.push_back(
+          fmt::format("T5 prompt of {} tokens ({})",
+                      t.tokens,
+                      schnell ? std::string("the FLUX.1-schnell card's max_sequence_length")
+                              : p.pipeline + "'s max_sequence_length default"));
+    }
+  }
+  w.output_tokens = 0;
+  w.input_tokens = p.latent_tokens(g.height, g.width);
+  if (g.requests_in_flight) {
+    w.concurrency = *g.requests_in_flight * g.images_per_request;
+  }
+  w.generation = g;
 }
 
 void read_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
@@ -1136,6 +1267,18 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
   if (!json.contains("model") && looks_like_hf_config(json)) {
     // A bare Hugging Face config.json: the model is the file, the workload takes defaults.
     spec.bare_hf_config = true;
+    if (fs::path(file).filename() == "model_index.json") {
+      // A diffusers pipeline: image generation with the pipeline's defaults.
+      spec.model = read_diffusers_pipeline(file);
+      spec.name = spec.model.name;
+      spec.workload.type = WorkloadType::image_generation;
+      spec.defaults.push_back("input is a diffusers model_index.json: image generation workload "
+                              "with defaults");
+      read_image_generation(spec, std::nullopt);
+      spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
+      read_precision(root, spec);
+      return spec;
+    }
     spec.model = parse_hf_config(json, file);
     std::error_code ec;
     if (fs::exists(dir / "hf_quant_config.json", ec) && !spec.model.quantization.quantized()) {
@@ -1225,14 +1368,25 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
   }
   if (w) {
-    spec.workload.type = w->choice<WorkloadType>("type",
-                                                 {{"inference", WorkloadType::inference},
-                                                  {"training", WorkloadType::training},
-                                                  {"finetune", WorkloadType::finetune},
-                                                  {"embedding", WorkloadType::embedding},
-                                                  {"transcription", WorkloadType::transcription}});
-    if ((spec.model.encoder_only && !spec.workload.is_embedding()) ||
-        (transcribes && !spec.workload.is_transcription())) {
+    spec.workload.type =
+        w->choice<WorkloadType>("type",
+                                {{"inference", WorkloadType::inference},
+                                 {"training", WorkloadType::training},
+                                 {"finetune", WorkloadType::finetune},
+                                 {"embedding", WorkloadType::embedding},
+                                 {"transcription", WorkloadType::transcription},
+                                 {"image_generation", WorkloadType::image_generation}});
+    if (spec.model.diffusion.has_value() != spec.workload.is_image_generation()) {
+      w->member("type").fail_plain(
+          spec.model.diffusion
+              ? fmt::format("a diffusers pipeline ({}) is planned as image_generation only",
+                            spec.model.family)
+              : fmt::format("an image_generation workload needs a diffusers pipeline (a folder "
+                            "with model_index.json), got {}",
+                            spec.model.family));
+    }
+    if (!spec.model.diffusion && ((spec.model.encoder_only && !spec.workload.is_embedding()) ||
+                                  (transcribes && !spec.workload.is_transcription()))) {
       w->member("type").fail_plain(encoder_refusal(spec.model));
     }
     if (spec.workload.is_transcription() && !transcribes) {
@@ -1241,6 +1395,10 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
           spec.model.family,
           spec.model.encoder_decoder ? " (a text-to-text encoder-decoder)" : ""));
     }
+  } else if (spec.model.diffusion) {
+    spec.workload.type = WorkloadType::image_generation;
+    spec.defaults.push_back("workload absent: image generation with defaults (a diffusers "
+                            "pipeline)");
   } else if (transcribes) {
     spec.workload.type = WorkloadType::transcription;
     spec.defaults.push_back(
@@ -1255,7 +1413,9 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
   } else {
     spec.defaults.push_back("workload absent: inference with default lengths");
   }
-  if (spec.workload.is_embedding()) {
+  if (spec.workload.is_image_generation()) {
+    read_image_generation(spec, w);
+  } else if (spec.workload.is_embedding()) {
     read_embedding(spec, w);
   } else if (spec.workload.is_transcription()) {
     read_transcription(spec, w);

@@ -14,7 +14,26 @@ nlohmann::json optional_seconds_ms(const std::optional<Seconds>& s) {
 nlohmann::json workload_to_json(const Spec& spec) {
   const auto& w = spec.workload;
   nlohmann::json j{{"type", std::string(to_string(w.type))}};
-  if (w.is_embedding()) {
+  if (const auto& g = w.inference.generation; g && spec.generates_images()) {
+    const auto& i = w.inference;
+    j["height"] = g->height;
+    j["width"] = g->width;
+    j["steps"] = g->steps;
+    j["images_per_request"] = g->images_per_request;
+    j["classifier_free_guidance"] = spec.model.diffusion->classifier_free_guidance;
+    j["latent_tokens_per_image"] = i.input_tokens;
+    j["concurrency"] =
+        g->requests_in_flight ? nlohmann::json(*g->requests_in_flight) : nlohmann::json(nullptr);
+    j["engine"] = engine_name(spec);
+    nlohmann::json t = nlohmann::json::object();
+    if (i.targets.requests_per_s) {
+      t["images_per_s"] = *i.targets.requests_per_s;
+    }
+    if (i.targets.ttft) {
+      t["latency_ms"] = optional_seconds_ms(i.targets.ttft);
+    }
+    j["targets"] = t;
+  } else if (w.is_embedding()) {
     const auto& i = w.inference;
     const bool images = spec.embeds_images();
     j[images ? "tokens_per_image" : "input_tokens"] = i.input_tokens;
@@ -208,6 +227,29 @@ nlohmann::json model_to_json(const Spec& spec) {
                           {"patches_per_image", m.image->patches()},
                           {"tokens_per_image", m.image->tokens()}};
     j["params_breakdown"]["text_tower"] = m.params.text_tower;
+  }
+  if (const auto& d = m.diffusion) {
+    auto components = nlohmann::json::array();
+    components.push_back({{"component", d->denoiser_component},
+                          {"class", d->denoiser_class},
+                          {"params", d->denoiser_params()}});
+    for (const auto& t : d->text_encoders) {
+      components.push_back({{"component", t.component},
+                            {"class", t.class_name},
+                            {"params", t.params()},
+                            {"tokens_per_prompt", t.tokens}});
+    }
+    components.push_back(
+        {{"component", "vae"}, {"class", "AutoencoderKL"}, {"params", d->vae.params()}});
+    j["diffusion"] = {{"pipeline", d->pipeline},
+                      {"components", components},
+                      {"classifier_free_guidance", d->classifier_free_guidance},
+                      {"default_size", d->default_size},
+                      {"default_steps", d->default_steps},
+                      {"vae_scale_factor", d->vae.scale()}};
+    j["params_breakdown"]["denoiser"] = m.params.denoiser;
+    j["params_breakdown"]["text_encoders"] = m.params.text_encoders;
+    j["params_breakdown"]["autoencoder"] = m.params.autoencoder;
   }
   if (m.encoder_decoder) {
     j["encoder_decoder"] = true;

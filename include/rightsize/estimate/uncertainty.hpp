@@ -41,7 +41,8 @@ struct Band {
 };
 
 // The serving workload a spec plans when no run of its kind has been measured ("embedding",
-// "image embedding", "transcription"), or nullptr (generation, training).
+// "image embedding", "transcription", "image generation"), or nullptr (text generation,
+// training).
 const char* unmeasured_workload(const Spec& spec);
 
 class Uncertainty {
@@ -112,6 +113,11 @@ struct TrainingBands {
 // Throughput is inverse to the time per output token, so its band is the TPOT band inverted.
 InferenceBands
 inference_bands(const InferencePerformance& p, const Uncertainty& u, const Gpu& gpu, Engine engine);
+// Same, for an engine by name (engine_name(spec): "diffusers" has no band of its own).
+InferenceBands inference_bands(const InferencePerformance& p,
+                               const Uncertainty& u,
+                               const Gpu& gpu,
+                               const std::string& engine);
 TrainingBands training_bands(const TrainingPerformance& p, const Uncertainty& u, const Gpu& gpu);
 // Memory's band, in bytes.
 Band memory_band(Bytes total, const Uncertainty& u);

@@ -5,6 +5,7 @@
 // its weights occupy as stored (quantization scales included).
 
 #include <rightsize/core/units.hpp>
+#include <rightsize/model/diffusion.hpp>
 #include <rightsize/model/dtype.hpp>
 
 #include <nlohmann/json_fwd.hpp>
@@ -39,6 +40,10 @@ struct ParamBreakdown {
   double cross_attention = 0; // encoder-decoders: the decoder's attention over the encoder output
   double audio = 0;           // Whisper: the two convolutions over the log-mel spectrogram
   double text_tower = 0; // CLIP, SigLIP: the text encoder and its projection (not run on images)
+  // A diffusers pipeline's components (the fields above stay 0 for one).
+  double denoiser = 0;      // the UNet or transformer that runs every denoising step
+  double text_encoders = 0; // CLIP and T5 encoders, once per prompt
+  double autoencoder = 0;   // the VAE: its decoder turns the final latent into pixels
 
   [[nodiscard]] double total() const;
 };
@@ -202,6 +207,10 @@ struct ModelArch {
   StateSpace ssm;
   std::optional<VisionTower> vision; // vision-language models
   std::optional<ImageEncoder> image; // image encoders: the stack above reads patches, not tokens
+  // A diffusers text-to-image pipeline (docs/model.md, "Image generation"): the fields above
+  // describe its denoiser only (layers: its resnets and transformer blocks; hidden and heads: its
+  // widest level), the components are here.
+  std::optional<DiffusionPipeline> diffusion;
 
   // Sliding-window attention: layers that attend to at most `sliding_window` tokens.
   long long sliding_window = 0; // 0: none
@@ -252,6 +261,12 @@ ModelArch parse_hf_config(const nlohmann::json& config,
                           const std::string& file,
                           const std::string& pointer = "");
 
+// Reads a diffusers pipeline from its model_index.json and the config.json of each component
+// in the folders beside it (docs/spec.md, "Image generation"). Reads StableDiffusionXLPipeline
+// and FluxPipeline; refuses any other pipeline with "architecture not supported: <class>
+// (diffusers): <why>", and a component or field it does not model by name.
+ModelArch read_diffusers_pipeline(const std::string& model_index);
+
 // Reads rightsize's generic description (params, layers, hidden_size, heads, kv_heads, vocab_size,
 // intermediate_size, ...).
 ModelArch parse_generic_model(const nlohmann::json& description,
@@ -278,6 +293,7 @@ struct WeightBytes {
   Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
   Bytes other;       // router, norms, pooler, Whisper's convolutions
   Bytes text_tower;  // a dual encoder's text tower (loaded, not run on images)
+  Bytes diffusion;   // a diffusers pipeline: every component, unquantized
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);

@@ -42,8 +42,19 @@ Bytes activation_element_bytes(const Precision& p);
 // windows, each window one sequence (an encoder pass, then a decode of output_tokens), a
 // request's windows one after another; its sequences live in InferenceWorkload with
 // `transcription` set, its targets as requests_per_s (windows per second) and ttft (the latency
-// of a request: arrival to the whole transcript).
-enum class WorkloadType { inference, training, finetune, embedding, transcription };
+// of a request: arrival to the whole transcript). image_generation: a diffusers pipeline's
+// text-to-image generation (docs/spec.md "Image generation"): each image is one sequence of the
+// embedding path (one batched computation, no decode, no KV cache) whose work is a whole
+// denoising loop (ImageGeneration), its targets requests_per_s (images per second) and ttft (the
+// latency of an image).
+enum class WorkloadType {
+  inference,
+  training,
+  finetune,
+  embedding,
+  transcription,
+  image_generation
+};
 enum class Engine { vllm, sglang, tensorrt_llm, transformers };
 enum class Optimizer { adamw, adam, sgd, adafactor, adam_8bit };
 enum class Recompute { none, selective, full };
@@ -100,6 +111,17 @@ struct Transcription {
   }
 };
 
+// An image generation workload: what each image costs the pipeline (docs/model.md, "Image
+// generation"). Images are the unit of InferenceWorkload: concurrency counts images in flight
+// (requests x images_per_request).
+struct ImageGeneration {
+  long long height = 1024; // pixels
+  long long width = 1024;  // pixels
+  long long steps = 30;    // denoising steps (num_inference_steps)
+  long long images_per_request = 1;
+  std::optional<long long> requests_in_flight; // the spec's concurrency; absent: offline
+};
+
 // Serving: generation (WorkloadType::inference) and embedding, which reads the same fields with
 // output_tokens = 0 (no decode) and no images; transcription, whose sequences are the windows
 // (input_tokens: the decoder's prompt tokens, output_tokens: those decoded per window;
@@ -118,6 +140,7 @@ struct InferenceWorkload {
   long long image_height = 1024;              // pixels
   long long image_tokens = 0;                 // derived: the images' tokens in each prompt
   std::optional<Transcription> transcription; // set for a transcription workload only
+  std::optional<ImageGeneration> generation;  // set for an image generation workload only
   // What the language model reads per request: the text and the image tokens.
   [[nodiscard]] long long prompt_tokens() const { return input_tokens + image_tokens; }
   // "500 in" or "500 in + 2 images (2738 tokens)", for reports.
@@ -154,6 +177,10 @@ struct Workload {
   }
   [[nodiscard]] bool is_embedding() const { return type == WorkloadType::embedding; }
   [[nodiscard]] bool is_transcription() const { return type == WorkloadType::transcription; }
+  [[nodiscard]] bool is_image_generation() const { return type == WorkloadType::image_generation; }
+  // No decode: each input is one batched computation with no KV cache (an encoder pass for
+  // embeddings, a denoising loop for image generation), timed and batched alike.
+  [[nodiscard]] bool one_pass() const { return is_embedding() || is_image_generation(); }
 };
 
 struct Constraints {
@@ -209,6 +236,13 @@ struct Spec {
   [[nodiscard]] bool embeds_images() const {
     return workload.is_embedding() && model.image.has_value();
   }
+  // An image generation workload on a diffusers pipeline (model.diffusion): images per second,
+  // an image's latency, $ per thousand images.
+  [[nodiscard]] bool generates_images() const {
+    return workload.is_image_generation() && model.diffusion.has_value();
+  }
+  // Workloads whose unit is the image, embedded or generated.
+  [[nodiscard]] bool per_image() const { return embeds_images() || generates_images(); }
 };
 
 // What the spec is read for: to plan or estimate a workload, or only to describe its model
@@ -220,6 +254,11 @@ enum class SpecUse { plan, describe };
 Spec load_spec(const std::string& path, SpecUse use = SpecUse::plan);
 // Same, from parsed JSON; `file` names it in errors and anchors relative paths.
 Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use = SpecUse::plan);
+
+// The engine's name as reports and the uncertainty bands know it: "diffusers" for image
+// generation (planned on Engine::transformers' efficiencies, with no measured runs of its own),
+// else to_string(engine).
+std::string engine_name(const Spec& spec);
 
 // Why `engine` cannot serve the image encoder `model` (docs/spec.md, "Image embeddings"):
 // transformers runs every one, vLLM only the CLIP and SigLIP dual encoders (CLIPModel,

@@ -105,12 +105,11 @@ TEST_CASE("uncertainty: workloads no run measured are uncalibrated whatever the 
   CHECK_FALSE(image.measured);
   CHECK(image.text ==
         "hopper/transformers: no measured image embedding runs; its efficiencies are fitted on "
-        "12 generation runs");
+        "12 text generation runs");
   CHECK_FALSE(u.calibration("hopper", "vllm", false, "embedding").measured);
   const auto ada = u.calibration("ada", "transformers", false, "transcription");
   CHECK_FALSE(ada.measured);
-  CHECK(ada.text == "ada/transformers: no measured transcription runs, nor generation runs of "
-                    "this pair");
+  CHECK(ada.text == "ada/transformers: no measured transcription runs; bands widened x1.5");
   Spec s;
   CHECK(unmeasured_workload(s) == nullptr);
   s.workload.type = WorkloadType::embedding;

@@ -218,7 +218,7 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
         "spec.json:/workload/concurrency: must be between 1 and 1e+06, got 0");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inferense"}})") ==
         "spec.json:/workload/type: must be one of inference, training, finetune, embedding, "
-        "transcription (did you mean \"inference\"?), got \"inferense\"");
+        "transcription, image_generation (did you mean \"inference\"?), got \"inferense\"");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
         "input_tokens": 1e30}})") ==
         "spec.json:/workload/input_tokens: must be an integer, got 1e+30");
@@ -298,7 +298,12 @@ TEST_CASE("spec: architectures not supported are refused by name", "[spec]") {
       {"convnext-tiny-224/config.json",
        "convnext (ConvNextForImageClassification)",
        "vision model"},
-      {"sdxl-base/model_index.json", "StableDiffusionXLPipeline (diffusers)", "diffusers pipeline"},
+      {"sdxl-refiner-1.0/model_index.json",
+       "StableDiffusionXLImg2ImgPipeline (diffusers)",
+       "image-conditioned pipeline"},
+      {"stable-video-diffusion-img2vid-xt/model_index.json",
+       "StableVideoDiffusionPipeline (diffusers)",
+       "video pipeline"},
   };
   for (const auto& [file, named, kind] : cases) {
     CAPTURE(file);
@@ -554,12 +559,21 @@ TEST_CASE("spec: unknown families are refused, with a suggestion and the generic
   CHECK_THROWS_WITH(
       load_spec(dir.write("spec.json", R"({"model": {"model_type": "bart"}})")),
       Catch::Contains("spec.json:/model/model_type: architecture not supported: bart"));
-  // A spec pointing at a diffusers pipeline directory (model_index.json, no config.json).
-  dir.write("sdxl/model_index.json",
-            R"({"_class_name": "StableDiffusionXLPipeline", "_diffusers_version": "0.19.0"})");
-  CHECK_THROWS_WITH(load_spec(dir.write("sd.json", R"({"model": "sdxl"})")),
+  // A spec pointing at a diffusers pipeline directory (model_index.json, no config.json) of a
+  // pipeline that is not text-to-image.
+  dir.write("inpaint/model_index.json",
+            R"({"_class_name": "FluxFillPipeline", "_diffusers_version": "0.32.0"})");
+  CHECK_THROWS_WITH(load_spec(dir.write("sd.json", R"({"model": "inpaint"})")),
                     Catch::Contains("model_index.json:/_class_name: architecture not supported: "
-                                    "StableDiffusionXLPipeline (diffusers)"));
+                                    "FluxFillPipeline (diffusers): an image-conditioned pipeline"));
+  // A component's config.json read on its own: the pipeline's folder is what is planned.
+  CHECK_THROWS_WITH(
+      load_spec(
+          dir.write("unet/config.json",
+                    R"({"_class_name": "UNet2DConditionModel", "_diffusers_version": "0.19.0"})")),
+      Catch::Contains("config.json:/_class_name: architecture not supported: UNet2DConditionModel "
+                      "(diffusers): a diffusers pipeline or component config: plan the "
+                      "pipeline's folder"));
 }
 
 TEST_CASE("spec: quantization configs", "[spec]") {
