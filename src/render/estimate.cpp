@@ -551,7 +551,12 @@ std::string seconds_band(const Band& b) {
   return in(1.0 / 86400.0, "days");
 }
 
+// Whole units, or two significant digits under 10 (an image generation band of 0.44-4.0
+// images/s read "0-4").
 std::string rate_band(const Band& b) {
+  if (b.low > 0.0 && b.low < 10.0) {
+    return fmt::format("{:.2g}-{:.2g}", b.low, b.high);
+  }
   return fmt::format("{:.0f}-{:.0f}", b.low, b.high);
 }
 
@@ -724,20 +729,24 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   const char* unit = r.spec.per_image() ? "images" : "sequences";
   const auto& generation = r.spec.workload.inference.generation;
   // Image generation runs at a few images per second: two decimals.
-  out << fmt::format("\nspeed ({} math){}: latency {}, {:.{}f} {}/s, {:.0f} tokens/s\n",
+  // A pipeline's tokens are latent positions, not a figure a buyer prices: left out.
+  out << fmt::format("\nspeed ({} math){}: latency {}, {:.{}f} {}/s{}\n",
                      to_string(i.compute_precision),
                      r.replicas > 1 ? ", per replica" : "",
                      format_seconds(i.ttft),
                      i.requests_per_s / n,
                      generation ? 2 : 1,
                      unit,
-                     i.prefill_tokens_per_s / n);
+                     generation ? std::string()
+                                : fmt::format(", {:.0f} tokens/s", i.prefill_tokens_per_s / n));
   if (r.replicas > 1) {
-    out << fmt::format("  all {} replicas: {:.1f} {}/s, {:.0f} tokens/s\n",
+    out << fmt::format("  all {} replicas: {:.{}f} {}/s{}\n",
                        r.replicas,
                        i.requests_per_s,
+                       generation ? 2 : 1,
                        unit,
-                       i.prefill_tokens_per_s);
+                       generation ? std::string()
+                                  : fmt::format(", {:.0f} tokens/s", i.prefill_tokens_per_s));
   }
   if (const auto& b = r.inference_bands) {
     out << fmt::format("  {:.0f}% band: latency {}, {} {}/s{} ({})\n",
@@ -981,7 +990,9 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
     out << fmt::format("  {} per audio hour at this load\n",
                        format_usd(Usd(*c.usd_per_audio_hour)));
   }
-  if (c.usd_per_million_tokens) {
+  if (c.usd_per_million_tokens && r.spec.generates_images()) {
+    out << '\n'; // a pipeline's latent tokens have no price a buyer compares
+  } else if (c.usd_per_million_tokens) {
     out << fmt::format("{}{} per million {} tokens at this load",
                        c.usd_per_thousand_images ? "; " : "  ",
                        format_usd(Usd(*c.usd_per_million_tokens)),

@@ -277,3 +277,17 @@ TEST_CASE("estimate: layouts it does not model, and errors that name the flag gi
   CHECK_THAT(r.err, Catch::StartsWith("rightsize: error: --tp: tensor parallelism must divide"));
   CHECK(estimate({siglip, "--gpu", "L40S", "--gpus", "5", "--tp", "1"}).exit_code == 0);
 }
+
+// Seen using the image generation example: a band of "0-4 images/s", and tokens/s and a price
+// per million tokens that are a pipeline's latent positions, which no buyer prices.
+TEST_CASE("estimate: image generation speaks images only, its bands in two significant digits",
+          "[estimate][cli][images]") {
+  const std::string sdxl = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/sdxl-image-generation.json";
+  const auto r = estimate({sdxl, "--gpu", "H100"});
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains(" images/s (no hopper/diffusers lines"));
+  CHECK_THAT(r.out, !Catch::Contains(", 0-"));
+  CHECK_THAT(r.out, !Catch::Contains("tokens/s"));
+  CHECK_THAT(r.out, !Catch::Contains("per million"));
+  CHECK_THAT(r.out, Catch::Contains("per thousand images at this load\n"));
+}
