@@ -46,7 +46,7 @@ public:
   void write_to(std::ostream& out) const {
     for (std::size_t i = 0; i < m_chunks.size(); ++i) {
       const bool last = i + 1 == m_chunks.size();
-      out.write(m_chunks[i].get(), static_cast<std::streamsize>(last ? pptr() - pbase() : k_chunk));
+      out.write(m_chunks[i].get(), last ? pptr() - pbase() : static_cast<std::streamsize>(k_chunk));
     }
   }
 
