@@ -160,7 +160,7 @@ LockedConfiguration configuration_of(const Candidate& c) {
   l.memory_per_gpu_bytes = c.memory.per_gpu.total().si();
   l.memory_budget_bytes = c.memory.budget.si();
   const Workload& w = c.spec.workload;
-  const bool own_unit = w.is_embedding() || w.is_transcription();
+  const bool own_unit = w.one_pass() || w.is_transcription();
   if (c.inference) {
     l.batch = c.memory.batch;
     if (!own_unit) {
@@ -168,11 +168,12 @@ LockedConfiguration configuration_of(const Candidate& c) {
       l.tpot_ms = to_ms(c.inference->tpot);
       l.output_tokens_per_s = c.inference->output_tokens_per_s;
     } else {
-      // An embedding's TTFT is its sequence's latency, a transcription's its request's.
+      // An embedding's TTFT is its sequence's latency (an image's for image generation), a
+      // transcription's its request's.
       l.latency_ms = to_ms(c.inference->ttft);
       if (w.is_transcription()) {
         l.audio_seconds_per_s = c.inference->audio_seconds_per_s;
-      } else if (c.spec.embeds_images()) {
+      } else if (c.spec.per_image()) {
         l.images_per_s = c.inference->requests_per_s; // one image a sequence
       } else {
         l.sequences_per_s = c.inference->requests_per_s;
@@ -190,7 +191,7 @@ LockedConfiguration configuration_of(const Candidate& c) {
     l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
   } else if (w.is_transcription()) {
     l.usd_per_audio_hour = c.cost.usd_per_audio_hour;
-  } else if (c.spec.embeds_images()) {
+  } else if (c.spec.per_image()) {
     l.usd_per_thousand_images = c.cost.usd_per_thousand_images;
   } else {
     l.usd_per_million_input_tokens = c.cost.usd_per_million_tokens; // per input token

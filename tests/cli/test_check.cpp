@@ -529,3 +529,29 @@ TEST_CASE("check: an embedding workload locks and compares latency, sequences/s 
   CHECK(metrics.count("ttft_ms") == 0);
   CHECK(metrics.count("output_tokens_per_s") == 0);
 }
+
+// The merge of image generation (which is neither an embedding nor a transcription) left its
+// locks in the token fields: ttft_ms for its latency, zeros for TPOT and tokens/s, and a price
+// per million latent tokens. It locks images like an image embedding workload.
+TEST_CASE("check: an image generation workload locks latency, images/s and $/1k images",
+          "[check][cli][images]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "sdxl-base-1.0",
+           fs::path(dir.path()) / "models" / "sdxl-base-1.0",
+           fs::copy_options::recursive);
+  const std::string spec = dir.path() + "/sdxl.json";
+  fs::copy_file(examples / "sdxl-image-generation.json", spec);
+  REQUIRE(run_binary("plan " + spec + " --lock --format json").exit_code == 0);
+  std::ifstream in(dir.path() + "/rightsize.lock.json");
+  const auto lock = nlohmann::json::parse(in);
+  const auto& locked = lock["locks"]["sdxl.json"]["recommended"];
+  CHECK(locked["latency_ms"].get<double>() > 0.0);
+  CHECK(locked["images_per_s"].get<double>() >= 2.0);
+  CHECK(locked["usd_per_thousand_images"].get<double>() > 0.0);
+  CHECK(locked["ttft_ms"].is_null());
+  CHECK(locked["output_tokens_per_s"].is_null());
+  CHECK(locked["usd_per_million_output_tokens"].is_null());
+  CHECK(run_binary("check " + spec).exit_code == 0);
+}
