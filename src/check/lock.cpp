@@ -204,10 +204,11 @@ LockedConfiguration configuration_of(const Candidate& c) {
 }
 
 std::string configuration_text(const LockedConfiguration& l) {
-  return fmt::format("{} x {} (TP{} PP{} DP{}, {}/{})",
+  return fmt::format("{} x {} (TP{}{} PP{} DP{}, {}/{})",
                      l.gpus,
                      l.gpu,
                      l.layout.tp,
+                     l.layout.cp > 1 ? fmt::format(" CP{}", l.layout.cp) : std::string(),
                      l.layout.pp,
                      l.layout.dp,
                      l.weights,
@@ -216,8 +217,9 @@ std::string configuration_text(const LockedConfiguration& l) {
 
 bool same_configuration(const LockedConfiguration& a, const LockedConfiguration& b) {
   return a.gpu == b.gpu && a.gpus == b.gpus && a.replicas == b.replicas &&
-         a.layout.tp == b.layout.tp && a.layout.pp == b.layout.pp && a.layout.dp == b.layout.dp &&
-         a.layout.ep == b.layout.ep && a.weights == b.weights && a.kv_cache == b.kv_cache;
+         a.layout.tp == b.layout.tp && a.layout.cp == b.layout.cp && a.layout.pp == b.layout.pp &&
+         a.layout.dp == b.layout.dp && a.layout.ep == b.layout.ep && a.weights == b.weights &&
+         a.kv_cache == b.kv_cache;
 }
 
 namespace {
@@ -265,6 +267,10 @@ nlohmann::json configuration_to_json(const LockedConfiguration& l) {
       j[key] = **v;
     }
   }
+  // Context parallelism only where a training layout has it: every other lock reads as before.
+  if (l.layout.cp > 1) {
+    j["parallelism"]["cp"] = l.layout.cp;
+  }
   return j;
 }
 
@@ -304,10 +310,12 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
   l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));
   l.replicas = static_cast<int>(r.integer("replicas", Range::positive(1e7)));
   const auto p = r.object("parallelism");
+  p.reject_unknown({"tp", "pp", "dp", "ep", "cp"});
   l.layout.tp = static_cast<int>(p.integer("tp", Range::positive(1e5)));
   l.layout.pp = static_cast<int>(p.integer("pp", Range::positive(1e5)));
   l.layout.dp = static_cast<int>(p.integer("dp", Range::positive(1e7)));
   l.layout.ep = static_cast<int>(p.integer("ep", Range::positive(1e5)));
+  l.layout.cp = static_cast<int>(p.optional_integer("cp", Range::positive(1e5)).value_or(1));
   const auto pr = r.object("precision");
   l.weights = pr.string("weights");
   l.kv_cache = pr.string("kv_cache");

@@ -25,6 +25,7 @@ struct EstimateOptions {
   std::string gpu;
   int gpus = 0;
   int tp = 0;
+  int cp = 0;
   int pp = 0;
   int dp = 0;
   int ep = 0;
@@ -38,53 +39,82 @@ struct EstimateOptions {
 constexpr long long k_max_gpus = 100000;
 
 // What --gpus and the parts given make: --gpus alone is tensor parallelism over all of them;
-// with --tp (and --pp) the rest are data-parallel replicas; given parts must multiply to --gpus.
+// with --tp (and --cp, --pp) the rest are data-parallel replicas; given parts must multiply to
+// --gpus.
 Parallelism split_gpus(const EstimateOptions& o) {
   Parallelism p;
+  p.cp = o.cp > 0 ? o.cp : 1;
   p.pp = o.pp > 0 ? o.pp : 1;
   p.dp = o.dp > 0 ? o.dp : 1;
   p.tp = o.tp > 0 ? o.tp : 1;
   p.ep = o.ep > 0 ? o.ep : 1;
+  // "tp 2 x pp 4", with cp only when given: the parts that multiply, for the messages below.
+  const auto parts = [&](bool with_dp) {
+    std::string s = fmt::format("tp {}", p.tp);
+    if (p.cp > 1) {
+      s += fmt::format(" x cp {}", p.cp);
+    }
+    s += fmt::format(" x pp {}", p.pp);
+    if (with_dp) {
+      s += fmt::format(" x dp {}", p.dp);
+    }
+    return s;
+  };
   // Checked in 64 bits before anything multiplies the parts as int.
-  const long long total = static_cast<long long>(p.tp) * p.pp * p.dp;
+  const long long total = static_cast<long long>(p.tp) * p.cp * p.pp * p.dp;
   if (total > k_max_gpus) {
-    throw InputError("--tp",
-                     fmt::format("tp {} x pp {} x dp {} = {} GPUs, more than the {} rightsize "
-                                 "estimates",
-                                 p.tp,
-                                 p.pp,
-                                 p.dp,
-                                 total,
-                                 k_max_gpus));
+    throw InputError(
+        "--tp",
+        fmt::format(
+            "{} = {} GPUs, more than the {} rightsize estimates", parts(true), total, k_max_gpus));
   }
   if (o.gpus == 0) {
     return p;
   }
   if (o.tp > 0 && o.dp == 0) {
-    if (o.gpus % (p.tp * p.pp) != 0) {
+    const int replica = p.tp * p.cp * p.pp;
+    if (o.gpus % replica != 0) {
       throw InputError("--gpus",
-                       fmt::format("{} GPUs cannot be split into replicas of tp {} x pp {} = {} "
-                                   "GPUs",
+                       fmt::format("{} GPUs cannot be split into replicas of {} = {} GPUs",
                                    o.gpus,
-                                   p.tp,
-                                   p.pp,
-                                   p.tp * p.pp));
+                                   parts(false),
+                                   replica));
     }
-    p.dp = o.gpus / (p.tp * p.pp);
+    p.dp = o.gpus / replica;
   } else if (o.tp == 0) {
-    if (o.gpus % (p.pp * p.dp) != 0) {
+    const int rest = p.cp * p.pp * p.dp;
+    if (o.gpus % rest != 0) {
+      std::string what = p.cp > 1 ? fmt::format("cp {} x ", p.cp) : std::string();
       throw InputError(
-          "--gpus", fmt::format("{} GPUs cannot be split into pp {} x dp {}", o.gpus, p.pp, p.dp));
+          "--gpus",
+          fmt::format("{} GPUs cannot be split into {}pp {} x dp {}", o.gpus, what, p.pp, p.dp));
     }
-    p.tp = o.gpus / (p.pp * p.dp);
+    p.tp = o.gpus / rest;
   }
   if (p.gpus() != o.gpus) {
-    throw InputError(
-        "--gpus",
-        fmt::format(
-            "{} GPUs do not match tp {} x pp {} x dp {} = {}", o.gpus, p.tp, p.pp, p.dp, p.gpus()));
+    throw InputError("--gpus",
+                     fmt::format("{} GPUs do not match {} = {}", o.gpus, parts(true), p.gpus()));
   }
   return p;
+}
+
+// --cp: Megatron-Core's context parallelism for training, which splits each sequence into
+// 2 x cp chunks (a load-balanced causal split).
+void check_context_parallelism(const Parallelism& p, const Spec& spec) {
+  if (p.cp == 1) {
+    return;
+  }
+  if (const std::string why = context_parallel_unsupported(spec); !why.empty()) {
+    throw InputError("--cp", why);
+  }
+  const long long seq = spec.workload.training.seq_len;
+  if (seq % (2LL * p.cp) != 0) {
+    throw InputError("--cp",
+                     fmt::format("context parallelism splits each sequence into 2 x cp = {} equal "
+                                 "chunks; seq_len {} does not divide into them",
+                                 2 * p.cp,
+                                 seq));
+  }
 }
 
 // Serving replicas do not share experts: expert parallelism stays inside a replica's
@@ -132,6 +162,7 @@ Parallelism layout(const EstimateOptions& o, const Spec& spec) {
                                  p.pp));
   }
   check_expert_parallelism(p, spec);
+  check_context_parallelism(p, spec);
   return p;
 }
 
@@ -364,10 +395,15 @@ void register_estimate(CLI::App& app, Context& ctx) {
   sub->add_option("--gpu", o->gpu, "GPU name or alias (H100, L40S, ...)")->required();
   sub->add_option("--gpus",
                   o->gpus,
-                  "GPUs in total (default: tp x pp x dp); with --tp, the rest are "
+                  "GPUs in total (default: tp x cp x pp x dp); with --tp, the rest are "
                   "data-parallel replicas")
       ->check(CLI::Range(1, 100000));
   sub->add_option("--tp", o->tp, "Tensor-parallel size")->check(CLI::Range(1, 1024));
+  sub->add_option("--cp",
+                  o->cp,
+                  "Context-parallel size (training, Megatron): each sequence split over this "
+                  "many GPUs")
+      ->check(CLI::Range(1, 1024));
   sub->add_option("--pp", o->pp, "Pipeline-parallel stages")->check(CLI::Range(1, 1024));
   sub->add_option("--dp",
                   o->dp,

@@ -500,13 +500,16 @@ activation_terms(const Spec& spec, const Parallelism& p, long long micro, Recomp
   if (!w.flash_attention && recompute == Recompute::none) {
     s2 = 2.0 + (w.dropout ? 3.0 : 0.0);
   }
-  const auto s = static_cast<double>(w.seq_len);
+  // Context parallel: each rank keeps the activations of its s / cp tokens; its queries attend
+  // to all s keys, so the a*s^2*b terms also shrink by cp (Llama 3 paper, section 3.3.2).
+  const auto s = static_cast<double>(w.seq_len) / static_cast<double>(p.cp);
+  const auto keys = static_cast<double>(w.seq_len);
   const auto b = static_cast<double>(micro);
   TrainingActivationTerms terms;
   terms.per_layer_sbh = replicated + split;
   terms.per_layer_s2 = s2;
   double bytes_per_layer =
-      s * b * h * ((sp ? replicated / t : replicated) + split / t) + s2 * a * s * s * b / t;
+      s * b * h * ((sp ? replicated / t : replicated) + split / t) + s2 * a * s * keys * b / t;
   if (w.flash_attention && recompute != Recompute::full) {
     bytes_per_layer += 4.0 * a * s * b / t; // fp32 log-sum-exp per row
   }
@@ -832,7 +835,9 @@ ParameterBytes full_parameter_bytes(const Spec& spec, const Parallelism& p) {
   const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
   const TrainingPrecision& tp = w.precision;
-  const double dp = p.dp;
+  // ZeRO shards over every rank that holds the same weights: data- and context-parallel ones
+  // (Megatron-Core's distributed optimizer shards over its DP x CP group).
+  const double dp = static_cast<double>(p.dp) * p.cp;
   // Parameters on this GPU (tensor, pipeline and expert parallel split), as a share of the model.
   // Made once: the training search reads it in every evaluation.
   static const Quantization unquantized = quantization_for(DType::bf16, DType::bf16);
@@ -853,7 +858,7 @@ ParameterBytes full_parameter_bytes(const Spec& spec, const Parallelism& p) {
   b.trainable_params = params_here;
   b.bytes_per_param = weight + fp8_copies + grad + master + states;
   // ZeRO: stage 1 shards optimizer states (and master weights), 2 also gradients, 3 also
-  // the weights, over the data-parallel group (Rajbhandari et al. 2020).
+  // the weights, over the data-parallel group, times cp (Rajbhandari et al. 2020).
   b.weights = params_here * (weight + fp8_copies) / (w.zero_stage >= 3 ? dp : 1.0);
   b.gradients = params_here * grad / (w.zero_stage >= 2 ? dp : 1.0);
   b.optimizer = params_here * (master + states) / (w.zero_stage >= 1 ? dp : 1.0);
@@ -885,7 +890,7 @@ Bytes loss_logits_bytes(const Spec& spec,
   const auto& w = spec.workload.training;
   const double loss_bytes = c.get(loss_constant(w.framework));
   return Bytes(static_cast<double>(w.seq_len * micro) * static_cast<double>(spec.model.vocab) *
-               loss_bytes / p.tp);
+               loss_bytes / (p.tp * p.cp));
 }
 
 // Activations on the first pipeline stage: its layers for every micro-batch in flight.
@@ -909,7 +914,7 @@ Bytes training_activations(const Spec& spec,
 }
 
 bool training_uses_nccl(const Parallelism& p) {
-  return p.tp > 1 || p.pp > 1 || p.dp > 1;
+  return p.tp > 1 || p.pp > 1 || p.dp > 1 || p.cp > 1;
 }
 
 Bytes training_overhead(const Parallelism& p,

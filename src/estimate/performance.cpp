@@ -891,24 +891,47 @@ Seconds data_parallel_exposed(const Spec& spec,
                               const Efficiency& eff,
                               Seconds compute,
                               double microbatches) {
-  if (p.dp <= 1) {
+  // Gradients are reduced over every rank holding the same weights: data- and context-parallel.
+  const int replicas = p.dp * p.cp;
+  if (replicas <= 1) {
     return seconds(0);
   }
   const auto& w = spec.workload.training;
   const double trainable = memory.trainable_params;
-  const LinkModel link = collective_link(spec, gpu, p.tp * p.pp * p.dp, eff);
+  const LinkModel link = collective_link(spec, gpu, p.gpus(), eff);
   const Seconds reduce =
-      allreduce(Bytes(trainable * element_bytes(w.precision.gradients).si()), p.dp, link);
+      allreduce(Bytes(trainable * element_bytes(w.precision.gradients).si()), replicas, link);
   Seconds gather; // ZeRO-3: one pass's all-gathers of the weights, all micro-batches
   if (w.zero_stage >= 3) {
     const double layers_here = std::ceil(static_cast<double>(spec.model.layers) / p.pp);
     const Bytes layer(trainable * element_bytes(w.precision.weights).si() / layers_here);
-    gather = allgather(layer, p.dp, link) * (layers_here * microbatches);
+    gather = allgather(layer, replicas, link) * (layers_here * microbatches);
   }
   const Seconds forward = compute * (1.0 / 3.0);
   const Seconds backward = compute * (2.0 / 3.0);
   return max(seconds(0), gather - forward * eff.dp_overlap) +
          max(seconds(0), gather + reduce - backward * eff.dp_overlap);
+}
+
+// Context parallel, one layer and one micro-batch (Llama 3 paper, section 3.3.2): the forward
+// pass all-gathers the keys and values of the whole sequence before each rank computes attention
+// for its own queries, and the backward pass gathers them again and reduce-scatters their
+// gradients (the same volume); a full recompute gathers once more. Not overlapped: Llama 3's
+// all-gather CP exposes it, small beside attention's O(s^2) work at long context under GQA. The
+// group spans tp x cp consecutive ranks (TP innermost, then CP).
+Seconds context_parallel_communication(
+    const Spec& spec, const Gpu& gpu, const Parallelism& p, const Efficiency& eff, double micro) {
+  if (p.cp <= 1) {
+    return seconds(0);
+  }
+  const ModelArch& m = spec.model;
+  const auto& w = spec.workload.training;
+  const double kv_heads_here = std::ceil(static_cast<double>(m.kv_heads) / p.tp);
+  const double act = 2.0; // bf16 keys and values
+  const Bytes gathered(static_cast<double>(w.seq_len) * micro * kv_heads_here *
+                       static_cast<double>(m.head_dim + m.v_head_dim) * act);
+  const double passes = w.recompute == Recompute::full ? 4.0 : 3.0;
+  return allgather(gathered, p.cp, collective_link(spec, gpu, p.tp * p.cp, eff)) * passes;
 }
 
 // QLoRA: bitsandbytes dequantizes each frozen 4-bit weight to bf16 before the matmul that uses it,
@@ -941,6 +964,28 @@ Seconds qlora_dequantization(const Spec& spec,
 }
 
 } // namespace
+
+std::string context_parallel_unsupported(const Spec& spec) {
+  const ModelArch& m = spec.model;
+  if (!spec.workload.is_training()) {
+    return "context parallelism is modelled for training only";
+  }
+  if (spec.workload.training.framework != Framework::megatron) {
+    return fmt::format("context parallelism is modelled as Megatron-Core's (framework megatron), "
+                       "not {}",
+                       to_string(spec.workload.training.framework));
+  }
+  if (m.encoder_only || m.encoder_decoder || m.image || m.diffusion) {
+    return "context parallelism is modelled for decoder-only language models";
+  }
+  if (m.ssm_layers > 0) {
+    return fmt::format("context parallelism is modelled for attention only; {} has {} "
+                       "state-space layers",
+                       m.family,
+                       m.ssm_layers);
+  }
+  return {};
+}
 
 TrainingPerformance estimate_training(const Spec& spec,
                                       const Gpu& gpu,
@@ -995,16 +1040,20 @@ TrainingPerformance estimate_training(const Spec& spec,
   const double act = 2.0;
   const double per_layer = w.recompute == Recompute::full ? 6.0 : 4.0;
   const double layers_here = std::ceil(static_cast<double>(m.layers) / p.pp);
+  // Context parallel: a rank holds seq / cp of each sequence's tokens.
+  const double local_tokens = seq / static_cast<double>(p.cp);
   r.tensor_parallel_communication =
-      allreduce(Bytes(seq * micro * static_cast<double>(m.hidden) * act),
+      allreduce(Bytes(local_tokens * micro * static_cast<double>(m.hidden) * act),
                 p.tp,
                 collective_link(spec, gpu, p.tp, eff)) *
       (per_layer * layers_here * microbatches);
+  r.context_parallel_communication =
+      context_parallel_communication(spec, gpu, p, eff, micro) * (layers_here * microbatches);
   r.data_parallel_exposed =
       data_parallel_exposed(spec, gpu, p, memory, eff, r.compute, microbatches);
   r.dequantization = qlora_dequantization(spec, gpu, p, eff, microbatches);
   r.step = r.compute + r.pipeline_bubble + r.tensor_parallel_communication +
-           r.data_parallel_exposed + r.dequantization;
+           r.context_parallel_communication + r.data_parallel_exposed + r.dequantization;
   r.tokens_per_s = tokens_per_step / r.step.si();
   r.mfu = (model / r.step).si() / (gpus * peak.si());
   r.hardware_flops_utilization = (hardware / r.step).si() / (gpus * peak.si());
@@ -1019,7 +1068,8 @@ TrainingPerformance estimate_training(const Spec& spec,
   if (detail == Detail::numbers) {
     return r;
   }
-  const Seconds comm = r.tensor_parallel_communication + r.data_parallel_exposed;
+  const Seconds comm =
+      r.tensor_parallel_communication + r.context_parallel_communication + r.data_parallel_exposed;
   if (r.host_input > gpu.host_link * 0.5) {
     r.bottleneck = "host_io";
     r.explanation = fmt::format("data loading needs {} per GPU over a {} host link",
@@ -1027,12 +1077,16 @@ TrainingPerformance estimate_training(const Spec& spec,
                                 format_bytes_per_s(gpu.host_link));
   } else if (comm > r.compute * 0.5) {
     r.bottleneck = "interconnect";
-    r.explanation = fmt::format("communication takes {} of a {} step (tensor parallel {}, exposed "
-                                "data parallel {}): the interconnect, not the GPU, limits it",
-                                format_seconds(comm),
-                                format_seconds(r.step),
-                                format_seconds(r.tensor_parallel_communication),
-                                format_seconds(r.data_parallel_exposed));
+    r.explanation =
+        fmt::format("communication takes {} of a {} step (tensor parallel {}, {}exposed "
+                    "data parallel {}): the interconnect, not the GPU, limits it",
+                    format_seconds(comm),
+                    format_seconds(r.step),
+                    format_seconds(r.tensor_parallel_communication),
+                    p.cp > 1 ? fmt::format("context parallel {}, ",
+                                           format_seconds(r.context_parallel_communication))
+                             : std::string(),
+                    format_seconds(r.data_parallel_exposed));
   } else {
     r.bottleneck = "compute";
     r.explanation = fmt::format("training is compute bound: {} of math per step at {:.0f}% of "

@@ -113,9 +113,9 @@ void check_candidate(const Candidate& c) {
   ck.positive("replicas", c.replicas);
   ck.positive("gpus_per_replica", c.gpus_per_replica());
   const long long total =
-      static_cast<long long>(c.layout.tp) * c.layout.pp * c.layout.dp * c.replicas;
+      static_cast<long long>(c.layout.tp) * c.layout.cp * c.layout.pp * c.layout.dp * c.replicas;
   ck.holds("gpus", total == c.total_gpus(), [&] {
-    return fmt::format("{} while tp x pp x dp x replicas = {}", c.total_gpus(), total);
+    return fmt::format("{} while tp x cp x pp x dp x replicas = {}", c.total_gpus(), total);
   });
   ck.at_least("memory.per_gpu", c.memory.per_gpu.total().si(), 0.0);
   ck.positive("memory.budget", c.memory.budget.si());

@@ -56,6 +56,22 @@ std::vector<int> tp_options(const Spec& s, const Gpu& g) {
   return out;
 }
 
+// Context-parallel sizes the training search tries (docs/plan.md, "Training layouts"): 1, and for
+// sequences of 16K tokens or more, powers of two that leave each rank at least 4K tokens and split
+// the sequence into 2 x cp equal chunks (Megatron-Core's load-balanced causal split).
+std::vector<int> cp_options(const Spec& spec) {
+  const long long seq = spec.workload.training.seq_len;
+  std::vector<int> out{1};
+  if (seq < k_context_parallel_min_seq || !context_parallel_unsupported(spec).empty()) {
+    return out;
+  }
+  for (int cp = 2; seq / cp >= k_context_parallel_min_tokens_per_rank && seq % (2 * cp) == 0;
+       cp *= 2) {
+    out.push_back(cp);
+  }
+  return out;
+}
+
 // The spec with each precision the user allows, the spec's own first.
 std::vector<Spec> precision_variants(const Spec& s) {
   std::vector<Spec> out{s};

@@ -169,6 +169,12 @@ struct Search {
 bool allowed_by_constraints(const Gpu& g, const Spec& s, const Catalog& c, std::string& why);
 // Tensor-parallel sizes worth trying, ascending.
 std::vector<int> tp_options(const Spec& s, const Gpu& g);
+// Context parallelism: tried from sequences of this many tokens, keeping at least this many on
+// each rank (docs/plan.md, "Training layouts").
+inline constexpr long long k_context_parallel_min_seq = 16384;
+inline constexpr long long k_context_parallel_min_tokens_per_rank = 4096;
+// Context-parallel sizes worth trying for a training spec, ascending, 1 first.
+std::vector<int> cp_options(const Spec& spec);
 // The spec with each precision the user allows, the spec's own first.
 std::vector<Spec> precision_variants(const Spec& s);
 // The spec's precision variants: S.variants, or made into `made`.

@@ -13,22 +13,27 @@ namespace rightsize::detail {
 
 namespace {
 
-// Training layouts, narrowest first: tensor parallel within the NVLink domain, pipeline stages up
-// to 64 (and the layer count), data parallel while it divides the global batch into micro-batches.
+// Training layouts, narrowest first: tensor parallel within the NVLink domain, context parallel
+// for long sequences, pipeline stages up to 64 (and the layer count), data parallel while it
+// divides the global batch into micro-batches.
 std::vector<Parallelism> training_layouts(const Spec& spec, const Gpu& g, long long max_gpus) {
   const auto& w = spec.workload.training;
   std::vector<Parallelism> out;
+  const std::vector<int> cps = cp_options(spec);
   for (const int tp : tp_options(spec, g)) {
-    for (int pp = 1; pp <= 64 && pp <= spec.model.layers; pp *= 2) {
-      for (long long dp = 1; tp * pp * dp <= max_gpus; dp *= 2) {
-        if (w.global_batch % (w.micro_batch * dp) != 0) {
-          break;
+    for (const int cp : cps) {
+      for (int pp = 1; pp <= 64 && pp <= spec.model.layers; pp *= 2) {
+        for (long long dp = 1; static_cast<long long>(tp) * cp * pp * dp <= max_gpus; dp *= 2) {
+          if (w.global_batch % (w.micro_batch * dp) != 0) {
+            break;
+          }
+          Parallelism p;
+          p.tp = tp;
+          p.cp = cp;
+          p.pp = pp;
+          p.dp = static_cast<int>(dp);
+          out.push_back(p);
         }
-        Parallelism p;
-        p.tp = tp;
-        p.pp = pp;
-        p.dp = static_cast<int>(dp);
-        out.push_back(p);
       }
     }
   }
@@ -74,9 +79,10 @@ struct PendingReason {
 
   void write(Miss& miss) const {
     if (kind == Kind::memory) {
-      miss.reason = fmt::format("needs {} per GPU with TP={} PP={} DP={}, has {}",
+      miss.reason = fmt::format("needs {} per GPU with TP={}{} PP={} DP={}, has {}",
                                 format_bytes(Bytes(need)),
                                 p.tp,
+                                p.cp > 1 ? fmt::format(" CP={}", p.cp) : std::string(),
                                 p.pp,
                                 p.dp,
                                 format_bytes(Bytes(has)));

@@ -259,6 +259,7 @@ void write_per_replica(JsonWriter& w, const EstimateReport& r) {
 void write_parallelism_json(JsonWriter& w, const EstimateReport& r) {
   const auto& p = r.parallelism;
   w.begin_object()
+      .member("cp", p.cp)
       .member("dp", p.dp * r.replicas)
       .member("ep", p.ep)
       .member("pp", p.pp)
@@ -427,7 +428,9 @@ void write_training_json(JsonWriter& w, const EstimateReport& r) {
   if (t) {
     w.begin_object()
         .member("compute", t->compute.si())
+        .member("context_parallel", t->context_parallel_communication.si())
         .member("data_parallel_exposed", t->data_parallel_exposed.si())
+        .member("dequantization", t->dequantization.si())
         .member("pipeline_bubble", t->pipeline_bubble.si())
         .member("tensor_parallel", t->tensor_parallel_communication.si())
         .end_object();
@@ -646,12 +649,13 @@ void render_header(const EstimateReport& r, std::ostream& out) {
                        p.gpus(),
                        p.gpus() == 1 ? "" : "s");
   } else {
-    out << fmt::format("{}: {} on {} x {} (tp {}, pp {}, dp {}, ep {})\n",
+    out << fmt::format("{}: {} on {} x {} (tp {}, {}pp {}, dp {}, ep {})\n",
                        s.name,
                        s.model.name,
                        p.gpus(),
                        r.gpu.name,
                        p.tp,
+                       p.cp > 1 ? fmt::format("cp {}, ", p.cp) : std::string(),
                        p.pp,
                        p.dp,
                        p.ep);
@@ -697,13 +701,22 @@ void render_training(const EstimateReport& r, std::ostream& out) {
     return;
   }
   const auto& t = *r.training;
-  out << fmt::format("\nspeed: step {} (compute {}, pipeline bubble {}, tensor-parallel {}, "
-                     "exposed data-parallel {})\n",
-                     format_seconds(t.step),
-                     format_seconds(t.compute),
-                     format_seconds(t.pipeline_bubble),
-                     format_seconds(t.tensor_parallel_communication),
-                     format_seconds(t.data_parallel_exposed));
+  // Context parallel and QLoRA's dequantization are named only where the layout or method has
+  // them; the parts always add up to the step.
+  out << fmt::format(
+      "\nspeed: step {} (compute {}, pipeline bubble {}, tensor-parallel {}, "
+      "{}exposed data-parallel {}{})\n",
+      format_seconds(t.step),
+      format_seconds(t.compute),
+      format_seconds(t.pipeline_bubble),
+      format_seconds(t.tensor_parallel_communication),
+      r.parallelism.cp > 1
+          ? fmt::format("context-parallel {}, ", format_seconds(t.context_parallel_communication))
+          : std::string(),
+      format_seconds(t.data_parallel_exposed),
+      t.dequantization.si() > 0
+          ? fmt::format(", 4-bit dequantization {}", format_seconds(t.dequantization))
+          : std::string());
   out << fmt::format("  {:.0f} tokens/s, MFU {:.1f}%", t.tokens_per_s, 100.0 * t.mfu);
   if (t.time_to_train) {
     out << fmt::format(", {} to train", format_seconds(*t.time_to_train));

@@ -42,11 +42,12 @@ std::string short_verdict(const std::string& v) {
 // The `rightsize estimate` arguments that reproduce a candidate exactly: its GPU, layout,
 // replicas (serving: estimate's --dp), precision and per-replica batch.
 std::string estimate_args(const Plan& plan, const Candidate& c) {
-  return fmt::format("estimate {} --gpu {} --tp {} --pp {} --ep {} --dp {} --weights {} "
+  return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {} --dp {} --weights {} "
                      "--kv-cache {} --batch {}",
                      plan.spec.file,
                      c.gpu->name,
                      c.layout.tp,
+                     c.layout.cp > 1 ? fmt::format(" --cp {}", c.layout.cp) : std::string(),
                      c.layout.pp,
                      c.layout.ep,
                      c.inference ? c.replicas : c.layout.dp,
@@ -172,6 +173,9 @@ void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c
 
 std::string layout_text(const Candidate& c) {
   std::string s = fmt::format("TP{}", c.layout.tp);
+  if (c.layout.cp > 1) {
+    s += fmt::format(" CP{}", c.layout.cp);
+  }
   if (c.layout.pp > 1) {
     s += fmt::format(" PP{}", c.layout.pp);
   }
@@ -1088,8 +1092,10 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   // sequences_per_s and input_tokens_per_s are an embedding workload's (its ttft_s is a
   // sequence's latency), the next two a transcription's (its ttft_s is a request's latency);
   // an image embedding workload adds two (a sequence is an image).
+  // A training workload adds its context-parallel size (tp x cp x pp x dp is its GPUs).
   const bool images = plan.spec.per_image();
-  out << (images ? ",images_per_s,usd_per_thousand_images\n" : "\n");
+  const bool training = plan.spec.workload.is_training();
+  out << (images ? ",images_per_s,usd_per_thousand_images\n" : training ? ",cp\n" : "\n");
   const bool embedding = plan.spec.workload.one_pass();
   for (const auto* c : shown(plan, o)) {
     const bool embeds = embedding && c->inference;
@@ -1123,7 +1129,10 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
         transcribes ? fmt::format("{:.1f}", c->inference->audio_seconds_per_s) : "",
         transcribes && c->cost.usd_per_audio_hour ? price_cell(*c->cost.usd_per_audio_hour, 6) : "",
-        images ? "" : "\n");
+        images || training ? "" : "\n");
+    if (training) {
+      out << fmt::format(",{}\n", c->layout.cp);
+    }
     if (images) {
       out << fmt::format(
           ",{},{}\n",

@@ -555,3 +555,40 @@ TEST_CASE("check: an image generation workload locks latency, images/s and $/1k 
   CHECK(locked["usd_per_million_output_tokens"].is_null());
   CHECK(run_binary("check " + spec).exit_code == 0);
 }
+
+// A context-parallel layout (issue 14) is locked with its cp, and a lock's parallelism rejects
+// members it does not know; locks without cp (every other workload's) read as cp 1.
+TEST_CASE("check: a long-context training plan locks its context-parallel size",
+          "[check][cli][training]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "llama-3.1-405b",
+           fs::path(dir.path()) / "models" / "llama-3.1-405b",
+           fs::copy_options::recursive);
+  std::ifstream source(std::string(RIGHTSIZE_TESTS_DIR) +
+                       "/data/specs/llama-3.1-405b-128k-training.json");
+  auto body = nlohmann::json::parse(source);
+  body["model"] = "models/llama-3.1-405b/config.json";
+  const std::string spec = dir.path() + "/long.json";
+  std::ofstream(spec) << body.dump(2);
+  const auto plan = run_binary("plan " + spec + " --lock --format json");
+  REQUIRE(plan.exit_code == 0);
+  const auto report = nlohmann::json::parse(plan.out);
+  const auto& best = report["candidates"][0];
+  CHECK(best["parallelism"]["cp"].get<int>() > 1);
+  const std::string lock_path = dir.path() + "/rightsize.lock.json";
+  std::ifstream in(lock_path);
+  auto lock = nlohmann::json::parse(in);
+  in.close();
+  const auto& locked = lock["locks"]["long.json"]["recommended"];
+  CHECK(locked["parallelism"]["cp"] == best["parallelism"]["cp"]);
+  CHECK(locked["gpus"] == best["gpus"]);
+  CHECK(run_binary("check " + spec).exit_code == 0);
+
+  lock["locks"]["long.json"]["recommended"]["parallelism"]["sp"] = 2;
+  std::ofstream(lock_path) << lock.dump(2);
+  const auto bad = run_binary("check " + spec);
+  CHECK(bad.exit_code == 2);
+  CHECK_THAT(bad.out + bad.err, Catch::Contains("sp"));
+}

@@ -291,3 +291,40 @@ TEST_CASE("estimate: image generation speaks images only, its bands in two signi
   CHECK_THAT(r.out, !Catch::Contains("per million"));
   CHECK_THAT(r.out, Catch::Contains("per thousand images at this load\n"));
 }
+
+// Context parallelism (issue 14): Llama 3 405B's long-context layout could not be expressed.
+TEST_CASE("estimate: --cp splits each training sequence over GPUs; refused where not modelled",
+          "[estimate][cli][training]") {
+  const std::string long_context =
+      std::string(RIGHTSIZE_TESTS_DIR) + "/data/specs/llama-3.1-405b-128k-training.json";
+  const auto j = estimate_json(
+      {long_context, "--gpu", "H100", "--gpus", "16384", "--tp", "8", "--cp", "16", "--pp", "16"});
+  CHECK(j["parallelism"]["cp"] == 16);
+  CHECK(j["parallelism"]["dp"] == 8);
+  CHECK(j["gpus"] == 16384);
+  CHECK(j["training"]["breakdown_s"]["context_parallel"].get<double>() ==
+        Approx(0.6494).epsilon(1e-3));
+  const auto table = estimate(
+      {long_context, "--gpu", "H100", "--tp", "8", "--cp", "16", "--pp", "16", "--dp", "8"});
+  REQUIRE(table.exit_code == 0);
+  CHECK_THAT(table.out, Catch::Contains("on 16384 x H100-SXM-80GB (tp 8, cp 16, pp 16, dp 8"));
+  CHECK_THAT(table.out, Catch::Contains(", context-parallel 649 ms, "));
+
+  auto r = estimate({k_chat, "--gpu", "H100", "--cp", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "rightsize: error: --cp: context parallelism is modelled for training only\n");
+  r = estimate({k_lora, "--gpu", "H100", "--cp", "2"});
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err,
+             Catch::StartsWith("rightsize: error: --cp: context parallelism is modelled "
+                               "as Megatron-Core's (framework megatron), not "));
+  r = estimate({long_context, "--gpu", "H100", "--tp", "8", "--cp", "3", "--pp", "16"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "rightsize: error: --cp: context parallelism splits each sequence into 2 x cp = "
+                 "6 equal chunks; seq_len 131072 does not divide into them\n");
+  r = estimate({long_context, "--gpu", "H100", "--gpus", "100", "--tp", "8", "--cp", "16"});
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "rightsize: error: --gpus: 100 GPUs cannot be split into replicas of tp 8 x cp "
+                 "16 x pp 1 = 128 GPUs\n");
+}

@@ -23,7 +23,10 @@ struct Parallelism {
   int pp = 1;
   int dp = 1;
   int ep = 1;
-  [[nodiscard]] int gpus() const { return tp * pp * dp; }
+  // Context parallel (training only): each sequence split over cp GPUs, which hold the same
+  // weights as data-parallel ranks do (Llama 3's rank order: TP, CP, PP, DP, innermost first).
+  int cp = 1;
+  [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
 };
 
 // A named constant of the model, with its value and where it comes from. Shown in reports.

@@ -102,6 +102,7 @@ struct TrainingPerformance {
   Seconds compute;
   Seconds pipeline_bubble;
   Seconds tensor_parallel_communication;
+  Seconds context_parallel_communication; // keys and values gathered, their gradients scattered
   Seconds data_parallel_exposed; // gradient reduction, and ZeRO-3's weight all-gathers, not hidden
   Seconds dequantization;        // QLoRA: the frozen 4-bit weights dequantized before each matmul
   double tokens_per_s = 0;
@@ -253,5 +254,10 @@ TrainingPerformance estimate_training(const Spec& spec,
                                       const MemoryEstimate& memory,
                                       const Efficiency& eff,
                                       Detail detail = Detail::full);
+
+// Why context parallelism cannot be modelled for this spec, or empty when it can: it is
+// Megatron-Core's all-gather CP for the training of a decoder whose mixers are all attention
+// (docs/model.md, "Context parallelism").
+std::string context_parallel_unsupported(const Spec& spec);
 
 } // namespace rightsize

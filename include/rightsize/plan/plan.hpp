@@ -117,7 +117,7 @@ struct Candidate {
   // (nearest_published, docs/published.md); none when nothing published is near.
   std::optional<PublishedPrediction> published;
   double score = 0; // the objective's value, lower is better
-  [[nodiscard]] int gpus_per_replica() const { return layout.tp * layout.pp * layout.dp; }
+  [[nodiscard]] int gpus_per_replica() const { return layout.gpus(); }
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }
 };
 

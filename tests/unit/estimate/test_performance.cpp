@@ -349,6 +349,61 @@ TEST_CASE("performance: ZeRO-3 all-gathers the weights in every pass", "[perform
   CHECK(n3.step.si() == Approx(n2.step.si()));
 }
 
+TEST_CASE("performance: context parallelism splits each sequence and gathers its keys and values",
+          "[performance][training]") {
+  // Llama 3 405B's long-context stage (Llama 3 paper, Table 4): 131,072-token sequences on
+  // 16,384 H100s, TP8 CP16 PP16 DP8, 16 sequences per data-parallel rank; full recompute and 8
+  // virtual stages are rightsize's assumptions
+  // (tests/data/specs/llama-3.1-405b-128k-training.json).
+  const Spec s =
+      load_spec(std::string(RIGHTSIZE_TESTS_DIR) + "/data/specs/llama-3.1-405b-128k-training.json");
+  const Gpu& h100 = catalog().resolve("H100", "test");
+  Parallelism cp1;
+  cp1.tp = 8;
+  cp1.pp = 16;
+  cp1.dp = 8;
+  Parallelism cp16 = cp1;
+  cp16.cp = 16;
+  CHECK(cp16.gpus() == 16384);
+  const MemoryEstimate m1 = estimate_memory(s, h100, cp1, constants());
+  const MemoryEstimate m16 = estimate_memory(s, h100, cp16, constants());
+  // Each rank keeps 8,192 of a sequence's tokens: every activation term (flash attention keeps
+  // no s^2 scores) and the loss logits divide by 16. The weights and, under ZeRO-1, the
+  // gradients are those of CP1; the optimizer states shard over dp x cp = 128 ranks.
+  CHECK(m16.per_gpu.activations.si() == Approx(m1.per_gpu.activations.si() / 16));
+  CHECK(m16.per_gpu.weights.si() == Approx(m1.per_gpu.weights.si()));
+  CHECK(m16.per_gpu.gradients.si() == Approx(m1.per_gpu.gradients.si()));
+  CHECK(m16.per_gpu.optimizer.si() == Approx(m1.per_gpu.optimizer.si() / 16));
+  CHECK(m16.fits);
+  CHECK_FALSE(m1.fits);
+
+  const TrainingPerformance t1 = estimate_training(s, h100, cp1, m1, efficiency());
+  const TrainingPerformance t16 = estimate_training(s, h100, cp16, m16, efficiency());
+  CHECK(t1.context_parallel_communication.si() == 0.0);
+  // Per layer and micro-batch, the keys and values of the whole sequence: 131,072 tokens x 1 KV
+  // head per TP rank (8 / 8) x (128 + 128) x 2 bytes = 67,108,864 B, all-gathered over 16 ranks
+  // that span two servers (tp x cp = 128 > the 8-GPU NVLink domain): 15/16 x 67.1 MB / 50 GB/s +
+  // 10 us = 1.2683 ms; 4 times with full recompute, in each of 8 layers per stage (126 / 16) and
+  // 16 micro-batches (128 / 8): 0.6494 s of a 15.9 s step.
+  REQUIRE(efficiency().network_latency.si() == Approx(10e-6));
+  REQUIRE(h100.network.si() == Approx(50e9));
+  const double gather = 67108864.0 * 15 / 16 / 50e9 + 10e-6;
+  CHECK(gather == Approx(1.2683e-3).epsilon(1e-4));
+  CHECK(t16.context_parallel_communication.si() == Approx(4 * 8 * 16 * gather));
+  CHECK(t16.context_parallel_communication.si() == Approx(0.6494).epsilon(1e-3));
+  CHECK(t16.step.si() ==
+        Approx(t16.compute.si() + t16.pipeline_bubble.si() +
+               t16.tensor_parallel_communication.si() + t16.context_parallel_communication.si() +
+               t16.data_parallel_exposed.si()));
+  // Sixteen times the GPUs share the same FLOPs; the tensor-parallel all-reduces carry 1/16 of
+  // the tokens (plus their fixed latency).
+  CHECK(t16.compute.si() == Approx(t1.compute.si() / 16));
+  CHECK(t16.tensor_parallel_communication.si() < t1.tensor_parallel_communication.si() / 15);
+  // Published: 380 TFLOP/s per GPU, 38% of the bf16 peak. rightsize: 36.9% (-2.9%).
+  CHECK(t16.mfu == Approx(0.38).epsilon(0.05));
+  CHECK(t16.mfu == Approx(0.3689).epsilon(0.002));
+}
+
 TEST_CASE("performance: the fp8 recipe trains at the fp8 rate where there is one",
           "[performance]") {
   nlohmann::json fp8 = llama8b_pretrain(0);
