@@ -28,7 +28,8 @@ template <class A, class T, if_is<T, Purchase> = 0> void describe(A& a, T& p) {
     p.provenance,
     p.gpus_per_server,
     p.server_provenance,
-    p.units_per_gpu);
+    p.units_per_gpu,
+    p.unit_tdp);
 }
 template <class A, class T, if_is<T, Mig> = 0> void describe(A& a, T& m) {
   a(m.max_instances, m.profiles);
@@ -86,9 +87,9 @@ template <class A, class T, if_is<T, PublishedData> = 0> void describe(A& a, T& 
 static_assert(sizeof(Provenance) == 96, "a field of Provenance is missing from describe()");
 static_assert(sizeof(CatalogSource) == 96, "a field of CatalogSource is missing from describe()");
 static_assert(sizeof(Price) == 208, "a field of Price is missing from describe()");
-static_assert(sizeof(Purchase) == 256, "a field of Purchase is missing from describe()");
+static_assert(sizeof(Purchase) == 272, "a field of Purchase is missing from describe()");
 static_assert(sizeof(Mig) == 32, "a field of Mig is missing from describe()");
-static_assert(sizeof(Gpu) == 728, "a field of Gpu is missing from describe()");
+static_assert(sizeof(Gpu) == 744, "a field of Gpu is missing from describe()");
 static_assert(sizeof(Catalog) == 168, "a field of Catalog is missing from describe()");
 static_assert(sizeof(EngineGeneration) == 96, "a field of EngineGeneration is missing");
 static_assert(sizeof(EngineFormatRow) == 240, "a field of EngineFormatRow is missing");

@@ -116,7 +116,8 @@ OnPremCost on_prem_cost(const Gpu& g,
   o.purchase = (g.purchase->gpu + g.purchase->server_share) * gpus;
   o.amortization_per_month = o.purchase / (d.amortization_years * 12.0);
   o.operations_per_month = o.purchase * (d.operations_share / 12.0);
-  o.kw = g.tdp.si() * gpus * d.utilization * d.pue / 1000.0;
+  const Watts tdp = g.purchase->unit_tdp.value_or(g.tdp);
+  o.kw = tdp.si() * gpus * d.utilization * d.pue / 1000.0;
   o.power = usd_per_hour(o.kw * d.electricity_usd_per_kwh);
   if (detail == Detail::numbers) {
     return o;

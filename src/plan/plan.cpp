@@ -90,8 +90,12 @@ double score(const Candidate& c, Objective o, const Spec& spec) {
                                                    : c.training->step.si();
   case Objective::gpus:
     return static_cast<double>(owned_gpus(c)) + c.cost.tco.si() * 1e-12;
-  case Objective::power:
-    return c.gpu->tdp.si() * static_cast<double>(owned_gpus(c)) + c.cost.tco.si() * 1e-12;
+  case Objective::power: {
+    // Owned, a MIG slice draws its share of the GPU it is bought with (Purchase::unit_tdp).
+    const bool owned = spec.deployment.mode == DeploymentMode::onprem && c.gpu->purchase;
+    const Watts tdp = owned ? c.gpu->purchase->unit_tdp.value_or(c.gpu->tdp) : c.gpu->tdp;
+    return tdp.si() * static_cast<double>(owned_gpus(c)) + c.cost.tco.si() * 1e-12;
+  }
   }
   return c.cost.tco.si();
 }
@@ -527,6 +531,12 @@ void plan_slices(const Search& S, Plan& plan) {
       if (!slice) {
         continue;
       }
+      // Owned, a slice of which a GPU holds only one costs the whole GPU, its power included:
+      // the GPU itself, with less of it. Not a candidate (its GPU has its own row).
+      if (S.spec.deployment.mode == DeploymentMode::onprem && slice->purchase &&
+          slice->purchase->units_per_gpu == 1) {
+        continue;
+      }
       auto owned = std::make_shared<const Gpu>(std::move(*slice));
       std::vector<Candidate> found;
       Miss ignored; // a slice that cannot serve is no rejection: the whole GPU has its own row
@@ -712,6 +722,7 @@ std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool pric
       s.purchase->server_share = s.purchase->server_share / static_cast<double>(per_gpu);
       s.purchase->gpus_per_server *= per_gpu;
       s.purchase->units_per_gpu = per_gpu;
+      s.purchase->unit_tdp = g.tdp / static_cast<double>(per_gpu);
     }
   } else {
     s.prices.clear();

@@ -48,6 +48,10 @@ struct Purchase {
   // Units bought per GPU: 1, or for a MIG slice planned as a GPU of its own, the slices one GPU
   // holds (gpus_per_server then counts slices). Set by the planner, never read from a file.
   int units_per_gpu = 1;
+  // The power one bought unit is charged on-prem: unset, the GPU's TDP; for a MIG slice, the
+  // GPU's TDP over units_per_gpu, as its purchase is (the slices it holds share the GPU). Set by
+  // the planner, never read from a file.
+  std::optional<Watts> unit_tdp;
 };
 
 struct Mig {

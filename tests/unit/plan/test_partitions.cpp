@@ -112,3 +112,33 @@ TEST_CASE("partitions: deployment.gpus_per_server counts GPUs, each holding its 
   }
   FAIL("no 1g.10gb slice of H100-SXM-80GB among the candidates");
 }
+
+// Seen in an audit: Whisper's on-prem plan ranked a GH200 4g.72gb slice first. A GH200 holds
+// one such slice, so it paid for the whole GPU, yet its power was its 4/7 compute share of the
+// TDP: $410 cheaper than the whole GH200 with a third less throughput.
+TEST_CASE("partitions: owned, a slice draws the share of the TDP it pays for; a GPU's only slice "
+          "is no candidate",
+          "[plan][mig]") {
+  const Spec whisper =
+      load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/whisper-large-v3-transcription.json");
+  Spec onprem = whisper;
+  onprem.deployment.mode = DeploymentMode::onprem;
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  const Plan p = make_plan(onprem, catalog(), constants(), efficiency(), o);
+  REQUIRE(p.feasible());
+  for (const auto& c : p.candidates) {
+    if (c.partition.empty()) {
+      continue;
+    }
+    REQUIRE(c.gpu->purchase);
+    const int units = c.gpu->purchase->units_per_gpu;
+    CHECK(units > 1);
+    REQUIRE(c.gpu->purchase->unit_tdp);
+    CHECK(c.gpu->purchase->unit_tdp->si() == Approx(c.whole_gpu->tdp.si() / units));
+  }
+  const Candidate& best = p.candidates.front();
+  INFO(best.gpu->name);
+  CHECK(best.partition != "4g.72gb");
+}
