@@ -206,7 +206,7 @@ double stage_layer_share(const ModelArch& m, const Parallelism& p) {
 // (vLLM replicates KV heads when kv_heads < tp); MLA's down-projections are replicated.
 double attention_tp_share(const ModelArch& m, int tp) {
   if (m.attention_layers() == 0) {
-    return 1.0; // no attention weights to share (Mamba)
+    return 1.0; // no attention weights to share (Mamba alone)
   }
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
@@ -221,7 +221,8 @@ double attention_tp_share(const ModelArch& m, int tp) {
   }
   const auto k = static_cast<double>(m.kv_heads);
   const auto d = static_cast<double>(m.head_dim);
-  const double qo = 2.0 * h * a * d;
+  // A gated attention's q_proj is twice as wide (its output gate), split like q.
+  const double qo = (m.attention_gate ? 3.0 : 2.0) * h * a * d;
   const double kv = 2.0 * h * k * d;
   const double kv_heads_per_rank = std::ceil(k / t);
   return (qo / t + kv * kv_heads_per_rank / k) / (qo + kv);
@@ -444,9 +445,10 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
   g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers) * share);
   g.window = m.sliding_window;
   if (m.ssm_layers > 0) {
-    // Each Mamba layer keeps, per sequence, its convolution's last inputs in the activations'
-    // dtype and its SSM state in mamba_ssm_cache_dtype (vLLM's default: the model's dtype),
-    // split by tensor parallelism (vLLM MambaStateShapeCalculator; docs/model.md).
+    // Each recurrent layer (Mamba, Gated DeltaNet) keeps, per sequence, its convolution's last
+    // inputs in the activations' dtype and its SSM (delta-rule) state in mamba_ssm_cache_dtype
+    // (vLLM's default: the model's dtype), split by tensor parallelism (vLLM
+    // MambaStateShapeCalculator, MambaStateDtypeCalculator; docs/model.md).
     const double act = activation_element_bytes(spec.precision).si();
     const double ssm_bytes = m.ssm.state_dtype ? element_bytes(*m.ssm.state_dtype).si() : act;
     const double per_mamba_layer =

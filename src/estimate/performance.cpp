@@ -267,7 +267,11 @@ Flops forward_flops(const ModelArch& m, double tokens, double context) {
   const double attention = 2.0 * heads * dims * tokens *
                            (static_cast<double>(m.global_layers()) * context +
                             static_cast<double>(m.local_layers) * local_context);
-  return Flops(matmul + attention);
+  // Linear attention's recurrence (Gated DeltaNet's chunked delta rule) over its constant state:
+  // the same per token whatever the context.
+  const double recurrence =
+      static_cast<double>(m.ssm_layers) * m.ssm.recurrence_flops_per_token() * tokens;
+  return Flops(matmul + attention + recurrence);
 }
 
 namespace {
@@ -420,7 +424,8 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
     w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
   }
   StepTime s;
-  // Mamba layers read their state and write it back (the KV cache only appends one token); an
+  // Recurrent layers (Mamba, linear attention) read their state and write it back (the KV cache
+  // only appends one token); an
   // encoder-decoder's cross-attention state is only read.
   const Bytes written = m.encoder_decoder ? Bytes(0) : kv.state;
   s.bytes =
@@ -979,10 +984,11 @@ std::string context_parallel_unsupported(const Spec& spec) {
     return "context parallelism is modelled for decoder-only language models";
   }
   if (m.ssm_layers > 0) {
-    return fmt::format("context parallelism is modelled for attention only; {} has {} "
-                       "state-space layers",
+    return fmt::format("context parallelism is modelled for attention only; {} has {} {} layers",
                        m.family,
-                       m.ssm_layers);
+                       m.ssm_layers,
+                       m.ssm.kind == RecurrentKind::gated_deltanet ? "linear-attention"
+                                                                   : "state-space");
   }
   return {};
 }

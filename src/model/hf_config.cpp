@@ -57,7 +57,6 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "falcon_h1",
         "zamba",
         "zamba2",
-        "qwen3_next",
         "recurrent_gemma",
         "rwkv",
         "lfm2",
@@ -229,7 +228,9 @@ void read_sliding_window(ConfigFields& f, ModelArch& m) {
   if (!window) {
     return;
   }
-  if (family_is(m.family, {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen3", "qwen3_moe"})) {
+  if (family_is(
+          m.family,
+          {"qwen2", "qwen2_moe", "qwen2_vl", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next"})) {
     // Qwen ships sliding_window with use_sliding_window false: the window is then unused.
     if (!f.flag("use_sliding_window", false)) {
       return;
@@ -297,7 +298,7 @@ void read_moe(ConfigFields& f, ModelArch& m) {
         f.find({"n_shared_experts"}, Range::non_negative(k_max_experts), "shared_experts")
             .value_or(0);
     m.shared_expert_intermediate = m.moe_intermediate;
-  } else if (family_is(m.family, {"qwen2_moe", "qwen3_moe"})) {
+  } else if (family_is(m.family, {"qwen2_moe", "qwen3_moe", "qwen3_next"})) {
     const auto step =
         f.find({"decoder_sparse_step"}, Range::positive(k_max_layers), "decoder_sparse_step")
             .value_or(1);
@@ -601,7 +602,8 @@ void read_biases_and_norms(const ConfigFields& f, ModelArch& m, bool falcon_new)
   if (family_is(m.family, {"gemma2", "gemma3", "gemma3_text"})) {
     m.norms_per_layer = 4;
   }
-  m.qk_norm = family_is(m.family, {"qwen3", "qwen3_moe", "gemma3", "gemma3_text"});
+  m.qk_norm = family_is(m.family, {"qwen3", "qwen3_moe", "qwen3_next", "gemma3", "gemma3_text"});
+  m.attention_gate = m.family == "qwen3_next"; // Qwen3NextAttention: q_proj is 2 x heads x head_dim
 }
 
 void read_attention_kind(ConfigFields& f, ModelArch& m) {
@@ -1368,6 +1370,78 @@ void read_bamba_layers(ConfigFields& f, ModelArch& m) {
                         attention.size()));
 }
 
+// Qwen3-Next (Qwen3NextConfig, Qwen3NextDecoderLayer): each layer is a norm, a mixer, a norm and
+// an MLP (a sparse MoE block with a gated shared expert, read by read_moe). The mixer is gated
+// full attention on the layers layer_types names "full_attention" (absent: every
+// full_attention_interval-th, from the interval's last layer), and a Gated DeltaNet elsewhere
+// ("linear_attention"): in_proj_qkvz and in_proj_ba from the hidden state, a short causal
+// convolution over q, k and v, the gated delta rule over a d_k x d_v state per value head, a gated
+// RMSNorm and out_proj.
+void read_qwen3_next_layers(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  long long linear = 0;
+  if (r.has("layer_types")) {
+    const auto types = r.string_array("layer_types");
+    if (static_cast<long long>(types.size()) != m.layers) {
+      r.member("layer_types")
+          .fail_plain(
+              fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
+    }
+    for (const auto& t : types) {
+      if (t == "linear_attention") {
+        ++linear;
+      } else if (t != "full_attention") {
+        r.member("layer_types")
+            .fail_plain(fmt::format(
+                "names a layer other than \"linear_attention\" or \"full_attention\": \"{}\"", t));
+      }
+    }
+    f.record("attention_layers", r.where("layer_types"));
+  } else {
+    const long long interval = f.find({"full_attention_interval"},
+                                      Range::positive(k_max_layers),
+                                      "full_attention_interval")
+                                   .value_or(4);
+    for (long long i = 0; i < m.layers; ++i) {
+      linear += (i + 1) % interval != 0 ? 1 : 0;
+    }
+  }
+  m.ssm_layers = linear;
+  StateSpace& gdn = m.ssm;
+  gdn.kind = RecurrentKind::gated_deltanet;
+  gdn.version = 0;
+  // Qwen3NextConfig's defaults, those of Qwen3-Next-80B-A3B.
+  const long long value_heads =
+      f.find({"linear_num_value_heads"}, Range::positive(k_max_width), "linear_value_heads")
+          .value_or(32);
+  const long long key_heads =
+      f.find({"linear_num_key_heads"}, Range::positive(k_max_width), "linear_key_heads")
+          .value_or(16);
+  gdn.state = f.find({"linear_key_head_dim"}, Range::positive(k_max_width), "linear_key_head_dim")
+                  .value_or(128);
+  const long long value_dim =
+      f.find({"linear_value_head_dim"}, Range::positive(k_max_width), "linear_value_head_dim")
+          .value_or(128);
+  gdn.conv_kernel =
+      f.find({"linear_conv_kernel_dim"}, Range::positive(1024), "linear_conv_kernel").value_or(4);
+  if (value_heads % key_heads != 0) {
+    r.member("linear_num_key_heads")
+        .fail(fmt::format("must divide linear_num_value_heads ({})", value_heads));
+  }
+  gdn.heads = value_heads;
+  gdn.groups = key_heads;
+  gdn.inner = value_heads * value_dim;
+  gdn.conv_bias = false; // nn.Conv1d(..., bias=False)
+  gdn.proj_bias = false;
+  gdn.state_dtype = read_state_dtype(r);
+  f.derived("layer_types",
+            fmt::format("{} linear-attention (Gated DeltaNet) and {} gated full-attention layers, "
+                        "each with {}",
+                        linear,
+                        m.layers - linear,
+                        m.experts > 0 ? "MoE experts and a gated shared expert" : "a gated MLP"));
+}
+
 } // namespace
 
 // Encoder-only families, as an embedding or reranking server loads them: the base model
@@ -1592,6 +1666,10 @@ const std::vector<SupportedFamily>& supported_families() {
        2048,
        "GraniteMoeHybridConfig"},
       {"bamba", "Bamba 9B (Mamba-2 + attention layers, gated MLP)", 262144, "BambaConfig"},
+      {"qwen3_next",
+       "Qwen3-Next 80B-A3B (Gated DeltaNet linear attention + gated attention layers, MoE)",
+       32768,
+       "Qwen3NextConfig"},
       {"bert", "BERT, MiniLM, English BGE and E5 (encoder-only)", 512, "BertConfig"},
       {"roberta", "RoBERTa (encoder-only)", 512, "RobertaConfig"},
       {"xlm-roberta", "XLM-R, BGE-M3, multilingual-E5 (encoder-only)", 512, "XLMRobertaConfig"},
@@ -1699,6 +1777,8 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
       read_granite_hybrid_layers(f, m);
     } else if (m.family == "bamba") {
       read_bamba_layers(f, m);
+    } else if (m.family == "qwen3_next") {
+      read_qwen3_next_layers(f, m);
     }
     read_sliding_window(f, m);
     if (top.has("vision_config") && family_is(m.family, {"gemma3"})) {

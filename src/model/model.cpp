@@ -85,10 +85,25 @@ std::string ModelArch::tp_indivisible(int tp) const {
   if (ssm_layers > 0 && ssm.version == 1 && ssm.inner % tp != 0) {
     return fmt::format("{} Mamba channels", ssm.inner);
   }
+  // vLLM's Qwen3-Next Gated DeltaNet gives each rank num_k_heads / tp key heads and the value
+  // heads that go with them (fix_query_key_value_ordering).
+  if (ssm_layers > 0 && ssm.kind == RecurrentKind::gated_deltanet && ssm.groups % tp != 0) {
+    return fmt::format("{} linear-attention key heads", ssm.groups);
+  }
   return {};
 }
 
+std::string StateSpace::name() const {
+  if (kind == RecurrentKind::gated_deltanet) {
+    return "linear attention (Gated DeltaNet)";
+  }
+  return fmt::format("Mamba-{}", version);
+}
+
 long long StateSpace::conv_channels(int tp) const {
+  if (kind == RecurrentKind::gated_deltanet) {
+    return inner + 2 * groups * state; // v, and q and k of every key head
+  }
   if (version != 2) {
     return inner;
   }
@@ -106,8 +121,8 @@ double StateSpace::ssm_state_elements(int tp) const {
   return static_cast<double>(inner) * static_cast<double>(state) / tp;
 }
 
-// transformers' MambaMixer (version 1; JambaMambaMixer adds the dt, B and C norms) and
-// Mamba2Mixer / NemotronHMamba2Mixer (version 2).
+// transformers' MambaMixer (version 1; JambaMambaMixer adds the dt, B and C norms),
+// Mamba2Mixer / NemotronHMamba2Mixer (version 2) and Qwen3NextGatedDeltaNet.
 double StateSpace::mixer_params(long long hidden) const {
   const auto h = static_cast<double>(hidden);
   const auto d = static_cast<double>(inner);
@@ -115,6 +130,15 @@ double StateSpace::mixer_params(long long hidden) const {
   const auto k = static_cast<double>(conv_kernel);
   const auto conv = static_cast<double>(conv_channels());
   const double conv_params = conv * k + (conv_bias ? conv : 0.0);
+  if (kind == RecurrentKind::gated_deltanet) {
+    const auto heads_ = static_cast<double>(heads);
+    const double qkvz = 2.0 * static_cast<double>(groups) * n + 2.0 * d; // q, k, v, z
+    const double in_proj = h * (qkvz + 2.0 * heads_);                    // in_proj_qkvz, _ba
+    const double per_head = 2.0 * heads_;                                // dt_bias, A_log
+    const double gated_norm = d / heads_; // one RMSNormGated over a value head's channels
+    const double out_proj = d * h;
+    return in_proj + conv_params + per_head + gated_norm + out_proj;
+  }
   if (version == 1) {
     const auto r = static_cast<double>(dt_rank);
     const double in_proj = h * 2.0 * d + (proj_bias ? 2.0 * d : 0.0);
@@ -133,6 +157,23 @@ double StateSpace::mixer_params(long long hidden) const {
   const double gated_norm = d;
   const double out_proj = d * h + (proj_bias ? h : 0.0);
   return in_proj + conv_params + per_head + gated_norm + out_proj;
+}
+
+// The chunked gated delta rule (flash-linear-attention's chunk_gated_delta_rule; transformers'
+// torch_chunk_gated_delta_rule) over chunks of C tokens, per value head with d_k = state and
+// d_v = inner / heads, per token: the state applied to q and to k and updated, 6 d_k d_v, and
+// decayed once a chunk, d_k d_v / C; within the chunk q k^T, k k^T and the two WY products,
+// C (6 d_k + 4 d_v); the triangular solve, about 2 C^2 / 3. docs/model.md derives it.
+double StateSpace::recurrence_flops_per_token() const {
+  if (kind != RecurrentKind::gated_deltanet) {
+    return 0;
+  }
+  constexpr double chunk = 64; // chunk_gated_delta_rule's chunk size (BT = 64)
+  const auto dk = static_cast<double>(state);
+  const auto dv = static_cast<double>(inner) / static_cast<double>(heads);
+  const double per_head =
+      6.0 * dk * dv + dk * dv / chunk + chunk * (6.0 * dk + 4.0 * dv) + 2.0 * chunk * chunk / 3.0;
+  return per_head * static_cast<double>(heads);
 }
 
 namespace {
@@ -205,7 +246,9 @@ void count_parameters(ModelArch& m) {
     attention = q + h * (kv_lora + rope) + kv_lora * heads * (nope + vhd) + heads * vhd * h;
     attention_norms = (q_lora > 0 ? q_lora : 0.0) + kv_lora;
   } else {
-    attention = h * heads * hd + 2.0 * h * kv * hd + heads * vhd * h;
+    // A gated attention's q_proj also yields the output gate, one per q channel.
+    const double q_width = m.attention_gate ? 2.0 * heads * hd : heads * hd;
+    attention = h * q_width + 2.0 * h * kv * hd + heads * vhd * h;
     attention += m.qkv_bias ? (heads + (m.k_bias ? 2.0 : 1.0) * kv) * hd : 0.0;
     attention += m.o_bias ? h : 0.0;
   }
@@ -230,8 +273,8 @@ void count_parameters(ModelArch& m) {
     if (m.shared_experts > 0) {
       const double shared = static_cast<double>(m.shared_experts) *
                             mlp_params(static_cast<double>(m.shared_expert_intermediate));
-      // Qwen2-MoE gates its shared expert with a hidden x 1 projection.
-      const double gate = m.family == "qwen2_moe" ? h : 0.0;
+      // Qwen2-MoE and Qwen3-Next gate their shared expert with a hidden x 1 projection.
+      const double gate = m.family == "qwen2_moe" || m.family == "qwen3_next" ? h : 0.0;
       p.shared_experts = moe_layers * (shared + gate);
     }
   }

@@ -137,7 +137,24 @@ void render_model_table(const Spec& spec, std::ostream& out) {
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
         "(planned as embedding workloads: sequences/s, $ per million input tokens)");
   }
-  if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
+  if (m.ssm.kind == RecurrentKind::gated_deltanet && m.ssm_layers > 0) {
+    row("layer types",
+        fmt::format("{} {}, {} gated full attention, {} MLP ({} MoE)",
+                    m.ssm_layers,
+                    m.ssm.name(),
+                    m.attention_layers(),
+                    m.mlp_layers(),
+                    m.moe_layers));
+    row("linear attention",
+        fmt::format("{} value heads of {} over {} key heads of {}, conv {}; {:.0f} state elements "
+                    "per sequence per linear-attention layer, whatever the context",
+                    m.ssm.heads,
+                    m.ssm.inner / m.ssm.heads,
+                    m.ssm.groups,
+                    m.ssm.state,
+                    m.ssm.conv_kernel,
+                    m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()));
+  } else if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
     row("layer types",
         fmt::format("{} attention, {} Mamba-{}, {} MLP ({} MoE)",
                     m.attention_layers(),
@@ -182,6 +199,9 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                                       m.head_dim);
   if (m.attention == AttentionKind::mla) {
     attention += fmt::format(", kv_lora_rank {}, rope dim {}", m.kv_lora_rank, m.qk_rope_head_dim);
+  }
+  if (m.attention_gate) {
+    attention += ", sigmoid output gate";
   }
   if (m.attention_layers() > 0 && !m.diffusion) {
     row("attention", attention);
@@ -228,7 +248,8 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("shared experts", m.params.shared_experts);
   part("router", m.params.router);
   part("norms", m.params.norms);
-  part("Mamba mixers", m.params.state_space);
+  part(m.ssm.kind == RecurrentKind::gated_deltanet ? "linear attention" : "Mamba mixers",
+       m.params.state_space);
   part("vision tower", m.params.vision);
   part("audio convolutions", m.params.audio);
   part("text tower", m.params.text_tower);

@@ -355,9 +355,14 @@ std::string requirements_line(const Plan& p) {
                 ? fmt::format(", {} per image", format_flops(r.flops_per_image))
                 : fmt::format(", {} per token embedded", format_flops(r.flops_per_token));
   } else if (!p.spec.workload.is_training()) {
-    // Mamba layers keep a constant state per request beside (or instead of) the KV cache.
+    // Recurrent layers keep a constant state per request beside (or instead of) the KV cache.
+    const auto& m = p.spec.model;
+    const char* kept = m.ssm_layers == 0 ? "KV cache"
+                       : m.ssm.kind == RecurrentKind::gated_deltanet
+                           ? "KV cache and linear-attention state"
+                           : "KV cache and Mamba state";
     line += fmt::format(", {} {} per request ({}), {} per output token",
-                        p.spec.model.ssm_layers > 0 ? "KV cache and Mamba state" : "KV cache",
+                        kept,
                         format_bytes(r.kv_per_request),
                         to_string(p.spec.precision.kv_cache),
                         format_flops(r.flops_per_token));

@@ -1428,10 +1428,11 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
   } else {
     if (spec.model.ssm_layers > 0) {
       // The activation memory and FLOPs of training are derived per attention + MLP layer
-      // (Korthikanti et al. 2022); a Mamba layer's are not modelled.
+      // (Korthikanti et al. 2022); a Mamba or linear-attention layer's are not modelled.
       w->member("type").fail(fmt::format(
-          "training a model with Mamba layers ({}, {} of {} layers) is not modelled; plan its "
+          "training a model with {} layers ({}, {} of {} layers) is not modelled; plan its "
           "inference",
+          spec.model.ssm.kind == RecurrentKind::gated_deltanet ? "linear-attention" : "Mamba",
           spec.model.family,
           spec.model.ssm_layers,
           spec.model.layers));

@@ -120,6 +120,7 @@ nlohmann::json workload_to_json(const Spec& spec) {
 nlohmann::json model_to_json(const Spec& spec) {
   const ModelArch& m = spec.model;
   const auto w = weight_bytes(m, spec.weights);
+  const bool linear_attention = m.ssm_layers > 0 && m.ssm.kind == RecurrentKind::gated_deltanet;
   nlohmann::json provenance = nlohmann::json::object();
   for (const auto& [field, where] : m.provenance) {
     provenance[field] = where;
@@ -170,7 +171,9 @@ nlohmann::json model_to_json(const Spec& spec) {
                                                     spec.workload.inference.image_height)},
                                   {"params", m.vision->params}}},
       {"layer_types",
-       {{"attention", m.attention_layers()}, {"mamba", m.ssm_layers}, {"mlp", m.mlp_layers()}}},
+       {{"attention", m.attention_layers()},
+        {linear_attention ? "linear_attention" : "mamba", m.ssm_layers},
+        {"mlp", m.mlp_layers()}}},
       {"state_space",
        m.ssm_layers == 0
            ? nlohmann::json(nullptr)
@@ -211,6 +214,11 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"provenance", provenance},
       {"warnings", m.warnings},
   };
+  // Linear attention only, so that the JSON (and the digests) of Mamba hybrids stay as they were.
+  if (linear_attention) {
+    j["state_space"]["kind"] = "gated_deltanet";
+    j["attention_output_gate"] = m.attention_gate;
+  }
   // Encoder-only and encoder-decoder models only, so that the JSON (and the digests) of the
   // others stay as they were.
   if (m.encoder_only) {

@@ -33,7 +33,8 @@ struct ParamBreakdown {
   double shared_experts = 0; // all layers, always-active shared experts
   double router = 0;         // MoE gating
   double norms = 0;          // layer norms, attention sinks and other small vectors
-  double state_space = 0;    // all Mamba mixers: projections, convolution, A, D, dt, inner norms
+  double state_space = 0;    // all recurrent mixers (Mamba, Gated DeltaNet): projections,
+                             // convolution, A, D, dt, inner norms
   double vision = 0;         // vision encoder and its projector into the language model
   double pooler = 0;         // what sits on an encoder's output: BertPooler's dense layer; an image
                              // encoder's pooler, classifier, projection or attention-pooling head
@@ -64,30 +65,48 @@ struct Quantization {
   [[nodiscard]] bool quantized() const { return method != "none"; }
 };
 
-// The Mamba mixers of a state-space or hybrid model (Gu and Dao 2023; Dao and Gu 2024): each keeps,
-// per sequence, a recurrent state of constant size instead of a KV cache that grows with context.
+// The recurrent mixers of a state-space or hybrid model: Mamba (Gu and Dao 2023; Dao and Gu 2024)
+// or Gated DeltaNet linear attention (Yang et al. 2024, "Gated Delta Networks"; Qwen3-Next). Each
+// keeps, per sequence, a recurrent state of constant size instead of a KV cache that grows with
+// context.
+enum class RecurrentKind {
+  mamba,          // Mamba-1 or Mamba-2, by `version`
+  gated_deltanet, // linear attention with the gated delta rule
+};
+
 struct StateSpace {
-  int version = 0;           // 1: Mamba (selective scan), 2: Mamba-2 (SSD); 0: no Mamba layers
-  long long inner = 0;       // channels: expand x hidden (Mamba-2: heads x head_dim)
-  long long state = 0;       // d_state, the SSM state per channel (Mamba-2: per head dim)
+  RecurrentKind kind = RecurrentKind::mamba;
+  int version = 0;           // Mamba: 1 (selective scan) or 2 (SSD); 0: no Mamba layers
+  long long inner = 0;       // channels: expand x hidden (Mamba-2: heads x head_dim; Gated
+                             // DeltaNet: value heads x value head dim)
+  long long state = 0;       // d_state, the SSM state per channel (Mamba-2: per head dim; Gated
+                             // DeltaNet: the key head dim, a d_k x d_v state per value head)
   long long conv_kernel = 0; // width of the depthwise causal convolution (d_conv)
-  long long groups = 1;      // Mamba-2: groups sharing the B and C projections (n_groups)
-  long long heads = 0;       // Mamba-2: SSM heads, one dt, A and D each
+  long long groups = 1;      // Mamba-2: groups sharing the B and C projections (n_groups); Gated
+                             // DeltaNet: key heads, each with a q and a k of `state` channels
+  long long heads = 0;       // Mamba-2: SSM heads, one dt, A and D each; Gated DeltaNet: value
+                             // heads, one beta, decay (a), A and dt bias each
   long long dt_rank = 0;     // Mamba-1: rank of the dt projection
   bool proj_bias = false;    // biases on in_proj and out_proj
   bool conv_bias = true;
   bool dt_norms = false;            // Jamba: RMSNorms on dt, B and C
   std::optional<DType> state_dtype; // mamba_ssm_cache_dtype when the config sets it
-  // Channels the convolution runs over: x (Mamba-2: x, B and C), all `tp` ranks together. Under
-  // tensor parallelism vLLM gives each rank whole groups: with fewer groups than ranks, it
-  // replicates them to one per rank (MambaStateShapeCalculator.extra_groups_for_head_shards).
+  // What reports call one such mixer: "Mamba-1", "Mamba-2", "linear attention (Gated DeltaNet)".
+  [[nodiscard]] std::string name() const;
+  // Channels the convolution runs over: x (Mamba-2: x, B and C; Gated DeltaNet: q, k and v), all
+  // `tp` ranks together. Under tensor parallelism vLLM gives each Mamba-2 rank whole groups: with
+  // fewer groups than ranks, it replicates them to one per rank
+  // (MambaStateShapeCalculator.extra_groups_for_head_shards); Gated DeltaNet splits its key heads.
   [[nodiscard]] long long conv_channels(int tp = 1) const;
-  // Elements one sequence keeps per Mamba layer on one of `tp` ranks: the convolution's last
-  // conv_kernel - 1 inputs, and the SSM state of every channel.
+  // Elements one sequence keeps per recurrent layer on one of `tp` ranks: the convolution's last
+  // conv_kernel - 1 inputs, and the SSM (Gated DeltaNet: delta-rule) state of every channel.
   [[nodiscard]] double conv_state_elements(int tp = 1) const;
   [[nodiscard]] double ssm_state_elements(int tp = 1) const;
   // Parameters of one mixer (without the layer's own norm).
   [[nodiscard]] double mixer_params(long long hidden) const;
+  // FLOPs per token of one mixer beyond its projections' 2 per parameter: Gated DeltaNet's chunked
+  // delta rule (docs/model.md); 0 for Mamba, whose scan (about 9 x inner x state) is left out.
+  [[nodiscard]] double recurrence_flops_per_token() const;
 };
 
 // The vision encoder of a vision-language model: a ViT whose patches of each image become, after
@@ -181,6 +200,7 @@ struct ModelArch {
   bool lm_head_bias = false;
   bool attention_sinks = false; // one learned sink logit per head per layer (gpt-oss)
   bool qk_norm = false;         // per-head RMSNorm on q and k (Qwen3, Gemma 3)
+  bool attention_gate = false;  // q_proj also yields a sigmoid gate on the output (Qwen3-Next)
   bool layer_norm_bias = false; // LayerNorm (weight and bias) instead of RMSNorm (weight)
   int norms_per_layer = 2;
   long long learned_positions = 0; // rows of a learned position embedding (GPT-2, StarCoder)
@@ -199,9 +219,10 @@ struct ModelArch {
   long long shared_expert_intermediate = 0;
   long long moe_layers = 0; // how many layers have MoE MLPs (the rest are dense)
 
-  // Layer types (hybrids): a layer holds a mixer (attention, or Mamba for ssm_layers of them) and
-  // an MLP, or only one of the two. Defaults: every layer is attention + MLP.
-  long long ssm_layers = 0;        // layers whose mixer is Mamba instead of attention
+  // Layer types (hybrids): a layer holds a mixer (softmax attention, or for ssm_layers of them a
+  // recurrent mixer, Mamba or linear attention, as `ssm` describes) and an MLP, or only one of the
+  // two. Defaults: every layer is attention + MLP.
+  long long ssm_layers = 0;        // layers whose mixer is recurrent (`ssm`) instead of attention
   long long mlp_only_layers = 0;   // layers with an MLP and no mixer (Nemotron-H "-")
   long long mixer_only_layers = 0; // layers with a mixer and no MLP (Mamba; Nemotron-H "M", "*")
   StateSpace ssm;
@@ -241,7 +262,7 @@ struct ModelArch {
   }
   [[nodiscard]] long long global_layers() const { return attention_layers() - local_layers; }
   // What tensor parallelism over `tp` ranks cannot split evenly ("32 attention heads", "128
-  // Mamba heads"), or "" when it splits every mixer.
+  // Mamba heads", "16 linear-attention key heads"), or "" when it splits every mixer.
   [[nodiscard]] std::string tp_indivisible(int tp) const;
 };
 
@@ -289,7 +310,7 @@ struct WeightBytes {
   Bytes dense_mlp;
   Bytes routed_experts;
   Bytes shared_experts;
-  Bytes state_space; // Mamba mixers
+  Bytes state_space; // recurrent mixers (Mamba, Gated DeltaNet)
   Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
   Bytes other;       // router, norms, pooler, Whisper's convolutions
   Bytes text_tower;  // a dual encoder's text tower (loaded, not run on images)

@@ -306,9 +306,47 @@ TEST_CASE("memory: KV cache and Mamba state of hybrids", "[memory]") {
   CHECK(b.per_sequence(1000).si() == Approx(12'288.0 * 1008 + 62'287'360.0));
 }
 
+// Issue 16: Qwen3-Next keeps a KV cache on its 12 gated full-attention layers only, and on each of
+// its 36 Gated DeltaNet layers a state of constant size per sequence (vLLM's
+// gated_delta_net_state_shape and gated_delta_net_state_dtype: conv and recurrent state both in
+// the model's dtype unless mamba_ssm_cache_dtype says otherwise).
+TEST_CASE("memory: KV cache and linear-attention state of Qwen3-Next", "[memory]") {
+  const Spec next =
+      spec_of({{"model", "hybrid/qwen3-next-80b-a3b-instruct"}, {"precision", "bf16"}});
+  const auto g = kv_cache_geometry(next, tp(1), constants());
+  // 12 layers x 2 (K, V) x 2 KV heads x 256 x 2 bytes = 24 KiB a token (48 layers as a plain
+  // transformer would give 96 KiB).
+  CHECK(g.per_token_global.si() == 24'576.0);
+  CHECK(g.per_token_local.si() == 0.0);
+  // 36 layers x (conv 3 x (2 x 16 x 128 + 32 x 128) + recurrent 32 x 128 x 128) x 2 bytes
+  // = 36 x 548,864 x 2 = 39,518,208 bytes (37.7 MiB) a sequence, whatever its length.
+  CHECK(g.state.si() == 39'518'208.0);
+  CHECK(g.per_sequence(1000).si() == Approx(24'576.0 * 1008 + 39'518'208.0));
+  // TP 2: one KV head and half the state per rank; TP 4 replicates the 2 KV heads.
+  const auto two = kv_cache_geometry(next, tp(2), constants());
+  CHECK(two.per_token_global.si() == 12'288.0);
+  CHECK(two.state.si() == 39'518'208.0 / 2);
+  const auto four = kv_cache_geometry(next, tp(4), constants());
+  CHECK(four.per_token_global.si() == 12'288.0);
+  CHECK(four.state.si() == 39'518'208.0 / 4);
+  // Weights: every expert of every layer, 79,674,391,296 x 2 bytes in bf16.
+  CHECK(weight_bytes(next.model, next.weights).total().si() == Approx(79'674'391'296.0 * 2));
+  // TP 4: each rank holds a quarter of q_proj (with its gate) and o_proj, and one of the 2 KV
+  // heads: 12 x (3 x 2048 x 4096 / 4 + 2 x 2048 x 256) x 2 bytes; a quarter of each Gated
+  // DeltaNet.
+  const WeightBytes w4 = weights_per_gpu(next.model, next.weights, tp(4));
+  CHECK(w4.attention.si() == Approx(12.0 * (3 * 2048 * 4096 / 4 + 2 * 2048 * 256) * 2));
+  CHECK(w4.state_space.si() == Approx(36.0 * 33'718'464 * 2 / 4));
+}
+
 TEST_CASE("memory: training a model with Mamba layers is refused", "[memory]") {
   CHECK_THROWS_WITH(spec_of({{"model", "hybrid/jamba-1.5-mini"},
                              {"workload", {{"type", "finetune"}, {"seq_len", 2048}}}}),
                     "test.json:/workload/type: training a model with Mamba layers (jamba, 28 of "
                     "32 layers) is not modelled; plan its inference, got \"finetune\"");
+  CHECK_THROWS_WITH(spec_of({{"model", "hybrid/qwen3-next-80b-a3b-instruct"},
+                             {"workload", {{"type", "finetune"}, {"seq_len", 2048}}}}),
+                    "test.json:/workload/type: training a model with linear-attention layers "
+                    "(qwen3_next, 36 of 48 layers) is not modelled; plan its inference, got "
+                    "\"finetune\"");
 }

@@ -552,6 +552,31 @@ TEST_CASE("performance: decode of hybrids and state-space models", "[performance
   CHECK(n.communication.si() == Approx(l.communication.si() * 52.0 / 64.0));
 }
 
+// Issue 16: Qwen3-Next's decode reads the weights of its shared parts and of the experts its
+// tokens pick, the KV cache of its 12 attention layers, and reads and writes the state of its 36
+// Gated DeltaNet layers; its FLOPs add the chunked delta rule to the projections.
+TEST_CASE("performance: decode and FLOPs of Qwen3-Next", "[performance]") {
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  const Spec next = serving("hybrid/qwen3-next-80b-a3b-instruct", "bf16", 1);
+  const Parallelism one;
+  // Batch 1: 10 of 512 experts, so the active parameters, 3,874,929,408 x 2 B; KV of a 16-token
+  // page, 24,576 B a token; the state read and written, 2 x 39,518,208 B.
+  const StepTime s = decode_step_time(next, h200, one, efficiency(), constants(), 1, 10);
+  CHECK(s.bytes.si() == Approx(3'874'929'408.0 * 2 + 24'576.0 * 16 + 2 * 39'518'208.0));
+  const StepTime longer = decode_step_time(next, h200, one, efficiency(), constants(), 1, 8192);
+  CHECK(longer.bytes.si() - s.bytes.si() == Approx(24'576.0 * (8192 - 16)));
+  // Per value head per token, with d_k = d_v = 128 and chunks of 64: 6 d_k d_v + d_k d_v / 64
+  // + 64 (6 d_k + 4 d_v) + 2 x 64^2 / 3 = 183,210.67; x 32 value heads.
+  CHECK(next.model.ssm.recurrence_flops_per_token() == Approx(5'862'741.333));
+  // Projections (2 per active parameter but the input embedding), attention over the context on
+  // 12 layers (2 x 16 heads x (256 + 256) x 12 x 8192), the delta rule on 36.
+  const double matmul = 2.0 * (3'874'929'408.0 - 151'936.0 * 2048);
+  CHECK(forward_flops(next.model, 1, 8192).si() ==
+        Approx(matmul + 2.0 * 16 * 512 * 12 * 8192 + 36 * 5'862'741.333));
+  // The delta rule is 3% of a token's FLOPs at no context.
+  CHECK(36 * 5'862'741.333 / forward_flops(next.model, 1, 0).si() == Approx(0.0287).epsilon(0.01));
+}
+
 // Issue 16: a prefill with images runs the vision tower on each of them; decode steps never read
 // the tower's weights.
 TEST_CASE("performance: prefill and decode of a vision-language model", "[performance]") {

@@ -540,6 +540,121 @@ TEST_CASE("model: Bamba reads its attention layers by index", "[model]") {
                                       "be mamba_expand x hidden_size (2 x 4096)"));
 }
 
+// Issue 16: Qwen3-Next (Qwen3NextConfig, modeling_qwen3_next.py in transformers): of every 4
+// layers 3 are Gated DeltaNet linear attention and 1 gated full attention; every layer's MLP is
+// 512 experts (10 active) beside a sigmoid-gated shared expert. Before issue 16 it was refused.
+TEST_CASE("model: Qwen3-Next reads its linear-attention and attention layers", "[model]") {
+  const auto next = model_of("hybrid/qwen3-next-80b-a3b-instruct");
+  CHECK(next.family == "qwen3_next");
+  CHECK(next.ssm.kind == RecurrentKind::gated_deltanet);
+  CHECK(next.ssm.name() == "linear attention (Gated DeltaNet)");
+  CHECK(next.ssm_layers == 36);
+  CHECK(next.attention_layers() == 12); // layers 3, 7, ..., 47
+  CHECK(next.mlp_layers() == 48);
+  CHECK(next.moe_layers == 48);
+  CHECK(next.attention == AttentionKind::gqa);
+  CHECK(next.head_dim == 256);
+  CHECK(next.attention_gate);
+  CHECK(next.qk_norm);
+  CHECK(next.shared_experts == 1);
+  CHECK(next.shared_expert_intermediate == 512);
+  CHECK(next.max_position == 262144);
+  // Gated DeltaNet, per layer (Qwen3NextGatedDeltaNet): key dim 16 x 128 = 2048, value dim
+  // 32 x 128 = 4096; in_proj_qkvz 2048 x (2 x 2048 + 2 x 4096) = 25,165,824, in_proj_ba
+  // 2048 x 64 = 131,072, conv1d 8192 x 4 (no bias) = 32,768, dt_bias and A_log 2 x 32, the
+  // gated RMSNorm 128, out_proj 4096 x 2048 = 8,388,608.
+  CHECK(next.ssm.mixer_params(next.hidden) == 33'718'464);
+  CHECK(next.params.state_space == 36.0 * 33'718'464);
+  // Gated attention (Qwen3NextAttention): q_proj 2048 x (16 x 256 x 2) with the output gate,
+  // k_proj and v_proj 2048 x 512, o_proj 4096 x 2048.
+  CHECK(next.params.attention == 12.0 * 27'262'976);
+  // MoE (Qwen3NextSparseMoeBlock): 512 x 3 x 2048 x 512 experts, a 512 x 2048 router, a gated
+  // shared expert of 3 x 2048 x 512 and its 2048 x 1 gate.
+  CHECK(next.params.routed_experts == 48.0 * 1'610'612'736);
+  CHECK(next.params.router == 48.0 * 1'048'576);
+  CHECK(next.params.shared_experts == 48.0 * (3'145'728 + 2048));
+  // Two norms a layer, q_norm and k_norm (256 each) on the attention layers, the final norm.
+  CHECK(next.params.norms == 48.0 * 2 * 2048 + 12.0 * 512 + 2048);
+  // Per sequence, per linear-attention layer (vLLM's gated_delta_net_state_shape): conv state
+  // (4 - 1) x (2 x 2048 + 4096), recurrent state 32 value heads x 128 x 128.
+  CHECK(next.ssm.conv_state_elements() == 3.0 * 8192);
+  CHECK(next.ssm.ssm_state_elements() == 32.0 * 128 * 128);
+  CHECK(next.ssm.conv_state_elements(2) == 3.0 * 8192 / 2);
+  CHECK(next.ssm.ssm_state_elements(2) == 32.0 * 128 * 128 / 2);
+  // Tensor parallelism: vLLM splits the 16 key heads (and the 2 KV heads, replicated beyond 2).
+  CHECK(next.tp_indivisible(16).empty());
+  CHECK(next.tp_indivisible(32) == "16 attention heads");
+  CHECK(provenance_of(next, "layer_types")
+            .find("36 linear-attention (Gated DeltaNet) and 12 "
+                  "gated full-attention layers") != std::string::npos);
+}
+
+// Published: "80B total parameters, only 3B active" (Qwen/Qwen3-Next-80B-A3B-Instruct model card
+// and transformers' docs/source/en/model_doc/qwen3_next.md), rounded figures. The exact total was
+// not found from the safetensors index; llama.cpp's llama-bench prints 79.67 B for its qwen3next
+// GGUF (ggml-org/llama.cpp pull request 16095), which leaves out the multi-token-prediction
+// layer (mtp.*) as transformers does (_keys_to_ignore_on_load_unexpected = [r"^mtp.*"]).
+TEST_CASE("model: Qwen3-Next parameter count matches the published total", "[model]") {
+  const auto next = model_of("hybrid/qwen3-next-80b-a3b-instruct");
+  // Hand-computed: 36 x 33,718,464 (Gated DeltaNet) + 12 x 27,262,976 (gated attention) + 48 x
+  // (1,610,612,736 + 1,048,576 + 3,145,728 + 2048) (MoE) + 48 x 2 x 2048 + 12 x 512 + 2048
+  // (norms) + 2 x 151936 x 2048 (untied embedding and lm_head).
+  CHECK(next.params_total == 79'674'391'296);
+  CHECK(next.params_total == Approx(80e9).epsilon(0.005));     // 0.41% under the rounded 80B
+  CHECK(next.params_total == Approx(79.67e9).epsilon(0.0001)); // llama.cpp's 79.67 B
+  // Active: all but 502 of every 512 experts; both embeddings counted, as for Mixtral. The card's
+  // "3B" is a one-digit figure: 3.87B with both embeddings, 3.25B without.
+  CHECK(next.params_active == Approx(79'674'391'296 - 48.0 * 502 * 3 * 2048 * 512));
+  CHECK(next.params_active == Approx(3.87e9).epsilon(0.002));
+}
+
+TEST_CASE("model: Qwen3-Next layer types from layer_types, and its refusals", "[model]") {
+  std::ifstream in(config_path("hybrid/qwen3-next-80b-a3b-instruct"));
+  auto config = nlohmann::json::parse(in);
+  const auto next = parse_hf_config(config, "c.json");
+  // layer_types, when the file has it, wins over full_attention_interval.
+  auto listed = config;
+  listed["layer_types"] = nlohmann::json::array();
+  for (int i = 0; i < 48; ++i) {
+    listed["layer_types"].push_back(i % 2 == 1 ? "full_attention" : "linear_attention");
+  }
+  const auto halves = parse_hf_config(listed, "c.json");
+  CHECK(halves.ssm_layers == 24);
+  CHECK(halves.attention_layers() == 24);
+  CHECK(provenance_of(halves, "attention_layers") == "c.json:/layer_types");
+  // Absent, the interval's default is Qwen3NextConfig's, 4.
+  auto no_interval = config;
+  no_interval.erase("full_attention_interval");
+  CHECK(parse_hf_config(no_interval, "c.json").params_total == next.params_total);
+  auto every_other = config;
+  every_other["full_attention_interval"] = 2;
+  CHECK(parse_hf_config(every_other, "c.json").attention_layers() == 24);
+  // The state dtype vLLM keeps the delta-rule state in, when the config names one.
+  auto fp32_state = config;
+  fp32_state["mamba_ssm_cache_dtype"] = "float32";
+  CHECK(parse_hf_config(fp32_state, "c.json").ssm.state_dtype == DType::fp32);
+  // 8 key heads cannot be split over 16 ranks.
+  auto eight = config;
+  eight["linear_num_key_heads"] = 8;
+  CHECK(parse_hf_config(eight, "c.json").tp_indivisible(16) == "8 linear-attention key heads");
+  // Refusals name the field.
+  auto odd = config;
+  odd["layer_types"] = listed["layer_types"];
+  odd["layer_types"][5] = "sliding_attention";
+  CHECK_THROWS_WITH(parse_hf_config(odd, "c.json"),
+                    "c.json:/layer_types: names a layer other than \"linear_attention\" or "
+                    "\"full_attention\": \"sliding_attention\"");
+  auto short_list = config;
+  short_list["layer_types"] = {"linear_attention", "full_attention"};
+  CHECK_THROWS_WITH(parse_hf_config(short_list, "c.json"),
+                    "c.json:/layer_types: has 2 entries but the model has 48 layers");
+  auto uneven = config;
+  uneven["linear_num_key_heads"] = 12;
+  CHECK_THROWS_WITH(
+      parse_hf_config(uneven, "c.json"),
+      "c.json:/linear_num_key_heads: must divide linear_num_value_heads (32), got 12");
+}
+
 TEST_CASE("model: recurrent state per Mamba layer, and what tensor parallelism can split",
           "[model]") {
   // Jamba: conv (4 - 1) x 8192 + SSM 8192 x 16.
