@@ -22,6 +22,7 @@ using rightsize::test::catalog;
 using rightsize::test::config_path;
 using rightsize::test::constants;
 using rightsize::test::efficiency;
+using rightsize::test::uncertainty;
 
 namespace {
 
@@ -212,6 +213,7 @@ TEST_CASE("images: a ResNet is planned in images per second", "[plan][images][re
       load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/resnet-50-image-classification.json");
   PlanOptions o;
   o.today = "2026-11-21";
+  o.uncertainty = &uncertainty(); // bands, and what each candidate's efficiencies rest on
   const Plan p = make_plan(example, catalog(), constants(), efficiency(), o);
   REQUIRE_FALSE(p.candidates.empty());
   CHECK(p.requirements.flops_per_image.si() == 8'178'368'512.0);
