@@ -205,8 +205,8 @@ double stage_layer_share(const ModelArch& m, const Parallelism& p) {
 // q and o are split by tp; k and v are split too, but each rank keeps at least one KV head
 // (vLLM replicates KV heads when kv_heads < tp); MLA's down-projections are replicated.
 double attention_tp_share(const ModelArch& m, int tp) {
-  if (m.attention_layers() == 0) {
-    return 1.0; // no attention weights to share (Mamba alone)
+  if (m.attention_layers() == 0 || m.heads == 0) {
+    return 1.0; // no attention weights to share (Mamba alone, a CNN)
   }
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
@@ -252,6 +252,10 @@ Bytes engine_activation_peak(const Spec& spec,
     const auto& g = *inf.generation;
     return Bytes(static_cast<double>(batch) * m.diffusion->activation_elements(g.height, g.width) *
                  bytes);
+  }
+  if (m.image && m.image->cnn) {
+    // A CNN's pass over the batch at once (transformers): the feature maps alive at its peak.
+    return Bytes(static_cast<double>(batch) * m.image->cnn->peak_activation_elements * bytes);
   }
   // Tokens in one forward pass: the engine's prefill chunk, or (transformers) the whole batch.
   double tokens = 0;

@@ -654,6 +654,12 @@ InferencePerformance estimate_embedding(const StepLayout& steps,
                                                        generation->width,
                                                        generation->height,
                                                        generation->steps)
+                              : images && steps.spec->model.image->cnn
+                                  ? fmt::format("{} image{} ({} x {} pixels, a CNN)",
+                                                c,
+                                                c == 1 ? "" : "s",
+                                                steps.spec->model.image->image_size,
+                                                steps.spec->model.image->image_size)
                               : images ? fmt::format("{} images of {} tokens", c, inf.input_tokens)
                                        : fmt::format("{} x {} tokens", c, inf.input_tokens);
   if (r.queueing) {

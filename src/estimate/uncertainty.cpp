@@ -102,7 +102,8 @@ const char* unmeasured_workload(const Spec& spec) {
     return "image generation";
   }
   if (spec.embeds_images()) {
-    return "image embedding";
+    // A CNN's convolutions run through cuDNN, not the GEMMs the efficiencies were fitted on.
+    return spec.model.image->cnn ? "CNN (convolution) image embedding" : "image embedding";
   }
   if (spec.workload.is_embedding()) {
     return "embedding";

@@ -16,7 +16,7 @@ using detail::Range;
 double ParamBreakdown::total() const {
   return embedding + lm_head + attention + dense_mlp + routed_experts + shared_experts + router +
          norms + state_space + vision + pooler + cross_attention + audio + text_tower + denoiser +
-         text_encoders + autoencoder;
+         text_encoders + autoencoder + convolution;
 }
 
 Bytes WeightBytes::total() const {
@@ -52,7 +52,27 @@ long long ImageEncoder::patches() const {
 }
 
 long long ImageEncoder::tokens() const {
+  if (cnn) {
+    return 1;
+  }
   return patches() + (class_token ? 1 : 0);
+}
+
+double Convolution::weights() const {
+  return static_cast<double>(kernel * kernel) * static_cast<double>(in) * static_cast<double>(out);
+}
+
+double Convolution::flops() const {
+  const auto pixels = static_cast<double>(out_side) * static_cast<double>(out_side);
+  return 2.0 * weights() * pixels;
+}
+
+double ConvNet::flops() const {
+  double total = classifier_flops;
+  for (const Convolution& c : convolutions) {
+    total += c.flops();
+  }
+  return total;
 }
 
 // ViTEmbeddings, CLIPVisionEmbeddings, SiglipVisionEmbeddings: Conv2d(channels, hidden, patch,
@@ -70,6 +90,9 @@ std::string ModelArch::tp_indivisible(int tp) const {
   }
   if (diffusion && tp > 1) {
     return "a diffusers pipeline (diffusers runs one on one GPU)";
+  }
+  if (image && image->cnn && tp > 1) {
+    return "a convolutional image encoder (transformers runs one on one GPU)";
   }
   if (attention_layers() > 0 && heads % tp != 0) {
     return fmt::format("{} attention heads", heads);
@@ -217,7 +240,30 @@ void add_image_terms(const ImageEncoder& e, long long hidden, ParamBreakdown& p)
 
 } // namespace
 
+namespace {
+
+// A CNN image encoder has no transformer stack: its convolutions, the batch norms' scale and
+// shift (BatchNorm2d's weight and bias; running_mean, running_var and num_batches_tracked are
+// buffers, not parameters) and the classifier.
+void count_cnn_parameters(ModelArch& m) {
+  const ImageEncoder& e = *m.image;
+  ParamBreakdown p;
+  for (const Convolution& c : e.cnn->convolutions) {
+    p.convolution += c.weights();
+  }
+  p.norms = 2.0 * e.cnn->batch_norm_channels;
+  p.pooler = e.head;
+  m.params = p;
+  m.params_total = m.params_active = p.total();
+}
+
+} // namespace
+
 void count_parameters(ModelArch& m) {
+  if (m.image && m.image->cnn) {
+    count_cnn_parameters(m);
+    return;
+  }
   const auto h = static_cast<double>(m.hidden);
   const auto layers = static_cast<double>(m.layers);
   const auto heads = static_cast<double>(m.heads);
@@ -307,6 +353,9 @@ double image_flops(const ModelArch& m) {
   if (!m.image) {
     return 0;
   }
+  if (m.image->cnn) {
+    return m.image->cnn->flops();
+  }
   const auto h = static_cast<double>(m.hidden);
   const auto n = static_cast<double>(m.image->tokens());
   const double added = n * h + (m.image->class_token ? h : 0.0);
@@ -333,7 +382,15 @@ WeightBytes weight_bytes(const ModelArch& m, const Quantization& q) {
   w.shared_experts = bytes_at(m.params.shared_experts, q.mlp_quantized ? low : high);
   w.state_space = bytes_at(m.params.state_space, q.attention_quantized ? low : high);
   w.vision = bytes_at(m.params.vision, high); // quantization recipes keep the vision tower
-  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio, high);
+  w.other = bytes_at(m.params.router + m.params.norms + m.params.pooler + m.params.audio +
+                         m.params.convolution,
+                     high);
+  if (m.image && m.image->cnn) {
+    // The checkpoint also stores each BatchNorm2d's buffers, which eval() reads: running_mean
+    // and running_var (cast with the weights) and num_batches_tracked (an int64 scalar).
+    w.other += bytes_at(2.0 * m.image->cnn->batch_norm_channels, high) +
+               bytes_at(static_cast<double>(m.image->cnn->batch_norms), 64.0);
+  }
   w.text_tower = bytes_at(m.params.text_tower, high);
   w.diffusion = bytes_at(m.params.denoiser + m.params.text_encoders + m.params.autoencoder, high);
   // The checkpoint as stored: exact bytes from the safetensors headers, spread over the

@@ -592,11 +592,12 @@ std::string workload_line(const EstimateReport& r) {
                        to_string(s.precision.weights));
   }
   if (s.embeds_images()) {
-    return fmt::format("image embeddings on {}, {} x {} pixels, {} tokens per image, weights {}",
+    return fmt::format("image embeddings on {}, {} x {} pixels, {}, weights {}",
                        to_string(i.engine),
                        s.model.image->image_size,
                        s.model.image->image_size,
-                       i.input_tokens,
+                       s.model.image->cnn ? std::string("a CNN (one input per image)")
+                                          : fmt::format("{} tokens per image", i.input_tokens),
                        s.weights.quantized() ? s.weights.method
                                              : std::string(to_string(s.precision.weights)));
   }

@@ -68,7 +68,8 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   row("layers",
       m.encoder_decoder ? fmt::format("{} encoder + {} decoder", m.layers, m.decoder_layers)
       : m.diffusion ? fmt::format("{} denoiser blocks (resnets and transformer blocks)", m.layers)
-                    : std::to_string(m.layers));
+      : m.image && m.image->cnn ? fmt::format("{} residual layers", m.layers)
+                                : std::to_string(m.layers));
   if (m.encoder_decoder) {
     row("kind",
         m.mel_bins > 0
@@ -93,7 +94,31 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.relative_buckets,
                     m.relative_bias_tables));
   }
-  if (m.image) {
+  if (m.image && m.image->cnn) {
+    const ConvNet& c = *m.image->cnn;
+    row("kind",
+        fmt::format("convolutional image encoder ({}, {} layers): one forward pass per image, no "
+                    "KV cache (planned as image embeddings: images/s, $ per thousand images)",
+                    m.image->kind,
+                    c.layer_type));
+    row("image input",
+        fmt::format("{} x {} px, {} channels; stem: 7x7 stride-2 convolution to {} channels, "
+                    "3x3 stride-2 max pool",
+                    m.image->image_size,
+                    m.image->image_size,
+                    m.image->channels,
+                    c.embedding));
+    std::string stages;
+    for (const ConvStage& s : c.stages) {
+      stages += fmt::format(
+          "{}{} x {} ch @ {}x{}", stages.empty() ? "" : ", ", s.depth, s.channels, s.side, s.side);
+    }
+    row("stages", stages);
+    row("convolutions",
+        fmt::format("{} (each with a BatchNorm), {} per image",
+                    c.convolutions.size(),
+                    format_flops(Flops(c.flops()))));
+  } else if (m.image) {
     row("kind",
         fmt::format("image encoder ({}): bidirectional attention, one forward pass per image, no "
                     "KV cache (planned as image embeddings: images/s, $ per thousand images)",
@@ -186,8 +211,12 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                         ? fmt::format(" (resized to {} px)", m.vision->image_size)
                         : fmt::format(" at {} x {} px", inf.image_width, inf.image_height)));
   }
-  row(m.diffusion ? "denoiser width" : "hidden size", std::to_string(m.hidden));
-  if (m.mlp_layers() > 0 && !m.diffusion) {
+  const bool cnn = m.image && m.image->cnn;
+  row(m.diffusion ? "denoiser width"
+      : cnn       ? "output channels"
+                  : "hidden size",
+      std::to_string(m.hidden));
+  if (m.mlp_layers() > 0 && !m.diffusion && !cnn) {
     row("MLP",
         fmt::format(
             "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
@@ -203,7 +232,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   if (m.attention_gate) {
     attention += ", sigmoid output gate";
   }
-  if (m.attention_layers() > 0 && !m.diffusion) {
+  if (m.attention_layers() > 0 && !m.diffusion && !cnn) {
     row("attention", attention);
   }
   if (m.sliding_window > 0) {
@@ -256,6 +285,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   part("denoiser", m.params.denoiser);
   part("text encoders", m.params.text_encoders);
   part("VAE", m.params.autoencoder);
+  part("convolutions", m.params.convolution);
   out << "  sources\n";
   for (const auto& [field, where] : m.provenance) {
     out << fmt::format("    {:<20} {}\n", field, where);

@@ -232,11 +232,12 @@ std::string workload_line(const Spec& s) {
                                      : std::string("offline (largest batch)"));
   }
   if (s.embeds_images()) {
-    return fmt::format("image embeddings on {}, {} x {} pixels, {} tokens per image, {}",
+    return fmt::format("image embeddings on {}, {} x {} pixels, {}, {}",
                        to_string(i.engine),
                        s.model.image->image_size,
                        s.model.image->image_size,
-                       i.input_tokens,
+                       s.model.image->cnn ? std::string("a CNN (one input per image)")
+                                          : fmt::format("{} tokens per image", i.input_tokens),
                        i.concurrency ? fmt::format("{} concurrent images", *i.concurrency)
                                      : std::string("offline (largest batch)"));
   }

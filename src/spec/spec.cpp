@@ -792,12 +792,16 @@ void read_embedding_targets(const FieldReader& r, InferenceTargets& t) {
 void refuse_for_images(const FieldReader& field, const ModelArch& m) {
   const ImageEncoder& e = *m.image;
   field.fail_plain(fmt::format("does not apply to an image encoder: {} resizes every image to {} "
-                               "x {} pixels and reads it as {} tokens (config.json image_size and "
-                               "patch_size); targets are images_per_s and latency_ms",
+                               "x {} pixels and reads it as {}; targets are images_per_s and "
+                               "latency_ms",
                                m.family,
                                e.image_size,
                                e.image_size,
-                               e.tokens()));
+                               e.cnn ? std::string("one input (a CNN; config.json image_size, "
+                                                   "else 224)")
+                                     : fmt::format("{} tokens (config.json image_size and "
+                                                   "patch_size)",
+                                                   e.tokens())));
 }
 
 void read_image_targets(const FieldReader& r, const ModelArch& m, InferenceTargets& t) {
@@ -835,6 +839,13 @@ std::optional<std::string> image_engine_refusal(const ModelArch& m, Engine e) {
 
 namespace {
 
+// Whether the model's provenance records `field` as assumed rather than read.
+bool provenance_says_assumed(const ModelArch& m, const std::string& field) {
+  return std::any_of(m.provenance.begin(), m.provenance.end(), [&](const auto& p) {
+    return p.first == field && p.second.rfind("assumed", 0) == 0;
+  });
+}
+
 void read_image_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
   const ModelArch& m = spec.model;
   const ImageEncoder& e = *m.image;
@@ -867,6 +878,17 @@ void read_image_embedding(Spec& spec, const std::optional<FieldReader>& workload
   if (!workload || !workload->has("engine")) {
     spec.defaults.push_back("workload.engine = transformers (default for an image encoder: it "
                             "runs every one; vllm serves CLIP and SigLIP dual encoders)");
+  }
+  if (e.cnn) {
+    spec.defaults.push_back(fmt::format(
+        "one input per image: every image resized to {} x {} pixels for the {} CNN ({})",
+        e.image_size,
+        e.image_size,
+        m.family,
+        provenance_says_assumed(m, "image_size") ? "its processor's crop; config.json states no "
+                                                   "image_size"
+                                                 : "config.json image_size"));
+    return;
   }
   spec.defaults.push_back(fmt::format(
       "{} tokens per image: every image resized to {} x {} pixels, {} x {} patches of {} "

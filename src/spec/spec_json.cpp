@@ -226,7 +226,28 @@ nlohmann::json model_to_json(const Spec& spec) {
     j["token_types"] = m.token_types;
     j["params_breakdown"]["pooler"] = m.params.pooler;
   }
-  if (m.image) {
+  if (m.image && m.image->cnn) {
+    const ConvNet& c = *m.image->cnn;
+    auto stages = nlohmann::json::array();
+    for (const ConvStage& s : c.stages) {
+      stages.push_back({{"depth", s.depth},
+                        {"channels", s.channels},
+                        {"stride", s.stride},
+                        {"feature_map_side", s.side}});
+    }
+    j["image_encoder"] = {{"kind", m.image->kind},
+                          {"image_size", m.image->image_size},
+                          {"num_channels", m.image->channels},
+                          {"layer_type", c.layer_type},
+                          {"embedding_size", c.embedding},
+                          {"stages", stages},
+                          {"convolutions", c.convolutions.size()},
+                          {"batch_norms", c.batch_norms},
+                          {"flops_per_image", c.flops()},
+                          {"peak_activation_elements_per_image", c.peak_activation_elements},
+                          {"tokens_per_image", m.image->tokens()}};
+    j["params_breakdown"]["convolution"] = m.params.convolution;
+  } else if (m.image) {
     j["image_encoder"] = {{"kind", m.image->kind},
                           {"image_size", m.image->image_size},
                           {"patch_size", m.image->patch},

@@ -40,7 +40,9 @@ struct ParamBreakdown {
                              // encoder's pooler, classifier, projection or attention-pooling head
   double cross_attention = 0; // encoder-decoders: the decoder's attention over the encoder output
   double audio = 0;           // Whisper: the two convolutions over the log-mel spectrogram
-  double text_tower = 0; // CLIP, SigLIP: the text encoder and its projection (not run on images)
+  double text_tower = 0;  // CLIP, SigLIP: the text encoder and its projection (not run on images)
+  double convolution = 0; // CNN image encoders (ResNet): the convolution kernels (their batch
+                          // norms' scale and shift are in norms)
   // A diffusers pipeline's components (the fields above stay 0 for one).
   double denoiser = 0;      // the UNet or transformer that runs every denoising step
   double text_encoders = 0; // CLIP and T5 encoders, once per prompt
@@ -130,22 +132,63 @@ struct VisionTower {
   [[nodiscard]] double flops(long long width, long long height) const;
 };
 
+// One convolution of a CNN image encoder, square: `kernel` x `kernel` over `in` channels into
+// `out` channels, at `stride`, zero-padded by kernel / 2 (transformers' ResNetConvLayer), without
+// bias; `out_side` is the side of its output feature map at the encoder's image_size.
+struct Convolution {
+  long long kernel = 0;
+  long long in = 0;
+  long long out = 0;
+  long long stride = 1;
+  long long out_side = 0;
+  [[nodiscard]] double weights() const; // kernel^2 x in x out
+  [[nodiscard]] double flops() const;   // 2 x kernel^2 x in x out x out_side^2
+};
+
+// A stage of a ResNet: `depth` residual layers of `channels` output channels, the first of which
+// downsamples by `stride`; `side` is its feature maps' side at the encoder's image_size.
+struct ConvStage {
+  long long depth = 0;
+  long long channels = 0;
+  long long stride = 1;
+  long long side = 0;
+};
+
+// A convolutional image encoder (transformers' ResNet; docs/model.md "Convolutional encoders"),
+// unrolled at its image_size: every convolution in the order the forward pass runs them.
+struct ConvNet {
+  std::string layer_type;  // "basic" (two 3x3 convolutions) or "bottleneck" (1x1, 3x3, 1x1)
+  long long embedding = 0; // the stem's output channels (embedding_size)
+  std::vector<ConvStage> stages;
+  std::vector<Convolution> convolutions; // the stem's, then each layer's (shortcut last)
+  long long batch_norms = 0;             // one after every convolution
+  double batch_norm_channels = 0;        // their channels, summed
+  double classifier_flops = 0;           // ResNetForImageClassification's Linear: 2 x in x labels
+  // The most activation elements one image keeps alive at once under torch.no_grad, op by op
+  // (a layer's input kept for the residual, the op's input and its output).
+  double peak_activation_elements = 0;
+  [[nodiscard]] double flops() const; // the convolutions and the classifier, per image
+};
+
 // A standalone image encoder (ViT, CLIP, SigLIP; docs/model.md "Vision encoders"): the model's
 // encoder stack (layers, hidden, heads, intermediate) reads an image resized to image_size and cut
 // into patches instead of tokens. What it adds to the stack's parameters is counted from these;
-// the embedding part is shared with the towers of vision-language models.
+// the embedding part is shared with the towers of vision-language models. A ResNet ("resnet") has
+// no stack and no patches: `cnn` describes it, and it reads each image as one input (tokens() 1).
 struct ImageEncoder {
-  std::string kind;         // "vit", "clip", "siglip"
+  std::string kind;         // "vit", "clip", "siglip", "resnet"
   long long image_size = 0; // pixels per side; every image is resized to it
-  long long patch = 0;      // patch side in pixels (the convolution's kernel and stride)
-  long long channels = 3;   // input channels of the patch convolution
+  long long patch = 0;      // patch side in pixels (the convolution's kernel and stride); 0: a CNN
+  long long channels = 3;   // input channels of the patch convolution (a CNN's stem)
   bool class_token = false; // ViT, CLIP: a learned [CLS] token before the patches
   bool patch_bias = true;   // ViT, SigLIP: a biased patch convolution; CLIP: none
   bool pre_norm = false;    // CLIP: a LayerNorm over the embeddings (pre_layrnorm)
   double head = 0;   // on the encoder's output: classifier, projection or pooling head (pooler)
   double logits = 0; // dual encoders' learned scalars: logit_scale (CLIP), and logit_bias (SigLIP)
   double text = 0;   // dual encoders: the text tower and its projection (text_tower)
-  // Patches of one image, and the tokens the encoder attends over (patches + class token).
+  std::optional<ConvNet> cnn; // a convolutional encoder (ResNet)
+  // Patches of one image, and the tokens the encoder attends over (patches + class token); a
+  // CNN: no patches, one input per image.
   [[nodiscard]] long long patches() const;
   [[nodiscard]] long long tokens() const;
   // The embeddings of an encoder of width `hidden`: the patch convolution, the class token and a
@@ -299,7 +342,8 @@ void count_parameters(ModelArch& model);
 
 // FLOPs of one image through an image encoder (0 for any other model): 2 per active parameter
 // but the positions and class token per token, and bidirectional attention over the image's
-// tokens, 4 x tokens^2 x hidden per layer (docs/model.md "Vision encoders").
+// tokens, 4 x tokens^2 x hidden per layer (docs/model.md "Vision encoders"); a CNN: each
+// convolution's 2 x kernel^2 x in x out x output pixels, and the classifier.
 double image_flops(const ModelArch& model);
 
 // Bytes of the weights as stored, given how each component is quantized. `weights` overrides the
@@ -312,9 +356,9 @@ struct WeightBytes {
   Bytes shared_experts;
   Bytes state_space; // recurrent mixers (Mamba, Gated DeltaNet)
   Bytes vision;      // vision encoder and projector (read by prefills with images, not by decode)
-  Bytes other;       // router, norms, pooler, Whisper's convolutions
-  Bytes text_tower;  // a dual encoder's text tower (loaded, not run on images)
-  Bytes diffusion;   // a diffusers pipeline: every component, unquantized
+  Bytes other;      // router, norms, pooler, Whisper's and ResNet's convolutions, BatchNorm buffers
+  Bytes text_tower; // a dual encoder's text tower (loaded, not run on images)
+  Bytes diffusion;  // a diffusers pipeline: every component, unquantized
   [[nodiscard]] Bytes total() const;
 };
 WeightBytes weight_bytes(const ModelArch& model, const Quantization& quantization);

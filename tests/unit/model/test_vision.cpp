@@ -228,7 +228,7 @@ TEST_CASE("vision: refusals name the field", "[model][vision]") {
       parse_hf_config(nlohmann::json{{"model_type", "dinov2"}}, "d.json"),
       Catch::StartsWith("d.json:/model_type: architecture not supported: dinov2") &&
           Catch::Contains("a vision model of a family rightsize does not read (it reads the "
-                          "vit, clip and siglip image encoders)"));
+                          "vit, clip and siglip image encoders and the resnet CNN)"));
   // plan: an image encoder is planned as image embeddings (tests/unit/plan/
   // test_image_embeddings.cpp), never as generation.
   CHECK(load_spec(config_path("vision/clip-vit-base-patch32"), SpecUse::plan).embeds_images());

@@ -22,6 +22,7 @@ using rightsize::test::catalog;
 using rightsize::test::config_path;
 using rightsize::test::constants;
 using rightsize::test::efficiency;
+using rightsize::test::uncertainty;
 
 namespace {
 
@@ -180,5 +181,54 @@ TEST_CASE("images: the plan prices a thousand images", "[plan][images]") {
     // $/hour over images per hour, the same figure from the other side.
     CHECK(*c.cost.usd_per_thousand_images ==
           Approx(c.cost.per_hour.si() / (i.requests_per_s * 3600.0) * 1000.0));
+  }
+}
+
+// A ResNet (a CNN, tests/unit/model/test_resnet.cpp) is planned as image embeddings too: one
+// input per image, image_flops per image (ResNet-50 at 224: 8,178,368,512 FLOP), activations of
+// the whole batch at the CNN's peak (2,759,680 elements per image, bf16: 5,519,360 bytes), and
+// the plan in images per second and $ per thousand images, flagged as uncalibrated: the
+// efficiencies are fitted on transformer GEMMs, not on cuDNN convolutions.
+TEST_CASE("images: a ResNet is planned in images per second", "[plan][images][resnet]") {
+  const Spec s = images("vision/resnet-50", {{"concurrency", 64}});
+  REQUIRE(s.embeds_images());
+  CHECK(s.workload.inference.input_tokens == 1);
+  const Gpu& l4 = catalog().resolve("L4", "test");
+  const Parallelism one;
+  const MemoryEstimate m = estimate_memory(s, l4, one, constants());
+  CHECK(m.kv_per_token.si() == 0.0);
+  CHECK(m.batch == 64);
+  CHECK(m.per_gpu.weights.si() == Approx((25'557'032.0 + 53'120.0) * 2 + 53 * 8));
+  CHECK(m.per_gpu.activations.si() == Approx(64.0 * 2'759'680 * 2));
+  const StepTime pass = prefill_step_time(s, l4, one, efficiency(), 64.0, 1.0);
+  CHECK(pass.compute.si() ==
+        Approx(64.0 * 8'178'368'512.0 / (121e12 * efficiency().family(l4).compute)));
+  const InferencePerformance r = estimate_inference(s, l4, one, m, efficiency(), constants());
+  CHECK(r.requests_per_s == Approx(64.0 / pass.total().si()));
+  CHECK_THAT(r.explanation,
+             Catch::StartsWith("embedding is compute bound: a pass of 64 images (224 x 224 "
+                               "pixels, a CNN) takes"));
+
+  const Spec example =
+      load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/resnet-50-image-classification.json");
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty(); // bands, and what each candidate's efficiencies rest on
+  const Plan p = make_plan(example, catalog(), constants(), efficiency(), o);
+  REQUIRE_FALSE(p.candidates.empty());
+  CHECK(p.requirements.flops_per_image.si() == 8'178'368'512.0);
+  for (const auto& c : p.candidates) {
+    CAPTURE(c.gpu->name);
+    const auto& i = *c.inference;
+    CHECK(c.layout.gpus() == 1); // one GPU per replica
+    CHECK(i.requests_per_s >= 2000.0);
+    CHECK(i.ttft.si() <= 0.2);
+    REQUIRE(c.cost.usd_per_thousand_images);
+    CHECK(*c.cost.usd_per_thousand_images ==
+          Approx(c.cost.per_hour.si() / (i.requests_per_s * 3600.0) * 1000.0));
+    REQUIRE(c.calibration);
+    CHECK_FALSE(c.calibration->measured);
+    CHECK_THAT(c.calibration->text,
+               Catch::Contains("no measured CNN (convolution) image embedding runs"));
   }
 }
