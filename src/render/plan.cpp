@@ -1087,13 +1087,16 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
          "verdict,sequences_per_s,input_tokens_per_s,audio_seconds_per_s,usd_per_audio_hour";
   // sequences_per_s and input_tokens_per_s are an embedding workload's (its ttft_s is a
   // sequence's latency), the next two a transcription's (its ttft_s is a request's latency);
-  // an image embedding workload adds two (a sequence is an image).
+  // an image workload adds two (a sequence is an image). Image generation's tokens are the
+  // denoiser's latent positions, which no one buys: its per-token cells stay empty.
   const bool images = plan.spec.per_image();
   out << (images ? ",images_per_s,usd_per_thousand_images\n" : "\n");
   const bool embedding = plan.spec.workload.one_pass();
+  const bool latent_tokens = plan.spec.generates_images();
   for (const auto* c : shown(plan, o)) {
     const bool embeds = embedding && c->inference;
     const bool transcribes = plan.spec.workload.is_transcription() && c->inference;
+    const auto& per_million_tokens = c->cost.usd_per_million_tokens;
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{},{},{}{}",
         c->rank,
@@ -1116,11 +1119,11 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
             ? fmt::format("{:.0f}", c->training->time_to_train->si())
             : "",
         c->cost.per_hour.si(),
-        c->cost.usd_per_million_tokens ? price_cell(*c->cost.usd_per_million_tokens, 4) : "",
+        per_million_tokens && !latent_tokens ? price_cell(*per_million_tokens, 4) : "",
         c->cost.tco.si(),
         c->verdict,
         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
-        embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
+        embeds && !latent_tokens ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
         transcribes ? fmt::format("{:.1f}", c->inference->audio_seconds_per_s) : "",
         transcribes && c->cost.usd_per_audio_hour ? price_cell(*c->cost.usd_per_audio_hour, 6) : "",
         images ? "" : "\n");
