@@ -310,6 +310,18 @@ std::string targets_line(const Spec& s) {
   return fmt::format("{}", fmt::join(t, ", "));
 }
 
+std::string objective_text(const Plan& p) {
+  // The score of cost_per_token is $ per million tokens, which ranks an image or audio workload
+  // as its own unit does (a fixed number of tokens per image, per audio hour).
+  if (p.objective == Objective::cost_per_token && p.spec.per_image()) {
+    return "$ per thousand images";
+  }
+  if (p.objective == Objective::cost_per_token && p.spec.workload.is_transcription()) {
+    return "$ per audio hour";
+  }
+  return std::string(to_string(p.objective));
+}
+
 std::string requirements_line(const Plan& p) {
   const auto& r = p.requirements;
   std::string line =
@@ -856,7 +868,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
                 : fmt::format("on-prem, {} months, demand +{:.0f}%/month",
                               s.deployment.horizon_months,
                               100.0 * s.deployment.growth_per_month)) +
-           ", ranked by " + std::string(to_string(plan.objective)),
+           ", ranked by " + objective_text(plan),
        16);
   if (!plan.uncertainty_note.empty()) {
     line("  margins:      " + plan.uncertainty_note, 16);

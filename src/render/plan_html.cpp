@@ -702,7 +702,7 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
   page.paragraph(fmt::format("Catalog {} ({}), objective {}.",
                              plan.catalog_version,
                              plan.catalog_digest,
-                             to_string(plan.objective)),
+                             objective_text(plan)),
                  "muted");
   out << page.finish();
 }

@@ -185,3 +185,23 @@ TEST_CASE("plan csv and json: image generation is priced per image and not per l
   CHECK_THAT(html.out, Catch::Contains(">Latent tokens/s</th>"));
   CHECK_THAT(html.out, !Catch::Contains(">Tokens/s</th>"));
 }
+
+// Planned without targets, a workload is ranked by its price at full load: the deployment line
+// (and the HTML page) name that price in the workload's own unit, not "cost_per_token".
+TEST_CASE("plan: a workload without targets names its ranking in its own unit", "[plan][cli]") {
+  const std::string configs = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/";
+  for (const auto& [input, unit] : std::vector<std::pair<std::string, std::string>>{
+           {"vision/vit-base-patch16-224/config.json", "$ per thousand images"},
+           {"diffusion/sdxl-base-1.0/model_index.json", "$ per thousand images"},
+           {"encdec/whisper-tiny/config.json", "$ per audio hour"}}) {
+    CAPTURE(input);
+    const auto table = run_binary("plan " + configs + input + " --wide");
+    REQUIRE(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("ranked by " + unit + "\n"));
+    CHECK_THAT(table.out, !Catch::Contains("cost_per_token"));
+    const auto html = run_binary("plan " + configs + input + " --format html");
+    CHECK_THAT(html.out, Catch::Contains(", objective " + unit + ".</p>"));
+  }
+  const auto text = run_binary("plan " + configs + "encoder/bert-base-uncased/config.json --wide");
+  CHECK_THAT(text.out, Catch::Contains("ranked by cost_per_token\n"));
+}
