@@ -52,8 +52,8 @@ void register_compare(CLI::App& app, Context& ctx) {
                                  "Published measurements of the spec's model (vendor tables, "
                                  "MLPerf) across systems, each beside rightsize's prediction of "
                                  "that run, with the error");
-  auto* spec_option =
-      sub->add_option("SPEC", o->spec, "A rightsize spec or a Hugging Face config.json");
+  auto* spec_option = sub->add_option(
+      "SPEC", o->spec, "A rightsize spec, a Hugging Face config.json or a model folder");
   auto* list = sub->add_flag(
       "--list", o->list, "List the models with published runs, instead of reading a spec");
   spec_option->excludes(list);

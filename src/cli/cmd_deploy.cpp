@@ -133,7 +133,9 @@ void register_deploy(CLI::App& app, Context& ctx) {
       "Write Kubernetes manifests for the plan's recommendation: the engine's Deployment (or "
       "LeaderWorkerSet), Service, PodDisruptionBudget and an autoscaler sized from the capacity "
       "model; docs/deploy.md");
-  sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json (serving)")
+  sub->add_option("SPEC",
+                  o->plan.spec,
+                  "A rightsize spec, a Hugging Face config.json or a model folder (serving)")
       ->required();
   add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);

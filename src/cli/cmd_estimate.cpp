@@ -391,7 +391,8 @@ void register_estimate(CLI::App& app, Context& ctx) {
                                  "GPU term by term, whether it fits, the largest "
                                  "batch and the longest context, speed, the spec's targets "
                                  "and the cost");
-  sub->add_option("SPEC", o->spec, "A rightsize spec or a Hugging Face config.json")->required();
+  sub->add_option("SPEC", o->spec, "A rightsize spec, a Hugging Face config.json or a model folder")
+      ->required();
   sub->add_option("--gpu", o->gpu, "GPU name or alias (H100, L40S, ...)")->required();
   sub->add_option("--gpus",
                   o->gpus,

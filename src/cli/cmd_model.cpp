@@ -35,8 +35,8 @@ void register_model(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("model",
                                  "Print the normalized model: architecture, parameters, "
                                  "weight bytes, and where each number came from");
-  auto* spec_option =
-      sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json");
+  auto* spec_option = sub->add_option(
+      "SPEC", options->spec, "A rightsize spec, a Hugging Face config.json or a model folder");
   auto* list = sub->add_flag("--list",
                              options->list,
                              "List the Hugging Face model families rightsize reads, instead of "
@@ -73,7 +73,8 @@ void register_validate(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("validate",
                                  "Check a workload spec (and the model it points at) "
                                  "without planning; exit 0 when valid, 2 when not");
-  sub->add_option("SPEC", options->spec, "A rightsize spec or a Hugging Face config.json")
+  sub->add_option(
+         "SPEC", options->spec, "A rightsize spec, a Hugging Face config.json or a model folder")
       ->required();
   add_format_option(*sub, options->common, {"text", "json"});
   sub->callback([&ctx, options]() {

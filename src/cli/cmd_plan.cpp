@@ -33,7 +33,8 @@ void register_plan(CLI::App& app, Context& ctx) {
   auto* sub = app.add_subcommand("plan",
                                  "Rank GPU configurations for a workload: which GPUs, how "
                                  "many, in what layout, at what cost, and why not the others");
-  sub->add_option("SPEC", o->plan.spec, "A rightsize spec or a Hugging Face config.json")
+  sub->add_option(
+         "SPEC", o->plan.spec, "A rightsize spec, a Hugging Face config.json or a model folder")
       ->required();
   add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "csv", "html", "svg"});
   add_catalog_option(*sub, o->plan.common);

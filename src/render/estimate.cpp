@@ -213,11 +213,14 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
       .member("price_stale", c.price_stale)
       .member("price_usd_per_gpu_hour", c.price.per_gpu.si())
       .member("provider", c.price.provider)
-      .member("usd_per_hour", c.per_hour.si())
-      .member(r.training                                 ? "usd_per_million_trained_tokens"
-              : r.inference && r.inference->prefill_only ? "usd_per_million_input_tokens"
-                                                         : "usd_per_million_output_tokens",
-              c.usd_per_million_tokens);
+      .member("usd_per_hour", c.per_hour.si());
+  // Image generation is priced per image only: its tokens are latent positions.
+  if (!r.spec.generates_images()) {
+    w.member(r.training                                 ? "usd_per_million_trained_tokens"
+             : r.inference && r.inference->prefill_only ? "usd_per_million_input_tokens"
+                                                        : "usd_per_million_output_tokens",
+             c.usd_per_million_tokens);
+  }
   if (r.spec.per_image()) {
     w.member("usd_per_thousand_images", c.usd_per_thousand_images);
   }
@@ -242,9 +245,11 @@ void write_per_replica(JsonWriter& w, const EstimateReport& r) {
   if (perf && perf->prefill_only) {
     w.begin_object()
         .member("batch", r.memory.batch)
-        .member(r.spec.per_image() ? "images_per_s" : "sequences_per_s", perf->requests_per_s / n)
-        .member("tokens_per_s", perf->prefill_tokens_per_s / n)
-        .end_object();
+        .member(r.spec.per_image() ? "images_per_s" : "sequences_per_s", perf->requests_per_s / n);
+    if (!r.spec.generates_images()) { // a pipeline's tokens are latent positions
+      w.member("tokens_per_s", perf->prefill_tokens_per_s / n);
+    }
+    w.end_object();
     return;
   }
   w.begin_object()
@@ -329,15 +334,23 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
   // the engine's per-request work while `batch` are in a pass.
   w.member("in_flight", perf.requests_per_s / r.replicas * perf.ttft.si())
       .member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
-      .member("latency_ms", to_ms(perf.ttft))
-      .member("max_batch", m.max_batch)
-      .member("pass_ms", to_ms(perf.prefill));
-  if (images) {
+      .member("latency_ms", to_ms(perf.ttft));
+  // A pipeline's tokens are the denoiser's latent positions (FLUX's and SD3's 2 x 2 patches):
+  // named as such, and no rate of them, which no one buys.
+  const bool latent = r.spec.generates_images();
+  if (latent) {
+    w.member("latent_tokens_per_image", r.spec.workload.inference.input_tokens);
+  }
+  w.member("max_batch", m.max_batch).member("pass_ms", to_ms(perf.prefill));
+  if (images && !latent) {
     w.member("tokens_per_image", r.spec.workload.inference.input_tokens);
-  } else {
+  } else if (!images) {
     w.member("sequences_per_s", perf.requests_per_s);
   }
-  w.member("tokens_per_s", perf.prefill_tokens_per_s).end_object();
+  if (!latent) {
+    w.member("tokens_per_s", perf.prefill_tokens_per_s);
+  }
+  w.end_object();
 }
 
 // A transcription workload's serving figures (docs/model.md "Transcription workloads"): audio

@@ -315,6 +315,18 @@ std::string targets_line(const Spec& s) {
   return fmt::format("{}", fmt::join(t, ", "));
 }
 
+std::string objective_text(const Plan& p) {
+  // The score of cost_per_token is $ per million tokens, which ranks an image or audio workload
+  // as its own unit does (a fixed number of tokens per image, per audio hour).
+  if (p.objective == Objective::cost_per_token && p.spec.per_image()) {
+    return "$ per thousand images";
+  }
+  if (p.objective == Objective::cost_per_token && p.spec.workload.is_transcription()) {
+    return "$ per audio hour";
+  }
+  return std::string(to_string(p.objective));
+}
+
 std::string requirements_line(const Plan& p) {
   const auto& r = p.requirements;
   std::string line =
@@ -866,7 +878,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
                 : fmt::format("on-prem, {} months, demand +{:.0f}%/month",
                               s.deployment.horizon_months,
                               100.0 * s.deployment.growth_per_month)) +
-           ", ranked by " + std::string(to_string(plan.objective)),
+           ", ranked by " + objective_text(plan),
        16);
   if (!plan.uncertainty_note.empty()) {
     line("  margins:      " + plan.uncertainty_note, 16);
@@ -1097,15 +1109,18 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
          "verdict,sequences_per_s,input_tokens_per_s,audio_seconds_per_s,usd_per_audio_hour";
   // sequences_per_s and input_tokens_per_s are an embedding workload's (its ttft_s is a
   // sequence's latency), the next two a transcription's (its ttft_s is a request's latency);
-  // an image embedding workload adds two (a sequence is an image).
+  // an image workload adds two (a sequence is an image). Image generation's tokens are the
+  // denoiser's latent positions, which no one buys: its per-token cells stay empty.
   // A training workload adds its context-parallel size (tp x cp x pp x dp is its GPUs).
   const bool images = plan.spec.per_image();
   const bool training = plan.spec.workload.is_training();
   out << (images ? ",images_per_s,usd_per_thousand_images\n" : training ? ",cp\n" : "\n");
   const bool embedding = plan.spec.workload.one_pass();
+  const bool latent_tokens = plan.spec.generates_images();
   for (const auto* c : shown(plan, o)) {
     const bool embeds = embedding && c->inference;
     const bool transcribes = plan.spec.workload.is_transcription() && c->inference;
+    const auto& per_million_tokens = c->cost.usd_per_million_tokens;
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{:.0f},{},{},{},{},{},{},{:.4f},{},{:.2f},{},{},{},{},{}{}",
         c->rank,
@@ -1128,11 +1143,11 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
             ? fmt::format("{:.0f}", c->training->time_to_train->si())
             : "",
         c->cost.per_hour.si(),
-        c->cost.usd_per_million_tokens ? price_cell(*c->cost.usd_per_million_tokens, 4) : "",
+        per_million_tokens && !latent_tokens ? price_cell(*per_million_tokens, 4) : "",
         c->cost.tco.si(),
         c->verdict,
         embeds ? fmt::format("{:.2f}", c->inference->requests_per_s) : "",
-        embeds ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
+        embeds && !latent_tokens ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
         transcribes ? fmt::format("{:.1f}", c->inference->audio_seconds_per_s) : "",
         transcribes && c->cost.usd_per_audio_hour ? price_cell(*c->cost.usd_per_audio_hour, 6) : "",
         images || training ? "" : "\n");

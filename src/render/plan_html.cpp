@@ -482,7 +482,8 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 : plan.spec.per_image() ? "Images/s"
                 : embedding             ? "Sequences/s"
                                         : "TPOT (ms)",
-                "Tokens/s",
+                // A pipeline's tokens are the denoiser's latent positions.
+                plan.spec.generates_images() ? "Latent tokens/s" : "Tokens/s",
                 "$/hour",
                 a.y_name,
                 "TCO",
@@ -701,7 +702,7 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
   page.paragraph(fmt::format("Catalog {} ({}), objective {}.",
                              plan.catalog_version,
                              plan.catalog_digest,
-                             to_string(plan.objective)),
+                             objective_text(plan)),
                  "muted");
   out << page.finish();
 }

@@ -15,6 +15,10 @@ std::string layout_text(const Candidate& c);
 std::string money(double usd);
 std::string workload_line(const Spec& s);
 std::string targets_line(const Spec& s);
+// What the plan is ranked by, in the workload's own unit where it has one: "$ per thousand
+// images" (an image workload) or "$ per audio hour" (transcription) for cost_per_token, else the
+// objective's name ("tco", "cost_per_token").
+std::string objective_text(const Plan& p);
 std::string requirements_line(const Plan& p);
 // One line per GPU family (and engine) among `rows` without measured calibration, naming its
 // GPUs in rank order: "cdna3/vllm: no measured runs: ... (MI300X-192GB, MI325X-256GB)".

@@ -164,6 +164,18 @@ DType read_dtype(const FieldReader& field) {
   return *d;
 }
 
+// The file that describes the model in a model folder: config.json (a Hugging Face model), else
+// model_index.json (a diffusers pipeline, beside a folder per component); none when it has neither.
+std::optional<fs::path> model_file_in(const fs::path& dir) {
+  std::error_code ec;
+  for (const char* name : {"config.json", "model_index.json"}) {
+    if (fs::exists(dir / name, ec)) {
+      return dir / name;
+    }
+  }
+  return std::nullopt;
+}
+
 // Reads config.json (or a directory holding it), plus safetensors headers and
 // hf_quant_config.json beside it.
 ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_dir) {
@@ -174,13 +186,11 @@ ModelArch load_model_from_path(const FieldReader& field, const fs::path& spec_di
     field.fail("model path does not exist (resolved to " + path.lexically_normal().string() + ")");
   }
   if (fs::is_directory(path, ec)) {
-    // A diffusers pipeline directory holds model_index.json and a folder per component.
-    const bool pipeline =
-        !fs::exists(path / "config.json", ec) && fs::exists(path / "model_index.json", ec);
-    path /= pipeline ? "model_index.json" : "config.json";
-    if (!fs::exists(path, ec)) {
-      field.fail("model directory has no config.json");
+    const auto file = model_file_in(path);
+    if (!file) {
+      field.fail("model directory has neither config.json nor model_index.json");
     }
+    path = *file;
   }
   const std::string file = path.lexically_normal().string();
   if (path.filename() == "model_index.json") {
@@ -1476,7 +1486,21 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
 }
 
 Spec load_spec(const std::string& path, SpecUse use) {
-  return parse_spec(detail::load_json_file(path), path, use);
+  std::error_code ec;
+  if (!fs::is_directory(path, ec)) {
+    return parse_spec(detail::load_json_file(path), path, use);
+  }
+  // A model folder, read as the spec's "model" field reads one: its config.json or
+  // model_index.json as a bare config.
+  const auto file = model_file_in(path);
+  if (!file) {
+    throw InputError(path,
+                     "a directory with neither config.json nor model_index.json: give a spec "
+                     "file, a Hugging Face model folder (config.json) or a diffusers pipeline "
+                     "folder (model_index.json)");
+  }
+  const std::string name = file->lexically_normal().string();
+  return parse_spec(detail::load_json_file(name), name, use);
 }
 
 } // namespace rightsize

@@ -1,7 +1,12 @@
 #include "cli_helpers.hpp"
+#include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
 
 using rightsize::test::run_binary;
 using rightsize::test::run_in_process;
@@ -95,4 +100,44 @@ TEST_CASE("cli: validate and model through the real binary", "[cli]") {
   CHECK(missing.exit_code == 2);
   CHECK(missing.err ==
         "rightsize: error: /no/such/spec.json: cannot read file: no such file or directory\n");
+}
+
+// A model folder is a SPEC wherever a config.json is, resolved as the spec's "model" path
+// resolves one: config.json, else a diffusers pipeline's model_index.json (docs/spec.md). A
+// folder with neither is one line and exit 2, not "is a directory".
+TEST_CASE("cli: model/validate/plan take a model folder as SPEC", "[cli]") {
+  const std::string root = std::string(RIGHTSIZE_TESTS_DIR) + "/..";
+  const std::string llama = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/models/llama-3.1-8b";
+  const auto folder = run_binary("model " + llama + " --format json");
+  CHECK(folder.exit_code == 0);
+  CHECK(folder.err.empty());
+  const auto file = run_binary("model " + llama + "/config.json --format json");
+  REQUIRE(file.exit_code == 0);
+  CHECK(folder.out == file.out);
+
+  const auto sdxl = run_binary("model " + root + "/tests/data/configs/diffusion/sdxl-base-1.0");
+  CHECK(sdxl.exit_code == 0);
+  CHECK_THAT(sdxl.out, Catch::StartsWith("sdxl-base-1.0 (StableDiffusionXLPipeline)\n"));
+
+  const auto valid = run_binary("validate " + llama);
+  CHECK(valid.exit_code == 0);
+  CHECK_THAT(valid.out, Catch::StartsWith(llama + "/config.json: valid ("));
+  const auto pipeline = run_binary("validate " + root + "/tests/data/configs/diffusion/flux.1-dev");
+  CHECK(pipeline.exit_code == 0);
+  CHECK_THAT(pipeline.out, Catch::Contains("image_generation workload"));
+
+  const auto plan =
+      run_binary("plan " + root + "/tests/data/configs/vision/vit-base-patch16-224 --format json");
+  CHECK(plan.exit_code == 0);
+  CHECK(nlohmann::json::parse(plan.out)["spec"]["workload"] == "embedding");
+
+  rightsize::test::ScratchDir empty;
+  const auto neither = run_binary("model " + empty.path());
+  CHECK(neither.exit_code == 2);
+  CHECK(neither.out.empty());
+  CHECK(neither.err == "rightsize: error: " + empty.path() +
+                           ": a directory with neither config.json nor model_index.json: give a "
+                           "spec file, a Hugging Face model folder (config.json) or a diffusers "
+                           "pipeline folder (model_index.json)\n");
+  CHECK(run_binary("validate " + empty.path()).err == neither.err);
 }

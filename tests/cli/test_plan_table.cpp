@@ -6,8 +6,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 using rightsize::test::run_binary;
 
@@ -111,4 +115,93 @@ TEST_CASE("plan: each candidate's estimate_command reproduces it through `rights
       CHECK(e["memory"]["per_gpu"]["total_bytes"] == c["memory"]["per_gpu"]["total_bytes"]);
     }
   }
+}
+
+namespace {
+
+// The cells of a CSV row, split at commas (the plan's cells hold none).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells;
+  std::istringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) {
+    cells.push_back(cell);
+  }
+  if (!line.empty() && line.back() == ',') {
+    cells.emplace_back();
+  }
+  return cells;
+}
+
+} // namespace
+
+// An image generation workload's tokens are the denoiser's latent positions, not something a
+// buyer pays for: the CSV prices a thousand images and leaves the per-token columns empty, and
+// the JSON names the latent tokens as such (docs/plan.md, "CSV columns per workload").
+TEST_CASE("plan csv and json: image generation is priced per image and not per latent token",
+          "[plan][cli]") {
+  const auto csv = run_binary("plan " + example("sdxl-image-generation.json") + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  std::istringstream lines(csv.out);
+  std::string line;
+  REQUIRE(std::getline(lines, line));
+  const auto header = csv_cells(line);
+  const auto column = [&](const std::string& name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t per_token = column("usd_per_million_tokens");
+  const std::size_t tokens_per_s = column("input_tokens_per_s");
+  const std::size_t per_image = column("usd_per_thousand_images");
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    const auto cells = csv_cells(line);
+    INFO(line);
+    REQUIRE(cells.size() == header.size());
+    CHECK(cells[per_token].empty());
+    CHECK(cells[tokens_per_s].empty());
+    CHECK(std::stod(cells[per_image]) > 0.0);
+    ++rows;
+  }
+  CHECK(rows > 0);
+
+  const auto plan = nlohmann::json::parse(
+      run_binary("plan " + example("sdxl-image-generation.json") + " --format json").out);
+  for (const auto& c : plan["candidates"]) {
+    const auto& i = c["inference"];
+    CHECK_FALSE(i.contains("tokens_per_image"));
+    CHECK_FALSE(i.contains("tokens_per_s"));
+    CHECK(i["latent_tokens_per_image"] == 16384); // (1024 / 8)^2 latent positions of the UNet
+    CHECK_FALSE(c["cost"].contains("usd_per_million_output_tokens"));
+  }
+  const auto estimate =
+      nlohmann::json::parse(run_binary("estimate " + example("sdxl-image-generation.json") +
+                                       " --gpu L40S-48GB --format json")
+                                .out);
+  CHECK_FALSE(estimate["inference"].contains("tokens_per_image"));
+  CHECK(estimate["inference"]["latent_tokens_per_image"] == 16384);
+  CHECK_FALSE(estimate["cost"].contains("usd_per_million_input_tokens"));
+  const auto html = run_binary("plan " + example("sdxl-image-generation.json") + " --format html");
+  CHECK_THAT(html.out, Catch::Contains(">Latent tokens/s</th>"));
+  CHECK_THAT(html.out, !Catch::Contains(">Tokens/s</th>"));
+}
+
+// Planned without targets, a workload is ranked by its price at full load: the deployment line
+// (and the HTML page) name that price in the workload's own unit, not "cost_per_token".
+TEST_CASE("plan: a workload without targets names its ranking in its own unit", "[plan][cli]") {
+  const std::string configs = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/";
+  for (const auto& [input, unit] : std::vector<std::pair<std::string, std::string>>{
+           {"vision/vit-base-patch16-224/config.json", "$ per thousand images"},
+           {"diffusion/sdxl-base-1.0/model_index.json", "$ per thousand images"},
+           {"encdec/whisper-tiny/config.json", "$ per audio hour"}}) {
+    CAPTURE(input);
+    const auto table = run_binary("plan " + configs + input + " --wide");
+    REQUIRE(table.exit_code == 0);
+    CHECK_THAT(table.out, Catch::Contains("ranked by " + unit + "\n"));
+    CHECK_THAT(table.out, !Catch::Contains("cost_per_token"));
+    const auto html = run_binary("plan " + configs + input + " --format html");
+    CHECK_THAT(html.out, Catch::Contains(", objective " + unit + ".</p>"));
+  }
+  const auto text = run_binary("plan " + configs + "encoder/bert-base-uncased/config.json --wide");
+  CHECK_THAT(text.out, Catch::Contains("ranked by cost_per_token\n"));
 }

@@ -249,8 +249,10 @@ struct Spec {
 // (`rightsize model`), which also reads models no workload is planned for (encoder-decoder ones).
 enum class SpecUse { plan, describe };
 
-// Reads a spec or a bare config.json from a file. Relative model paths resolve against the
-// spec's directory. Throws InputError naming the file and JSON pointer.
+// Reads a spec or a bare config.json from a file, or a model folder as the spec's "model" field
+// reads one: its config.json, else its model_index.json (a diffusers pipeline), as a bare config
+// (InputError when it has neither). Relative model paths resolve against the spec's directory.
+// Throws InputError naming the file and JSON pointer.
 Spec load_spec(const std::string& path, SpecUse use = SpecUse::plan);
 // Same, from parsed JSON; `file` names it in errors and anchors relative paths.
 Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use = SpecUse::plan);

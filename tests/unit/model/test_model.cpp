@@ -6,6 +6,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+#include <regex>
+#include <string>
+
 using namespace rightsize;
 using rightsize::test::config_path;
 
@@ -779,4 +783,22 @@ TEST_CASE("model: vision-language models count their vision tower", "[model]") {
   const auto gemma = model_of("gemma-3-27b");
   CHECK(gemma.vision->flops(300, 200) ==
         Approx(2.0 * 423'060'336 * 4096 + 4.0 * 4096.0 * 4096 * 1152 * 27));
+}
+
+// README.md's `rightsize model --list` line states how many families rightsize reads: the count
+// must be the code's list, so that adding a family without updating README fails here.
+TEST_CASE("model: README's count of families is supported_families()'s", "[model]") {
+  std::ifstream in(std::string(RIGHTSIZE_DATA_DIR) + "/../README.md");
+  REQUIRE(in);
+  std::string stated;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (line.find("rightsize model --list") != std::string::npos &&
+        std::regex_search(line, m, std::regex(R"(#\D*(\d+) )"))) {
+      stated = m[1];
+    }
+  }
+  CAPTURE(stated);
+  REQUIRE_FALSE(stated.empty());
+  CHECK(std::stoul(stated) == supported_families().size());
 }

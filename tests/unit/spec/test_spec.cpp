@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
 #include <tuple>
 
 using namespace rightsize;
@@ -275,7 +276,9 @@ TEST_CASE("spec: unreadable and malformed files", "[spec]") {
   CHECK_THROWS_WITH(load_spec(dir.write("empty.json", "")),
                     Catch::EndsWith("empty.json: file is empty, expected a JSON object"));
   CHECK_THROWS_WITH(load_spec(dir.path()),
-                    Catch::EndsWith(": is a directory, expected a regular file"));
+                    dir.path() + ": a directory with neither config.json nor model_index.json: "
+                                 "give a spec file, a Hugging Face model folder (config.json) or "
+                                 "a diffusers pipeline folder (model_index.json)");
   CHECK_THROWS_WITH(load_spec(dir.write("bin.json", std::string("\x89PNG\r\n\x1a\n\0\0", 10))),
                     Catch::Contains("bin.json:1:1: not a JSON text file"));
   CHECK_THROWS_WITH(load_spec(dir.write("bad.json", "{\n  \"model\": \"x\",\n}")),
@@ -284,6 +287,22 @@ TEST_CASE("spec: unreadable and malformed files", "[spec]") {
                     Catch::EndsWith("nope.json: cannot read file: no such file or directory"));
   CHECK_THROWS_WITH(load_spec(dir.write("arr.json", "[1, 2]")),
                     Catch::EndsWith("arr.json:/: a spec must be a JSON object, got an array"));
+}
+
+// A model folder as the spec itself, resolved as the "model" field resolves one: config.json
+// first, else a diffusers pipeline's model_index.json.
+TEST_CASE("spec: a model folder reads as its config.json or model_index.json", "[spec]") {
+  namespace fs = std::filesystem;
+  const fs::path llama = fs::path(config_path("llama-3.1-8b")).parent_path();
+  const Spec folder = load_spec(llama.string());
+  CHECK(folder.file == (llama / "config.json").lexically_normal().string());
+  CHECK(folder.bare_hf_config);
+  CHECK(folder.model.params_total ==
+        load_spec((llama / "config.json").string()).model.params_total);
+  const Spec sdxl =
+      load_spec(std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/diffusion/sdxl-base-1.0");
+  CHECK(sdxl.generates_images());
+  CHECK(fs::path(sdxl.file).filename() == "model_index.json");
 }
 
 // Issue 16: every family rightsize does not model is refused with one line naming it, instead of
