@@ -218,18 +218,24 @@ DType read_torch_dtype(const FieldReader& r, ModelArch& m) {
   return DType::fp32;
 }
 
+// The config's layer_types, one entry per layer (checked against num_hidden_layers).
+std::vector<std::string> layer_types(const FieldReader& r, const ModelArch& m) {
+  auto types = r.string_array("layer_types");
+  if (static_cast<long long>(types.size()) != m.layers) {
+    r.member("layer_types")
+        .fail_plain(
+            fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
+  }
+  return types;
+}
+
 // How many layers use sliding-window attention, from layer_types or the family's pattern.
 void read_sliding_window(ConfigFields& f, ModelArch& m) {
   const FieldReader& r = f.reader();
   const auto window =
       f.find({"sliding_window"}, Range::positive(k_max_positions), "sliding_window");
   if (r.has("layer_types")) {
-    const auto types = r.string_array("layer_types");
-    if (static_cast<long long>(types.size()) != m.layers) {
-      r.member("layer_types")
-          .fail_plain(
-              fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
-    }
+    const auto types = layer_types(r, m);
     m.local_layers = std::count(types.begin(), types.end(), "sliding_attention");
     if (m.local_layers > 0 && !window) {
       r.member("layer_types")
@@ -1604,12 +1610,7 @@ void read_qwen3_next_layers(ConfigFields& f, ModelArch& m) {
   const FieldReader& r = f.reader();
   long long linear = 0;
   if (r.has("layer_types")) {
-    const auto types = r.string_array("layer_types");
-    if (static_cast<long long>(types.size()) != m.layers) {
-      r.member("layer_types")
-          .fail_plain(
-              fmt::format("has {} entries but the model has {} layers", types.size(), m.layers));
-    }
+    const auto types = layer_types(r, m);
     for (const auto& t : types) {
       if (t == "linear_attention") {
         ++linear;

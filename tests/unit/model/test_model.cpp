@@ -1,3 +1,4 @@
+#include "provenance.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/model/model.hpp>
@@ -12,20 +13,13 @@
 
 using namespace rightsize;
 using rightsize::test::config_path;
+using rightsize::test::provenance_of;
 
 namespace {
 ModelArch model_of(const std::string& name) {
   return load_spec(config_path(name), SpecUse::describe).model;
 }
 
-std::string provenance_of(const ModelArch& m, const std::string& field) {
-  for (const auto& [name, where] : m.provenance) {
-    if (name == field) {
-      return where;
-    }
-  }
-  return "none";
-}
 } // namespace
 
 // Published totals, each from the model's own card or paper; the config.json files under

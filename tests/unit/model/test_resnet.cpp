@@ -4,6 +4,7 @@
 // of the CNNs rightsize does not read (docs/model.md, "Convolutional encoders (ResNet)"; the
 // configs and their sources in tests/data/configs/vision/README.md).
 
+#include "provenance.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/core/error.hpp>
@@ -17,6 +18,7 @@
 
 using namespace rightsize;
 using rightsize::test::config_path;
+using rightsize::test::provenance_of;
 
 namespace {
 
@@ -36,15 +38,6 @@ ModelArch resnet(const std::string& name,
     c["architectures"] = nlohmann::json::array({architecture});
   }
   return parse_hf_config(c, "resnet.json");
-}
-
-std::string provenance_of(const ModelArch& m, const std::string& field) {
-  for (const auto& [name, where] : m.provenance) {
-    if (name == field) {
-      return where;
-    }
-  }
-  return "none";
 }
 
 } // namespace

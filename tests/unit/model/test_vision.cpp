@@ -3,6 +3,7 @@
 // "Vision encoders"). The configs and the sources of the published totals are listed in
 // tests/data/configs/vision/README.md.
 
+#include "provenance.hpp"
 #include "test_paths.hpp"
 
 #include <rightsize/core/error.hpp>
@@ -16,6 +17,7 @@
 
 using namespace rightsize;
 using rightsize::test::config_path;
+using rightsize::test::provenance_of;
 
 namespace {
 
@@ -26,15 +28,6 @@ ModelArch model_of(const std::string& name) {
 nlohmann::json config_of(const std::string& name) {
   std::ifstream in(config_path(name));
   return nlohmann::json::parse(in);
-}
-
-std::string provenance_of(const ModelArch& m, const std::string& field) {
-  for (const auto& [name, where] : m.provenance) {
-    if (name == field) {
-      return where;
-    }
-  }
-  return "none";
 }
 
 // One pre-norm block of width h and MLP width i, biases everywhere: q, k, v, o 4(h^2 + h), fc1
