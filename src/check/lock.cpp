@@ -114,6 +114,9 @@ std::string digest_spec(const Spec& spec) {
   nlohmann::json v = validation_to_json(spec);
   v.erase("file");
   v.erase("warnings");
+  // validate names no KV cache format for a workload without one (null); the digest keeps the
+  // format as before, so that locks of embedding and image generation specs still match.
+  v["precision"]["kv_cache"] = std::string(to_string(spec.precision.kv_cache));
   const auto& d = spec.deployment;
   nlohmann::json rest{
       {"constraints",

@@ -176,18 +176,21 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
     }
     add("expert_parallel_size", std::to_string(s.layout.ep), "the plan's expert-parallel size");
   }
+  const char* unit = s.images ? "images" : "sequences";
   add("max_model_len",
       std::to_string(s.max_model_len),
-      s.embedding ? "tokens per sequence of the spec: longer inputs are refused"
+      s.embedding ? fmt::format("tokens per {} of the spec: longer inputs are refused",
+                                s.images ? "image" : "sequence")
                   : "input + output tokens of the spec: the length the KV cache was sized for");
   add("max_num_seqs",
       std::to_string(s.capacity_per_replica),
-      !s.latency_bound ? "capacity per replica: all the sequences that fit (no latency target "
-                         "stops it sooner)"
-      : s.embedding    ? "capacity per replica: the most sequences at which the latency target "
-                         "holds (docs/deploy.md)"
-                       : "capacity per replica: the most sequences at which TTFT and TPOT hold "
-                         "(docs/deploy.md)");
+      s.latency_bound
+          ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
+                        unit,
+                        s.embedding ? "the latency target holds" : "TTFT and TPOT hold")
+          : fmt::format("capacity per replica: all the {} that fit (no latency target stops it "
+                        "sooner)",
+                        unit));
   add("memory_fraction",
       fmt::format("{:.2f}", s.memory_fraction),
       "the memory fraction the estimate assumed (data/memory.json or --assume)");
@@ -201,8 +204,9 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       const std::size_t end = std::min(flags.find(' ', start), flags.size());
       if (end > start) {
         word(flags.substr(start, end - start),
-             end == flags.size() ? "an embedding workload: the engine pools each sequence into a "
-                                   "vector and decodes nothing"
+             end == flags.size() ? fmt::format("an embedding workload: the engine pools each {} "
+                                               "into a vector and decodes nothing",
+                                               s.images ? "image" : "sequence")
                                  : "");
       }
       start = end + 1;
@@ -508,10 +512,11 @@ hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& 
   target.set(
       "averageValue",
       Node::str(fmt::format("{}m", milli)),
-      fmt::format("DRAM active {:.2f}: predicted at {} concurrent sequences per replica, "
+      fmt::format("DRAM active {:.2f}: predicted at {} concurrent {} per replica, "
                   "{}",
                   s.dram_active_at_capacity,
                   s.capacity_per_replica,
+                  s.images ? "images" : "sequences",
                   s.latency_bound ? "the most at which the latency targets hold" : "all that fit"));
   Node name = Node::map();
   name.set("name", Node::str(metric));
@@ -623,8 +628,9 @@ Node keda_object(const ServingSettings& s,
            "requests running and waiting, over every replica");
   meta.set("threshold",
            Node::str(std::to_string(s.capacity_per_replica)),
-           fmt::format("requests per replica: the most concurrent sequences {} (the plan runs "
+           fmt::format("requests per replica: the most concurrent {} {} (the plan runs "
                        "{})",
+                       s.images ? "images" : "sequences",
                        s.latency_bound ? "at which the latency targets hold" : "that fit",
                        s.planned_per_replica));
   if (scale_to_zero) {
@@ -820,6 +826,7 @@ DeployReport make_deployment(const Plan& plan,
   }
   s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
   s.embedding = spec.workload.is_embedding();
+  s.images = spec.embeds_images();
   if (spec.model.vision) {
     s.limit_mm_per_prompt =
         fmt::format(R"({{"image":{}}})", spec.workload.inference.images_per_request);
@@ -847,7 +854,9 @@ DeployReport make_deployment(const Plan& plan,
   }
   s.memory_fraction = std::floor(s.memory_fraction * 100.0 + 1e-9) / 100.0;
   const std::string kv = std::string(to_string(spec.precision.kv_cache));
-  if (const auto it = r.kv_cache_dtypes.find(kv); it != r.kv_cache_dtypes.end()) {
+  if (!spec.keeps_kv_cache()) {
+    // An encoder keeps no KV cache: no format to set, nothing for the checkpoint to carry.
+  } else if (const auto it = r.kv_cache_dtypes.find(kv); it != r.kv_cache_dtypes.end()) {
     s.kv_cache_dtype = it->second;
   } else {
     // The capacity, the batch limit and the KV pool all assume this format: it has to come

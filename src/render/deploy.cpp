@@ -124,13 +124,14 @@ std::string deploy_header(const DeployReport& report) {
                   s.engine,
                   s.engine_version);
   text += fmt::format(
-      "per replica: {} on {} node{}; up to {} concurrent sequences, {}; the plan runs {}\n",
+      "per replica: {} on {} node{}; up to {} concurrent {}, {}; the plan runs {}\n",
       s.partition.empty()
           ? fmt::format("{} GPU{}", s.gpus_per_replica, s.gpus_per_replica > 1 ? "s" : "")
           : std::string("1 MIG slice"),
       s.nodes_per_replica,
       s.nodes_per_replica > 1 ? "s" : "",
       s.capacity_per_replica,
+      s.images ? "images" : "sequences",
       s.latency_bound ? "the most at which the latency targets hold" : "all that fit",
       s.planned_per_replica);
   if (s.autoscaled) {

@@ -598,11 +598,11 @@ void read_precision(const FieldReader& root, Spec& spec) {
       }
     }
   } else {
-    spec.defaults.push_back(fmt::format("precision: weights {}, kv_cache {}, activations {} (from "
-                                        "the checkpoint)",
-                                        to_string(p.weights),
-                                        to_string(p.kv_cache),
-                                        to_string(p.activations)));
+    spec.defaults.push_back(fmt::format(
+        "precision: weights {}{}, activations {} (from the checkpoint)",
+        to_string(p.weights),
+        spec.keeps_kv_cache() ? fmt::format(", kv_cache {}", to_string(p.kv_cache)) : "",
+        to_string(p.activations)));
   }
   if (qlora && p.weights != DType::nf4 && p.weights != DType::int4) {
     root.member("precision").fail_plain("qlora needs 4-bit base weights (nf4)");

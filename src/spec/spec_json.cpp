@@ -294,6 +294,10 @@ nlohmann::json model_to_json(const Spec& spec) {
 }
 
 nlohmann::json validation_to_json(const Spec& spec) {
+  // An embedding or image generation workload keeps no KV cache: no format to name.
+  const auto kv_cache = spec.keeps_kv_cache()
+                            ? nlohmann::json(std::string(to_string(spec.precision.kv_cache)))
+                            : nlohmann::json(nullptr);
   return nlohmann::json{{"schema_version", 1},
                         {"valid", true},
                         {"file", spec.file},
@@ -303,7 +307,7 @@ nlohmann::json validation_to_json(const Spec& spec) {
                         {"params_total", spec.model.params_total},
                         {"precision",
                          {{"weights", std::string(to_string(spec.precision.weights))},
-                          {"kv_cache", std::string(to_string(spec.precision.kv_cache))},
+                          {"kv_cache", kv_cache},
                           {"activations", std::string(to_string(spec.precision.activations))}}},
                         {"workload", workload_to_json(spec)},
                         {"defaults", spec.defaults},

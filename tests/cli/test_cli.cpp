@@ -141,3 +141,26 @@ TEST_CASE("cli: model/validate/plan take a model folder as SPEC", "[cli]") {
                            "pipeline folder (model_index.json)\n");
   CHECK(run_binary("validate " + empty.path()).err == neither.err);
 }
+
+// An encoder (an image or text embedding model) and a diffusers pipeline keep no KV cache:
+// validate lists no KV cache format for them, in text or JSON; a decoder still has one.
+TEST_CASE("cli: validate lists a KV cache format only for workloads that have one", "[cli]") {
+  const std::string configs = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/";
+  for (const auto& [input, precision] : std::vector<std::pair<std::string, std::string>>{
+           {"vision/siglip-so400m-patch14-384/config.json", "weights fp32, activations fp32"},
+           {"encoder/bge-m3/config.json", "weights fp16, activations fp16"},
+           {"diffusion/sdxl-base-1.0/model_index.json", "weights bf16, activations bf16"}}) {
+    CAPTURE(input);
+    const auto text = run_binary("validate " + configs + input);
+    REQUIRE(text.exit_code == 0);
+    CHECK_THAT(text.out, Catch::Contains("default: precision: " + precision + " (from the "));
+    CHECK_THAT(text.out, !Catch::Contains("kv_cache"));
+    const auto json =
+        nlohmann::json::parse(run_binary("validate " + configs + input + " --format json").out);
+    CHECK(json["precision"]["kv_cache"].is_null());
+    CHECK(json["precision"]["weights"] == precision.substr(8, 4));
+  }
+  const auto decoder = run_binary("validate " + configs + "llama-3.1-8b/config.json");
+  CHECK_THAT(decoder.out,
+             Catch::Contains("default: precision: weights bf16, kv_cache bf16, activations bf16"));
+}

@@ -125,6 +125,7 @@ struct ServingSettings {
   // ({"image":2}); empty for text-only models.
   std::string limit_mm_per_prompt;
   bool embedding = false; // an embedding workload: the engine's pooling flags (role "embedding")
+  bool images = false;    // an image embedding workload: each sequence is an image
   bool prequantized_checkpoint = false;
   int replicas = 1;     // the plan's first month
   int min_replicas = 1; // 0 with scale to zero

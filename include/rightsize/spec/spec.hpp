@@ -243,6 +243,9 @@ struct Spec {
   }
   // Workloads whose unit is the image, embedded or generated.
   [[nodiscard]] bool per_image() const { return embeds_images() || generates_images(); }
+  // Whether the workload keeps a KV cache: an embedding (an encoder's one pass) and image
+  // generation (a denoiser's fixed-length passes) keep none, so precision.kv_cache names nothing.
+  [[nodiscard]] bool keeps_kv_cache() const { return !workload.one_pass(); }
 };
 
 // What the spec is read for: to plan or estimate a workload, or only to describe its model

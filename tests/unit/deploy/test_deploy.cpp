@@ -402,3 +402,34 @@ TEST_CASE("deploy: manifest nodes", "[deploy]") {
     CHECK(back["v"].as<std::string>() == text);
   }
 }
+
+// The words of a deployment follow its workload: an image embedding replica holds images, a text
+// embedding replica sequences; neither keeps a KV cache, so no KV-cache format is set or named.
+TEST_CASE("deploy: an image embedding deployment speaks images and a text one sequences",
+          "[deploy]") {
+  const auto yaml = [](const DeployReport& r) {
+    std::ostringstream out;
+    render_deploy_yaml(r, out);
+    return out.str();
+  };
+  Spec siglip = load_spec(example("siglip-image-embeddings.json"));
+  siglip.workload.inference.engine = Engine::vllm; // deploy --engine vllm: transformers has none
+  const Plan images = plan_of(siglip);
+  REQUIRE(images.feasible());
+  for (const Autoscaler a : {Autoscaler::hpa, Autoscaler::keda}) {
+    const DeployReport r = deploy(images, a, "google/siglip-so400m-patch14-384");
+    const std::string text = yaml(r);
+    INFO(text);
+    CHECK_THAT(text, !Catch::Contains("sequence"));
+    CHECK_THAT(text, Catch::Contains("concurrent images"));
+    CHECK_THAT(text, !Catch::Contains("KV"));
+    CHECK(flag_value(r.settings.engine_args, "--kv-cache-dtype").empty());
+  }
+  const DeployReport keda = deploy(images, Autoscaler::keda, "google/siglip-so400m-patch14-384");
+  CHECK_THAT(yaml(keda), Catch::Contains("the engine pools each image into a vector"));
+
+  const DeployReport text = deploy(
+      plan_of(load_spec(example("bge-m3-rag-embeddings.json"))), Autoscaler::keda, "BAAI/bge-m3");
+  CHECK_THAT(yaml(text), Catch::Contains("concurrent sequences"));
+  CHECK(flag_value(text.settings.engine_args, "--kv-cache-dtype").empty());
+}
