@@ -216,10 +216,16 @@ void render_model_table(const Spec& spec, std::ostream& out) {
       : cnn       ? "output channels"
                   : "hidden size",
       std::to_string(m.hidden));
-  if (m.mlp_layers() > 0 && !m.diffusion && !cnn) {
+  // Dense MLPs only: an MoE layer's MLP is its experts (a row of its own below), so a config's
+  // intermediate_size that no layer uses (Qwen3-30B-A3B, Mixtral) is not shown.
+  const long long dense_mlp_layers = m.mlp_layers() - (m.is_moe() ? m.moe_layers : 0);
+  if (dense_mlp_layers > 0 && !m.diffusion && !cnn) {
     row("MLP",
-        fmt::format(
-            "{} {}", m.intermediate, m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)"));
+        fmt::format("{} {}{}",
+                    m.intermediate,
+                    m.gated_mlp ? "gated (3 matrices)" : "plain (2 matrices)",
+                    m.is_moe() ? fmt::format(", on {} dense layers", dense_mlp_layers)
+                               : std::string()));
   }
   std::string attention = fmt::format("{}: {} heads, {} KV heads, head_dim {}",
                                       to_string(m.attention),
