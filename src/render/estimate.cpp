@@ -691,7 +691,11 @@ void render_memory(const EstimateReport& r, std::ostream& out) {
     if (b.si() <= 0) {
       return;
     }
-    out << fmt::format("  {:<12} {:>10}  {}\n", name, gib_text(b), bar(b, m.capacity, 40));
+    // Under 0.05 GiB in its own unit: a CNN's 48.8 MiB of weights is not "0.0 GiB".
+    out << fmt::format("  {:<12} {:>10}  {}\n",
+                       name,
+                       to_gib(b) < 0.05 ? format_bytes(b) : gib_text(b),
+                       bar(b, m.capacity, 40));
   };
   row("weights", m.per_gpu.weights);
   row("kv cache", m.per_gpu.kv_cache);
@@ -755,8 +759,11 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   const double n = r.replicas;
   const char* unit = r.spec.per_image() ? "images" : "sequences";
   const auto& generation = r.spec.workload.inference.generation;
-  // Image generation runs at a few images per second: two decimals.
-  // A pipeline's tokens are latent positions, not a figure a buyer prices: left out.
+  const auto& image = r.spec.model.image;
+  const bool cnn = image && image->cnn;
+  // Image generation runs at a few images per second: two decimals. A pipeline's tokens are
+  // latent positions, and a CNN has none (one input per image): no tokens/s for either.
+  const bool tokens = !generation && !cnn;
   out << fmt::format("\nspeed ({} math){}: latency {}, {:.{}f} {}/s{}\n",
                      to_string(i.compute_precision),
                      r.replicas > 1 ? ", per replica" : "",
@@ -764,16 +771,16 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
                      i.requests_per_s / n,
                      generation ? 2 : 1,
                      unit,
-                     generation ? std::string()
-                                : fmt::format(", {:.0f} tokens/s", i.prefill_tokens_per_s / n));
+                     tokens ? fmt::format(", {:.0f} tokens/s", i.prefill_tokens_per_s / n)
+                            : std::string());
   if (r.replicas > 1) {
     out << fmt::format("  all {} replicas: {:.{}f} {}/s{}\n",
                        r.replicas,
                        i.requests_per_s,
                        generation ? 2 : 1,
                        unit,
-                       generation ? std::string()
-                                  : fmt::format(", {:.0f} tokens/s", i.prefill_tokens_per_s));
+                       tokens ? fmt::format(", {:.0f} tokens/s", i.prefill_tokens_per_s)
+                              : std::string());
   }
   if (const auto& b = r.inference_bands) {
     out << fmt::format("  {:.0f}% band: latency {}, {} {}/s{} ({})\n",
@@ -789,6 +796,13 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
                        i.concurrency,
                        i.concurrency == 1 ? "" : "s",
                        generation->steps,
+                       format_seconds(i.prefill));
+  } else if (cnn) {
+    out << fmt::format("  one forward pass of {} image{} ({} x {} pixels): {}\n",
+                       i.concurrency,
+                       i.concurrency == 1 ? "" : "s",
+                       image->image_size,
+                       image->image_size,
                        format_seconds(i.prefill));
   } else {
     out << fmt::format("  one forward pass of {} {} x {} tokens: {}\n",
@@ -898,13 +912,15 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        m.max_batch,
                        unit(m.max_batch));
   } else if (r.spec.workload.one_pass() && m.kv_per_token.si() <= 0) {
-    out << fmt::format("fits: {}{} {}; one forward pass takes at most {} {} (no KV cache: the "
-                       "encoder attends over each whole {} in one pass)\n",
+    const bool cnn = r.spec.model.image && r.spec.model.image->cnn;
+    out << fmt::format("fits: {}{} {}; one forward pass takes at most {} {} (no KV cache: {} "
+                       "each whole {} in one pass)\n",
                        m.fits ? "yes" : "NO",
                        r.replicas > 1 ? "," : ":",
                        sequences,
                        m.max_batch,
                        unit(m.max_batch),
+                       cnn ? "the CNN reads" : "the encoder attends over",
                        r.spec.per_image() ? "image" : "sequence");
   } else {
     out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",
@@ -1017,8 +1033,9 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
     out << fmt::format("  {} per audio hour at this load\n",
                        format_usd(Usd(*c.usd_per_audio_hour)));
   }
-  if (c.usd_per_million_tokens && r.spec.generates_images()) {
-    out << '\n'; // a pipeline's latent tokens have no price a buyer compares
+  if (c.usd_per_million_tokens &&
+      (r.spec.generates_images() || (r.spec.model.image && r.spec.model.image->cnn))) {
+    out << '\n'; // a pipeline's latent tokens, a CNN's one input per image: no price to compare
   } else if (c.usd_per_million_tokens) {
     out << fmt::format("{}{} per million {} tokens at this load",
                        c.usd_per_thousand_images ? "; " : "  ",

@@ -40,10 +40,11 @@ std::string short_verdict(const std::string& v) {
 }
 
 // The `rightsize estimate` arguments that reproduce a candidate exactly: its GPU, layout,
-// replicas (serving: estimate's --dp), precision and per-replica batch.
+// replicas (serving: estimate's --dp), precision and per-replica batch. A workload that keeps
+// no KV cache (an encoder, a diffusion pipeline) is given no --kv-cache format.
 std::string estimate_args(const Plan& plan, const Candidate& c) {
-  return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {} --dp {} --weights {} "
-                     "--kv-cache {} --batch {}",
+  return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {} --dp {} --weights {}{} "
+                     "--batch {}",
                      plan.spec.file,
                      c.gpu->name,
                      c.layout.tp,
@@ -52,7 +53,9 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
                      c.layout.ep,
                      c.inference ? c.replicas : c.layout.dp,
                      to_string(c.spec.precision.weights),
-                     to_string(c.spec.precision.kv_cache),
+                     c.spec.keeps_kv_cache()
+                         ? fmt::format(" --kv-cache {}", to_string(c.spec.precision.kv_cache))
+                         : std::string(),
                      c.memory.batch);
 }
 
@@ -327,15 +330,25 @@ std::string objective_text(const Plan& p) {
   return std::string(to_string(p.objective));
 }
 
+namespace {
+
+// "8.03B", or "25.6M" below a billion: a CNN of 25.6M parameters is not "0.03B".
+std::string parameter_count(double params) {
+  return params >= 1e9 ? fmt::format("{:.2f}B", params / 1e9)
+                       : fmt::format("{:.1f}M", params / 1e6);
+}
+
+} // namespace
+
 std::string requirements_line(const Plan& p) {
   const auto& r = p.requirements;
   std::string line =
-      fmt::format("weights {} ({}), {:.2f}B parameters ({:.2f}B active)",
+      fmt::format("weights {} ({}), {} parameters ({} active)",
                   format_bytes(r.weights),
                   p.spec.weights.quantized() ? p.spec.weights.method
                                              : std::string(to_string(p.spec.precision.weights)),
-                  r.params_total / 1e9,
-                  r.params_active / 1e9);
+                  parameter_count(r.params_total),
+                  parameter_count(r.params_active));
   if (p.spec.workload.is_transcription()) {
     line += fmt::format(", KV cache {} per {:g} s window ({}; self- and cross-attention), {} per "
                         "window's encoder pass, {} per output token",
