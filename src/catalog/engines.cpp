@@ -431,7 +431,7 @@ private:
 
   bool known_formats(const std::string& asked_math) {
     return known_format(m_a.weights, Role::weights, "weight") &&
-           known_format(m_a.kv_cache, Role::kv_cache, "KV cache") &&
+           (m_a.kv_cache.empty() || known_format(m_a.kv_cache, Role::kv_cache, "KV cache")) &&
            (asked_math.empty() || known_format(asked_math, Role::math, "math"));
   }
 
@@ -503,6 +503,9 @@ private:
   // The asked format, or the other 16-bit one: bf16 and fp16 take the same bytes.
   bool choose_kv_cache() {
     const std::string asked = m_a.kv_cache;
+    if (asked.empty()) {
+      return true; // a workload without a KV cache: nothing to store
+    }
     const EngineFormatRow* row = kv_row(asked);
     if (row == nullptr && (asked == "bf16" || asked == "fp16")) {
       const std::string other = asked == "bf16" ? "fp16" : "bf16";

@@ -24,11 +24,13 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
     // fp4 math there.
     const DType act = pr.activations;
     const std::string math = element_bits(act) == 4 ? "fp4" : std::string(to_string(act));
+    // A workload that keeps no KV cache (embeddings, image generation) asks nothing of it:
+    // "fp8" as the spec's shorthand names a KV format too, which no encoder stores.
     SupportAnswer a = supports(*S.options.engines,
                                to_string(engine),
                                g,
                                to_string(pr.weights),
-                               to_string(pr.kv_cache),
+                               spec.keeps_kv_cache() ? to_string(pr.kv_cache) : std::string_view(),
                                math);
     return EvaluationCache::EngineAnswer{
         g.generation, engine, pr.weights, pr.kv_cache, act, a.runs(), std::move(a.reason)};

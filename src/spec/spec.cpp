@@ -620,6 +620,23 @@ void read_precision(const FieldReader& root, Spec& spec) {
       }
     }
   }
+  if (m.image && m.image->cnn) {
+    // transformers quantizes nn.Linear layers only (fp8, int8 and the 4-bit schemes alike): a
+    // CNN's convolutions would stay in 16 bits and run at 16-bit rates, whatever the spec says.
+    auto unquantized = p.allow;
+    unquantized.push_back(p.weights);
+    unquantized.push_back(p.activations);
+    for (const DType d : unquantized) {
+      if (element_bits(d) < 16) {
+        root.member("precision")
+            .fail_plain(fmt::format("{} is a CNN, planned in bf16, fp16 or fp32, got {} "
+                                    "(quantization replaces linear layers only: its "
+                                    "convolutions would stay 16-bit)",
+                                    m.family,
+                                    to_string(d)));
+      }
+    }
+  }
   spec.precision = p;
   // How the weights are stored: the checkpoint's own scheme when it matches, else the default
   // scheme for the requested dtype.

@@ -106,7 +106,8 @@ EngineSupport parse_engine_support(const nlohmann::json& json, const std::string
 //   asking fp8 math on an A100 run FP8 Marlin at bf16; bf16 on a T4 runs fp16), with a note.
 // - KV cache: a row for the format on the generation, or, for bf16/fp16, the other 16-bit
 //   format (same bytes per element), with a note. Other formats are never substituted: they
-//   change memory.
+//   change memory. An empty `kv_cache` asks nothing of the KV cache: a workload that keeps none
+//   (an encoder's embeddings, a diffusion pipeline).
 SupportAnswer supports(const EngineSupport& support,
                        std::string_view engine,
                        const Gpu& gpu,

@@ -232,3 +232,19 @@ TEST_CASE("images: a ResNet is planned in images per second", "[plan][images][re
                Catch::Contains("no measured CNN (convolution) image embedding runs"));
   }
 }
+
+// transformers quantizes linear layers only: a ResNet in fp8 or int4 would keep its convolutions
+// in 16 bits (48.8 MiB of weights either way) and run them at 16-bit rates. Refused at
+// /precision rather than planned as if its convolutions ran at fp8 rates.
+TEST_CASE("images: a CNN is planned in 16 or 32 bits only", "[spec][images][resnet]") {
+  const std::string fp8 = "images.json:/precision: resnet is a CNN, planned in bf16, fp16 or "
+                          "fp32, got fp8 (quantization replaces linear layers only: its "
+                          "convolutions would stay 16-bit)";
+  CHECK_THROWS_WITH(images("vision/resnet-50", {{"concurrency", 8}}, "fp8"), fp8);
+  CHECK_THROWS_WITH(
+      images("vision/resnet-50", {{"concurrency", 8}}, {{"weights", "bf16"}, {"allow", {"int4"}}}),
+      Catch::Contains("got int4"));
+  CHECK_THROWS_WITH(images("vision/resnet-50", {{"concurrency", 8}}, {{"activations", "fp8"}}),
+                    Catch::Contains("got fp8"));
+  CHECK(images("vision/resnet-50", {{"concurrency", 8}}, "fp16").precision.weights == DType::fp16);
+}

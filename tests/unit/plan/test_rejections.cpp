@@ -361,3 +361,38 @@ TEST_CASE("compute rate: an fp32 encoder on transformers plans at the FP32 rate,
       make_plan(parse_spec(fixed, "bge.json"), catalog(), constants(), efficiency(), o),
       "B200-SXM-180GB"));
 }
+
+TEST_CASE("engine support: an encoder in fp8 is not refused for a KV cache it does not keep",
+          "[plan][rejections]") {
+  // Defect: "precision": "fp8" names the KV cache format too, and the engine support check asked
+  // for it: BGE-M3 in fp8 on transformers was rejected on every GPU with "transformers has no fp8
+  // KV cache on sm90 (Hopper)", for an encoder that keeps no KV cache.
+  const nlohmann::json body{{"schema_version", 1},
+                            {"name", "bge-fp8"},
+                            {"model", config_path("encoder/bge-m3")},
+                            {"precision", "fp8"},
+                            {"workload",
+                             {{"type", "embedding"},
+                              {"engine", "transformers"},
+                              {"input_tokens", 512},
+                              {"concurrency", 16}}},
+                            {"constraints", {{"gpus", {"L4", "H100-SXM", "A100-SXM-80GB"}}}}};
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  o.engines = &rightsize::test::engines();
+  const Plan p = make_plan(parse_spec(body, "bge.json"), catalog(), constants(), efficiency(), o);
+  REQUIRE(p.feasible());
+  for (const auto& c : p.candidates) {
+    CHECK(c.spec.precision.weights == DType::fp8);
+  }
+  for (const auto& r : p.rejected) {
+    CAPTURE(r.gpu);
+    CHECK_THAT(r.reason, !Catch::Contains("KV cache"));
+  }
+  // The weights still need a kernel: Ampere has none for fp8 on transformers.
+  const Rejection* a100 = rejection_of(p, "A100-SXM-80GB");
+  REQUIRE(a100 != nullptr);
+  CHECK(a100->code == "engine_support");
+  CHECK_THAT(a100->reason, Catch::Contains("kernel for fp8 weights"));
+}
