@@ -705,6 +705,17 @@ const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
                      "it, and vLLM serves it with `vllm serve <model>` "
                      "(/v1/audio/transcriptions)");
   }
+  if (spec.model.encoder_decoder && !spec.workload.is_transcription()) {
+    // T5 is planned on transformers only (docs/spec.md "Text-to-text generation"), which
+    // data/deploy.json has no server recipe for; whatever --engine says.
+    throw InputError(spec.file + ":/workload/engine",
+                     fmt::format("rightsize deploy has no text-to-text recipe for {}: it is "
+                                 "planned on transformers, a library with no server recipe "
+                                 "(vLLM and SGLang do not run T5, and TensorRT-LLM's "
+                                 "encoder-decoder runtime is not modelled); `rightsize plan` "
+                                 "sizes it",
+                                 spec.model.family));
+  }
   const std::string engine = engine_key(spec.workload.inference.engine);
   const auto it = data.engines.find(engine);
   if (it == data.engines.end()) {

@@ -260,9 +260,22 @@ Bytes engine_activation_peak(const Spec& spec,
   // Tokens in one forward pass: the engine's prefill chunk, or (transformers) the whole batch.
   double tokens = 0;
   double sequences = 0;
+  double scores = 0;
   if (inf.engine == Engine::transformers) {
     tokens = static_cast<double>(batch * inf.prompt_tokens());
     sequences = static_cast<double>(batch);
+    if (m.encoder_decoder && m.mel_bins == 0) {
+      // T5 (docs/model.md "Text-to-text workloads"): generate() first runs the encoder over the
+      // whole batch's inputs, and T5Attention is eager (no fused kernel takes its relative
+      // position bias): each layer holds its scores in the activations' dtype, the position
+      // bias broadcast to the same shape (kept across layers), and softmax's fp32 input and
+      // output (transformers modeling_t5.py: scores += position_bias_masked;
+      // softmax(scores.float()).type_as(scores)).
+      const auto positions = static_cast<double>(m.encoder_positions);
+      tokens = static_cast<double>(batch) * positions;
+      scores = static_cast<double>(batch) * static_cast<double>(m.heads) / t * positions *
+               positions * (2.0 * bytes + 2.0 * 4.0);
+    }
   } else {
     tokens = static_cast<double>(batched_tokens(spec, c));
     sequences = std::min(c.get(Constant::max_num_seqs), tokens);
@@ -286,7 +299,7 @@ Bytes engine_activation_peak(const Spec& spec,
   // workload pools the hidden states instead.
   const double logits =
       spec.workload.one_pass() ? 0.0 : sequences * static_cast<double>(m.vocab) * 4.0 * 2.0;
-  return Bytes(tokens * per_token + logits);
+  return Bytes(tokens * per_token + logits + scores);
 }
 
 } // namespace

@@ -294,9 +294,12 @@ Flops encoder_window_flops(const ModelArch& m) {
   const auto h = static_cast<double>(m.hidden);
   const auto positions = static_cast<double>(m.encoder_positions);
   const double frames = 2.0 * positions; // the second convolution has stride 2
-  // Width-3 convolutions: mel -> h over every frame, h -> h over every other frame.
+  // Whisper's width-3 convolutions: mel -> h over every frame, h -> h over every other frame.
+  // T5 reads tokens: none.
   const double conv =
-      2.0 * (static_cast<double>(m.mel_bins) * h * 3.0 * frames + h * h * 3.0 * positions);
+      m.mel_bins > 0
+          ? 2.0 * (static_cast<double>(m.mel_bins) * h * 3.0 * frames + h * h * 3.0 * positions)
+          : 0.0;
   const double stack = 2.0 * stack_layer_params(m) * static_cast<double>(m.layers) * positions;
   const double attention =
       attention_flops_per_pair(m) * positions * positions * static_cast<double>(m.layers);
@@ -782,7 +785,11 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   r.tpot = tpot;
   r.requests_per_s = rate;
   r.output_tokens_per_s = rate * osl;
-  r.prefill_tokens_per_s = rate * isl;
+  const ModelArch& m = steps.spec->model;
+  // A text-to-text request's prompt is what its encoder reads (its decoder's is the start token).
+  r.prefill_tokens_per_s =
+      rate *
+      (m.encoder_decoder && !inf.transcription ? static_cast<double>(m.encoder_positions) : isl);
   if (inf.transcription) {
     // A request's windows are transcribed one after another, each an encoder pass and a decode
     // (vLLM's speech-to-text endpoint iterates its chunks in order; docs/model.md,

@@ -111,6 +111,11 @@ const char* unmeasured_workload(const Spec& spec) {
   if (spec.workload.is_transcription()) {
     return "transcription";
   }
+  if (spec.model.encoder_decoder) {
+    // T5-family generation: an encoder pass and a decode with cross-attention, unlike the
+    // decoder-only runs the efficiencies were fitted on (docs/model.md "Text-to-text workloads").
+    return "text-to-text (encoder-decoder)";
+  }
   return nullptr;
 }
 

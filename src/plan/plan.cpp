@@ -206,8 +206,9 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
     // Per output token at the average context; an embedding workload, per token embedded (the
     // attention span of prefill_step_time: all of the sequence, or half of it when causal).
     const auto prompt = static_cast<double>(inf.prompt_tokens());
-    if (spec.workload.is_transcription()) {
-      // Per output token at the average context; the encoder pass per window is apart.
+    if (spec.model.encoder_decoder) {
+      // Per output token at the average context; the encoder pass per window (a transcription)
+      // or per request (text to text, whose input is the encoder's) is apart.
       r.flops_per_token =
           decoder_token_flops(spec.model, prompt + static_cast<double>(inf.output_tokens) / 2.0);
       r.encoder_flops_per_window = encoder_window_flops(spec.model);

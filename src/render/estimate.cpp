@@ -636,13 +636,16 @@ std::string workload_line(const EstimateReport& r) {
         s.model.encoder_only ? std::string()
                              : fmt::format(", KV cache {}", to_string(s.precision.kv_cache)));
   }
-  return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}",
-                     to_string(i.engine),
-                     i.describe_input(),
-                     i.output_tokens,
-                     s.weights.quantized() ? s.weights.method
-                                           : std::string(to_string(s.precision.weights)),
-                     to_string(s.precision.kv_cache));
+  // A text-to-text model's input is what its encoder reads (its decoder starts from one token).
+  return fmt::format(
+      "{} on {}, {} + {} out tokens, weights {}, KV cache {}",
+      s.model.encoder_decoder ? "text-to-text generation" : "inference",
+      to_string(i.engine),
+      s.model.encoder_decoder ? fmt::format("{} in (encoder)", s.model.encoder_positions)
+                              : i.describe_input(),
+      i.output_tokens,
+      s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
+      to_string(s.precision.kv_cache));
 }
 
 // "8b: llama on 2 x H100 (tp 2, pp 1, dp 1, ep 1)", or with replicas "on 8 x H100: 4 replicas
@@ -930,7 +933,15 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        m.max_batch,
                        format_bytes(m.kv_per_sequence),
                        format_bytes(m.kv_per_token));
-    out << fmt::format("longest single sequence that fits: {} tokens\n", m.max_context);
+    if (r.spec.model.encoder_decoder) {
+      // Text to text: the input is the encoder's, held as cross-attention state beside the
+      // decoder's own tokens.
+      out << fmt::format("longest decode that fits after the {}-token input: {} decoder tokens\n",
+                         r.spec.model.encoder_positions,
+                         m.max_context);
+    } else {
+      out << fmt::format("longest single sequence that fits: {} tokens\n", m.max_context);
+    }
   }
   if (!r.inference || r.inference->concurrency <= 0) {
     return;

@@ -77,8 +77,8 @@ void render_model_table(const Spec& spec, std::ostream& out) {
               "decoder generates the transcript with cross-attention to it (planned as a "
               "transcription workload)"
             : "encoder-decoder: a bidirectional encoder reads the input once, a decoder generates "
-              "with cross-attention to it (translation and summarization workloads are not "
-              "planned yet)");
+              "with cross-attention to it (planned as text-to-text generation on "
+              "transformers)");
   }
   if (m.mel_bins > 0) {
     row("audio input",

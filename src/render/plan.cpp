@@ -265,9 +265,13 @@ std::string workload_line(const Spec& s) {
                        i.concurrency ? fmt::format("{} concurrent sequences", *i.concurrency)
                                      : std::string("offline (largest batch)"));
   }
-  return fmt::format("inference on {}, {} + {} out tokens, {}",
+  // A text-to-text model's input is what its encoder reads (its decoder starts from one token).
+  return fmt::format("{} on {}, {} + {} out tokens, {}",
+                     s.model.encoder_decoder ? "text-to-text generation" : "inference",
                      to_string(i.engine),
-                     i.describe_input(),
+                     s.model.encoder_decoder
+                         ? fmt::format("{} in (encoder)", s.model.encoder_positions)
+                         : i.describe_input(),
                      i.output_tokens,
                      i.concurrency ? fmt::format("{} concurrent requests", *i.concurrency)
                                    : std::string("offline (largest batch)"));
@@ -354,6 +358,16 @@ std::string requirements_line(const Plan& p) {
                         "window's encoder pass, {} per output token",
                         format_bytes(r.kv_per_request),
                         p.spec.workload.inference.transcription->window_seconds,
+                        to_string(p.spec.precision.kv_cache),
+                        format_flops(r.encoder_flops_per_window),
+                        format_flops(r.flops_per_token));
+    return line;
+  }
+  if (p.spec.model.encoder_decoder) {
+    // Text to text: the request's input is the encoder's, read once (docs/model.md).
+    line += fmt::format(", KV cache {} per request ({}; self- and cross-attention), {} per "
+                        "request's encoder pass, {} per output token",
+                        format_bytes(r.kv_per_request),
                         to_string(p.spec.precision.kv_cache),
                         format_flops(r.encoder_flops_per_window),
                         format_flops(r.flops_per_token));
@@ -519,6 +533,9 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   if (plan.spec.workload.is_transcription()) {
     // Per window: its encoder pass, and its KV cache (kv_cache_per_request_bytes is per window).
     w.member("encoder_flops_per_window", r.encoder_flops_per_window.si());
+  } else if (plan.spec.model.encoder_decoder) {
+    // Text to text: the encoder pass over one request's input.
+    w.member("encoder_flops_per_request", r.encoder_flops_per_window.si());
   }
   w.member("flops_per_token", r.flops_per_token.si())
       .member("kv_cache_per_request_bytes", r.kv_per_request.si())

@@ -1258,6 +1258,101 @@ void read_transcription(Spec& spec, const std::optional<FieldReader>& workload) 
   }
   w.transcription = a;
 }
+
+// A text-to-text workload (T5, mT5, UMT5: translation, summarization): the generation workload
+// as a request sees it (input_tokens in, output_tokens out), mapped onto the sequences the serving
+// machinery runs as a Whisper window is (docs/spec.md "Text-to-text generation"): the input is
+// what the encoder reads, once per request (encoder_positions of the spec's model), and the
+// decoder's prompt is its one start token (decoder_start_token_id, T5's pad token), after which
+// it decodes output_tokens. T5's relative position buckets set no length limit; its
+// pre-training read 512 tokens (Raffel et al. 2020, section 3.1.2), past which a warning says
+// the quality is unmeasured.
+constexpr long long k_decoder_start_tokens = 1;
+constexpr long long k_text_to_text_input = 512;  // T5's pre-training input length
+constexpr long long k_text_to_text_output = 128; // about 100 words: a summary's length
+constexpr long long k_pretrained_input = 512;
+
+bool plans_text_to_text(const ModelArch& m) {
+  return m.encoder_decoder && !plans_transcription(m);
+}
+
+// The engines that run T5 today (sources checked 2026-11; docs/spec.md "Text-to-text
+// generation"): transformers. Why each other one is refused.
+std::string text_to_text_engine_refusal(const ModelArch& m, Engine e) {
+  const char* why = "";
+  switch (e) {
+  case Engine::vllm:
+    why = "vLLM has no T5 model: its registry lists no T5ForConditionalGeneration and dropped "
+          "every encoder-decoder but Whisper with its V0 engine "
+          "(vllm/model_executor/models/registry.py)";
+    break;
+  case Engine::sglang:
+    why = "SGLang has no T5 model (python/sglang/srt/models)";
+    break;
+  case Engine::tensorrt_llm:
+    why = "TensorRT-LLM runs T5 as separate encoder and decoder engines, splitting its KV cache "
+          "between self- and cross-attention by cross_kv_cache_fraction (0.5 by default), "
+          "which rightsize does not model";
+    break;
+  case Engine::transformers:
+    return {};
+  }
+  return fmt::format(
+      "rightsize plans {} text-to-text generation on transformers only ({})", m.family, why);
+}
+
+void read_text_to_text(Spec& spec, const std::optional<FieldReader>& workload) {
+  auto& w = spec.workload.inference;
+  w.input_tokens = k_text_to_text_input;
+  w.output_tokens = k_text_to_text_output;
+  w.engine = Engine::transformers;
+  bool input_given = false;
+  bool output_given = false;
+  bool engine_given = false;
+  if (workload) {
+    const FieldReader& r = *workload;
+    for (const char* key : {"images_per_request", "image_width", "image_height"}) {
+      if (r.has(key)) {
+        r.member(key).fail_plain(
+            fmt::format("{} reads text: a text-to-text workload has no images", spec.model.family));
+      }
+    }
+    read_inference(r, w);
+    const std::string refusal = text_to_text_engine_refusal(spec.model, w.engine);
+    if (!refusal.empty()) {
+      r.member("engine").fail(refusal);
+    }
+    input_given = r.has("input_tokens");
+    output_given = r.has("output_tokens");
+    engine_given = r.has("engine");
+  }
+  if (!input_given) {
+    spec.defaults.push_back(fmt::format("workload.input_tokens = {} (default for a text-to-text "
+                                        "model: T5's pre-training input length)",
+                                        w.input_tokens));
+  }
+  if (!output_given) {
+    spec.defaults.push_back(fmt::format("workload.output_tokens = {} (default for a text-to-text "
+                                        "model: a summary of about 100 words)",
+                                        w.output_tokens));
+  }
+  if (!engine_given) {
+    spec.defaults.push_back(fmt::format("workload.engine = transformers (default for {}: vLLM "
+                                        "and SGLang do not run T5)",
+                                        spec.model.family));
+  }
+  if (w.input_tokens > k_pretrained_input) {
+    spec.warnings.push_back(fmt::format(
+        "{} input tokens: T5 was pre-trained on {}-token inputs and its relative position "
+        "buckets set no limit; memory and time are planned, quality past {} is unmeasured",
+        w.input_tokens,
+        k_pretrained_input,
+        k_pretrained_input));
+  }
+  // The encoder reads the input; the decoder starts from its start token.
+  spec.model.encoder_positions = w.input_tokens;
+  w.input_tokens = k_decoder_start_tokens;
+}
 } // namespace
 
 std::string InferenceWorkload::describe_input() const {
@@ -1274,9 +1369,9 @@ std::string InferenceWorkload::describe_input() const {
 namespace {
 
 // An encoder-only model is planned as an embedding workload only: it does not generate, and
-// training is derived for decoders. An encoder-decoder has no workload rightsize plans: its
-// encoder pass, cross-attention and the encoder's output kept per sequence are not modelled.
-// An image encoder, likewise, is planned as an embedding workload of images.
+// training is derived for decoders. A text-to-text encoder-decoder (T5) is planned as
+// generation only, Whisper as transcription only. An image encoder, likewise, is planned as an
+// embedding workload of images.
 std::string encoder_refusal(const ModelArch& m) {
   if (plans_transcription(m)) {
     return fmt::format("{} is a speech-recognition model: plan it as a transcription workload "
@@ -1290,10 +1385,10 @@ std::string encoder_refusal(const ModelArch& m) {
                        m.family);
   }
   if (m.encoder_decoder) {
-    return fmt::format("{} is an encoder-decoder model (translation, summarization, "
-                       "transcription): rightsize plans transcription for Whisper only, not "
-                       "text-to-text encoder-decoder workloads yet; `rightsize model` reads its "
-                       "parameters and weights",
+    return fmt::format("{} is a text-to-text encoder-decoder model (translation, summarization): "
+                       "rightsize plans its generation (\"type\": \"inference\"), not its "
+                       "training, which is not modelled (the encoder's and cross-attention's "
+                       "activations and FLOPs)",
                        m.family);
   }
   return fmt::format("{} is an encoder-only model (embeddings, reranking, classification): it "
@@ -1343,13 +1438,15 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
       spec.defaults.push_back("input is a bare config.json of a speech-recognition model: "
                               "transcription workload with defaults");
       read_transcription(spec, std::nullopt);
-    } else if (spec.model.encoder_decoder) {
-      if (use == SpecUse::plan) {
-        root.member(json.contains("model_type") ? "model_type" : "architectures")
-            .fail_plain(encoder_refusal(spec.model));
-      }
+    } else if (spec.model.encoder_decoder && use == SpecUse::describe) {
+      // `rightsize model` describes the checkpoint: no input length to read into the encoder.
       spec.defaults.push_back("input is a bare config.json of an encoder-decoder model: no "
                               "workload");
+    } else if (spec.model.encoder_decoder) {
+      spec.workload.type = WorkloadType::inference;
+      spec.defaults.push_back("input is a bare config.json of a text-to-text encoder-decoder "
+                              "model: generation workload with defaults");
+      read_text_to_text(spec, std::nullopt);
     } else if (spec.model.encoder_only) {
       spec.workload.type = WorkloadType::embedding;
       spec.defaults.push_back(spec.model.image ? "input is a bare config.json of an image "
@@ -1364,9 +1461,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
       read_images(spec, std::nullopt);
       fit_inference_lengths(spec, std::nullopt);
     }
-    if (plans_transcription(spec.model) || !spec.model.encoder_decoder) {
-      spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
-    }
+    spec.defaults.push_back("workload.concurrency absent: offline, the largest batch that fits");
     if (!spec.model.encoder_decoder && !spec.model.image) {
       spec.defaults.push_back("workload.engine = vllm (default)");
     }
@@ -1413,9 +1508,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
   note_assumed_context(spec);
   const auto w = root.optional_object("workload");
   const bool transcribes = plans_transcription(spec.model);
-  if (spec.model.encoder_decoder && !transcribes && (w || use == SpecUse::plan)) {
-    (w ? w->member("type") : model_field).fail_plain(encoder_refusal(spec.model));
-  }
+  const bool text_to_text = plans_text_to_text(spec.model);
   if (w) {
     spec.workload.type =
         w->choice<WorkloadType>("type",
@@ -1444,6 +1537,9 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
           spec.model.family,
           spec.model.encoder_decoder ? " (a text-to-text encoder-decoder)" : ""));
     }
+    if (text_to_text && spec.workload.type != WorkloadType::inference) {
+      w->member("type").fail_plain(encoder_refusal(spec.model));
+    }
   } else if (spec.model.diffusion) {
     spec.workload.type = WorkloadType::image_generation;
     spec.defaults.push_back("workload absent: image generation with defaults (a diffusers "
@@ -1468,6 +1564,8 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     read_embedding(spec, w);
   } else if (spec.workload.is_transcription()) {
     read_transcription(spec, w);
+  } else if (text_to_text) {
+    read_text_to_text(spec, w);
   } else if (spec.workload.type == WorkloadType::inference) {
     if (w) {
       read_inference(*w, spec.workload.inference);

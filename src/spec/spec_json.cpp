@@ -67,7 +67,8 @@ nlohmann::json workload_to_json(const Spec& spec) {
     j["targets"] = t;
   } else if (w.type == WorkloadType::inference) {
     const auto& i = w.inference;
-    j["input_tokens"] = i.input_tokens;
+    // A text-to-text model's input is what its encoder reads; its decoder starts from one token.
+    j["input_tokens"] = spec.model.encoder_decoder ? spec.model.encoder_positions : i.input_tokens;
     j["output_tokens"] = i.output_tokens;
     j["concurrency"] = i.concurrency ? nlohmann::json(*i.concurrency) : nlohmann::json(nullptr);
     j["engine"] = std::string(to_string(i.engine));

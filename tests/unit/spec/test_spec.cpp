@@ -415,22 +415,73 @@ TEST_CASE("spec: an embedding workload refuses what it does not have", "[spec][e
              Catch::StartsWith(":/workload/targets/sequences_per_s: "));
 }
 
-// Issue 16: T5 is read, not planned; Whisper is planned as a transcription workload only.
-TEST_CASE("spec: encoder-decoder models: T5 described, Whisper transcribed", "[spec]") {
+// Issue 16: T5 is planned as text-to-text generation (until 2026-11-28 it was refused with
+// "not planned yet"); Whisper is planned as a transcription workload only.
+TEST_CASE("spec: encoder-decoder models: T5 generates, Whisper transcribes", "[spec]") {
   const std::string t5_refusal =
-      "t5 is an encoder-decoder model (translation, summarization, transcription): rightsize "
-      "plans transcription for Whisper only, not text-to-text encoder-decoder workloads yet; "
-      "`rightsize model` reads its parameters and weights";
+      "t5 is a text-to-text encoder-decoder model (translation, summarization): rightsize plans "
+      "its generation (\"type\": \"inference\"), not its training, which is not modelled (the "
+      "encoder's and cross-attention's activations and FLOPs)";
   const std::string flan = config_path("encdec/flan-t5-base");
-  CHECK_THROWS_WITH(load_spec(flan), flan + ":/model_type: " + t5_refusal);
+  // A bare config.json: generation on transformers with T5's default lengths.
+  const Spec t5 = load_spec(flan);
+  CHECK(t5.workload.type == WorkloadType::inference);
+  CHECK(t5.workload.inference.engine == Engine::transformers);
+  CHECK(t5.model.encoder_positions == 512);
+  CHECK(t5.workload.inference.input_tokens == 1);
+  CHECK(t5.workload.inference.output_tokens == 128);
+  CHECK(t5.defaults.front() == "input is a bare config.json of a text-to-text encoder-decoder "
+                               "model: generation workload with defaults");
+  CHECK(t5.warnings.empty());
   const Spec described = load_spec(flan, SpecUse::describe);
   CHECK(described.model.params_total == 247'577'856);
+  CHECK(described.model.encoder_positions == 0);
   CHECK(described.defaults.front() ==
         "input is a bare config.json of an encoder-decoder model: no workload");
   ScratchDir dir;
-  const auto t5_transcribing = dir.write(
-      "t5.json", R"({"model": ")" + flan + R"(", "workload": {"type": "transcription"}})");
-  CHECK_THROWS_WITH(load_spec(t5_transcribing), t5_transcribing + ":/workload/type: " + t5_refusal);
+  const auto spec = [&](const std::string& workload) {
+    return dir.write("t5.json", R"({"model": ")" + flan + R"(", "workload": )" + workload + "}");
+  };
+  // Training, fine-tuning and the other workloads: one line at /workload/type.
+  for (const char* type : {"training", "finetune", "embedding"}) {
+    const auto file = spec(fmt::format(R"({{"type": "{}"}})", type));
+    CHECK_THROWS_WITH(load_spec(file), file + ":/workload/type: " + t5_refusal);
+  }
+  const auto transcribing = spec(R"({"type": "transcription"})");
+  CHECK_THROWS_WITH(load_spec(transcribing),
+                    transcribing + ":/workload/type: a transcription workload needs a "
+                                   "speech-recognition model (Whisper), got t5 (a text-to-text "
+                                   "encoder-decoder)");
+  // Engines that do not run T5: one line each, naming the engine and why.
+  const auto vllm = spec(R"({"type": "inference", "engine": "vllm"})");
+  CHECK_THROWS_WITH(load_spec(vllm),
+                    vllm + ":/workload/engine: rightsize plans t5 text-to-text generation on "
+                           "transformers only (vLLM has no T5 model: its registry lists no "
+                           "T5ForConditionalGeneration and dropped every encoder-decoder but "
+                           "Whisper with its V0 engine (vllm/model_executor/models/registry.py)), "
+                           "got \"vllm\"");
+  const auto sglang = spec(R"({"type": "inference", "engine": "sglang"})");
+  CHECK_THROWS_WITH(load_spec(sglang),
+                    Catch::Contains(":/workload/engine: rightsize plans t5 text-to-text "
+                                    "generation on transformers only (SGLang has no T5 model"));
+  const auto trt = spec(R"({"type": "inference", "engine": "tensorrt-llm"})");
+  CHECK_THROWS_WITH(load_spec(trt), Catch::Contains("cross_kv_cache_fraction"));
+  const auto images = spec(R"({"type": "inference", "images_per_request": 1})");
+  CHECK_THROWS_WITH(load_spec(images),
+                    images + ":/workload/images_per_request: t5 reads text: a text-to-text "
+                             "workload has no images");
+  // Given lengths: the input is the encoder's; past T5's 512 pre-training tokens, a warning.
+  const Spec long_input = load_spec(spec(
+      R"({"type": "inference", "input_tokens": 2048, "output_tokens": 64, "concurrency": 8})"));
+  CHECK(long_input.model.encoder_positions == 2048);
+  CHECK(long_input.workload.inference.output_tokens == 64);
+  CHECK(long_input.workload.inference.concurrency == 8);
+  REQUIRE(long_input.warnings.size() == 1);
+  CHECK_THAT(long_input.warnings.front(),
+             Catch::StartsWith("2048 input tokens: T5 was pre-trained on 512-token inputs"));
+  // A spec without a workload: generation with T5's defaults.
+  const auto no_workload = dir.write("b.json", R"({"model": ")" + flan + R"("})");
+  CHECK(load_spec(no_workload).model.encoder_positions == 512);
 
   // A bare Whisper config.json: a transcription workload with defaults.
   const std::string whisper = config_path("encdec/whisper-tiny");
