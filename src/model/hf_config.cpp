@@ -68,11 +68,11 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
         "minimax",
         "plamo2"}},
       {"a vision-language model: its vision tower and image tokens are not modelled",
-       {"llava_next",      "llava_next_video", "llava_onevision", "qwen3_vl",    "qwen3_vl_moe",
-        "mllama",          "idefics2",         "idefics3",        "paligemma",   "mistral3",
-        "pixtral",         "internvl",         "internvl_chat",   "smolvlm",     "phi3_v",
-        "phi4_multimodal", "kimi_vl",          "deepseek_vl_v2",  "molmo",       "aria",
-        "llama4",          "gemma3n",          "blip-2",          "instructblip"}},
+       {"llava_next_video", "llava_onevision", "qwen3_vl",    "qwen3_vl_moe", "mllama",
+        "idefics2",         "idefics3",        "paligemma",   "mistral3",     "pixtral",
+        "internvl",         "internvl_chat",   "smolvlm",     "phi3_v",       "phi4_multimodal",
+        "kimi_vl",          "deepseek_vl_v2",  "molmo",       "aria",         "llama4",
+        "gemma3n",          "blip-2",          "instructblip"}},
       {"an encoder-only model of a family rightsize does not read (it reads bert, roberta, "
        "xlm-roberta, camembert, distilbert and modernbert)",
        {"xlm-roberta-xl",
@@ -791,6 +791,62 @@ VisionTower read_clip(const FieldReader& top, long long text_hidden) {
   return t;
 }
 
+// LlavaNextConfig's default image_grid_pinpoints, {height, width}
+// (transformers/models/llava_next/configuration_llava_next.py).
+const std::vector<std::pair<long long, long long>>& llava_next_default_pinpoints() {
+  static const std::vector<std::pair<long long, long long>> pinpoints{
+      {336, 672}, {672, 336}, {672, 672}, {1008, 336}, {336, 1008}};
+  return pinpoints;
+}
+
+// Llava-NeXT (LlavaNextModel, transformers/models/llava_next/modeling_llava_next.py): Llava 1.5's
+// CLIP tower and projector, plus image_newline (one vector of the text width, appended after each
+// row of an image's tiles), and "anyres" images: resized to the best of image_grid_pinpoints, cut
+// into image_size tiles, the whole image one more tile (VisionTower::tokens). The unpadding of
+// pack_image_features lays out 24 x 24 patches per tile, so the class token must be dropped
+// (vision_feature_select_strategy "default", as every published config has it).
+VisionTower read_llava_next_vision(const FieldReader& top, long long text_hidden) {
+  if (top.has("vision_feature_select_strategy") &&
+      top.string("vision_feature_select_strategy") != "default") {
+    top.member("vision_feature_select_strategy")
+        .fail("must be \"default\": Llava-NeXT lays each tile's patches out without the class "
+              "token");
+  }
+  if (top.has("vision_feature_layer") && !top.member("vision_feature_layer").json().is_number()) {
+    top.member("vision_feature_layer")
+        .fail("must be one layer: a projector over several layers is not modelled");
+  }
+  VisionTower t = read_clip(top, text_hidden);
+  // The tokens depend on the image's size; image_newline is one more vector of the text width.
+  t.tokens_per_image = 0;
+  t.params += static_cast<double>(text_hidden);
+  if (!top.has("image_grid_pinpoints")) {
+    t.grid_pinpoints = llava_next_default_pinpoints();
+    return t;
+  }
+  const std::vector<FieldReader> list = top.array("image_grid_pinpoints");
+  if (list.empty()) {
+    top.member("image_grid_pinpoints").fail_plain("must list at least one [height, width] pair");
+  }
+  for (const FieldReader& pair : list) {
+    if (!pair.json().is_array() || pair.json().size() != 2) {
+      pair.fail("must be a [height, width] pair");
+    }
+    const std::vector<FieldReader> sides = pair.elements();
+    const long long ph = sides[0].as_integer(Range::positive(k_max_width));
+    const long long pw = sides[1].as_integer(Range::positive(k_max_width));
+    if (ph % t.image_size != 0 || pw % t.image_size != 0) {
+      pair.fail_plain(
+          fmt::format("must be multiples of the vision tower's image_size ({}), got [{}, {}]",
+                      t.image_size,
+                      ph,
+                      pw));
+    }
+    t.grid_pinpoints.emplace_back(ph, pw);
+  }
+  return t;
+}
+
 // A dual encoder's text tower (CLIPTextTransformer, SiglipTextTransformer): token and learned
 // position embeddings, pre-norm blocks like the vision tower's, a final LayerNorm. Missing fields
 // take the configuration class's defaults, recorded as assumed.
@@ -1203,24 +1259,49 @@ void read_resnet(const FieldReader& top, ModelArch& m) {
   m.image = std::move(e);
 }
 
-// Llava's text_config often names only what differs from LlamaConfig (llava-1.5-7b-hf gives
-// vocab_size and max_position_embeddings): the rest takes LlamaConfig's defaults, which is what
-// transformers builds. Returns the completed config; `assumed` lists the keys filled in.
-nlohmann::json llava_text_config(const FieldReader& top, std::vector<std::string>& assumed) {
+// Llava's text_config often names only what differs from its configuration class (llava-1.5-7b-hf
+// gives vocab_size and max_position_embeddings of a LlamaConfig; llava-v1.6-mistral-7b-hf the
+// intermediate_size, kv heads and vocabulary of a MistralConfig): the rest takes the class's
+// defaults, which is what transformers builds. Llava 1.5 is read with Llama, Llava-NeXT with Llama
+// or Mistral (LlavaNextConfig's default text_config is Llama's). Returns the completed config;
+// `assumed` lists the keys filled in and `config_class` names the class they came from.
+nlohmann::json llava_text_config(const FieldReader& top,
+                                 const std::string& family,
+                                 std::vector<std::string>& assumed,
+                                 std::string& config_class) {
   const FieldReader t = top.object("text_config");
-  if (t.has("model_type") && t.string("model_type") != "llama") {
+  const std::string text_type = t.has("model_type") ? t.string("model_type") : "llama";
+  const bool next = family == "llava_next";
+  if (text_type != "llama" && !(next && text_type == "mistral")) {
     t.member("model_type")
-        .fail(fmt::format("architecture not supported: llava with a {} language model (rightsize "
-                          "reads llava with llama); supported: rightsize model --list",
-                          t.string("model_type")));
+        .fail(fmt::format("architecture not supported: {} with a {} language model (rightsize "
+                          "reads {}); supported: rightsize model --list",
+                          family,
+                          text_type,
+                          next ? "llava_next with llama or mistral" : "llava with llama"));
   }
-  // LlamaConfig.__init__ defaults (transformers/models/llama/configuration_llama.py).
-  nlohmann::json full{{"hidden_size", 4096},
-                      {"intermediate_size", 11008},
-                      {"num_hidden_layers", 32},
-                      {"num_attention_heads", 32},
-                      {"vocab_size", 32000},
-                      {"max_position_embeddings", 2048}};
+  nlohmann::json full;
+  if (text_type == "mistral") {
+    // MistralConfig.__init__ defaults (transformers/models/mistral/configuration_mistral.py).
+    config_class = "MistralConfig";
+    full = {{"hidden_size", 4096},
+            {"intermediate_size", 14336},
+            {"num_hidden_layers", 32},
+            {"num_attention_heads", 32},
+            {"num_key_value_heads", 8},
+            {"vocab_size", 32000},
+            {"max_position_embeddings", 131072},
+            {"sliding_window", 4096}};
+  } else {
+    // LlamaConfig.__init__ defaults (transformers/models/llama/configuration_llama.py).
+    config_class = "LlamaConfig";
+    full = {{"hidden_size", 4096},
+            {"intermediate_size", 11008},
+            {"num_hidden_layers", 32},
+            {"num_attention_heads", 32},
+            {"vocab_size", 32000},
+            {"max_position_embeddings", 2048}};
+  }
   for (auto it = full.begin(); it != full.end(); ++it) {
     if (!t.has(it.key())) {
       assumed.push_back(it.key());
@@ -1874,6 +1955,10 @@ const std::vector<SupportedFamily>& supported_families() {
        "Llava 1.5 (CLIP vision tower counted; Llama under text_config)",
        2048,
        "LlamaConfig"},
+      {"llava_next",
+       "Llava-NeXT / 1.6 (CLIP tower counted; anyres image tokens; Llama or Mistral text)",
+       2048,
+       "LlamaConfig"},
       {"qwen2_5_vl",
        "Qwen2.5-VL (vision tower counted; images per request)",
        32768,
@@ -1965,9 +2050,10 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
 
   std::optional<FieldReader> text = find_text_config(top);
   nlohmann::json llava_text;        // outlives the readers below
-  std::vector<std::string> assumed; // text_config keys LlamaConfig's defaults filled in
-  if (m.family == "llava") {
-    llava_text = llava_text_config(top, assumed);
+  std::vector<std::string> assumed; // text_config keys the text class's defaults filled in
+  std::string text_class;           // that class
+  if (family_is(m.family, {"llava", "llava_next"})) {
+    llava_text = llava_text_config(top, m.family, assumed, text_class);
     text.emplace(llava_text, file, pointer + "/text_config");
   }
   const FieldReader& r = text ? *text : top;
@@ -2015,16 +2101,19 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
       m.vision = read_siglip(top, m.hidden);
     } else if (m.family == "llava") {
       m.vision = read_clip(top, m.hidden);
+    } else if (m.family == "llava_next") {
+      m.vision = read_llava_next_vision(top, m.hidden);
     } else if (family_is(m.family, {"qwen2_vl", "qwen2_5_vl"})) {
       m.vision = read_qwen_vision(top, m.family, m.hidden);
     }
   }
 
-  // What the completed text_config supplied is LlamaConfig's default, not a field of the file.
+  // What the completed text_config supplied is its class's default, not a field of the file.
   for (auto& [label, where] : m.provenance) {
     for (const auto& key : assumed) {
       if (where == r.where(key)) {
-        where = fmt::format("assumed: LlamaConfig's default {} = {} (text_config omits it)",
+        where = fmt::format("assumed: {}'s default {} = {} (text_config omits it)",
+                            text_class,
                             key,
                             llava_text[key].dump());
       }

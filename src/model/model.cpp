@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace rightsize {
 
@@ -24,9 +25,39 @@ Bytes WeightBytes::total() const {
          vision + other + text_tower + diffusion;
 }
 
+// transformers' select_best_resolution (image_processing_utils.py), in the same double
+// arithmetic: each pinpoint scales the image to fit; the most of the image's own pixels kept wins,
+// then the fewest pixels of padding.
+std::pair<long long, long long> VisionTower::anyres_resolution(long long width,
+                                                               long long height) const {
+  std::pair<long long, long long> best{0, 0};
+  long long max_effective = 0;
+  auto min_wasted = std::numeric_limits<long long>::max();
+  const auto w0 = static_cast<double>(width);
+  const auto h0 = static_cast<double>(height);
+  for (const auto& [h, w] : grid_pinpoints) {
+    const double scale = std::min(static_cast<double>(w) / w0, static_cast<double>(h) / h0);
+    const auto scaled_w = static_cast<long long>(w0 * scale);
+    const auto scaled_h = static_cast<long long>(h0 * scale);
+    const long long effective = std::min(scaled_w * scaled_h, width * height);
+    const long long wasted = w * h - effective;
+    if (effective > max_effective || (effective == max_effective && wasted < min_wasted)) {
+      best = {h, w};
+      max_effective = effective;
+      min_wasted = wasted;
+    }
+  }
+  return best;
+}
+
 long long VisionTower::patches(long long width, long long height) const {
   if (image_size > 0) {
     const long long side = image_size / patch;
+    if (!grid_pinpoints.empty()) {
+      // The tiles of the chosen resolution and the whole image, each image_size square.
+      const auto [h, w] = anyres_resolution(width, height);
+      return ((h / image_size) * (w / image_size) + 1) * side * side;
+    }
     return side * side;
   }
   // Qwen2-VL's processor resizes each side to a multiple of patch x merge (smart_resize).
@@ -37,7 +68,26 @@ long long VisionTower::patches(long long width, long long height) const {
   return sides(width) * sides(height);
 }
 
+// Llava-NeXT (transformers' LlavaNextProcessor._get_number_of_features and
+// _get_unpadded_features, models/llava_next/processing_llava_next.py): the tiles' patches laid
+// out as one grid, the rows or columns of padding the resize added cut off, one image_newline
+// token after each remaining row, and the whole image's patches.
 long long VisionTower::tokens(long long width, long long height) const {
+  if (!grid_pinpoints.empty() && image_size > 0) {
+    const long long side = image_size / patch;
+    const auto [best_h, best_w] = anyres_resolution(width, height);
+    long long rows = side * (best_h / image_size);
+    long long cols = side * (best_w / image_size);
+    // width / height > cols / rows, compared exactly.
+    if (width * rows > cols * height) {
+      const long long kept = height * cols / width;
+      rows -= 2 * ((rows - kept) / 2);
+    } else {
+      const long long kept = width * rows / height;
+      cols -= 2 * ((cols - kept) / 2);
+    }
+    return rows * cols + rows + side * side;
+  }
   return tokens_per_image > 0 ? tokens_per_image : patches(width, height) / (merge * merge);
 }
 

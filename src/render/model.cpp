@@ -17,6 +17,26 @@ std::string billions(double params) {
 
 } // namespace
 
+// How a vision tower sees one image of width x height pixels: resized to image_size, cut into
+// anyres tiles (Llava-NeXT), or read at its own size (Qwen2-VL).
+std::string image_resize(const VisionTower& v, long long width, long long height) {
+  if (v.image_size > 0 && v.grid_pinpoints.empty()) {
+    return fmt::format(" (resized to {} px)", v.image_size);
+  }
+  if (v.image_size > 0) {
+    const auto [h, w] = v.anyres_resolution(width, height);
+    return fmt::format(
+        " at {} x {} px (fitted into {} x {}: {} tiles of {} px and the whole image)",
+        width,
+        height,
+        w,
+        h,
+        (h / v.image_size) * (w / v.image_size),
+        v.image_size);
+  }
+  return fmt::format(" at {} x {} px", width, height);
+}
+
 void render_families_json(std::ostream& out) {
   auto families = nlohmann::json::array();
   for (const auto& f : supported_families()) {
@@ -207,9 +227,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.vision->hidden,
                     m.vision->patch,
                     m.vision->tokens(inf.image_width, inf.image_height),
-                    m.vision->image_size > 0
-                        ? fmt::format(" (resized to {} px)", m.vision->image_size)
-                        : fmt::format(" at {} x {} px", inf.image_width, inf.image_height)));
+                    image_resize(*m.vision, inf.image_width, inf.image_height)));
   }
   const bool cnn = m.image && m.image->cnn;
   row(m.diffusion ? "denoiser width"

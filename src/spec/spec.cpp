@@ -285,6 +285,21 @@ void read_images(Spec& spec, const std::optional<FieldReader>& workload) {
   }
   const long long per_image = vision->tokens(w.image_width, w.image_height);
   w.image_tokens = w.images_per_request * per_image;
+  if (!vision->grid_pinpoints.empty()) {
+    const auto [pin_h, pin_w] = vision->anyres_resolution(w.image_width, w.image_height);
+    spec.defaults.push_back(
+        fmt::format("{} image(s) x {} tokens per request ({} x {} pixels fitted into {} x {}: {} "
+                    "tiles of {} px and the whole image)",
+                    w.images_per_request,
+                    per_image,
+                    w.image_width,
+                    w.image_height,
+                    pin_w,
+                    pin_h,
+                    (pin_h / vision->image_size) * (pin_w / vision->image_size),
+                    vision->image_size));
+    return;
+  }
   spec.defaults.push_back(
       vision->image_size > 0
           ? fmt::format("{} image(s) x {} tokens per request (each resized to {} x {} pixels)",

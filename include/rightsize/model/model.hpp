@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rightsize {
@@ -114,7 +115,7 @@ struct StateSpace {
 // The vision encoder of a vision-language model: a ViT whose patches of each image become, after
 // pooling or merging, image tokens in the language model's prompt.
 struct VisionTower {
-  std::string kind;               // "siglip" (Gemma 3), "clip" (Llava), "qwen2_vl", "qwen2_5_vl"
+  std::string kind;               // "siglip" (Gemma 3), "clip" (Llava, Llava-NeXT), "qwen2_vl", ...
   long long layers = 0;           // encoder blocks
   long long hidden = 0;           // encoder width
   long long heads = 0;            // attention heads (read for standalone image encoders only)
@@ -124,10 +125,18 @@ struct VisionTower {
   long long merge = 1;            // patches merged into one token per side (Qwen2-VL: 2)
   long long tokens_per_image = 0; // fixed-resolution towers: image tokens per image
   double params = 0;              // encoder + projector
+  // Llava-NeXT's "anyres" resolutions, {height, width}, each a multiple of image_size: an image is
+  // resized to the best of them, cut into image_size tiles, and the whole image added as one more
+  // tile. Empty: every image is resized to image_size alone.
+  std::vector<std::pair<long long, long long>> grid_pinpoints;
   // Encoder patches and language-model tokens of one image of width x height pixels (fixed
   // towers resize every image to image_size).
   [[nodiscard]] long long patches(long long width, long long height) const;
   [[nodiscard]] long long tokens(long long width, long long height) const;
+  // Llava-NeXT: the pinpoint {height, width} an image of width x height pixels is resized to
+  // (transformers' select_best_resolution); {0, 0} without grid_pinpoints.
+  [[nodiscard]] std::pair<long long, long long> anyres_resolution(long long width,
+                                                                  long long height) const;
   // Encoder FLOPs of one image: 2 per parameter per patch, and full attention over its patches.
   [[nodiscard]] double flops(long long width, long long height) const;
 };

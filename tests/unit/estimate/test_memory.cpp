@@ -77,6 +77,24 @@ TEST_CASE("memory: KV cache per token", "[memory]") {
   CHECK(gm.per_token_local == kib(128));
   CHECK(gm.per_sequence(8192) == kib(128) * 4112.0);
   CHECK(gm.per_sequence(1000) == kib(128) * 1008.0);
+  // Llava-NeXT on Mistral-7B-Instruct-v0.2 (sliding_window null): every layer global, 32 x 2 x 8
+  // x 128 x 2 bytes = 128 KiB per token. Its image tokens are prompt tokens: two 1024 x 768
+  // images (2 x 2340 tokens) and 1000 words of text, 200 out: 5880 tokens, 5888 paged slots.
+  const Spec next = spec_of({{"model", "vision/llava-v1.6-mistral-7b"},
+                             {"precision", "bf16"},
+                             {"workload",
+                              {{"type", "inference"},
+                               {"input_tokens", 1000},
+                               {"output_tokens", 200},
+                               {"images_per_request", 2},
+                               {"image_width", 1024},
+                               {"image_height", 768}}}});
+  const auto gn = kv_cache_geometry(next, tp(1), constants());
+  CHECK(gn.per_token_global == kib(128));
+  CHECK(gn.per_token_local == bytes(0));
+  const auto& inf = next.workload.inference;
+  CHECK(inf.prompt_tokens() + inf.output_tokens == 5880);
+  CHECK(gn.per_sequence(inf.prompt_tokens() + inf.output_tokens) == kib(128) * 5888.0);
 }
 
 TEST_CASE("memory: weights per GPU under tensor and pipeline parallelism", "[memory]") {

@@ -614,10 +614,10 @@ TEST_CASE("spec: unknown families are refused, with a suggestion and the generic
                                     "DebertaV2 (DebertaV2Model): an encoder-only model"));
   // Vision-language models it does not read yet.
   CHECK_THROWS_WITH(
-      load_spec(dir.write("ln.json", R"({"model_type": "llava_next", "architectures":
-          ["LlavaNextForConditionalGeneration"]})")),
-      Catch::Contains("ln.json:/model_type: architecture not supported: llava_next "
-                      "(LlavaNextForConditionalGeneration): a vision-language model: its vision "
+      load_spec(dir.write("ml.json", R"({"model_type": "mllama", "architectures":
+          ["MllamaForConditionalGeneration"]})")),
+      Catch::Contains("ml.json:/model_type: architecture not supported: mllama "
+                      "(MllamaForConditionalGeneration): a vision-language model: its vision "
                       "tower and image tokens are not modelled"));
   // Hybrids rightsize does not read yet (it reads mamba, mamba2, jamba, nemotron_h,
   // granitemoehybrid and bamba).
@@ -876,6 +876,18 @@ TEST_CASE("spec: images per request join the prompt of a vision-language model",
                     Catch::EndsWith("s.json:/workload/images_per_request: 32856 image tokens "
                                     "leave no room for text in the model's context of 32768 "
                                     "tokens (max_position_embeddings), got 24"));
+  // Llava-NeXT: the tokens follow each image's size (tests/unit/model/test_model.cpp derives
+  // 2340 for 1024 x 768 by hand).
+  const auto llava_next = load_spec(dir.write(
+      "ln.json",
+      R"({"model": ")" + config_path("vision/llava-v1.6-mistral-7b") +
+          R"(", "workload": {"type": "inference", "input_tokens": 1000, "output_tokens": 200,
+          "images_per_request": 2, "image_width": 1024, "image_height": 768}})"));
+  CHECK(llava_next.workload.inference.image_tokens == 2 * 2340);
+  CHECK(llava_next.workload.inference.prompt_tokens() == 1000 + 4680);
+  CHECK(has_default(llava_next,
+                    "2 image(s) x 2340 tokens per request (1024 x 768 pixels fitted into 672 x "
+                    "672: 4 tiles of 336 px and the whole image)"));
   // Images for a model without a vision tower.
   CHECK_THROWS_WITH(
       load_spec(dir.write("t.json",
