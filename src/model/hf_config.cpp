@@ -1605,11 +1605,12 @@ void read_falcon_h1_layers(ConfigFields& f, ModelArch& m) {
   m.ssm_beside_attention = true;
   StateSpace& ssm = m.ssm;
   ssm.version = 2;
-  if (!r.has("mamba_d_ssm")) {
+  // has() reads null as absent; here null is a value: mamba_expand x hidden_size.
+  if (!r.json().contains("mamba_d_ssm")) {
     throw InputError(r.where("mamba_d_ssm"),
                      "required field is missing (null for mamba_expand x hidden_size)");
   }
-  if (r.member("mamba_d_ssm").json().is_null()) {
+  if (!r.has("mamba_d_ssm")) {
     const long long expand =
         f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
     ssm.inner = expand * m.hidden;
