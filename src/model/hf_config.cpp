@@ -58,15 +58,7 @@ const std::array<UnsupportedKind, 6>& unsupported_kinds() {
   static const std::array<UnsupportedKind, 6> kinds{{
       {"a hybrid or state-space model: the recurrent state of its Mamba or linear-attention "
        "layers is not modelled",
-       {"falcon_mamba",
-        "falcon_h1",
-        "zamba",
-        "zamba2",
-        "recurrent_gemma",
-        "rwkv",
-        "lfm2",
-        "minimax",
-        "plamo2"}},
+       {"falcon_mamba", "zamba", "zamba2", "recurrent_gemma", "rwkv", "lfm2", "minimax", "plamo2"}},
       {"a vision-language model: its vision tower and image tokens are not modelled",
        {"llava_next_video", "llava_onevision", "qwen3_vl",    "qwen3_vl_moe", "mllama",
         "idefics2",         "idefics3",        "paligemma",   "mistral3",     "pixtral",
@@ -1680,6 +1672,71 @@ void read_bamba_layers(ConfigFields& f, ModelArch& m) {
                         attention.size()));
 }
 
+// Falcon-H1 (FalconH1Config, FalconH1DecoderLayer): a parallel hybrid. Every layer is a norm,
+// then attention and a Mamba-2 mixer side by side on its output, summed into one residual, then a
+// norm and a gated MLP. The mixer (FalconH1Mixer) is Mamba2Mixer's but for its width, mamba_d_ssm
+// (null: mamba_expand x hidden_size) split into mamba_n_heads heads of mamba_d_head ("auto":
+// mamba_d_ssm / mamba_n_heads), its gated RMSNorm, present only with mamba_rms_norm, and the bias
+// of its out_proj, projectors_bias. FalconH1Config's own defaults for the mixer's width, heads and
+// state (1024, 128, 256) are no published model's: those three are required. The µP multipliers
+// scale activations and hold no parameters.
+void read_falcon_h1_layers(ConfigFields& f, ModelArch& m) {
+  const FieldReader& r = f.reader();
+  m.ssm_layers = m.layers;
+  m.ssm_beside_attention = true;
+  StateSpace& ssm = m.ssm;
+  ssm.version = 2;
+  // has() reads null as absent; here null is a value: mamba_expand x hidden_size.
+  if (!r.json().contains("mamba_d_ssm")) {
+    throw InputError(r.where("mamba_d_ssm"),
+                     "required field is missing (null for mamba_expand x hidden_size)");
+  }
+  if (!r.has("mamba_d_ssm")) {
+    const long long expand =
+        f.find({"mamba_expand"}, Range::positive(64), "ssm_expand").value_or(2);
+    ssm.inner = expand * m.hidden;
+    f.derived("ssm_inner", "mamba_expand x hidden_size (mamba_d_ssm null)");
+  } else {
+    ssm.inner = f.require({"mamba_d_ssm"}, Range::positive(k_max_width), "ssm_inner");
+  }
+  ssm.heads = f.require({"mamba_n_heads"}, Range::positive(k_max_width), "ssm_heads");
+  long long dim = 0;
+  if (!r.has("mamba_d_head") ||
+      (r.member("mamba_d_head").json().is_string() && r.string("mamba_d_head") == "auto")) {
+    if (ssm.inner % ssm.heads != 0) {
+      r.member("mamba_n_heads")
+          .fail(fmt::format("must divide the mixer's {} channels (mamba_d_head \"auto\")",
+                            ssm.inner));
+    }
+    dim = ssm.inner / ssm.heads;
+    f.derived("ssm_head_dim", "mamba_d_ssm / mamba_n_heads (mamba_d_head \"auto\")");
+  } else {
+    dim = f.require({"mamba_d_head"}, Range::positive(k_max_width), "ssm_head_dim");
+  }
+  if (ssm.heads * dim != ssm.inner) {
+    r.member("mamba_n_heads")
+        .fail(fmt::format("{} heads of {} (mamba_d_head) must make the mixer's {} channels",
+                          ssm.heads,
+                          dim,
+                          ssm.inner));
+  }
+  ssm.state = f.require({"mamba_d_state"}, Range::positive(k_max_width), "ssm_state");
+  ssm.groups = f.find({"mamba_n_groups"}, Range::positive(k_max_width), "ssm_groups").value_or(1);
+  if (ssm.heads % ssm.groups != 0) {
+    r.member("mamba_n_groups").fail(fmt::format("must divide the {} Mamba heads", ssm.heads));
+  }
+  ssm.conv_kernel = f.find({"mamba_d_conv"}, Range::positive(1024), "ssm_conv_kernel").value_or(4);
+  ssm.conv_bias = f.flag("mamba_conv_bias", true);
+  ssm.proj_bias = f.flag("mamba_proj_bias", false);
+  ssm.out_proj_bias = f.flag("projectors_bias", false);
+  ssm.gated_norm = f.flag("mamba_rms_norm", false);
+  ssm.state_dtype = read_state_dtype(r);
+  f.derived("layer_types",
+            fmt::format("{} layers, each with attention and a Mamba-2 mixer side by side, and a "
+                        "gated MLP",
+                        m.layers));
+}
+
 // Qwen3-Next (Qwen3NextConfig, Qwen3NextDecoderLayer): each layer is a norm, a mixer, a norm and
 // an MLP (a sparse MoE block with a gated shared expert, read by read_moe). The mixer is gated
 // full attention on the layers layer_types names "full_attention" (absent: every
@@ -1975,6 +2032,10 @@ const std::vector<SupportedFamily>& supported_families() {
        2048,
        "GraniteMoeHybridConfig"},
       {"bamba", "Bamba 9B (Mamba-2 + attention layers, gated MLP)", 262144, "BambaConfig"},
+      {"falcon_h1",
+       "Falcon-H1 0.5B-34B (attention and Mamba-2 side by side in every layer, gated MLP)",
+       8192,
+       "FalconH1Config"},
       {"qwen3_next",
        "Qwen3-Next 80B-A3B (Gated DeltaNet linear attention + gated attention layers, MoE)",
        32768,
@@ -2093,6 +2154,8 @@ parse_hf_config(const nlohmann::json& config, const std::string& file, const std
       read_granite_hybrid_layers(f, m);
     } else if (m.family == "bamba") {
       read_bamba_layers(f, m);
+    } else if (m.family == "falcon_h1") {
+      read_falcon_h1_layers(f, m);
     } else if (m.family == "qwen3_next") {
       read_qwen3_next_layers(f, m);
     }

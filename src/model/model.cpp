@@ -195,7 +195,8 @@ double StateSpace::ssm_state_elements(int tp) const {
 }
 
 // transformers' MambaMixer (version 1; JambaMambaMixer adds the dt, B and C norms),
-// Mamba2Mixer / NemotronHMamba2Mixer (version 2) and Qwen3NextGatedDeltaNet.
+// Mamba2Mixer / NemotronHMamba2Mixer (version 2; FalconH1Mixer's gated norm is optional and its
+// out_proj bias its own flag) and Qwen3NextGatedDeltaNet.
 double StateSpace::mixer_params(long long hidden) const {
   const auto h = static_cast<double>(hidden);
   const auto d = static_cast<double>(inner);
@@ -208,9 +209,9 @@ double StateSpace::mixer_params(long long hidden) const {
     const double qkvz = 2.0 * static_cast<double>(groups) * n + 2.0 * d; // q, k, v, z
     const double in_proj = h * (qkvz + 2.0 * heads_);                    // in_proj_qkvz, _ba
     const double per_head = 2.0 * heads_;                                // dt_bias, A_log
-    const double gated_norm = d / heads_; // one RMSNormGated over a value head's channels
+    const double value_norm = d / heads_; // one RMSNormGated over a value head's channels
     const double out_proj = d * h;
-    return in_proj + conv_params + per_head + gated_norm + out_proj;
+    return in_proj + conv_params + per_head + value_norm + out_proj;
   }
   if (version == 1) {
     const auto r = static_cast<double>(dt_rank);
@@ -227,9 +228,9 @@ double StateSpace::mixer_params(long long hidden) const {
       2.0 * d + 2.0 * static_cast<double>(groups) * n + heads_; // z, x, B, C, dt
   const double in_proj = h * projected + (proj_bias ? projected : 0.0);
   const double per_head = 3.0 * heads_; // dt_bias, A_log, D
-  const double gated_norm = d;
-  const double out_proj = d * h + (proj_bias ? h : 0.0);
-  return in_proj + conv_params + per_head + gated_norm + out_proj;
+  const double norm = gated_norm ? d : 0.0;
+  const double out_proj = d * h + (out_proj_bias.value_or(proj_bias) ? h : 0.0);
+  return in_proj + conv_params + per_head + norm + out_proj;
 }
 
 // The chunked gated delta rule (flash-linear-attention's chunk_gated_delta_rule; transformers'

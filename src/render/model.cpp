@@ -201,12 +201,20 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()));
   } else if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
     row("layer types",
-        fmt::format("{} attention, {} Mamba-{}, {} MLP ({} MoE)",
-                    m.attention_layers(),
-                    m.ssm_layers,
-                    m.ssm.version,
-                    m.mlp_layers(),
-                    m.moe_layers));
+        m.ssm_beside_attention
+            ? fmt::format("{} attention and {} Mamba-{} side by side (one of each in every layer), "
+                          "{} MLP ({} MoE)",
+                          m.attention_layers(),
+                          m.ssm_layers,
+                          m.ssm.version,
+                          m.mlp_layers(),
+                          m.moe_layers)
+            : fmt::format("{} attention, {} Mamba-{}, {} MLP ({} MoE)",
+                          m.attention_layers(),
+                          m.ssm_layers,
+                          m.ssm.version,
+                          m.mlp_layers(),
+                          m.moe_layers));
     row("state space",
         fmt::format("{} channels, state {}, conv {}{}; {:.0f} state elements per sequence per "
                     "Mamba layer, whatever the context",

@@ -185,6 +185,8 @@ nlohmann::json model_to_json(const Spec& spec) {
                             {"heads", m.ssm.heads},
                             {"groups", m.ssm.groups},
                             {"dt_rank", m.ssm.dt_rank},
+                            // Falcon-H1: each recurrent mixer runs beside a layer's attention.
+                            {"beside_attention", m.ssm_beside_attention},
                             {"state_elements_per_layer",
                              m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()}}},
       {"dtype", std::string(to_string(m.torch_dtype))},

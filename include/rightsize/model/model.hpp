@@ -91,8 +91,11 @@ struct StateSpace {
                              // heads, one beta, decay (a), A and dt bias each
   long long dt_rank = 0;     // Mamba-1: rank of the dt projection
   bool proj_bias = false;    // biases on in_proj and out_proj
+  // Falcon-H1: out_proj's bias is projectors_bias, not mamba_proj_bias; unset: proj_bias.
+  std::optional<bool> out_proj_bias;
   bool conv_bias = true;
-  bool dt_norms = false;            // Jamba: RMSNorms on dt, B and C
+  bool dt_norms = false;  // Jamba: RMSNorms on dt, B and C
+  bool gated_norm = true; // Mamba-2: the gated RMSNorm before out_proj (Falcon-H1: mamba_rms_norm)
   std::optional<DType> state_dtype; // mamba_ssm_cache_dtype when the config sets it
   // What reports call one such mixer: "Mamba-1", "Mamba-2", "linear attention (Gated DeltaNet)".
   [[nodiscard]] std::string name() const;
@@ -272,11 +275,15 @@ struct ModelArch {
   long long moe_layers = 0; // how many layers have MoE MLPs (the rest are dense)
 
   // Layer types (hybrids): a layer holds a mixer (softmax attention, or for ssm_layers of them a
-  // recurrent mixer, Mamba or linear attention, as `ssm` describes) and an MLP, or only one of the
-  // two. Defaults: every layer is attention + MLP.
+  // recurrent mixer, Mamba or linear attention, as `ssm` describes; both side by side when
+  // ssm_beside_attention) and an MLP, or only one of the two. Defaults: every layer is
+  // attention + MLP.
   long long ssm_layers = 0;        // layers whose mixer is recurrent (`ssm`) instead of attention
   long long mlp_only_layers = 0;   // layers with an MLP and no mixer (Nemotron-H "-")
   long long mixer_only_layers = 0; // layers with a mixer and no MLP (Mamba; Nemotron-H "M", "*")
+  // A parallel hybrid (Falcon-H1): each of the ssm_layers runs its recurrent mixer beside
+  // attention on the same input, both summed into one residual, instead of in place of it.
+  bool ssm_beside_attention = false;
   StateSpace ssm;
   std::optional<VisionTower> vision; // vision-language models
   std::optional<ImageEncoder> image; // image encoders: the stack above reads patches, not tokens
@@ -305,7 +312,9 @@ struct ModelArch {
 
   [[nodiscard]] long long kv_cache_heads() const { return kv_heads; }
   [[nodiscard]] bool is_moe() const { return experts > 0; }
-  [[nodiscard]] long long attention_layers() const { return layers - ssm_layers - mlp_only_layers; }
+  [[nodiscard]] long long attention_layers() const {
+    return layers - (ssm_beside_attention ? 0 : ssm_layers) - mlp_only_layers;
+  }
   [[nodiscard]] long long mlp_layers() const { return layers - mixer_only_layers; }
   // Blocks that end in a residual add (and, under tensor parallelism, an all-reduce): every
   // mixer and every MLP; 2 x layers for a plain transformer.

@@ -357,6 +357,37 @@ TEST_CASE("memory: KV cache and linear-attention state of Qwen3-Next", "[memory]
   CHECK(w4.state_space.si() == Approx(36.0 * 33'718'464 * 2 / 4));
 }
 
+// Issue 16: Falcon-H1 runs attention beside a Mamba-2 mixer in every layer, so every layer keeps
+// both a KV cache and a Mamba-2 state (transformers' FalconHybridMambaAttentionDynamicCache: key
+// and value caches and conv_states, ssm_states for each of num_hidden_layers).
+TEST_CASE("memory: KV cache and Mamba state of Falcon-H1 on every layer", "[memory]") {
+  const Spec small = spec_of({{"model", "hybrid/falcon-h1-0.5b-instruct"}, {"precision", "bf16"}});
+  const auto g = kv_cache_geometry(small, tp(1), constants());
+  // 36 layers x 2 (K, V) x 2 KV heads x 64 x 2 bytes = 18 KiB a token.
+  CHECK(g.per_token_global.si() == 18'432.0);
+  // 36 layers x (conv 3 x (1536 + 2 x 128) + SSM 24 x 64 x 128) x 2 bytes
+  // = 36 x 201,984 x 2 = 14,542,848 bytes (13.9 MiB) a sequence, whatever its length.
+  CHECK(g.state.si() == 14'542'848.0);
+  CHECK(g.per_sequence(1000).si() == Approx(18'432.0 * 1008 + 14'542'848.0));
+  // TP 2: one KV head and 12 Mamba heads a rank; the single B/C group is replicated to one per
+  // rank (vLLM's extra_groups_for_head_shards): conv 3 x (768 + 2 x 128) a rank.
+  const auto two = kv_cache_geometry(small, tp(2), constants());
+  CHECK(two.per_token_global.si() == 9'216.0);
+  CHECK(two.state.si() == 36.0 * (3 * (768 + 256) + 768 * 128) * 2);
+
+  // The 7B: 44 x 2 x 2 x 128 x 2 bytes = 44 KiB a token; 44 x (3 x (3072 + 2 x 256) + 24 x 128 x
+  // 256) x 2 bytes = 44 x 797,184 x 2 = 70,152,192 bytes (66.9 MiB) a sequence.
+  const Spec big = spec_of({{"model", "hybrid/falcon-h1-7b-base"}, {"precision", "bf16"}});
+  const auto b = kv_cache_geometry(big, tp(1), constants());
+  CHECK(b.per_token_global.si() == 45'056.0);
+  CHECK(b.state.si() == 70'152'192.0);
+  // Weights: 7,585,648,736 x 2 bytes, the Mamba mixers in state_space.
+  const WeightBytes w = weight_bytes(big.model, big.weights);
+  CHECK(w.total().si() == Approx(7'585'648'736.0 * 2));
+  CHECK(w.state_space.si() == Approx(44.0 * 29'979'208 * 2));
+  CHECK(w.attention.si() == Approx(44.0 * 11'010'048 * 2));
+}
+
 TEST_CASE("memory: training a model with Mamba layers is refused", "[memory]") {
   CHECK_THROWS_WITH(spec_of({{"model", "hybrid/jamba-1.5-mini"},
                              {"workload", {{"type", "finetune"}, {"seq_len", 2048}}}}),

@@ -552,6 +552,31 @@ TEST_CASE("performance: decode of hybrids and state-space models", "[performance
   CHECK(n.communication.si() == Approx(l.communication.si() * 52.0 / 64.0));
 }
 
+// Issue 16: Falcon-H1 attends over the context on every layer (attention sits beside the Mamba-2
+// mixer, not in its place), and all-reduces three times a layer under TP.
+TEST_CASE("performance: FLOPs and decode of Falcon-H1", "[performance]") {
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  const Spec falcon = serving("hybrid/falcon-h1-7b-base", "bf16", 1);
+  // Projections, 2 per parameter but the input embedding; attention on all 44 layers:
+  // 2 x 12 heads x (128 + 128) x 44 x 8192.
+  const double matmul = 2.0 * (7'585'648'736.0 - 130'048.0 * 3072);
+  CHECK(forward_flops(falcon.model, 1, 8192).si() == Approx(matmul + 2.0 * 12 * 256 * 44 * 8192));
+  // Batch 1 at 10 tokens: the weights, a 16-token page of 45,056 B a token, and the Mamba state
+  // read and written, 2 x 70,152,192 B.
+  const Parallelism one;
+  const StepTime s = decode_step_time(falcon, h200, one, efficiency(), constants(), 1, 10);
+  CHECK(s.bytes.si() == Approx(7'585'648'736.0 * 2 + 45'056.0 * 16 + 2 * 70'152'192.0));
+  // TP 2: 3 x 44 all-reduces a step (o_proj, the mixer's out_proj, down_proj) against
+  // Llama-3.2-3B's 2 x 28, of the same hidden width, 3072.
+  Parallelism tp2;
+  tp2.tp = 2;
+  const StepTime f = decode_step_time(falcon, h200, tp2, efficiency(), constants(), 1, 8192);
+  const Spec llama = serving("llama-3.2-3b", "bf16", 1);
+  const StepTime l = decode_step_time(llama, h200, tp2, efficiency(), constants(), 1, 8192);
+  CHECK(falcon.model.sublayers() == 132);
+  CHECK(f.communication.si() == Approx(l.communication.si() * 132.0 / 56.0));
+}
+
 // Issue 16: Qwen3-Next's decode reads the weights of its shared parts and of the experts its
 // tokens pick, the KV cache of its 12 attention layers, and reads and writes the state of its 36
 // Gated DeltaNet layers; its FLOPs add the chunked delta rule to the projections.

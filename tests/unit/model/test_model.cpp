@@ -244,6 +244,10 @@ TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer type
       // 176,160,768, 2 norms a layer + the final norm = 266,240, untied 128256 x 4096 embedding
       // and lm_head 2 x 525,336,576 (ibm-ai-platform/Bamba-9B card: 9.78B).
       {"hybrid/bamba-9b", 9'780'235'392, 9.78e9, 3, 29, 32, 0},
+      // Falcon-H1 (attention and Mamba-2 side by side in every layer): docs/model.md and the
+      // Falcon-H1 test case below derive them; 521M on the 0.5B's listings, 7.59B for the 7B.
+      {"hybrid/falcon-h1-0.5b-instruct", 521'411'104, 521e6, 36, 36, 36, 0},
+      {"hybrid/falcon-h1-7b-base", 7'585'648'736, 7.59e9, 44, 44, 44, 0},
   };
   for (const auto& c : cases) {
     CAPTURE(c.model);
@@ -880,4 +884,100 @@ TEST_CASE("model: README's count of families is supported_families()'s", "[model
   CAPTURE(stated);
   REQUIRE_FALSE(stated.empty());
   CHECK(std::stoul(stated) == supported_families().size());
+}
+
+// Issue 16: Falcon-H1, a parallel hybrid: every layer runs attention and a Mamba-2 mixer on the
+// same normed input (FalconH1DecoderLayer), then a gated MLP. Term by term from transformers'
+// modeling_falcon_h1.py (FalconH1Attention, FalconH1Mixer, FalconH1MLP, two FalconH1RMSNorm a
+// layer); the totals are those measured on the checkpoints (Falcon-H1-0.5B-Base 521,411,104,
+// Falcon-H1-7B-Base 7,585,648,736: tests/data/configs/hybrid/README.md).
+TEST_CASE("model: Falcon-H1 runs attention and Mamba-2 side by side", "[model]") {
+  const auto small = model_of("hybrid/falcon-h1-0.5b-instruct");
+  CHECK(small.family == "falcon_h1");
+  CHECK(small.ssm_beside_attention);
+  CHECK(small.ssm.version == 2);
+  CHECK(small.ssm.inner == 1536); // mamba_d_ssm: 24 heads of 64
+  CHECK(small.ssm.heads == 24);
+  CHECK(small.ssm.state == 128);
+  CHECK(small.ssm.groups == 1);
+  CHECK_FALSE(small.ssm.gated_norm); // mamba_rms_norm false
+  // Attention: q 1024 x 512 + k, v 1024 x 128 each + o 512 x 1024 = 1,310,720 a layer.
+  CHECK(small.params.attention == 36.0 * 1'310'720);
+  // Mixer: in_proj 1024 x (2 x 1536 + 2 x 128 + 24) = 3,432,448, conv (1536 + 256) x 4 + 1792
+  // = 8,960, dt_bias, A_log, D 3 x 24, out_proj 1536 x 1024 = 1,572,864: 5,014,344.
+  CHECK(small.ssm.mixer_params(1024) == 5'014'344.0);
+  CHECK(small.params.state_space == 36.0 * 5'014'344);
+  // MLP 3 x 1024 x 2048; 2 norms a layer and the final one; untied 32784 x 1024 twice.
+  CHECK(small.params.dense_mlp == 36.0 * 6'291'456);
+  CHECK(small.params.norms == (2.0 * 36 + 1) * 1024);
+  CHECK(small.params.embedding == 32'784.0 * 1024);
+  CHECK(small.params.lm_head == 32'784.0 * 1024);
+  // A mixer, an attention and an MLP each end in an all-reduce under TP (vLLM's
+  // FalconH1ParallelHybrid: o_proj, the mixer's out_proj and down_proj are RowParallelLinear).
+  CHECK(small.sublayers() == 3 * 36);
+  CHECK(small.max_position == 16384);
+  // Conv (4 - 1) x (1536 + 2 x 128), SSM 24 heads x 64 x 128, per sequence per layer.
+  CHECK(small.ssm.conv_state_elements() == 3.0 * 1792);
+  CHECK(small.ssm.ssm_state_elements() == 1536.0 * 128);
+  CHECK(small.tp_indivisible(8).empty()); // 1 attention and 3 Mamba heads a rank
+  CHECK(small.tp_indivisible(3) == "8 attention heads");
+  CHECK(small.tp_indivisible(16) == "8 attention heads");
+
+  // The 7B: 44 layers of attention 3072 x 1536 + 2 x 3072 x 256 + 1536 x 3072 = 11,010,048,
+  // mixer 3072 x (2 x 3072 + 2 x 256 + 24) + (3072 + 512) x 5 + 72 + gated norm 3072 + 3072 x 3072
+  // = 29,979,208, MLP 3 x 3072 x 12288 = 113,246,208, norms 2 x 3072; + final norm + untied
+  // 130048 x 3072 embedding and lm_head.
+  std::ifstream in(config_path("hybrid/falcon-h1-7b-base"));
+  auto config = nlohmann::json::parse(in);
+  const auto big = parse_hf_config(config, "c.json");
+  CHECK(big.ssm.mixer_params(3072) == 29'979'208.0);
+  CHECK(big.params_total ==
+        44.0 * (11'010'048 + 29'979'208 + 113'246'208 + 6144) + 3072 + 2 * 130'048.0 * 3072);
+  CHECK(big.attention_layers() == 44);
+  CHECK(big.global_layers() == 44);
+  CHECK(provenance_of(big, "ssm_inner") == "c.json:/mamba_d_ssm");
+  // mamba_rms_norm false drops the 44 gated norms of 3072.
+  auto no_norm = config;
+  no_norm["mamba_rms_norm"] = false;
+  CHECK(parse_hf_config(no_norm, "c.json").params_total == big.params_total - 44.0 * 3072);
+  // projectors_bias puts a bias on out_proj (3072); mamba_proj_bias on in_proj only (6680).
+  auto out_bias = config;
+  out_bias["projectors_bias"] = true;
+  CHECK(parse_hf_config(out_bias, "c.json").params_total == big.params_total + 44.0 * 3072);
+  auto in_bias = config;
+  in_bias["mamba_proj_bias"] = true;
+  CHECK(parse_hf_config(in_bias, "c.json").params_total == big.params_total + 44.0 * 6680);
+  // mamba_d_head "auto" (FalconH1Config's default) is mamba_d_ssm / mamba_n_heads.
+  auto automatic = config;
+  automatic["mamba_d_head"] = "auto";
+  CHECK(parse_hf_config(automatic, "c.json").params_total == big.params_total);
+  automatic.erase("mamba_d_head");
+  CHECK(parse_hf_config(automatic, "c.json").params_total == big.params_total);
+  // mamba_d_ssm null: mamba_expand x hidden_size, 24 "auto" heads of 256.
+  auto expanded = config;
+  expanded["mamba_d_ssm"] = nullptr;
+  expanded["mamba_d_head"] = "auto";
+  const auto wide = parse_hf_config(expanded, "c.json");
+  CHECK(wide.ssm.inner == 6144);
+  CHECK(provenance_of(wide, "ssm_inner") ==
+        "derived: mamba_expand x hidden_size (mamba_d_ssm null)");
+  // Refusals name the field.
+  auto missing = config;
+  missing.erase("mamba_d_ssm");
+  CHECK_THROWS_WITH(parse_hf_config(missing, "c.json"),
+                    "c.json:/mamba_d_ssm: required field is missing (null for mamba_expand x "
+                    "hidden_size)");
+  auto mismatched = config;
+  mismatched["mamba_d_head"] = 64;
+  CHECK_THROWS_WITH(parse_hf_config(mismatched, "c.json"),
+                    Catch::StartsWith("c.json:/mamba_n_heads: 24 heads of 64 (mamba_d_head) must "
+                                      "make the mixer's 3072 channels"));
+  auto groups = config;
+  groups["mamba_n_groups"] = 5;
+  CHECK_THROWS_WITH(parse_hf_config(groups, "c.json"),
+                    Catch::StartsWith("c.json:/mamba_n_groups: must divide the 24 Mamba heads"));
+  auto no_state = config;
+  no_state.erase("mamba_d_state");
+  CHECK_THROWS_WITH(parse_hf_config(no_state, "c.json"),
+                    "c.json:/mamba_d_state: required field is missing");
 }

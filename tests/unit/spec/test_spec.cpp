@@ -620,11 +620,11 @@ TEST_CASE("spec: unknown families are refused, with a suggestion and the generic
                       "(MllamaForConditionalGeneration): a vision-language model: its vision "
                       "tower and image tokens are not modelled"));
   // Hybrids rightsize does not read yet (it reads mamba, mamba2, jamba, nemotron_h,
-  // granitemoehybrid and bamba).
-  CHECK_THROWS_WITH(load_spec(dir.write("h1.json", R"({"model_type": "falcon_h1", "architectures":
-          ["FalconH1ForCausalLM"]})")),
-                    Catch::Contains("h1.json:/model_type: architecture not supported: falcon_h1 "
-                                    "(FalconH1ForCausalLM): a hybrid or state-space model"));
+  // granitemoehybrid, bamba, falcon_h1 and qwen3_next).
+  CHECK_THROWS_WITH(load_spec(dir.write("z2.json", R"({"model_type": "zamba2", "architectures":
+          ["Zamba2ForCausalLM"]})")),
+                    Catch::Contains("z2.json:/model_type: architecture not supported: zamba2 "
+                                    "(Zamba2ForCausalLM): a hybrid or state-space model"));
   // Inline in a spec, the pointer is the model's.
   CHECK_THROWS_WITH(
       load_spec(dir.write("spec.json", R"({"model": {"model_type": "bart"}})")),
