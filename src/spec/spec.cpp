@@ -622,33 +622,28 @@ void read_precision(const FieldReader& root, Spec& spec) {
   if (qlora && p.weights != DType::nf4 && p.weights != DType::int4) {
     root.member("precision").fail_plain("qlora needs 4-bit base weights (nf4)");
   }
-  if (m.diffusion) {
-    // diffusers loads a pipeline in one torch_dtype; quantized pipelines are not modelled.
-    auto unquantized = p.allow;
-    unquantized.push_back(p.weights);
-    for (const DType d : unquantized) {
-      if (element_bits(d) < 16) {
-        root.member("precision")
-            .fail_plain(fmt::format("a diffusers pipeline is planned in bf16, fp16 or fp32, "
-                                    "got {} (quantized pipelines are not modelled)",
-                                    to_string(d)));
-      }
+  // Planned in 16 or 32 bits only: diffusers loads a pipeline in one torch_dtype (quantized
+  // pipelines are not modelled), and transformers quantizes nn.Linear layers only (fp8, int8 and
+  // the 4-bit schemes alike), so a CNN's convolutions would stay in 16 bits and run at 16-bit
+  // rates whatever the spec says (its activations are checked too).
+  const bool cnn = m.image && m.image->cnn;
+  if (m.diffusion || cnn) {
+    auto asked = p.allow;
+    asked.push_back(p.weights);
+    if (cnn) {
+      asked.push_back(p.activations);
     }
-  }
-  if (m.image && m.image->cnn) {
-    // transformers quantizes nn.Linear layers only (fp8, int8 and the 4-bit schemes alike): a
-    // CNN's convolutions would stay in 16 bits and run at 16-bit rates, whatever the spec says.
-    auto unquantized = p.allow;
-    unquantized.push_back(p.weights);
-    unquantized.push_back(p.activations);
-    for (const DType d : unquantized) {
+    for (const DType d : asked) {
       if (element_bits(d) < 16) {
         root.member("precision")
-            .fail_plain(fmt::format("{} is a CNN, planned in bf16, fp16 or fp32, got {} "
-                                    "(quantization replaces linear layers only: its "
-                                    "convolutions would stay 16-bit)",
-                                    m.family,
-                                    to_string(d)));
+            .fail_plain(cnn ? fmt::format("{} is a CNN, planned in bf16, fp16 or fp32, got {} "
+                                          "(quantization replaces linear layers only: its "
+                                          "convolutions would stay 16-bit)",
+                                          m.family,
+                                          to_string(d))
+                            : fmt::format("a diffusers pipeline is planned in bf16, fp16 or fp32, "
+                                          "got {} (quantized pipelines are not modelled)",
+                                          to_string(d)));
       }
     }
   }
@@ -1285,7 +1280,6 @@ void read_transcription(Spec& spec, const std::optional<FieldReader>& workload) 
 constexpr long long k_decoder_start_tokens = 1;
 constexpr long long k_text_to_text_input = 512;  // T5's pre-training input length
 constexpr long long k_text_to_text_output = 128; // about 100 words: a summary's length
-constexpr long long k_pretrained_input = 512;
 
 bool plans_text_to_text(const ModelArch& m) {
   return m.encoder_decoder && !plans_transcription(m);
@@ -1356,13 +1350,13 @@ void read_text_to_text(Spec& spec, const std::optional<FieldReader>& workload) {
                                         "and SGLang do not run T5)",
                                         spec.model.family));
   }
-  if (w.input_tokens > k_pretrained_input) {
+  if (w.input_tokens > k_text_to_text_input) {
     spec.warnings.push_back(fmt::format(
         "{} input tokens: T5 was pre-trained on {}-token inputs and its relative position "
         "buckets set no limit; memory and time are planned, quality past {} is unmeasured",
         w.input_tokens,
-        k_pretrained_input,
-        k_pretrained_input));
+        k_text_to_text_input,
+        k_text_to_text_input));
   }
   // The encoder reads the input; the decoder starts from its start token.
   spec.model.encoder_positions = w.input_tokens;

@@ -29,6 +29,15 @@ Plan plan_of(const nlohmann::json& body, const std::string& file) {
   return make_plan(parse_spec(body, file), catalog(), constants(), efficiency(), o);
 }
 
+// The same, with the engine support table: a precision the engine cannot run is not offered.
+Plan plan_with_engines(const nlohmann::json& body, const std::string& file) {
+  PlanOptions o;
+  o.today = "2026-11-21";
+  o.uncertainty = &uncertainty();
+  o.engines = &rightsize::test::engines();
+  return make_plan(parse_spec(body, file), catalog(), constants(), efficiency(), o);
+}
+
 nlohmann::json chat_70b(double tpot_ms) {
   return {{"schema_version", 1},
           {"name", "chat-70b"},
@@ -302,12 +311,7 @@ TEST_CASE("engine support: a GPU generation the engine does not run is rejected 
   body["model"] = config_path("llama-3.1-8b");
   body["workload"]["engine"] = "sglang";
   body["constraints"] = {{"gpus", {"T4", "L4"}}};
-  PlanOptions o;
-  o.today = "2026-11-21";
-  o.uncertainty = &uncertainty();
-  o.engines = &rightsize::test::engines();
-  const Plan p =
-      make_plan(parse_spec(body, "sglang.json"), catalog(), constants(), efficiency(), o);
+  const Plan p = plan_with_engines(body, "sglang.json");
   const Rejection* t4 = rejection_of(p, "T4-16GB");
   REQUIRE(t4 != nullptr);
   CHECK(t4->code == "engine_support");
@@ -332,11 +336,7 @@ TEST_CASE("compute rate: an fp32 encoder on transformers plans at the FP32 rate,
                               {"input_tokens", 512},
                               {"concurrency", 16}}},
                             {"constraints", {{"gpus", {"L4", "H100-SXM", "B200"}}}}};
-  PlanOptions o;
-  o.today = "2026-11-21";
-  o.uncertainty = &uncertainty();
-  o.engines = &rightsize::test::engines();
-  const Plan p = make_plan(parse_spec(body, "bge.json"), catalog(), constants(), efficiency(), o);
+  const Plan p = plan_with_engines(body, "bge.json");
   REQUIRE(p.feasible());
   for (const auto& c : p.candidates) {
     CHECK(c.spec.precision.weights == DType::fp32);
@@ -357,9 +357,7 @@ TEST_CASE("compute rate: an fp32 encoder on transformers plans at the FP32 rate,
   CHECK(b200->fix->value == nlohmann::json{"bf16"});
   nlohmann::json fixed = body;
   fixed["precision"] = {{"allow", {"bf16"}}};
-  CHECK(is_candidate(
-      make_plan(parse_spec(fixed, "bge.json"), catalog(), constants(), efficiency(), o),
-      "B200-SXM-180GB"));
+  CHECK(is_candidate(plan_with_engines(fixed, "bge.json"), "B200-SXM-180GB"));
 }
 
 TEST_CASE("engine support: an encoder in fp8 is not refused for a KV cache it does not keep",
@@ -377,11 +375,7 @@ TEST_CASE("engine support: an encoder in fp8 is not refused for a KV cache it do
                               {"input_tokens", 512},
                               {"concurrency", 16}}},
                             {"constraints", {{"gpus", {"L4", "H100-SXM", "A100-SXM-80GB"}}}}};
-  PlanOptions o;
-  o.today = "2026-11-21";
-  o.uncertainty = &uncertainty();
-  o.engines = &rightsize::test::engines();
-  const Plan p = make_plan(parse_spec(body, "bge.json"), catalog(), constants(), efficiency(), o);
+  const Plan p = plan_with_engines(body, "bge.json");
   REQUIRE(p.feasible());
   for (const auto& c : p.candidates) {
     CHECK(c.spec.precision.weights == DType::fp8);
