@@ -168,12 +168,16 @@ void print_error(std::ostream& err, const std::string& message) {
 
 } // namespace
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run(const std::vector<std::string>& args,
+        std::ostream& out,
+        std::ostream& err,
+        Teardown teardown) {
   // Reports are built in a buffer and written when the command succeeds: a failure leaves no
   // partial report on standard output, and a failed write is reported.
   ReportBuffer buffer;
   std::ostream report(&buffer);
   Context ctx{report, err, nullptr, 0, false, false, {}};
+  ctx.teardown = teardown;
   ctx.out_is_terminal = &out == &std::cout && ::isatty(STDOUT_FILENO) != 0;
   CLI::App app{"rightsize: GPU right-sizing advisor. Reads a model and its workload and says "
                "which GPUs, how many, in what layout, at what cost, and why.",

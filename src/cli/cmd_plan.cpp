@@ -67,7 +67,7 @@ void register_plan(CLI::App& app, Context& ctx) {
                          "is the spec itself (" + o->plan.spec +
                              "); refusing to overwrite an input with the report");
       }
-      const auto run = run_plan(o->plan, ctx, {}, o->lock_given);
+      const ScopedData<PlanRun> run(ctx, run_plan(o->plan, ctx, {}, o->lock_given));
       const Plan& plan = run->plan;
       const Spec& spec = run->spec;
       RenderOptions render;
