@@ -13,8 +13,11 @@
 namespace {
 
 struct Probe {
-  int* destroyed;
+  explicit Probe(int* counter) : destroyed(counter) {}
+  Probe(const Probe&) = delete;
+  Probe& operator=(const Probe&) = delete;
   ~Probe() { ++*destroyed; }
+  int* destroyed;
 };
 
 rightsize::cli::Context context(std::ostream& out, rightsize::cli::Teardown teardown) {
@@ -34,7 +37,7 @@ TEST_CASE("cli: ScopedData frees its data, or leaves it to the process's exit") 
   SECTION("Teardown::free destroys it at the end of the scope") {
     const auto ctx = context(out, Teardown::free);
     {
-      const ScopedData<Probe> data(ctx, std::make_unique<Probe>(Probe{&destroyed}));
+      const ScopedData<Probe> data(ctx, std::make_unique<Probe>(&destroyed));
       CHECK(data->destroyed == &destroyed);
     }
     CHECK(destroyed == 1);
@@ -42,7 +45,7 @@ TEST_CASE("cli: ScopedData frees its data, or leaves it to the process's exit") 
 
   SECTION("Teardown::leave_to_exit does not") {
     const auto ctx = context(out, Teardown::leave_to_exit);
-    auto owned = std::make_unique<Probe>(Probe{&destroyed});
+    auto owned = std::make_unique<Probe>(&destroyed);
     Probe* const raw = owned.get();
     {
       const ScopedData<Probe> data(ctx, std::move(owned));
