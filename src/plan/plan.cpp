@@ -664,6 +664,9 @@ Plan make_plan(const Spec& spec,
   const Search S{spec, catalog, constants, efficiency, effective, false, &cache, &variants};
   for (const Gpu& g : catalog.gpus) {
     plan_gpu(S, g, plan);
+    // No later search asks for this GPU's layouts: the next GPU's evaluations reuse their memory,
+    // so a plan touches one GPU's worth of it rather than the whole catalog's.
+    cache.forget_evaluations();
   }
   plan_slices(S, plan);
   rank(S, plan);

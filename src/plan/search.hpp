@@ -79,23 +79,37 @@ class EvaluationStore {
 public:
   explicit EvaluationStore(std::size_t block) : m_block(block) {}
   const Evaluated& emplace(const ServingLayout& layout, std::optional<long long> batch) {
-    if (m_blocks.empty() || m_blocks.back().size() == m_block) {
-      m_blocks.emplace_back().reserve(m_block);
+    if (m_used == 0 || m_blocks[m_used - 1].size() == m_block) {
+      if (m_used == m_blocks.size()) {
+        m_blocks.emplace_back().reserve(m_block);
+      }
+      ++m_used;
     }
-    return m_blocks.back().emplace_back(layout, batch); // within capacity: nothing moves
+    return m_blocks[m_used - 1].emplace_back(layout, batch); // within capacity: nothing moves
+  }
+  // Destroys every evaluation and keeps the blocks for the next: memory already touched is
+  // written again rather than new pages faulted in (about 2.7 us each on the machine of
+  // docs/performance.md), and freed blocks at the heap's top would go back to the system.
+  void clear() {
+    for (auto& block : m_blocks) {
+      block.clear();
+    }
+    m_used = 0;
   }
 
 private:
   std::size_t m_block;
+  std::size_t m_used = 0; // blocks holding evaluations, the last one filling
   std::vector<std::vector<Evaluated>> m_blocks;
 };
 
-// Serving evaluations of one plan, shared by its searches: a rejection's fix trials search again
-// the layouts the first search tried. Within one make_plan the spec's model and workload are
-// fixed, so an evaluation is determined by the precision variant (its weight and KV-cache
-// formats), the GPU, the layout and the batch. Kept per layout, each layout's evaluations in a
-// short list by batch, so that a search looks its layout up once rather than once per batch.
-// Catalog GPUs only: MIG slices are temporary Gpu objects whose addresses can be reused.
+// Serving evaluations of one GPU's searches: a rejection's fix trials search again the layouts
+// the first search tried (make_plan forgets them when it moves on to the next GPU). Within one
+// make_plan the spec's model and workload are fixed, so an evaluation is determined by the
+// precision variant (its weight and KV-cache formats), the GPU, the layout and the batch. Kept per
+// layout, each layout's evaluations in a short list by batch, so that a search looks its layout up
+// once rather than once per batch. Catalog GPUs only: MIG slices are temporary Gpu objects whose
+// addresses can be reused.
 class EvaluationCache {
 public:
   struct Layout {
@@ -121,6 +135,13 @@ public:
   // Evaluates `layout` at `batch` and keeps it; the reference stays valid.
   const Evaluated& keep(const ServingLayout& layout, std::optional<long long> batch) {
     return m_evaluations.emplace(layout, batch);
+  }
+  // Drops every layout's evaluations (not the engine answers), keeping their memory for the next
+  // GPU's: layouts are per GPU, so once a GPU is planned, its fix trials included, no search asks
+  // for them again. References from memo() and keep() are then invalid.
+  void forget_evaluations() {
+    m_layouts.clear();
+    m_evaluations.clear();
   }
 
   // Whether an engine runs a precision on a GPU generation (engine_runs): the plan's searches ask
