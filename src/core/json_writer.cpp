@@ -3,22 +3,48 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 
 namespace rightsize::detail {
 
 namespace {
 
-// Bytes that nlohmann's dump_escaped changes: quotes, backslashes, control characters, and
-// everything outside ASCII (checked as UTF-8, and replaced when invalid).
+// Whether a byte is one that nlohmann's dump_escaped changes: a quote, a backslash, a control
+// character, or anything outside ASCII (checked as UTF-8, and replaced when invalid).
+constexpr bool escaped(unsigned char u) {
+  return u < 0x20 || u >= 0x80 || u == '"' || u == '\\';
+}
+
+// Whether `s` has such a byte. Eight bytes at a time (a report's strings are mostly sentences,
+// and this ran over every byte of them): in a 64-bit word w, a byte below 0x20 sets its top bit
+// in (w - 0x20..) & ~w, a zero byte of w ^ '"'.. or w ^ '\\'.. sets it in (v - 0x01..) & ~v, and a
+// byte from 0x80 has it set in w. Borrows can mark a byte above a marked one, never a byte when
+// none below it is marked, so a word is flagged exactly when one of its bytes is.
 bool needs_escaping(std::string_view s) {
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+  constexpr std::uint64_t ones = 0x0101010101010101ULL;
+  constexpr std::uint64_t tops = 0x8080808080808080ULL;
+  const char* p = s.data();
+  std::size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, p, 8);
+    const std::uint64_t quote = w ^ (ones * '"');
+    const std::uint64_t backslash = w ^ (ones * '\\');
+    if (((((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) | ((backslash - ones) & ~backslash) |
+          w) &
+         tops) != 0) {
+      return true;
+    }
+  }
+  for (; n > 0; ++p, --n) {
+    if (escaped(static_cast<unsigned char>(*p))) {
       return true;
     }
   }
@@ -61,13 +87,37 @@ JsonWriter& JsonWriter::key(std::string_view name) {
   assert((level.empty || level.last_key < name) && "keys must be written in ascending order");
   level.last_key = std::string(name);
 #endif
-  if (!level.empty) {
-    m_out += ',';
+  // The separator, indentation, quoted name and colon appended at once (a plan writes thousands
+  // of keys), unless the name needs escaping or the piece is large.
+  const std::size_t indent =
+      m_indent >= 0 ? m_levels.size() * static_cast<std::size_t>(m_indent) : 0;
+  std::array<char, 256> piece; // written before it is read
+  if (indent + name.size() + 6 <= piece.size() && !needs_escaping(name)) {
+    char* p = piece.data();
+    if (!level.empty) {
+      *p++ = ',';
+    }
+    if (m_indent >= 0) {
+      *p++ = '\n';
+      p = std::fill_n(p, indent, ' ');
+    }
+    *p++ = '"';
+    p = std::copy(name.begin(), name.end(), p);
+    *p++ = '"';
+    *p++ = ':';
+    if (m_indent >= 0) {
+      *p++ = ' ';
+    }
+    m_out.append(piece.data(), static_cast<std::size_t>(p - piece.data()));
+  } else {
+    if (!level.empty) {
+      m_out += ',';
+    }
+    newline_and_indent(m_levels.size());
+    write_string(name);
+    m_out += m_indent >= 0 ? ": " : ":";
   }
   level.empty = false;
-  newline_and_indent(m_levels.size());
-  write_string(name);
-  m_out += m_indent >= 0 ? ": " : ":";
   m_after_key = true;
   return *this;
 }

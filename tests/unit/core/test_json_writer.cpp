@@ -63,6 +63,48 @@ TEST_CASE("json_writer: strings escaped as dump escapes them", "[core][json_writ
   }
 }
 
+TEST_CASE("json_writer: each byte that needs escaping is found wherever it is in a string",
+          "[core][json_writer]") {
+  // The scan reads eight bytes at a time: every such byte at every offset of a word and of the
+  // tail, and the bytes just beside the ranges that need escaping (0x1f/0x20, 0x7f/0x80, and
+  // the neighbours of '"' and '\\'), which must not be taken for them.
+  const std::string bytes{'\x00',
+                          '\x01',
+                          '\x1f',
+                          '\x20',
+                          '!',
+                          '"',
+                          '#',
+                          '[',
+                          '\\',
+                          ']',
+                          '\x7f',
+                          '\x80',
+                          '\xc3',
+                          '\xff',
+                          'a'};
+  for (const char b : bytes) {
+    for (std::size_t length = 1; length <= 19; ++length) {
+      for (std::size_t at = 0; at < length; ++at) {
+        std::string s(length, 'x');
+        s[at] = b;
+        CAPTURE(static_cast<int>(static_cast<unsigned char>(b)), length, at);
+        require_same_as_dump(s);
+      }
+    }
+  }
+}
+
+TEST_CASE("json_writer: keys escaped, long and nested as dump writes them", "[core][json_writer]") {
+  nlohmann::json deep = 1;
+  for (int i = 0; i < 60; ++i) {
+    deep = nlohmann::json{{"level " + std::to_string(i), deep}}; // indentation past 256 bytes
+  }
+  require_same_as_dump(deep);
+  require_same_as_dump(nlohmann::json{
+      {std::string(300, 'k'), 1}, {"a \"quoted\" key", 2}, {"\xe2\x89\xa4 unicode", 3}, {"", 4}});
+}
+
 TEST_CASE("json_writer: numbers formatted as dump formats them", "[core][json_writer]") {
   const std::vector<double> doubles{0.0,
                                     -0.0,
