@@ -43,6 +43,31 @@ TEST_CASE("error: JSON syntax errors give line and column", "[error][json]") {
                       Catch::StartsWith("n.json:1:7: invalid JSON"));
 }
 
+TEST_CASE("error: a duplicate key is found among many, at any depth, in any object",
+          "[error][json]") {
+  // 1,500 distinct keys (an image classifier's id2label has 1,000), then one of them again.
+  std::string many = "{";
+  for (int i = 0; i < 1500; ++i) {
+    many += "\"" + std::to_string(i) + "\": " + std::to_string(i) + ", ";
+  }
+  REQUIRE(detail::parse_json_text(many + "\"last\": 0}", "ok.json").size() == 1501);
+  REQUIRE_THROWS_WITH(detail::parse_json_text(many + "\"777\": 0}", "d.json"),
+                      "d.json: duplicate key \"777\"");
+  // Objects at the same depth one after another: each starts with no keys.
+  REQUIRE_NOTHROW(detail::parse_json_text(
+      R"({"a": {"x": 1, "y": 2}, "b": {"x": 1, "y": 2}, "c": [{"x": 1}, {"x": 2}]})", "ok.json"));
+  REQUIRE_THROWS_WITH(
+      detail::parse_json_text(R"({"a": {"x": 1}, "b": {"y": 1, "z": {"q": 1}, "y": 2}})", "n.json"),
+      "n.json: duplicate key \"y\"");
+  REQUIRE_THROWS_WITH(detail::parse_json_text(R"([{"a": 1}, {"b": 1, "b": 2}])", "a.json"),
+                      "a.json: duplicate key \"b\"");
+  // The empty key, and keys that differ only past a prefix or in length.
+  REQUIRE_THROWS_WITH(detail::parse_json_text(R"({"": 1, "a": 2, "": 3})", "e.json"),
+                      "e.json: duplicate key \"\"");
+  REQUIRE_NOTHROW(
+      detail::parse_json_text(R"({"": 1, "k": 1, "kk": 1, "k\u0000": 1, "kk2": 1})", "ok.json"));
+}
+
 TEST_CASE("error: unreadable files are one-line input errors", "[error][json]") {
   REQUIRE_THROWS_WITH(detail::load_json_file("/nonexistent/spec.json"),
                       "/nonexistent/spec.json: cannot read file: no such file or directory");
