@@ -650,12 +650,11 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   // best_candidate() takes `best` when there is one (it scores strictly lower, and explaining
   // changes no figure): only the configuration it takes is explained. `first` still comes first
   // in `found`, with the figures the search gave it (smallest_slice reads them).
-  const Kept* const taken = best ? &*best : first ? &*first : nullptr;
+  if (auto& taken = best ? best : first) {
+    explain(S, *taken);
+  }
   for (auto* kept : {&first, &best}) {
     if (*kept) {
-      if (&**kept == taken) {
-        explain(S, **kept);
-      }
       found.push_back(std::move((*kept)->candidate));
     }
   }
