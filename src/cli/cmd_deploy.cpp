@@ -238,7 +238,7 @@ void register_deploy(CLI::App& app, Context& ctx) {
           o->plan = replayed;
         }
       }
-      const auto run = run_plan(o->plan, ctx, [&](Spec& spec) {
+      const auto adjust = [&](Spec& spec) {
         if (!o->engine.empty()) {
           spec.workload.inference.engine = o->engine == "vllm"     ? Engine::vllm
                                            : o->engine == "sglang" ? Engine::sglang
@@ -264,7 +264,8 @@ void register_deploy(CLI::App& app, Context& ctx) {
             spec.precision.allow.push_back(weights);
           }
         }
-      });
+      };
+      const ScopedData<PlanRun> run(ctx, run_plan(o->plan, ctx, adjust));
       const DeployData data = load_deploy_data(bundled_data_dir() + "/deploy.json");
       serving_recipe(run->spec, data);
       if (!run->plan.feasible()) {
