@@ -9,6 +9,7 @@
 #include <rightsize/plan/price.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -266,30 +267,78 @@ inline const char* latency_band_metric(const Spec& spec) {
 // rate r with requests of duration d holds r x d of them at once. The smallest batch for which
 // `holds` (the throughput targets are met; it grows with the batch), by bisection, capped at
 // `cap` (what fits, and the engine's max_num_seqs). Callers with no throughput target pass share.
-//
-// `known(share, cap)` may narrow the bisection with batches already evaluated (for other replica
-// counts): the largest known to miss and the smallest known to meet the targets within
-// (share, cap). Throughput grows with the batch, so the answer is the same, from fewer
-// evaluations.
-struct KnownBatches {
-  long long misses = 0;
-  std::optional<long long> meets;
-};
-template <class Holds, class Known>
-long long
-online_batch_from(long long share, long long cap, const Holds& holds, const Known& known) {
+template <class Holds>
+long long online_batch_from(long long share, long long cap, const Holds& holds) {
   if (holds(share) || cap <= share) {
     return share;
   }
-  const KnownBatches k = known(share, cap);
-  if (!k.meets && !holds(cap)) {
-    return cap;
-  }
-  return first_holding(std::max(share, k.misses), k.meets.value_or(cap), holds);
+  return holds(cap) ? first_holding(share, cap, holds) : cap;
 }
-template <class Holds>
-long long online_batch_from(long long share, long long cap, const Holds& holds) {
-  return online_batch_from(share, cap, holds, [](long long, long long) { return KnownBatches{}; });
+
+// A batch the search has evaluated and its throughput ratio (target over what is held, the
+// worse of the targets; <= 1: met).
+struct RatedBatch {
+  long long batch = 0;
+  double ratio = 0;
+};
+
+// The smallest batch in (lo.batch, hi.batch] whose throughput ratio is at most 1, given that
+// lo's is above 1 and hi's is not: first_holding's answer wherever the ratio falls as the batch
+// grows, from fewer evaluations. Rates are the batch over a replica's cycle time, which grows
+// about linearly with the batch (each decode step reads the weights once and every sequence's
+// KV cache), so ratio x batch is about a line, alpha + beta x batch: through the bracket's ends,
+// it crosses 1 at alpha / (1 - beta), the next batch tried (docs/plan.md, "Search"). Typically
+// two or three evaluations where halving takes seven or eight. The line is a guess only: every
+// answer is checked against its neighbour below, and a guess that fails to halve the bracket
+// twice running is followed by a halving, so a curve far from a line costs at most about twice
+// the halvings.
+template <class Ratio> long long first_meeting(RatedBatch lo, RatedBatch hi, const Ratio& ratio) {
+  int stalls = 0;
+  while (hi.batch - lo.batch > 1) {
+    const long long width = hi.batch - lo.batch;
+    long long next = lo.batch + width / 2;
+    const bool guided = stalls < 2;
+    if (guided) {
+      const double a = lo.ratio * static_cast<double>(lo.batch);
+      const double b = hi.ratio * static_cast<double>(hi.batch);
+      const double beta = (b - a) / static_cast<double>(width);
+      const double alpha = a - beta * static_cast<double>(lo.batch);
+      const double crossing = alpha / (1.0 - beta);
+      if (beta < 1.0 && alpha > 0.0 && std::isfinite(crossing)) {
+        next = std::clamp(static_cast<long long>(std::ceil(std::min(crossing, 9e15))),
+                          lo.batch + 1,
+                          hi.batch - 1);
+      }
+    }
+    const RatedBatch tried{next, ratio(next)};
+    (tried.ratio <= 1.0 ? hi : lo) = tried;
+    stalls = !guided ? 0 : 2 * (hi.batch - lo.batch) > width ? stalls + 1 : 0;
+  }
+  return hi.batch;
+}
+
+// online_batch_from over throughput ratios (`ratio(batch)`, as RatedBatch's), the answer found by
+// first_meeting: the pruned search's. `known(lo, hi)` may narrow the bracket with batches
+// already evaluated (for other replica counts): the largest known to miss and the smallest known
+// to meet the targets within (lo, hi). Throughput grows with the batch, so the answer is the same,
+// from fewer evaluations.
+struct KnownBatches {
+  RatedBatch misses;
+  std::optional<RatedBatch> meets;
+};
+template <class Ratio, class Known>
+long long
+online_batch_rated(long long share, long long cap, const Ratio& ratio, const Known& known) {
+  const RatedBatch at_share{share, ratio(share)};
+  if (at_share.ratio <= 1.0 || cap <= share) {
+    return share;
+  }
+  const KnownBatches k = known(at_share, cap);
+  if (k.meets) {
+    return first_meeting(k.misses, *k.meets, ratio);
+  }
+  const RatedBatch at_cap{cap, ratio(cap)};
+  return at_cap.ratio <= 1.0 ? first_meeting(k.misses, at_cap, ratio) : cap;
 }
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
 

@@ -268,22 +268,22 @@ long long online_batch(const Search& S,
   }
   const long long cap = std::min<long long>(
       probe.memory().max_batch, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
-  const auto meets = [&](const At& at) { return throughput_ratio(t, eval.held(at)) <= 1.0; };
-  const auto holds = [&](long long batch) { return meets(eval(batch, replicas)); };
+  const auto rated = [&](const At& at) { return throughput_ratio(t, eval.held(at)); };
+  const auto ratio = [&](long long batch) { return rated(eval(batch, replicas)); };
   if (!S.options.prune) {
-    return online_batch_from(share, cap, holds);
+    return online_batch_from(share, cap, [&](long long batch) { return ratio(batch) <= 1.0; });
   }
-  // The batches this layout has evaluated for other replica counts narrow the bisection.
-  return online_batch_from(share, cap, holds, [&](long long lo, long long hi) {
+  // The batches this layout has evaluated for other replica counts narrow the search.
+  return online_batch_rated(share, cap, ratio, [&](RatedBatch lo, long long hi) {
     KnownBatches known{lo, std::nullopt};
     eval.each_known([&](long long batch, const Evaluated& e) {
-      if (batch > lo && batch < hi) {
-        if (meets(At{&e, replicas})) {
+      if (batch > known.misses.batch && batch < hi) {
+        const RatedBatch b{batch, rated(At{&e, replicas})};
+        if (b.ratio <= 1.0) {
           hi = batch;
-          known.meets = batch;
+          known.meets = b;
         } else {
-          lo = batch;
-          known.misses = batch;
+          known.misses = b;
         }
       }
     });
