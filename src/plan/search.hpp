@@ -25,6 +25,9 @@ struct Miss {
   std::string reason;
   std::string fix;
   double distance = 1e300;
+  // Set for a search whose misses nobody reads (a MIG slice's: the whole GPU has its own row):
+  // nothing is considered, so no reason is written.
+  bool discard = false;
 
   // 0: does not fit in memory; 1: fits, misses a target or the deadline; 2: meets every target,
   // no price; -1: nothing tried.
@@ -49,7 +52,7 @@ struct Miss {
 
   // Keeps `other` when it came closer.
   void consider(Miss other) {
-    if (closer(other.code, other.distance)) {
+    if (!discard && closer(other.code, other.distance)) {
       *this = std::move(other);
     }
   }
@@ -58,7 +61,7 @@ struct Miss {
   // considers far more misses than it keeps.
   template <class Reason>
   void consider(const std::string& other_code, double other_distance, const Reason& write_reason) {
-    if (closer(other_code, other_distance)) {
+    if (!discard && closer(other_code, other_distance)) {
       *this = Miss{other_code, write_reason(), "", other_distance};
     }
   }
@@ -232,6 +235,12 @@ void cost_training(const Search& S, const Price* price, Candidate& c, Detail det
 
 // rightsize::mig_slice (plan/mig.hpp), public since observe recommends slices too.
 using ::rightsize::mig_slice;
+// A MIG profile name, "3g.40gb": compute slices and memory in GB; nullopt when not of that form.
+struct MigProfile {
+  int compute = 0;
+  double gb = 0;
+};
+std::optional<MigProfile> parse_mig_profile(const std::string& name);
 
 // --- Ranking (plan.cpp)
 
