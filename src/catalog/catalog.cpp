@@ -616,7 +616,7 @@ const std::vector<TensorPrecision>& all_tensor_precisions() {
   return all;
 }
 
-std::optional<FlopsPerSecond> Gpu::rate(TensorPrecision p) const {
+std::optional<FlopsPerSecond> GpuFigures::rate(TensorPrecision p) const {
   const auto it = dense.find(p);
   if (it == dense.end()) {
     return std::nullopt;

@@ -705,7 +705,9 @@ std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool pric
   }
   const double memory_share = gb / largest_gb;
   const double compute_share = static_cast<double>(compute) / g.mig->max_instances;
-  Gpu s = g;
+  // Every figure but the sources: a slice's are derived from its GPU's (not copying the GPU's
+  // sources is a good part of planning slices).
+  Gpu s{static_cast<const GpuFigures&>(g), {}};
   s.name = g.name + " " + profile;
   s.memory = g.memory * memory_share;
   if (s.usable_memory) {

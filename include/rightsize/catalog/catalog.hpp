@@ -59,7 +59,9 @@ struct Mig {
   std::vector<std::string> profiles;
 };
 
-struct Gpu {
+// Every figure of a GPU: what Gpu holds but where each came from (a MIG slice's, derived from its
+// GPU's, have no source of their own).
+struct GpuFigures {
   std::string name;
   std::vector<std::string> aliases;
   std::string vendor; // nvidia, amd
@@ -83,14 +85,17 @@ struct Gpu {
   std::vector<Price> prices;
   std::optional<Purchase> purchase;
 
-  // Field ("memory_gib", "dense_tflop_per_s.bf16", ...) -> where it came from.
-  std::map<std::string, Provenance> provenance;
-
   // The capacity the estimator may plan against: usable when sourced, else nominal.
   [[nodiscard]] Bytes plannable_memory() const { return usable_memory.value_or(memory); }
   [[nodiscard]] bool has_nvlink() const { return gpu_link_kind != "none"; }
   // The dense rate at `p`, if the GPU has it.
   [[nodiscard]] std::optional<FlopsPerSecond> rate(TensorPrecision p) const;
+};
+
+struct Gpu : GpuFigures {
+  // Field ("memory_gib", "dense_tflop_per_s.bf16", ...) -> where it came from. Empty for a MIG
+  // slice (mig_slice): its figures are its GPU's shares, whose sources are its GPU's entry.
+  std::map<std::string, Provenance> provenance;
 };
 
 struct CatalogSource {
