@@ -38,9 +38,10 @@ template <class A, class T, if_is<T, Gpu> = 0> void describe(A& a, T& g) {
   a(g.name, g.aliases, g.vendor, g.architecture, g.generation, g.release_year, g.form_factor);
   a(g.memory, g.usable_memory, g.memory_bandwidth, g.dense, g.tdp);
   a(g.host_link, g.pcie_generation, g.gpu_link_kind, g.gpu_link, g.nvlink_domain, g.network);
-  a(g.mig, g.prices, g.purchase, g.provenance);
+  a(g.mig, g.prices, g.purchase);
+  a.droppable(g.provenance); // dropped for CatalogDetail::figures
 }
-// Catalog::files is the loader's to set.
+// Catalog::files and Catalog::sources_dropped are the loader's to set.
 template <class A, class T, if_is<T, Catalog> = 0> void describe(A& a, T& c) {
   a(c.schema_version, c.version, c.digest, c.sources, c.gpus);
 }
@@ -90,7 +91,7 @@ static_assert(sizeof(Price) == 208, "a field of Price is missing from describe()
 static_assert(sizeof(Purchase) == 272, "a field of Purchase is missing from describe()");
 static_assert(sizeof(Mig) == 32, "a field of Mig is missing from describe()");
 static_assert(sizeof(Gpu) == 744, "a field of Gpu is missing from describe()");
-static_assert(sizeof(Catalog) == 168, "a field of Catalog is missing from describe()");
+static_assert(sizeof(Catalog) == 176, "a field of Catalog is missing from describe()");
 static_assert(sizeof(EngineGeneration) == 96, "a field of EngineGeneration is missing");
 static_assert(sizeof(EngineFormatRow) == 240, "a field of EngineFormatRow is missing");
 static_assert(sizeof(EngineInfo) == 224, "a field of EngineInfo is missing from describe()");
@@ -125,9 +126,11 @@ std::string serialize_catalog(const Catalog& catalog) {
   return serialize_blob(catalog);
 }
 
-Catalog deserialize_catalog(std::string_view blob, const std::string& file) {
-  auto c = deserialize_blob<Catalog>(blob);
+Catalog deserialize_catalog(std::string_view blob, const std::string& file, CatalogDetail wanted) {
+  const bool figures = wanted == CatalogDetail::figures;
+  auto c = deserialize_blob<Catalog>(blob, figures);
   c.files = {file};
+  c.sources_dropped = figures;
   return c;
 }
 
@@ -149,12 +152,13 @@ EngineSupport deserialize_engine_support(std::string_view blob, const std::strin
   return s;
 }
 
-std::optional<Catalog> bundled_catalog(std::string_view text, const std::string& file) {
+std::optional<Catalog>
+bundled_catalog(std::string_view text, const std::string& file, CatalogDetail wanted) {
   const BundledFile bundled = bundled_catalog_file();
   if (bundled.value.empty() || text != bundled.text) {
     return std::nullopt;
   }
-  return deserialize_catalog(bundled.value, file);
+  return deserialize_catalog(bundled.value, file, wanted);
 }
 
 std::optional<EngineSupport> bundled_engine_support(std::string_view text,

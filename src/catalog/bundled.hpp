@@ -30,7 +30,10 @@ BundledFile bundled_published_table(std::string_view model);
 // The embedded value when `text`, read from `file`, is byte for byte the embedded file; nullopt
 // otherwise. `file` takes the place of the build's path wherever the value names its file
 // (Catalog::files, EngineSupport::files, EngineFormatRow::where), as a parse of `file` would.
-std::optional<Catalog> bundled_catalog(std::string_view text, const std::string& file);
+// CatalogDetail::figures leaves every Gpu::provenance empty.
+std::optional<Catalog> bundled_catalog(std::string_view text,
+                                       const std::string& file,
+                                       CatalogDetail wanted = CatalogDetail::sources);
 std::optional<EngineSupport> bundled_engine_support(std::string_view text, const std::string& file);
 // Each model's results_file is resolved beside `file`, as a parse of `file` would.
 std::optional<PublishedData> bundled_published_index(std::string_view text,
@@ -44,7 +47,9 @@ bundled_published_results(const PublishedData& data, std::string_view model, std
 // the deserializers set from `file`. Doubles keep their bits, so a value comes back identical.
 // Malformed input (never produced by serialize_*) throws InternalError.
 std::string serialize_catalog(const Catalog& catalog);
-Catalog deserialize_catalog(std::string_view blob, const std::string& file);
+Catalog deserialize_catalog(std::string_view blob,
+                            const std::string& file,
+                            CatalogDetail wanted = CatalogDetail::sources);
 // `file` is the path the value was loaded from: each row's `where` is stored after it.
 std::string serialize_engine_support(const EngineSupport& support, const std::string& file);
 EngineSupport deserialize_engine_support(std::string_view blob, const std::string& file);

@@ -688,19 +688,21 @@ std::string read_json_text(const std::string& file) {
   return read_input_file(file, k_max_json_file_bytes, "JSON input");
 }
 
-Catalog load_complete(const std::string& file) {
+Catalog load_complete(const std::string& file, CatalogDetail wanted) {
   const std::string text = read_json_text(file);
   // The bundled catalog, unedited: validated when it was compiled in (bundled.hpp).
-  if (auto bundled = detail::bundled_catalog(text, file)) {
+  if (auto bundled = detail::bundled_catalog(text, file, wanted)) {
     return std::move(*bundled);
   }
   return parse_complete(detail::parse_json_text(text, file), file, detail::fnv1a_hex(text));
 }
 } // namespace
 
-Catalog load_catalog(const std::string& bundled_path, const std::string& overlay_path) {
+Catalog load_catalog(const std::string& bundled_path,
+                     const std::string& overlay_path,
+                     CatalogDetail wanted) {
   if (overlay_path.empty()) {
-    return load_complete(bundled_path);
+    return load_complete(bundled_path, wanted);
   }
   const std::string overlay_text = read_json_text(overlay_path);
   const auto overlay = detail::parse_json_text(overlay_text, overlay_path);

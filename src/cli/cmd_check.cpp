@@ -348,8 +348,8 @@ void register_check(CLI::App& app, Context& ctx) {
                          "one lock file cannot be given for several specs; leave it out "
                          "to use rightsize.lock.json beside each spec");
       }
-      const Catalog catalog =
-          load_catalog(bundled_catalog_path(), user_catalog_path(o->plan.common));
+      const Catalog catalog = load_catalog(
+          bundled_catalog_path(), user_catalog_path(o->plan.common), CatalogDetail::figures);
       const Efficiency eff = Efficiency::load(bundled_data_dir() + "/efficiency.json");
       const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
       const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");

@@ -89,7 +89,8 @@ void register_compare(CLI::App& app, Context& ctx) {
       for (const auto& w : spec.warnings) {
         ctx.log->warn("{}: {}", spec.file, w);
       }
-      const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
+      const Catalog catalog = load_catalog(
+          bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
       CompareFilter filter;
       for (const auto& g : o->gpus) {
         filter.gpus.push_back(catalog.resolve(g, "--gpu").name);

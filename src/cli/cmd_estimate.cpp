@@ -441,7 +441,8 @@ void register_estimate(CLI::App& app, Context& ctx) {
       for (const auto& w : loaded.warnings) {
         ctx.log->warn("{}: {}", loaded.file, w);
       }
-      const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
+      const Catalog catalog = load_catalog(
+          bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
       const Gpu& gpu = catalog.resolve(o->gpu, "--gpu");
       Spec spec = with_requested_precision(*o, loaded);
       resolve_spec_provider(catalog, spec);

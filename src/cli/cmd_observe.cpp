@@ -410,7 +410,8 @@ void register_observe(CLI::App& app, Context& ctx) {
     o->gpus_given = sub->get_option("--gpus")->count() > 0;
     check_inputs(*o);
     ctx.action = [&ctx, o]() {
-      const Catalog catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o->common));
+      const Catalog catalog = load_catalog(
+          bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
       const DeployData deploy_data = load_deploy_data(bundled_data_dir() + "/deploy.json");
       const ObserveOptions options = analysis_options(*o, catalog);
       std::vector<std::string> sources;

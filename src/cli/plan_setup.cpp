@@ -154,7 +154,8 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   if (digest) {
     run->spec_digest = digest_spec(spec);
   }
-  run->catalog = load_catalog(bundled_catalog_path(), user_catalog_path(o.common));
+  run->catalog =
+      load_catalog(bundled_catalog_path(), user_catalog_path(o.common), CatalogDetail::figures);
   apply_settings(o, run->catalog, spec);
   run->constants = load_constants(o.assume);
   run->efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");

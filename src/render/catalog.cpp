@@ -1,5 +1,6 @@
 #include "csv.hpp"
 
+#include <rightsize/core/error.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/catalog.hpp>
@@ -65,6 +66,14 @@ std::string sixteen_bit(const Gpu& g) {
   return r ? fmt::format("{:.0f}", to_tflop_per_s(*r)) : "-";
 }
 
+// The catalog views below show every field's source: a catalog loaded without them
+// (CatalogDetail::figures) would show none, silently.
+void require_sources(const CatalogView& view) {
+  if (view.catalog.sources_dropped) {
+    throw InternalError("catalog view: the catalog was loaded without its sources");
+  }
+}
+
 } // namespace
 
 const Price* cheapest_on_demand(const Gpu& g) {
@@ -78,6 +87,7 @@ const Price* cheapest_on_demand(const Gpu& g) {
 }
 
 nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
+  require_sources(view);
   nlohmann::json dense = nlohmann::json::object();
   for (const auto& [p, rate] : g.dense) {
     dense[std::string(to_string(p))] = rate.si();
@@ -221,6 +231,7 @@ void render_catalog_list_csv(const CatalogView& view, std::ostream& out) {
 }
 
 void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) {
+  require_sources(view);
   const auto source = [&](const std::string& field) {
     const auto it = g.provenance.find(field);
     if (it == g.provenance.end()) {

@@ -104,6 +104,11 @@ struct CatalogSource {
   std::string kind;
 };
 
+// What a command reads of the catalog: every figure with its sources, or the figures alone
+// (plan, check, deploy, estimate, compare, observe), which spares loading the bundled catalog's
+// per-field sources (docs/performance.md).
+enum class CatalogDetail { sources, figures };
+
 struct Catalog {
   int schema_version = 1;
   std::string version;
@@ -111,6 +116,8 @@ struct Catalog {
   std::vector<std::string> files; // what was read, in order
   std::map<std::string, CatalogSource> sources;
   std::vector<Gpu> gpus;
+  // Loaded with CatalogDetail::figures from the bundled data: every Gpu::provenance is empty.
+  bool sources_dropped = false;
 
   // Resolves a name a person would type ("H100", "a100-40gb", "L40S") case-insensitively over
   // names and aliases. Unknown or ambiguous names throw InputError at `where` with suggestions.
@@ -123,7 +130,10 @@ struct Catalog {
 // "extends": "bundled" merges into the bundled catalog (docs/catalog.md, "Your own prices");
 // without it, it replaces the bundled catalog. Every problem of a file is reported at once
 // (InputErrors).
-Catalog load_catalog(const std::string& bundled_path, const std::string& overlay_path = "");
+// CatalogDetail::figures: the caller reads no Gpu::provenance, which may then be left empty.
+Catalog load_catalog(const std::string& bundled_path,
+                     const std::string& overlay_path = "",
+                     CatalogDetail detail = CatalogDetail::sources);
 // Parses one complete catalog document.
 Catalog parse_catalog(const nlohmann::json& json, const std::string& file);
 

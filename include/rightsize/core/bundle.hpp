@@ -63,6 +63,16 @@ public:
   BlobWriter() { m_out.append(k_blob_magic); }
 
   template <class... T> void operator()(const T&... values) { (write(values), ...); }
+  // A field a reader may drop (BlobReader's `drop_droppable`): its length in bytes, then the
+  // field, so that dropping it is one step.
+  template <class T> void droppable(const T& value) {
+    const std::size_t at = m_out.size();
+    size(0);
+    const std::size_t start = m_out.size();
+    write(value);
+    const auto length = static_cast<std::uint64_t>(m_out.size() - start);
+    std::memcpy(&m_out[at], &length, sizeof length);
+  }
   std::string take() { return std::move(m_out); }
 
 private:
@@ -118,7 +128,10 @@ private:
 // Reads what BlobWriter wrote; malformed input (never written by it) throws InternalError.
 class BlobReader {
 public:
-  explicit BlobReader(std::string_view blob) : m_rest(blob) {
+  // With `drop_droppable`, the fields written as droppable() are read past and left empty (the
+  // catalog's sources, for a command that reads none).
+  explicit BlobReader(std::string_view blob, bool drop_droppable = false)
+      : m_rest(blob), m_drop(drop_droppable) {
     if (m_rest.substr(0, k_blob_magic.size()) != k_blob_magic) {
       throw InternalError("bundled data: not a blob of this build");
     }
@@ -126,6 +139,19 @@ public:
   }
 
   template <class... T> void operator()(T&... values) { (read(values), ...); }
+  template <class T> void droppable(T& value) {
+    const std::size_t length = size();
+    if (m_drop) {
+      value = T{};
+      take(length);
+      return;
+    }
+    const std::size_t before = m_rest.size();
+    read(value);
+    if (before - m_rest.size() != length) {
+      throw InternalError("bundled data: a field's length is not what was written");
+    }
+  }
   void expect_end() const {
     if (!m_rest.empty()) {
       throw InternalError("bundled data: bytes left over");
@@ -202,6 +228,7 @@ private:
   }
 
   std::string_view m_rest;
+  bool m_drop = false;
 };
 
 template <class T> std::string serialize_blob(const T& value) {
@@ -210,9 +237,9 @@ template <class T> std::string serialize_blob(const T& value) {
   return writer.take();
 }
 
-template <class T> T deserialize_blob(std::string_view blob) {
+template <class T> T deserialize_blob(std::string_view blob, bool drop_droppable = false) {
   T value;
-  BlobReader reader(blob);
+  BlobReader reader(blob, drop_droppable);
   reader(value);
   reader.expect_end();
   return value;

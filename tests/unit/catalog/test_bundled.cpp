@@ -10,11 +10,13 @@
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/render/catalog.hpp>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <sstream>
 
 using namespace rightsize;
 using rightsize::test::ScratchDir;
@@ -255,4 +257,31 @@ TEST_CASE("bundled: the serialized form comes back identical", "[catalog][bundle
                   InternalError);
   CHECK_THROWS_AS(detail::deserialize_catalog(blob + "x", "x.json"), InternalError);
   CHECK_THROWS_AS(detail::deserialize_catalog("not a blob", "x.json"), InternalError);
+}
+
+TEST_CASE("bundled: the catalog's figures alone are the catalog without its sources",
+          "[catalog][bundled]") {
+  // What plan, check, deploy, estimate, compare and observe load (CatalogDetail::figures): the
+  // embedded catalog with every GPU's per-field sources read past, not kept.
+  const Catalog whole = load_catalog(k_gpus);
+  const Catalog figures = load_catalog(k_gpus, "", CatalogDetail::figures);
+  CHECK_FALSE(whole.sources_dropped);
+  CHECK(figures.sources_dropped);
+  REQUIRE(figures.gpus.size() == whole.gpus.size());
+  Catalog stripped = whole;
+  for (auto& g : stripped.gpus) {
+    REQUIRE_FALSE(g.provenance.empty());
+    g.provenance.clear();
+  }
+  CHECK(detail::serialize_catalog(figures) == detail::serialize_catalog(stripped));
+  // Prices and purchases keep their sources: costs name them.
+  CHECK(figures.gpus[0].prices.front().provenance.source ==
+        whole.gpus[0].prices.front().provenance.source);
+  // The catalog views show every field's source: they refuse such a catalog rather than show
+  // none.
+  const CatalogView view{figures, "2026-11-28"};
+  CHECK_THROWS_AS(gpu_to_json(figures.gpus[0], view), InternalError);
+  std::ostringstream out;
+  CHECK_THROWS_AS(render_gpu_table(figures.gpus[0], view, out), InternalError);
+  CHECK_NOTHROW(gpu_to_json(whole.gpus[0], CatalogView{whole, "2026-11-28"}));
 }
