@@ -689,12 +689,14 @@ std::string read_json_text(const std::string& file) {
 }
 
 Catalog load_complete(const std::string& file, CatalogDetail wanted) {
-  const std::string text = read_json_text(file);
   // The bundled catalog, unedited: validated when it was compiled in (bundled.hpp).
-  if (auto bundled = detail::bundled_catalog(text, file, wanted)) {
-    return std::move(*bundled);
+  const detail::BundledFile bundled = detail::bundled_catalog_file();
+  const auto text = read_input_file_unless(
+      file, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  if (!text) {
+    return detail::deserialize_catalog(bundled.value, file, wanted);
   }
-  return parse_complete(detail::parse_json_text(text, file), file, detail::fnv1a_hex(text));
+  return parse_complete(detail::parse_json_text(*text, file), file, detail::fnv1a_hex(*text));
 }
 } // namespace
 

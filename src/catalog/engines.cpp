@@ -687,12 +687,14 @@ EngineSupport parse_engine_support(const nlohmann::json& json, const std::string
 }
 
 EngineSupport load_engine_support(const std::string& path) {
-  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
   // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
-  if (auto bundled = detail::bundled_engine_support(text, path)) {
-    return std::move(*bundled);
+  const detail::BundledFile bundled = detail::bundled_engines_file();
+  const auto text = read_input_file_unless(
+      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  if (!text) {
+    return detail::deserialize_engine_support(bundled.value, path);
   }
-  return parse_engine_support(detail::parse_json_text(text, path), path);
+  return parse_engine_support(detail::parse_json_text(*text, path), path);
 }
 
 SupportAnswer supports(const EngineSupport& support,

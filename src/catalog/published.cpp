@@ -214,12 +214,20 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
 
 // One model's results table, appended to data.results.
 void load_model_results(PublishedData& data, const PublishedModel& model) {
-  const std::string text =
-      read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
-  // The bundled table, unedited, of the bundled index: validated when it was compiled in
-  // (bundled.hpp), its ids unique among themselves; against the tables loaded before it (none
-  // when it is the first, as in a plan), checked here.
-  if (auto bundled = detail::bundled_published_results(data, model.key, text)) {
+  // The bundled table, unedited, of the bundled index (a table is checked against its index:
+  // sources, models): validated when it was compiled in (bundled.hpp), its ids unique among
+  // themselves; against the tables loaded before it (none when it is the first, as in a plan),
+  // checked here.
+  const detail::BundledFile bundled = data.digest == detail::bundled_published_index_digest()
+                                          ? detail::bundled_published_table(model.key)
+                                          : detail::BundledFile{};
+  std::optional<std::string> text =
+      read_input_file_unless(model.results_file,
+                             bundled.value.empty() ? "" : bundled.text,
+                             k_max_json_file_bytes,
+                             "published results table");
+  if (!text) {
+    auto rows = detail::deserialize_published_results(bundled.value);
     const std::set<std::string_view> before = [&] {
       std::set<std::string_view> ids;
       for (const auto& r : data.results) {
@@ -228,23 +236,24 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
       return ids;
     }();
     const bool unique =
-        before.empty() || std::none_of(bundled->begin(), bundled->end(), [&](const auto& r) {
+        before.empty() || std::none_of(rows.begin(), rows.end(), [&](const auto& r) {
           return before.count(r.id) > 0;
         });
     if (unique) {
       data.results.insert(data.results.end(),
-                          std::make_move_iterator(bundled->begin()),
-                          std::make_move_iterator(bundled->end()));
+                          std::make_move_iterator(rows.begin()),
+                          std::make_move_iterator(rows.end()));
       data.loaded.push_back(model.key);
       return;
     }
     // A repeated id: the parse below names its line.
+    text = read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
   }
   std::set<std::string> ids;
   for (const auto& r : data.results) {
     ids.insert(r.id);
   }
-  const auto table = detail::parse_csv(text, model.results_file, k_max_published_results);
+  const auto table = detail::parse_csv(*text, model.results_file, k_max_published_results);
   const detail::CsvColumns columns(table);
   columns.reject_unknown({"id",       "source",       "location",       "model",   "model_name",
                           "system",   "gpu",          "gpus",           "tp",      "pp",
@@ -298,12 +307,14 @@ std::string to_string(PublishedScenario s) {
 }
 
 PublishedData load_published_index(const std::string& path) {
-  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
   // The bundled index, unedited: validated when it was compiled in (bundled.hpp).
-  if (auto bundled = detail::bundled_published_index(text, path)) {
-    return std::move(*bundled);
+  const detail::BundledFile bundled = detail::bundled_published_index_file();
+  const auto text = read_input_file_unless(
+      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  if (!text) {
+    return detail::deserialize_published_index(bundled.value, path);
   }
-  const nlohmann::json j = detail::parse_json_text(text, path);
+  const nlohmann::json j = detail::parse_json_text(*text, path);
   const FieldReader r(j, path);
   if (!r.is_object()) {
     r.fail("must be a JSON object");
@@ -328,7 +339,7 @@ PublishedData load_published_index(const std::string& path) {
   for (const auto& [key, value] : models.json().items()) {
     data.models.push_back(read_model(models.object(key), key, path));
   }
-  data.digest = detail::fnv1a_hex(text);
+  data.digest = detail::fnv1a_hex(*text);
   return data;
 }
 

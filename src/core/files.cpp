@@ -91,7 +91,9 @@ class Fd {
 public:
   explicit Fd(int fd) : m_fd(fd) {}
   Fd(const Fd&) = delete;
+  Fd(Fd&& other) noexcept : m_fd(other.release()) {}
   Fd& operator=(const Fd&) = delete;
+  Fd& operator=(Fd&&) = delete;
   ~Fd() {
     if (m_fd >= 0) {
       ::close(m_fd);
@@ -108,12 +110,12 @@ private:
   int m_fd;
 };
 
-} // namespace
-
-std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what) {
-  if (path == "-") {
-    return read_capped(STDIN_FILENO, "-", max_bytes, what);
-  }
+// Opens `path` for reading as read_input_file does: a regular file of at most `max_bytes`. Sets
+// `size` to the size fstat gives.
+Fd open_input_file(const std::string& path,
+                   std::size_t max_bytes,
+                   std::string_view what,
+                   std::size_t& size) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
     throw InputError(path, "cannot read file: " + describe_errno(errno));
@@ -129,14 +131,69 @@ std::string read_input_file(const std::string& path, std::size_t max_bytes, std:
                                  what));
   }
   // O_NONBLOCK: should the path have been swapped for a FIFO since stat, open does not wait.
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) {
     throw InputError(path, "cannot read file: " + describe_errno(errno));
   }
   if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) {
     throw InputError(path, "is " + describe_file_type(info.st_mode) + ", expected a regular file");
   }
-  return read_capped(fd.get(), path, max_bytes, what, static_cast<std::size_t>(info.st_size));
+  size = static_cast<std::size_t>(info.st_size);
+  return fd;
+}
+
+// Whether what is left to read from `fd` is exactly `known`, read a piece at a time.
+bool rest_is(int fd, const std::string& path, std::string_view known) {
+  char piece[16 * 1024];
+  std::size_t matched = 0;
+  while (true) {
+    const ssize_t n = ::read(fd, piece, sizeof piece);
+    if (n < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      throw InputError(path, "cannot read file: " + describe_errno(errno));
+    }
+    if (n == 0) {
+      return matched == known.size();
+    }
+    const auto got = static_cast<std::size_t>(n);
+    if (got > known.size() - matched || std::memcmp(piece, known.data() + matched, got) != 0) {
+      return false;
+    }
+    matched += got;
+  }
+}
+
+} // namespace
+
+std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what) {
+  if (path == "-") {
+    return read_capped(STDIN_FILENO, "-", max_bytes, what);
+  }
+  std::size_t size = 0;
+  const Fd fd = open_input_file(path, max_bytes, what, size);
+  return read_capped(fd.get(), path, max_bytes, what, size);
+}
+
+std::optional<std::string> read_input_file_unless(const std::string& path,
+                                                  std::string_view known,
+                                                  std::size_t max_bytes,
+                                                  std::string_view what) {
+  if (path == "-" || known.empty()) {
+    return read_input_file(path, max_bytes, what);
+  }
+  std::size_t size = 0;
+  const Fd fd = open_input_file(path, max_bytes, what, size);
+  if (size == known.size()) {
+    if (rest_is(fd.get(), path, known)) {
+      return std::nullopt;
+    }
+    if (::lseek(fd.get(), 0, SEEK_SET) != 0) {
+      throw InputError(path, "cannot read file: " + describe_errno(errno));
+    }
+  }
+  return read_capped(fd.get(), path, max_bytes, what, size);
 }
 
 void write_file_atomically(const std::string& path, std::string_view content) {

@@ -101,11 +101,14 @@ void Constants::index(const std::string& name) {
 }
 
 Constants Constants::load(const std::string& path) {
-  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
-  if (auto bundled = detail::bundled_constants(text)) {
-    return std::move(*bundled);
+  // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
+  const detail::BundledFile bundled = detail::bundled_memory_file();
+  const auto text = read_input_file_unless(
+      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  if (!text) {
+    return detail::deserialize_constants(bundled.value);
   }
-  const auto json = detail::parse_json_text(text, path);
+  const auto json = detail::parse_json_text(*text, path);
   const FieldReader root(json, path);
   root.reject_unknown({"schema_version", "description", "constants"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {

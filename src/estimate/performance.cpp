@@ -86,11 +86,14 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
 }
 
 Efficiency Efficiency::load(const std::string& path) {
-  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
-  if (auto bundled = detail::bundled_efficiency(text)) {
-    return std::move(*bundled);
+  // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
+  const detail::BundledFile bundled = detail::bundled_efficiency_file();
+  const auto text = read_input_file_unless(
+      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  if (!text) {
+    return detail::deserialize_efficiency(bundled.value);
   }
-  return from_json(detail::parse_json_text(text, path), path);
+  return from_json(detail::parse_json_text(*text, path), path);
 }
 
 nlohmann::json Efficiency::to_json() const {

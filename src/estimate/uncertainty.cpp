@@ -186,11 +186,14 @@ Calibration Uncertainty::calibration(const std::string& family,
 }
 
 Uncertainty Uncertainty::load(const std::string& path) {
-  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
-  if (auto bundled = detail::bundled_uncertainty(text)) {
-    return std::move(*bundled);
+  // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
+  const detail::BundledFile bundled = detail::bundled_uncertainty_file();
+  const auto text = read_input_file_unless(
+      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  if (!text) {
+    return detail::deserialize_uncertainty(bundled.value);
   }
-  return from_json(detail::parse_json_text(text, path), path);
+  return from_json(detail::parse_json_text(*text, path), path);
 }
 
 const Uncertainty::Entry& Uncertainty::entry(const std::string& metric,

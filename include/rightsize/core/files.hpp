@@ -5,6 +5,7 @@
 // docs/reliability.md.
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,15 @@ inline constexpr std::size_t k_max_json_file_bytes = std::size_t{64} * 1024 * 10
 // is opened, so that nothing blocks or reads forever. `what` names the input in the size error
 // ("JSON input"). Throws InputError naming the path.
 std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what);
+
+// read_input_file, unless the file's bytes are exactly `known` (not empty): then nullopt, the file
+// compared as it is read, 16 KiB at a time, and never held whole. For the data files whose
+// shipped bytes are compiled in (core/bundle.hpp): a file left as shipped costs a comparison,
+// not a copy. The same errors as read_input_file.
+std::optional<std::string> read_input_file_unless(const std::string& path,
+                                                  std::string_view known,
+                                                  std::size_t max_bytes,
+                                                  std::string_view what);
 
 // Writes `content` to `path` atomically: a temporary file in the same directory, written,
 // flushed to disk and checked, then renamed over `path`. On any failure the temporary file is
