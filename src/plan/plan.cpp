@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 
 namespace rightsize {
 
@@ -567,10 +568,21 @@ void plan_slices(const Search& S, Plan& plan) {
 
 // Candidates by score (then name, for stable output), real misses before constraint exclusions.
 void rank(const Search& S, Plan& plan) {
-  std::stable_sort(
-      plan.candidates.begin(), plan.candidates.end(), [](const Candidate& a, const Candidate& b) {
-        return a.score != b.score ? a.score < b.score : a.gpu->name < b.gpu->name;
-      });
+  // A stable sort of their indices, then each candidate moved once into its place: a stable sort
+  // of the candidates themselves (about 5 KB each) would take a buffer of half of them or more,
+  // fresh pages each time.
+  auto& candidates = plan.candidates;
+  std::vector<std::size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+    const Candidate& a = candidates[i];
+    const Candidate& b = candidates[j];
+    if (a.score != b.score) {
+      return a.score < b.score;
+    }
+    return a.gpu->name != b.gpu->name ? a.gpu->name < b.gpu->name : i < j;
+  });
+  detail::apply_order(candidates, std::move(order));
   for (std::size_t i = 0; i < plan.candidates.size(); ++i) {
     plan.candidates[i].rank = static_cast<int>(i + 1);
   }
@@ -665,6 +677,13 @@ Plan make_plan(const Spec& spec,
   for (const auto& name : spec.constraints.gpus) {
     (void)catalog.resolve(name, spec.constraints.where + "/gpus");
   }
+  // At most one candidate per GPU and one per MIG profile, each placed once: a growing vector
+  // would move every candidate (about 5 KB) into fresh pages at each doubling.
+  std::size_t most = catalog.gpus.size();
+  for (const Gpu& g : catalog.gpus) {
+    most += g.mig ? g.mig->profiles.size() : 0;
+  }
+  plan.candidates.reserve(most);
   detail::EvaluationCache cache(catalog);
   // Made once: every GPU's search tries the same variants.
   const std::vector<Spec> variants = detail::precision_variants(spec);

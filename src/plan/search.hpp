@@ -351,4 +351,25 @@ online_batch_rated(long long share, long long cap, const Ratio& ratio, const Kno
 }
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
 
+// Reorders `items` in place so that item k is what was item order[k] (`order` a permutation of
+// 0..n-1): each cycle of the permutation moved round through one held element, so no second
+// buffer of items is needed (rank: candidates are about 5 KB each).
+template <class T> void apply_order(std::vector<T>& items, std::vector<std::size_t> order) {
+  for (std::size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) {
+      continue;
+    }
+    T held = std::move(items[start]);
+    std::size_t at = start;
+    while (order[at] != start) {
+      const std::size_t from = order[at];
+      items[at] = std::move(items[from]);
+      order[at] = at;
+      at = from;
+    }
+    items[at] = std::move(held);
+    order[at] = at;
+  }
+}
+
 } // namespace rightsize::detail
