@@ -75,6 +75,14 @@ std::vector<int> cp_options(const Spec& spec) {
 // The spec with each precision the user allows, the spec's own first.
 std::vector<Spec> precision_variants(const Spec& s) {
   std::vector<Spec> out{s};
+  std::vector<Spec> others = other_precision_variants(s);
+  out.insert(
+      out.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
+  return out;
+}
+
+std::vector<Spec> other_precision_variants(const Spec& s) {
+  std::vector<Spec> out;
   for (const DType d : s.precision.allow) {
     DType kv_cache = s.precision.kv_cache;
     if (element_bits(d) >= 8 && d != DType::int8 && !s.workload.is_training()) {

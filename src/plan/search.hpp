@@ -202,13 +202,24 @@ inline constexpr long long k_context_parallel_min_tokens_per_rank = 4096;
 std::vector<int> cp_options(const Spec& spec);
 // The spec with each precision the user allows, the spec's own first.
 std::vector<Spec> precision_variants(const Spec& s);
-// The spec's precision variants: S.variants, or made into `made`.
-inline const std::vector<Spec>& variants_of(const Search& S, std::vector<Spec>& made) {
+// The same without the spec's own.
+std::vector<Spec> other_precision_variants(const Spec& s);
+// The spec's precision variants, the spec's own first: S.variants, or S.spec and the others made
+// into `made` (a rejection's fix trials search without S.variants: no copy of their spec).
+inline std::vector<const Spec*> variants_of(const Search& S, std::vector<Spec>& made) {
+  std::vector<const Spec*> out;
   if (S.variants != nullptr) {
-    return *S.variants;
+    for (const Spec& v : *S.variants) {
+      out.push_back(&v);
+    }
+    return out;
   }
-  made = precision_variants(S.spec);
-  return made;
+  made = other_precision_variants(S.spec);
+  out.push_back(&S.spec);
+  for (const Spec& v : made) {
+    out.push_back(&v);
+  }
+  return out;
 }
 // "fp8 weights, fp8 KV cache".
 std::string precision_label(const Spec& s);

@@ -423,11 +423,13 @@ Candidate serving_candidate(const Gpu& g, const Parallelism& p, const ReplicaSea
   return c;
 }
 
-// A configuration the search keeps: its candidate (with its spec variant) and the load headroom it
-// was costed with.
+// A configuration the search keeps: its candidate, its spec variant and the load headroom it was
+// costed with. The candidate gets its copy of the variant only when it leaves the search: a GPU's
+// search keeps a better configuration many times, and a Spec is about 2.5 KB and its strings.
 struct Kept {
   Candidate candidate;
   double headroom = 1;
+  const Spec* spec = nullptr;
 };
 
 // The candidate re-evaluated and re-costed with every sentence and band (Detail::full) at the
@@ -435,7 +437,7 @@ struct Kept {
 // kept are.
 void explain(const Search& S, Kept& kept) {
   Candidate& c = kept.candidate;
-  const Spec& spec = c.spec;
+  const Spec& spec = *kept.spec;
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
   c.inference =
       estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
@@ -584,7 +586,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   double best_score = 0;     // of the best so far: `best`, else `first`
   ScoreBounds bounds;
   std::vector<Spec> made;
-  for (const Spec& spec : variants_of(S, made)) {
+  for (const Spec* variant : variants_of(S, made)) {
+    const Spec& spec = *variant;
     if (!engine_runs(S, spec, g, miss) || !compute_rate_known(spec, g, miss)) {
       continue;
     }
@@ -625,7 +628,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         consider_target_miss(r, p, miss);
         continue;
       }
-      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r))};
+      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r)), &spec};
       Candidate& c = k.candidate;
       std::string why;
       if (!cost_inference(S, c, k.headroom, why, Detail::numbers)) {
@@ -642,7 +645,6 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       if (first && sc >= best_score) {
         continue;
       }
-      c.spec = spec;
       (first ? best : first) = std::move(k);
       best_score = sc;
     }
@@ -655,6 +657,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   }
   for (auto* kept : {&first, &best}) {
     if (*kept) {
+      (*kept)->candidate.spec = *(*kept)->spec;
       found.push_back(std::move((*kept)->candidate));
     }
   }

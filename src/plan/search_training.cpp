@@ -165,14 +165,15 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   }
   const std::optional<double> edge = deadline_ratio(S, g);
   std::vector<Spec> made;
-  const std::vector<Spec>& variants = variants_of(S, made);
+  const std::vector<const Spec*> variants = variants_of(S, made);
   const Spec* best_spec = nullptr;
   Parallelism best_layout;
   double best_score = 0;
   Candidate trial;
   trial.gpu = &g;
   PendingReason reason;
-  for (const Spec& spec : variants) {
+  for (const Spec* variant : variants) {
+    const Spec& spec = *variant;
     for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
       const MemoryEstimate m = estimate_memory(spec, g, p, S.constants, {}, Detail::numbers);
       if (!m.fits) {
