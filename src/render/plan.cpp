@@ -497,11 +497,12 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
   const auto& r = plan.requirements;
   const auto rows = shown(plan, o);
   std::string text;
-  // Handed to `out` a candidate at a time once it holds 32 KiB: the writer's buffer stays one
-  // allocation instead of doubling to the size of the whole plan (a few hundred KB).
-  text.reserve(48 * 1024);
+  // Handed to `out` a candidate at a time once it holds 4 KiB (a candidate's JSON is about 4
+  // KB): the writer's buffer stays one small allocation, two pages, instead of doubling to the
+  // size of the whole plan (a few hundred KB), each byte of which `out` holds again.
+  text.reserve(8 * 1024);
   const auto hand_over = [&] {
-    if (text.size() >= 32 * 1024) {
+    if (text.size() >= 4 * 1024) {
       out.write(text.data(), static_cast<std::streamsize>(text.size()));
       text.clear();
     }
