@@ -534,8 +534,10 @@ void plan_slices(const Search& S, Plan& plan) {
     if (!g.mig || !allowed_by_constraints(g, S.spec, S.catalog, why)) {
       continue;
     }
+    const double largest_gb = detail::largest_mig_gb(g);
     for (const auto& profile : g.mig->profiles) {
-      auto slice = detail::mig_slice(g, profile, true);
+      const auto parsed = detail::parse_mig_profile(profile);
+      auto slice = parsed ? detail::mig_slice(g, profile, *parsed, largest_gb, true) : std::nullopt;
       if (!slice) {
         continue;
       }
@@ -708,17 +710,36 @@ Plan make_plan(const Spec& spec,
 // plan/mig.hpp
 std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool priced) {
   const auto parsed = detail::parse_mig_profile(profile);
-  if (!parsed || !g.mig || g.mig->max_instances < 1) {
+  if (!parsed) {
     return std::nullopt;
   }
-  const int compute = parsed->compute;
-  const double gb = parsed->gb;
+  return detail::mig_slice(g, profile, *parsed, detail::largest_mig_gb(g), priced);
+}
+
+namespace detail {
+
+double largest_mig_gb(const Gpu& g) {
   double largest_gb = 0;
-  for (const auto& p : g.mig->profiles) {
-    if (const auto m = detail::parse_mig_profile(p)) {
-      largest_gb = std::max(largest_gb, m->gb);
+  if (g.mig) {
+    for (const auto& p : g.mig->profiles) {
+      if (const auto m = parse_mig_profile(p)) {
+        largest_gb = std::max(largest_gb, m->gb);
+      }
     }
   }
+  return largest_gb;
+}
+
+std::optional<Gpu> mig_slice(const Gpu& g,
+                             const std::string& profile,
+                             const MigProfile& parsed,
+                             double largest_gb,
+                             bool priced) {
+  if (!g.mig || g.mig->max_instances < 1) {
+    return std::nullopt;
+  }
+  const int compute = parsed.compute;
+  const double gb = parsed.gb;
   if (gb <= 0 || largest_gb <= 0 || compute >= g.mig->max_instances) {
     return std::nullopt; // the whole GPU is not a smaller shape
   }
@@ -762,5 +783,7 @@ std::optional<Gpu> mig_slice(const Gpu& g, const std::string& profile, bool pric
   }
   return s;
 }
+
+} // namespace detail
 
 } // namespace rightsize

@@ -252,6 +252,15 @@ struct MigProfile {
   double gb = 0;
 };
 std::optional<MigProfile> parse_mig_profile(const std::string& name);
+// The memory of `g`'s largest MIG profile in GB; 0 when it has none that reads.
+double largest_mig_gb(const Gpu& g);
+// mig_slice with `profile` read (`parsed`) and largest_mig_gb(g) known: a plan of slices reads each
+// of a GPU's profiles once, not once for each of its slices.
+std::optional<Gpu> mig_slice(const Gpu& g,
+                             const std::string& profile,
+                             const MigProfile& parsed,
+                             double largest_gb,
+                             bool priced);
 
 // --- Ranking (plan.cpp)
 
