@@ -8,7 +8,7 @@ catalog overlay my-prices.json, examples/ci/specs/*.json) in JSON and as the tab
 examples/ci/specs`, and writes the mangled names of the binaries' own functions that ran, the most
 instructions first. CMakeLists.txt hands the file to ld.lld (--symbol-ordering-file), which lays
 those functions out first and side by side: a process then touches fewer pages of code
-(docs/performance.md, "The code a plan runs, laid out together"). Give it a Release and a
+(docs/performance.md, section "2026-11-28 (night)"). Give it a Release and a
 RelWithDebInfo build of the same commit: the compiler names the clones it makes of a function
 (.isra.0, .constprop.0) differently at -O3 and -O2. A name the code no longer has is ignored by the
 linker, so a stale list costs speed, never correctness; regenerate it after large changes. Run
