@@ -158,11 +158,11 @@ LockedConfiguration configuration_of(const Candidate& c) {
   l.gpus = c.total_gpus();
   l.replicas = c.replicas;
   l.layout = c.layout;
-  l.weights = std::string(to_string(c.spec.precision.weights));
-  l.kv_cache = std::string(to_string(c.spec.precision.kv_cache));
+  l.weights = std::string(to_string(c.spec->precision.weights));
+  l.kv_cache = std::string(to_string(c.spec->precision.kv_cache));
   l.memory_per_gpu_bytes = c.memory.per_gpu.total().si();
   l.memory_budget_bytes = c.memory.budget.si();
-  const Workload& w = c.spec.workload;
+  const Workload& w = c.spec->workload;
   const bool own_unit = w.one_pass() || w.is_transcription();
   if (c.inference) {
     l.batch = c.memory.batch;
@@ -176,7 +176,7 @@ LockedConfiguration configuration_of(const Candidate& c) {
       l.latency_ms = to_ms(c.inference->ttft);
       if (w.is_transcription()) {
         l.audio_seconds_per_s = c.inference->audio_seconds_per_s;
-      } else if (c.spec.per_image()) {
+      } else if (c.spec->per_image()) {
         l.images_per_s = c.inference->requests_per_s; // one image a sequence
       } else {
         l.sequences_per_s = c.inference->requests_per_s;
@@ -194,7 +194,7 @@ LockedConfiguration configuration_of(const Candidate& c) {
     l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
   } else if (w.is_transcription()) {
     l.usd_per_audio_hour = c.cost.usd_per_audio_hour;
-  } else if (c.spec.per_image()) {
+  } else if (c.spec->per_image()) {
     l.usd_per_thousand_images = c.cost.usd_per_thousand_images;
   } else {
     l.usd_per_million_input_tokens = c.cost.usd_per_million_tokens; // per input token

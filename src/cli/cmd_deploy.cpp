@@ -43,8 +43,8 @@ Candidate locked_candidate(const Plan& plan,
                            std::vector<std::string>& notes) {
   for (const Candidate& c : plan.candidates) {
     if (c.gpu->name == l.gpu && c.layout.tp == l.layout.tp && c.layout.pp == l.layout.pp &&
-        c.layout.ep == l.layout.ep && to_string(c.spec.precision.weights) == l.weights &&
-        to_string(c.spec.precision.kv_cache) == l.kv_cache) {
+        c.layout.ep == l.layout.ep && to_string(c.spec->precision.weights) == l.weights &&
+        to_string(c.spec->precision.kv_cache) == l.kv_cache) {
       Candidate out = c;
       if (c.replicas != l.replicas) {
         notes.push_back(fmt::format("{}: the spec now needs {} replicas of the locked "

@@ -39,7 +39,7 @@ struct Capacity {
 };
 
 Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
-  const Spec& spec = c.spec;
+  const Spec& spec = *c.spec;
   const Gpu& g = *c.gpu;
   const auto& targets = spec.workload.inference.targets;
   double ttft_high = 1.0;
@@ -756,7 +756,7 @@ DeployReport make_deployment(const Plan& plan,
                      "(rightsize plan says why)");
   }
   const Candidate& c = chosen != nullptr ? *chosen : plan.candidates.front();
-  const Spec& spec = c.spec;
+  const Spec& spec = *c.spec;
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
   const auto product_it = in.data.gpu_products.find(whole.name);
   if (product_it == in.data.gpu_products.end()) {

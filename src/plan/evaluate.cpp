@@ -38,24 +38,25 @@ std::shared_ptr<const Gpu> find_gpu(const Catalog& catalog, const std::string& n
 // Judging a locked configuration at the bare concurrency share would fail one that the plan sized
 // at a larger batch for its throughput targets.
 long long online_batch(const detail::Search& S, const Candidate& c) {
-  const auto& inf = c.spec.workload.inference;
+  const Spec& spec = *c.spec;
+  const auto& inf = spec.workload.inference;
   const auto& t = inf.targets;
   const long long share = (*inf.concurrency + c.replicas - 1) / c.replicas;
   if (!t.requests_per_s && !t.output_tokens_per_s) {
     return share;
   }
   const double high =
-      detail::band_high_ratio(S, *c.gpu, c.spec, detail::rate_band_metric(c.spec)).value_or(1.0);
-  const auto fits = estimate_memory(c.spec, *c.gpu, c.layout, S.constants, share).max_batch;
+      detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(spec)).value_or(1.0);
+  const auto fits = estimate_memory(spec, *c.gpu, c.layout, S.constants, share).max_batch;
   const long long cap =
       std::min<long long>(fits, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
   return detail::online_batch_from(share, cap, [&](long long batch) {
-    const auto memory = estimate_memory(c.spec, *c.gpu, c.layout, S.constants, batch);
+    const auto memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, batch);
     if (memory.max_batch < 1) {
       return false;
     }
     const auto perf = estimate_inference(
-        c.spec, *c.gpu, c.layout, memory, S.eff, S.constants, c.replicas, Detail::numbers);
+        spec, *c.gpu, c.layout, memory, S.eff, S.constants, c.replicas, Detail::numbers);
     return (!t.requests_per_s || perf.requests_per_s / high >= *t.requests_per_s) &&
            (!t.output_tokens_per_s || perf.output_tokens_per_s / high >= *t.output_tokens_per_s);
   });
@@ -65,7 +66,7 @@ void evaluate_inference(const detail::Search& S,
                         Candidate& c,
                         std::optional<long long> batch,
                         ConfigurationEvaluation& out) {
-  const Spec& spec = c.spec;
+  const Spec& spec = *c.spec;
   const auto& inf = spec.workload.inference;
   // A locked fp32 configuration on a GPU whose catalog entry has no FP32 figure (an edited lock,
   // or a catalog that lost it): nothing to estimate it with.
@@ -176,7 +177,7 @@ void evaluate_inference(const detail::Search& S,
 }
 
 void evaluate_training(const detail::Search& S, Candidate& c, ConfigurationEvaluation& out) {
-  const Spec& spec = c.spec;
+  const Spec& spec = *c.spec;
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants);
   if (!c.memory.fits) {
     out.problem_kind = "memory";
@@ -245,10 +246,11 @@ ConfigurationEvaluation evaluate_configuration(const Spec& spec,
   }
   c.layout = p;
   c.replicas = std::max(1, ref.replicas);
-  c.spec = (ref.weights == spec.precision.weights && ref.kv_cache == spec.precision.kv_cache)
-               ? spec
-               : with_precision(spec, ref.weights, ref.kv_cache);
-  const detail::Search S{c.spec, catalog, constants, efficiency, options};
+  c.spec = std::make_shared<const Spec>(
+      (ref.weights == spec.precision.weights && ref.kv_cache == spec.precision.kv_cache)
+          ? spec
+          : with_precision(spec, ref.weights, ref.kv_cache));
+  const detail::Search S{*c.spec, catalog, constants, efficiency, options};
   if (spec.workload.is_training()) {
     evaluate_training(S, c, out);
   } else {

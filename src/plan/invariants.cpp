@@ -110,6 +110,7 @@ void check_cost(const Checker& ck, const Candidate& c) {
 void check_candidate(const Candidate& c) {
   const Checker ck(c.gpu != nullptr ? c.gpu->name : std::string("a candidate without a GPU"));
   ck.holds("gpu", c.gpu != nullptr, "missing");
+  ck.holds("spec", c.spec != nullptr, "missing"); // the spec it was evaluated on
   ck.positive("replicas", c.replicas);
   ck.positive("gpus_per_replica", c.gpus_per_replica());
   const long long total =
@@ -138,7 +139,7 @@ void check_candidate(const Candidate& c) {
       ck.positive("inference.tpot", i.tpot.si());
       ck.positive("inference.output_tokens_per_s", i.output_tokens_per_s);
     }
-    if (c.spec.workload.is_transcription()) {
+    if (c.spec->workload.is_transcription()) {
       ck.positive("inference.audio_seconds_per_s", i.audio_seconds_per_s);
     }
     if (c.inference_bands) {

@@ -73,11 +73,11 @@ std::vector<int> cp_options(const Spec& spec) {
 }
 
 // The spec with each precision the user allows, the spec's own first.
-std::vector<Spec> precision_variants(const Spec& s) {
-  std::vector<Spec> out{s};
-  std::vector<Spec> others = other_precision_variants(s);
-  out.insert(
-      out.end(), std::make_move_iterator(others.begin()), std::make_move_iterator(others.end()));
+std::vector<std::shared_ptr<const Spec>> precision_variants(const Spec& s) {
+  std::vector<std::shared_ptr<const Spec>> out{std::make_shared<const Spec>(s)};
+  for (Spec& v : other_precision_variants(s)) {
+    out.push_back(std::make_shared<const Spec>(std::move(v)));
+  }
   return out;
 }
 

@@ -395,10 +395,10 @@ best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOption
       std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
         return a.score < b.score;
       });
-  if (best->spec.precision.weights != spec.precision.weights ||
-      best->spec.precision.kv_cache != spec.precision.kv_cache) {
+  if (best->spec->precision.weights != spec.precision.weights ||
+      best->spec->precision.kv_cache != spec.precision.kv_cache) {
     best->precision_note = fmt::format("uses {} (allowed by precision.allow) instead of {}",
-                                       precision_label(best->spec),
+                                       precision_label(*best->spec),
                                        precision_label(spec));
   }
   if (options.uncertainty != nullptr) {
@@ -527,7 +527,7 @@ void plan_slices(const Search& S, Plan& plan) {
   Spec one = S.spec;
   one.constraints.max_gpus_per_node = 1;
   // Made once: every slice's search tries the same variants.
-  const std::vector<Spec> variants = detail::precision_variants(one);
+  const auto variants = detail::precision_variants(one);
   const Search in_slices{one, S.catalog, S.constants, S.eff, S.options, false, nullptr, &variants};
   for (const Gpu& g : S.catalog.gpus) {
     std::string why;
@@ -688,7 +688,7 @@ Plan make_plan(const Spec& spec,
   plan.candidates.reserve(most);
   detail::EvaluationCache cache(catalog);
   // Made once: every GPU's search tries the same variants.
-  const std::vector<Spec> variants = detail::precision_variants(spec);
+  const auto variants = detail::precision_variants(spec);
   const Search S{spec, catalog, constants, efficiency, effective, false, &cache, &variants};
   for (const Gpu& g : catalog.gpus) {
     plan_gpu(S, g, plan);

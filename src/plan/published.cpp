@@ -489,10 +489,10 @@ void attach_published(Plan& plan,
       continue;
     }
     const PublishedResult* near =
-        nearest_published(c.spec, c.gpu->name, c.layout, c.spec.precision.weights, data, *model);
+        nearest_published(*c.spec, c.gpu->name, c.layout, c.spec->precision.weights, data, *model);
     if (near != nullptr) {
       c.published = predict_published(
-          c.spec, *near, data, catalog, constants, efficiency, options.uncertainty);
+          *c.spec, *near, data, catalog, constants, efficiency, options.uncertainty);
     }
   }
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -182,7 +183,7 @@ struct Search {
   // Shared by the plan's searches; null: none.
   EvaluationCache* cache = nullptr;
   // precision_variants(spec), made once per plan; null: made by each search.
-  const std::vector<Spec>* variants = nullptr;
+  const std::vector<std::shared_ptr<const Spec>>* variants = nullptr;
   // The spec's demand in each month of the horizon, worked out at the first costing (cost.cpp):
   // every layout the search costs reads the same curve.
   mutable std::vector<double> demand_by_month{};
@@ -200,26 +201,37 @@ inline constexpr long long k_context_parallel_min_seq = 16384;
 inline constexpr long long k_context_parallel_min_tokens_per_rank = 4096;
 // Context-parallel sizes worth trying for a training spec, ascending, 1 first.
 std::vector<int> cp_options(const Spec& spec);
-// The spec with each precision the user allows, the spec's own first.
-std::vector<Spec> precision_variants(const Spec& s);
+// The spec with each precision the user allows, the spec's own first, each shared by the
+// candidates found on it.
+std::vector<std::shared_ptr<const Spec>> precision_variants(const Spec& s);
 // The same without the spec's own.
 std::vector<Spec> other_precision_variants(const Spec& s);
+// A precision variant a search tries: `spec`, and `shared` when the plan made it (Search::variants)
+// for its candidates to share; null when the search made it, or it is S.spec.
+struct Variant {
+  const Spec* spec = nullptr;
+  std::shared_ptr<const Spec> shared;
+};
 // The spec's precision variants, the spec's own first: S.variants, or S.spec and the others made
 // into `made` (a rejection's fix trials search without S.variants: no copy of their spec).
-inline std::vector<const Spec*> variants_of(const Search& S, std::vector<Spec>& made) {
-  std::vector<const Spec*> out;
+inline std::vector<Variant> variants_of(const Search& S, std::vector<Spec>& made) {
+  std::vector<Variant> out;
   if (S.variants != nullptr) {
-    for (const Spec& v : *S.variants) {
-      out.push_back(&v);
+    for (const auto& v : *S.variants) {
+      out.push_back({v.get(), v});
     }
     return out;
   }
   made = other_precision_variants(S.spec);
-  out.push_back(&S.spec);
+  out.push_back({&S.spec, nullptr});
   for (const Spec& v : made) {
-    out.push_back(&v);
+    out.push_back({&v, nullptr});
   }
   return out;
+}
+// The spec a candidate found on `v` keeps: the plan's shared one, else a copy.
+inline std::shared_ptr<const Spec> spec_for_candidate(const Variant& v) {
+  return v.shared ? v.shared : std::make_shared<const Spec>(*v.spec);
 }
 // "fp8 weights, fp8 KV cache".
 std::string precision_label(const Spec& s);

@@ -424,12 +424,12 @@ Candidate serving_candidate(const Gpu& g, const Parallelism& p, const ReplicaSea
 }
 
 // A configuration the search keeps: its candidate, its spec variant and the load headroom it was
-// costed with. The candidate gets its copy of the variant only when it leaves the search: a GPU's
-// search keeps a better configuration many times, and a Spec is about 2.5 KB and its strings.
+// costed with. The candidate gets the variant's spec only when it leaves the search (a copy when
+// the plan did not make the variant): a GPU's search keeps a better configuration many times.
 struct Kept {
   Candidate candidate;
   double headroom = 1;
-  const Spec* spec = nullptr;
+  const Variant* variant = nullptr;
 };
 
 // The candidate re-evaluated and re-costed with every sentence and band (Detail::full) at the
@@ -437,7 +437,7 @@ struct Kept {
 // kept are.
 void explain(const Search& S, Kept& kept) {
   Candidate& c = kept.candidate;
-  const Spec& spec = *kept.spec;
+  const Spec& spec = *kept.variant->spec;
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
   c.inference =
       estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
@@ -586,8 +586,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   double best_score = 0;     // of the best so far: `best`, else `first`
   ScoreBounds bounds;
   std::vector<Spec> made;
-  for (const Spec* variant : variants_of(S, made)) {
-    const Spec& spec = *variant;
+  const std::vector<Variant> variants = variants_of(S, made);
+  for (const Variant& variant : variants) {
+    const Spec& spec = *variant.spec;
     if (!engine_runs(S, spec, g, miss) || !compute_rate_known(spec, g, miss)) {
       continue;
     }
@@ -628,7 +629,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         consider_target_miss(r, p, miss);
         continue;
       }
-      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r)), &spec};
+      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r)), &variant};
       Candidate& c = k.candidate;
       std::string why;
       if (!cost_inference(S, c, k.headroom, why, Detail::numbers)) {
@@ -637,7 +638,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       }
       price_per_token(eval, c, spec);
       if (S.any) {
-        c.spec = spec;
+        c.spec = spec_for_candidate(variant);
         found.push_back(std::move(c));
         return;
       }
@@ -657,7 +658,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   }
   for (auto* kept : {&first, &best}) {
     if (*kept) {
-      (*kept)->candidate.spec = *(*kept)->spec;
+      (*kept)->candidate.spec = spec_for_candidate(*(*kept)->variant);
       found.push_back(std::move((*kept)->candidate));
     }
   }

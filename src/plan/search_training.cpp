@@ -135,11 +135,12 @@ std::optional<double> deadline_ratio(const Search& S, const Gpu& g) {
 
 // A layout that meets the deadline, with every figure and sentence (Detail::full): the one shown.
 Candidate training_candidate(
-    const Search& S, const Gpu& g, const Price* price, const Spec& spec, const Parallelism& p) {
+    const Search& S, const Gpu& g, const Price* price, const Variant& v, const Parallelism& p) {
+  const Spec& spec = *v.spec;
   Candidate c;
   c.gpu = &g;
   c.layout = p;
-  c.spec = spec;
+  c.spec = spec_for_candidate(v);
   c.memory = estimate_memory(spec, g, p, S.constants);
   c.training = estimate_training(spec, g, p, c.memory, S.eff);
   if (S.options.uncertainty != nullptr) {
@@ -165,15 +166,15 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   }
   const std::optional<double> edge = deadline_ratio(S, g);
   std::vector<Spec> made;
-  const std::vector<const Spec*> variants = variants_of(S, made);
-  const Spec* best_spec = nullptr;
+  const std::vector<Variant> variants = variants_of(S, made);
+  const Variant* best_variant = nullptr;
   Parallelism best_layout;
   double best_score = 0;
   Candidate trial;
   trial.gpu = &g;
   PendingReason reason;
-  for (const Spec* variant : variants) {
-    const Spec& spec = *variant;
+  for (const Variant& variant : variants) {
+    const Spec& spec = *variant.spec;
     for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
       const MemoryEstimate m = estimate_memory(spec, g, p, S.constants, {}, Detail::numbers);
       if (!m.fits) {
@@ -197,7 +198,7 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         Candidate c; // only its existence is asked: unexplained, as the serving search leaves it
         c.gpu = &g;
         c.layout = p;
-        c.spec = spec;
+        c.spec = spec_for_candidate(variant);
         c.memory = m;
         c.training = t;
         found.push_back(std::move(c));
@@ -210,16 +211,16 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
       trial.cost = {};
       cost_training(S, price, trial, Detail::numbers);
       const double sc = score(trial, S.options.objective, S.spec);
-      if (best_spec == nullptr || sc < best_score) {
-        best_spec = &spec;
+      if (best_variant == nullptr || sc < best_score) {
+        best_variant = &variant;
         best_layout = p;
         best_score = sc;
       }
     }
   }
   reason.write(miss);
-  if (best_spec != nullptr) {
-    found.push_back(training_candidate(S, g, price, *best_spec, best_layout));
+  if (best_variant != nullptr) {
+    found.push_back(training_candidate(S, g, price, *best_variant, best_layout));
   }
 }
 

@@ -52,16 +52,16 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
                      c.layout.pp,
                      c.layout.ep,
                      c.inference ? c.replicas : c.layout.dp,
-                     to_string(c.spec.precision.weights),
-                     c.spec.keeps_kv_cache()
-                         ? fmt::format(" --kv-cache {}", to_string(c.spec.precision.kv_cache))
+                     to_string(c.spec->precision.weights),
+                     c.spec->keeps_kv_cache()
+                         ? fmt::format(" --kv-cache {}", to_string(c.spec->precision.kv_cache))
                          : std::string(),
                      c.memory.batch);
 }
 
 void write_cost(detail::JsonWriter& w, const Candidate& c) {
   const auto& cost = c.cost;
-  const bool embedding = c.spec.workload.one_pass();
+  const bool embedding = c.spec->workload.one_pass();
   w.begin_object().member("basis", cost.basis).key("on_prem");
   if (cost.gpus_bought > 0) {
     w.begin_object()
@@ -85,18 +85,18 @@ void write_cost(detail::JsonWriter& w, const Candidate& c) {
       .member("tco_usd", cost.tco.si())
       .member("usd_per_hour", cost.per_hour.si());
   // An image generation workload is priced per image only: its tokens are latent positions.
-  if (!c.spec.generates_images()) {
+  if (!c.spec->generates_images()) {
     w.member(embedding ? "usd_per_million_input_tokens" : "usd_per_million_output_tokens",
              cost.usd_per_million_tokens)
         .member(embedding ? "usd_per_million_input_tokens_full_load"
                           : "usd_per_million_output_tokens_full_load",
                 cost.usd_per_million_at_full_load);
   }
-  if (c.spec.per_image()) {
+  if (c.spec->per_image()) {
     w.member("usd_per_thousand_images", cost.usd_per_thousand_images)
         .member("usd_per_thousand_images_full_load", cost.usd_per_thousand_images_full_load);
   }
-  if (c.spec.workload.is_transcription()) {
+  if (c.spec->workload.is_transcription()) {
     w.member("usd_per_audio_hour", cost.usd_per_audio_hour)
         .member("usd_per_audio_hour_full_load", cost.usd_per_audio_hour_at_full_load);
   }
@@ -104,7 +104,7 @@ void write_cost(detail::JsonWriter& w, const Candidate& c) {
 }
 
 void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c) {
-  const EstimateReport report{c.spec,
+  const EstimateReport report{*c.spec,
                               *c.gpu,
                               c.layout,
                               c.memory,
@@ -121,7 +121,7 @@ void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c
                               std::nullopt,
                               ""};
   const auto neck = bottleneck(report);
-  const bool training = c.spec.workload.is_training();
+  const bool training = c.spec->workload.is_training();
   w.begin_object().member("bottleneck", neck ? neck->name : std::string_view());
   if (c.calibration) {
     w.key("calibration");
@@ -156,7 +156,7 @@ void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c
     w.value(c.partition);
   }
   w.key("precision");
-  write_precision_json(w, c.spec);
+  write_precision_json(w, *c.spec);
   if (!c.precision_note.empty()) {
     w.member("precision_note", c.precision_note);
   }
@@ -684,12 +684,12 @@ std::string math_of(const Candidate& c) {
 // Weights / KV cache / math. Narrow: the weights' format, "*" when the math runs in another
 // format (weight-only kernels), and "/kv" when the KV cache differs: "fp8", "fp8*", "bf16/fp8".
 std::string precision_cell(const Candidate& c, bool wide) {
-  const std::string w(to_string(c.spec.precision.weights));
+  const std::string w(to_string(c.spec->precision.weights));
   const std::string math = math_of(c);
   if (c.training) {
     return w == math ? w : w + "/" + math;
   }
-  const std::string kv(to_string(c.spec.precision.kv_cache));
+  const std::string kv(to_string(c.spec->precision.kv_cache));
   if (wide) {
     return fmt::format("{}/{}/{}", w, kv, math);
   }
@@ -740,9 +740,9 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
 // per thousand images; a transcription workload, a request's latency, audio seconds transcribed
 // per second (times real time) and $ per audio hour.
 std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows, bool wide) {
-  const bool embedding = !rows.empty() && rows.front()->spec.workload.one_pass();
-  const bool images = !rows.empty() && rows.front()->spec.per_image();
-  const bool transcription = !rows.empty() && rows.front()->spec.workload.is_transcription();
+  const bool embedding = !rows.empty() && rows.front()->spec->workload.one_pass();
+  const bool images = !rows.empty() && rows.front()->spec->per_image();
+  const bool transcription = !rows.empty() && rows.front()->spec->workload.is_transcription();
   std::vector<Column> cols{{"#", false, {}},
                            {"GPU", true, {}},
                            {"GPUS", true, {}},
@@ -780,14 +780,14 @@ std::vector<Column> inference_columns(const std::vector<const Candidate*>& rows,
         time_cell(i.ttft.si(), b ? std::optional<Band>(b->ttft) : std::nullopt));
     if (transcription) {
       // Audio seconds per window times the windows' rate, and its band.
-      const double per_window = c->spec.workload.inference.transcription->audio_per_window();
+      const double per_window = c->spec->workload.inference.transcription->audio_per_window();
       cols[k++].cells.push_back(
           rate_cell(i.audio_seconds_per_s,
                     b ? std::optional<Band>(Band{b->requests_per_s.low * per_window,
                                                  b->requests_per_s.high * per_window})
                       : std::nullopt));
     } else {
-      const auto rate = c->spec.generates_images() ? small_rate_cell : rate_cell;
+      const auto rate = c->spec->generates_images() ? small_rate_cell : rate_cell;
       cols[k++].cells.push_back(
           embedding
               ? rate(i.requests_per_s, b ? std::optional<Band>(b->requests_per_s) : std::nullopt)
@@ -1162,8 +1162,8 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         c->layout.pp,
         c->layout.dp,
         c->layout.ep,
-        to_string(c->spec.precision.weights),
-        to_string(c->spec.precision.kv_cache),
+        to_string(c->spec->precision.weights),
+        to_string(c->spec->precision.kv_cache),
         c->memory.per_gpu.total().si(),
         c->inference ? fmt::format("{:.4f}", c->inference->ttft.si()) : "",
         c->inference && !embeds ? fmt::format("{:.5f}", c->inference->tpot.si()) : "",

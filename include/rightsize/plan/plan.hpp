@@ -100,7 +100,10 @@ struct Candidate {
   std::shared_ptr<const Gpu> slice;
   Parallelism layout; // one replica (training: the whole job)
   int replicas = 1;
-  Spec spec; // the spec as evaluated (precision may be an allowed cheaper one)
+  // The spec as evaluated (precision may be an allowed cheaper one), shared with the plan's
+  // precision variants and every other candidate evaluated on it: a Spec is about 2.5 KB and its
+  // model's strings. Never null in a candidate make_plan or evaluate_candidate returns.
+  std::shared_ptr<const Spec> spec;
   MemoryEstimate memory;
   std::optional<InferencePerformance> inference;
   std::optional<TrainingPerformance> training;

@@ -107,7 +107,7 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   CHECK(flag_value(cmd, "--max-model-len") == "2560"); // 2048 in + 512 out
   CHECK(std::find(cmd.begin(), cmd.end(), "--limit-mm-per-prompt") == cmd.end()); // text only
   // The plan serves fp8 weights and KV cache from a bf16 checkpoint: quantized on load.
-  CHECK(to_string(c.spec.precision.weights) == "fp8");
+  CHECK(to_string(c.spec->precision.weights) == "fp8");
   CHECK(flag_value(cmd, "--kv-cache-dtype") == "fp8");
   CHECK(flag_value(cmd, "--quantization") ==
         deploy_data().engines.at("vllm").quantizations.at("fp8"));
@@ -155,9 +155,9 @@ TEST_CASE("deploy: capacity per replica is the largest batch whose band edge mee
       const double ttft_high = uncertainty().high_ratio("ttft", family, "vllm");
       const double tpot_high = uncertainty().high_ratio("tpot", family, "vllm");
       const auto holds = [&](long long batch) {
-        const MemoryEstimate m = estimate_memory(c.spec, *c.gpu, c.layout, constants(), batch);
+        const MemoryEstimate m = estimate_memory(*c.spec, *c.gpu, c.layout, constants(), batch);
         const InferencePerformance p =
-            estimate_inference(c.spec, *c.gpu, c.layout, m, efficiency(), constants());
+            estimate_inference(*c.spec, *c.gpu, c.layout, m, efficiency(), constants());
         return p.ttft.si() * ttft_high <= t.ttft->si() && p.tpot.si() * tpot_high <= t.tpot->si();
       };
       CHECK(holds(cap));
@@ -268,9 +268,9 @@ TEST_CASE("deploy: the HPA's target is the predicted DRAM activity at the capaci
   const Candidate& c = plan.candidates.front();
   const DeployReport r = deploy(plan, Autoscaler::hpa);
   const MemoryEstimate m =
-      estimate_memory(c.spec, *c.gpu, c.layout, constants(), r.settings.capacity_per_replica);
+      estimate_memory(*c.spec, *c.gpu, c.layout, constants(), r.settings.capacity_per_replica);
   const InferencePerformance p =
-      estimate_inference(c.spec, *c.gpu, c.layout, m, efficiency(), constants());
+      estimate_inference(*c.spec, *c.gpu, c.layout, m, efficiency(), constants());
   const double expected = p.decode_bytes.si() / c.layout.pp /
                           (c.gpu->memory_bandwidth.si() * p.decode_step.si()) *
                           (1.0 - p.prefill_share);

@@ -84,6 +84,11 @@ TEST_CASE("invariants: negative, inconsistent or band-less figures are caught",
     p.candidates.front().inference->tpot = seconds(std::nan(""));
     REQUIRE_THROWS_WITH(check_invariants(p), Catch::Contains("inference.tpot"));
   }
+  SECTION("a candidate without the spec it was evaluated on") {
+    Plan p = good;
+    p.candidates.front().spec.reset();
+    REQUIRE_THROWS_WITH(check_invariants(p), Catch::Contains("spec is missing"));
+  }
   SECTION("a band that does not contain its point") {
     Plan p = good;
     p.candidates.front().inference_bands->ttft.high = 0.0;

@@ -339,7 +339,7 @@ TEST_CASE("compute rate: an fp32 encoder on transformers plans at the FP32 rate,
   const Plan p = plan_with_engines(body, "bge.json");
   REQUIRE(p.feasible());
   for (const auto& c : p.candidates) {
-    CHECK(c.spec.precision.weights == DType::fp32);
+    CHECK(c.spec->precision.weights == DType::fp32);
     REQUIRE(c.inference);
     CHECK(c.inference->compute_precision == TensorPrecision::fp32);
   }
@@ -378,7 +378,7 @@ TEST_CASE("engine support: an encoder in fp8 is not refused for a KV cache it do
   const Plan p = plan_with_engines(body, "bge.json");
   REQUIRE(p.feasible());
   for (const auto& c : p.candidates) {
-    CHECK(c.spec.precision.weights == DType::fp8);
+    CHECK(c.spec->precision.weights == DType::fp8);
   }
   for (const auto& r : p.rejected) {
     CAPTURE(r.gpu);
