@@ -691,8 +691,8 @@ std::string read_json_text(const std::string& file) {
 Catalog load_complete(const std::string& file, CatalogDetail wanted) {
   // The bundled catalog, unedited: validated when it was compiled in (bundled.hpp).
   const detail::BundledFile bundled = detail::bundled_catalog_file();
-  const auto text = read_input_file_unless(
-      file, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  const auto text =
+      read_input_file_unless(file, bundled.known(), k_max_json_file_bytes, "JSON input");
   if (!text) {
     return detail::deserialize_catalog(bundled.value, file, wanted);
   }

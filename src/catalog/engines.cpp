@@ -689,8 +689,8 @@ EngineSupport parse_engine_support(const nlohmann::json& json, const std::string
 EngineSupport load_engine_support(const std::string& path) {
   // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
   const detail::BundledFile bundled = detail::bundled_engines_file();
-  const auto text = read_input_file_unless(
-      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  const auto text =
+      read_input_file_unless(path, bundled.known(), k_max_json_file_bytes, "JSON input");
   if (!text) {
     return detail::deserialize_engine_support(bundled.value, path);
   }

@@ -221,11 +221,8 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
   const detail::BundledFile bundled = data.digest == detail::bundled_published_index_digest()
                                           ? detail::bundled_published_table(model.key)
                                           : detail::BundledFile{};
-  std::optional<std::string> text =
-      read_input_file_unless(model.results_file,
-                             bundled.value.empty() ? "" : bundled.text,
-                             k_max_json_file_bytes,
-                             "published results table");
+  std::optional<std::string> text = read_input_file_unless(
+      model.results_file, bundled.known(), k_max_json_file_bytes, "published results table");
   if (!text) {
     auto rows = detail::deserialize_published_results(bundled.value);
     const std::set<std::string_view> before = [&] {
@@ -309,8 +306,8 @@ std::string to_string(PublishedScenario s) {
 PublishedData load_published_index(const std::string& path) {
   // The bundled index, unedited: validated when it was compiled in (bundled.hpp).
   const detail::BundledFile bundled = detail::bundled_published_index_file();
-  const auto text = read_input_file_unless(
-      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  const auto text =
+      read_input_file_unless(path, bundled.known(), k_max_json_file_bytes, "JSON input");
   if (!text) {
     return detail::deserialize_published_index(bundled.value, path);
   }

@@ -88,8 +88,8 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
 Efficiency Efficiency::load(const std::string& path) {
   // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
   const detail::BundledFile bundled = detail::bundled_efficiency_file();
-  const auto text = read_input_file_unless(
-      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  const auto text =
+      read_input_file_unless(path, bundled.known(), k_max_json_file_bytes, "JSON input");
   if (!text) {
     return detail::deserialize_efficiency(bundled.value);
   }

@@ -188,8 +188,8 @@ Calibration Uncertainty::calibration(const std::string& family,
 Uncertainty Uncertainty::load(const std::string& path) {
   // The bundled file, unedited: validated when it was compiled in (bundled.hpp).
   const detail::BundledFile bundled = detail::bundled_uncertainty_file();
-  const auto text = read_input_file_unless(
-      path, bundled.value.empty() ? "" : bundled.text, k_max_json_file_bytes, "JSON input");
+  const auto text =
+      read_input_file_unless(path, bundled.known(), k_max_json_file_bytes, "JSON input");
   if (!text) {
     return detail::deserialize_uncertainty(bundled.value);
   }

@@ -40,6 +40,9 @@ namespace rightsize::detail {
 struct BundledFile {
   std::string_view text;  // the file's bytes
   std::string_view value; // the loader's value, serialized
+  // The bytes a file must hold for `value` to stand for it (read_input_file_unless,
+  // core/files.hpp); empty, matching no file, when nothing is embedded.
+  [[nodiscard]] std::string_view known() const { return value.empty() ? std::string_view() : text; }
 };
 
 // The fields of a struct for the blob, in one list that serves writing (const) and reading:
