@@ -203,6 +203,16 @@ std::vector<PublishedResult> deserialize_published_results(std::string_view blob
   return deserialize_blob<std::vector<PublishedResult>>(blob);
 }
 
+std::vector<PublishedResult>
+deserialize_published_results(std::string_view blob,
+                              const std::function<bool(const PublishedResult&)>& keep) {
+  std::vector<PublishedResult> rows;
+  BlobReader reader(blob);
+  reader.read_where(rows, keep);
+  reader.expect_end();
+  return rows;
+}
+
 std::optional<PublishedData> bundled_published_index(std::string_view text,
                                                      const std::string& file) {
   const BundledFile bundled = bundled_published_index_file();

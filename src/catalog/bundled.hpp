@@ -11,6 +11,7 @@
 #include <rightsize/catalog/published.hpp>
 #include <rightsize/core/bundle.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,5 +59,9 @@ std::string serialize_published_index(const PublishedData& data);
 PublishedData deserialize_published_index(std::string_view blob, const std::string& file);
 std::string serialize_published_results(const std::vector<PublishedResult>& results);
 std::vector<PublishedResult> deserialize_published_results(std::string_view blob);
+// Only the rows `keep` accepts, the others read past without being copied.
+std::vector<PublishedResult>
+deserialize_published_results(std::string_view blob,
+                              const std::function<bool(const PublishedResult&)>& keep);
 
 } // namespace rightsize::detail

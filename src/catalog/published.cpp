@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <set>
 
 namespace rightsize {
@@ -212,8 +213,12 @@ PublishedResult read_result(const CsvRecordReader& r, const PublishedData& data)
   return x;
 }
 
-// One model's results table, appended to data.results.
-void load_model_results(PublishedData& data, const PublishedModel& model) {
+// One model's results table, its rows validated (ids unique within it and among the runs `data`
+// holds already); with `keep`, only the rows it accepts (an edited table is still read and
+// validated whole).
+std::vector<PublishedResult> read_model_results(const PublishedData& data,
+                                                const PublishedModel& model,
+                                                const PublishedFilter* keep) {
   // The bundled table, unedited, of the bundled index (a table is checked against its index:
   // sources, models): validated when it was compiled in (bundled.hpp), its ids unique among
   // themselves; against the tables loaded before it (none when it is the first, as in a plan),
@@ -224,7 +229,8 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
   std::optional<std::string> text = read_input_file_unless(
       model.results_file, bundled.known(), k_max_json_file_bytes, "published results table");
   if (!text) {
-    auto rows = detail::deserialize_published_results(bundled.value);
+    auto rows = keep != nullptr ? detail::deserialize_published_results(bundled.value, *keep)
+                                : detail::deserialize_published_results(bundled.value);
     const std::set<std::string_view> before = [&] {
       std::set<std::string_view> ids;
       for (const auto& r : data.results) {
@@ -237,11 +243,7 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
           return before.count(r.id) > 0;
         });
     if (unique) {
-      data.results.insert(data.results.end(),
-                          std::make_move_iterator(rows.begin()),
-                          std::make_move_iterator(rows.end()));
-      data.loaded.push_back(model.key);
-      return;
+      return rows;
     }
     // A repeated id: the parse below names its line.
     text = read_input_file(model.results_file, k_max_json_file_bytes, "published results table");
@@ -284,11 +286,23 @@ void load_model_results(PublishedData& data, const PublishedModel& model) {
     if (!ids.insert(x.id).second) {
       r.fail("id", "appears twice");
     }
-    results.push_back(std::move(x));
+    if (keep == nullptr || (*keep)(x)) {
+      results.push_back(std::move(x));
+    }
   }
-  data.results.insert(data.results.end(),
-                      std::make_move_iterator(results.begin()),
-                      std::make_move_iterator(results.end()));
+  return results;
+}
+
+// One model's results table, appended to data.results.
+void load_model_results(PublishedData& data, const PublishedModel& model) {
+  auto rows = read_model_results(data, model, nullptr);
+  if (data.results.empty()) {
+    data.results = std::move(rows); // a first table: no second vector of its rows
+  } else {
+    data.results.insert(data.results.end(),
+                        std::make_move_iterator(rows.begin()),
+                        std::make_move_iterator(rows.end()));
+  }
   data.loaded.push_back(model.key);
 }
 
@@ -342,6 +356,20 @@ PublishedData load_published_index(const std::string& path) {
 
 bool PublishedData::is_loaded(const std::string& model) const {
   return std::find(loaded.begin(), loaded.end(), model) != loaded.end();
+}
+
+std::vector<PublishedResult> published_results_where(const PublishedData& data,
+                                                     const PublishedModel& model,
+                                                     const PublishedFilter& keep) {
+  if (!data.is_loaded(model.key)) {
+    return read_model_results(data, model, &keep);
+  }
+  std::vector<PublishedResult> rows;
+  std::copy_if(data.results.begin(),
+               data.results.end(),
+               std::back_inserter(rows),
+               [&](const PublishedResult& r) { return r.model == model.key && keep(r); });
+  return rows;
 }
 
 void load_published_results(PublishedData& data, const std::string& model) {

@@ -10,7 +10,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace rightsize {
 
@@ -326,19 +329,22 @@ PublishedPrediction predict_published(const Spec& spec,
   return out;
 }
 
-const PublishedResult* nearest_published(const Spec& spec,
-                                         const std::string& gpu,
-                                         const Parallelism& layout,
-                                         DType weights,
-                                         const PublishedData& data,
-                                         const PublishedModel& model) {
+namespace {
+
+// nearest_published among `results`.
+const PublishedResult* nearest_in(const Spec& spec,
+                                  const std::string& gpu,
+                                  const Parallelism& layout,
+                                  DType weights,
+                                  const std::vector<PublishedResult>& results,
+                                  const PublishedModel& model) {
   const auto& inf = spec.workload.inference;
   const double in = static_cast<double>(inf.prompt_tokens());
   const double out = static_cast<double>(inf.output_tokens);
   const double limit = std::log(k_length_factor);
   const PublishedResult* best = nullptr;
   double best_distance = 0;
-  for (const auto& r : data.results) {
+  for (const auto& r : results) {
     if (r.model != model.key || r.gpu != gpu || r.input_tokens == 0 ||
         (r.tp && *r.tp * r.pp.value_or(1) != layout.tp * layout.pp) ||
         r.weights != to_string(weights) || !engine_of(r.engine)) {
@@ -361,6 +367,17 @@ const PublishedResult* nearest_published(const Spec& spec,
     }
   }
   return best;
+}
+
+} // namespace
+
+const PublishedResult* nearest_published(const Spec& spec,
+                                         const std::string& gpu,
+                                         const Parallelism& layout,
+                                         DType weights,
+                                         const PublishedData& data,
+                                         const PublishedModel& model) {
+  return nearest_in(spec, gpu, layout, weights, data.results, model);
 }
 
 } // namespace rightsize
@@ -483,13 +500,29 @@ void attach_published(Plan& plan,
   if (model == nullptr) {
     return;
   }
-  load_published_results(data, model->key);
+  // A run can be nearest a candidate only on its GPU in its weight format: the table's other
+  // rows are not copied out (most, for a model with many runs on GPUs or formats a plan passes
+  // over).
+  std::vector<std::pair<std::string_view, std::string_view>> wanted; // GPU, weight format
+  for (const auto& c : plan.candidates) {
+    if (c.partition.empty()) {
+      wanted.emplace_back(c.gpu->name, to_string(c.spec->precision.weights));
+    }
+  }
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  const std::vector<PublishedResult> runs =
+      published_results_where(data, *model, [&](const PublishedResult& r) {
+        return std::any_of(wanted.begin(), wanted.end(), [&](const auto& w) {
+          return w.first == r.gpu && w.second == r.weights;
+        });
+      });
   for (auto& c : plan.candidates) {
     if (!c.partition.empty()) {
       continue;
     }
     const PublishedResult* near =
-        nearest_published(*c.spec, c.gpu->name, c.layout, c.spec->precision.weights, data, *model);
+        nearest_in(*c.spec, c.gpu->name, c.layout, c.spec->precision.weights, runs, *model);
     if (near != nullptr) {
       c.published = predict_published(
           *c.spec, *near, data, catalog, constants, efficiency, options.uncertainty);

@@ -9,6 +9,7 @@
 // An index (data/published/published.json: sources and models), small enough to read on every
 // plan, and one results table (CSV) per model, read only for the spec's model.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -99,6 +100,15 @@ PublishedData load_published_index(const std::string& path);
 // `model` is empty; an InputError names the file, the line and the column. A model already loaded
 // is not read again.
 void load_published_results(PublishedData& data, const std::string& model = "");
+
+// The runs of `model` that `keep` accepts, in the table's order, without adding any to `data`:
+// from data.results when the model is loaded, else from its table, read and validated as
+// load_published_results reads it (the bundled table's other rows are read past, not copied: a
+// plan looks only at its candidates' GPUs). Throws as load_published_results does.
+using PublishedFilter = std::function<bool(const PublishedResult&)>;
+std::vector<PublishedResult> published_results_where(const PublishedData& data,
+                                                     const PublishedModel& model,
+                                                     const PublishedFilter& keep);
 
 // The most records a results table may hold.
 inline constexpr std::size_t k_max_published_results = 100000;

@@ -155,6 +155,21 @@ public:
       throw InternalError("bundled data: a field's length is not what was written");
     }
   }
+  // A vector, as the writer wrote it, keeping only the elements `keep` accepts: each is read into
+  // one scratch value, moved out when kept; the strings of one that is not keep their buffers for
+  // the next.
+  template <class T, class Keep> void read_where(std::vector<T>& v, const Keep& keep) {
+    const std::size_t n = size();
+    v.clear();
+    v.reserve(n); // pages only the kept elements touch
+    T scratch{};
+    for (std::size_t i = 0; i < n; ++i) {
+      read(scratch);
+      if (keep(static_cast<const T&>(scratch))) {
+        v.push_back(std::move(scratch));
+      }
+    }
+  }
   void expect_end() const {
     if (!m_rest.empty()) {
       throw InternalError("bundled data: bytes left over");

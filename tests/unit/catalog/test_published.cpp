@@ -139,6 +139,67 @@ TEST_CASE("published: the bundled data loads, and each model is rightsize's read
   }
 }
 
+TEST_CASE("published: the runs a filter keeps are those it keeps of the loaded table",
+          "[published]") {
+  // The bundled tables (read past in the embedded blob) and the fixture's (parsed from the file).
+  for (const auto& index : {bundled(), fixture()}) {
+    CAPTURE(index);
+    PublishedData loaded = load_published_index(index);
+    load_published_results(loaded);
+    const PublishedData fresh = load_published_index(index);
+    for (const auto& model : fresh.models) {
+      CAPTURE(model.key);
+      const auto keep = [](const PublishedResult& r) {
+        return r.weights == "fp8" && r.gpu.find("H100") != std::string::npos;
+      };
+      std::vector<std::string> expected;
+      for (const auto& r : loaded.results) {
+        if (r.model == model.key && keep(r)) {
+          expected.push_back(r.id);
+        }
+      }
+      const auto ids = [](const std::vector<PublishedResult>& rows) {
+        std::vector<std::string> out;
+        for (const auto& r : rows) {
+          out.push_back(r.id);
+        }
+        return out;
+      };
+      // From the table, without adding anything to the data; and from the loaded runs.
+      CHECK(ids(published_results_where(fresh, model, keep)) == expected);
+      CHECK(ids(published_results_where(loaded, model, keep)) == expected);
+      // Every run kept: each as the full load reads it.
+      const auto all = published_results_where(fresh, model, [](const auto&) { return true; });
+      std::size_t i = 0;
+      for (const auto& r : loaded.results) {
+        if (r.model != model.key) {
+          continue;
+        }
+        REQUIRE(i < all.size());
+        CHECK(all[i].id == r.id);
+        CHECK(all[i].location == r.location);
+        CHECK(all[i].engine_version == r.engine_version);
+        CHECK(all[i].tp == r.tp);
+        CHECK(all[i].ttft_ms == r.ttft_ms);
+        CHECK(all[i].output_tokens_per_s == r.output_tokens_per_s);
+        ++i;
+      }
+      CHECK(i == all.size());
+    }
+    CHECK(fresh.results.empty());
+    CHECK(fresh.loaded.empty());
+  }
+}
+
+TEST_CASE("published: a filter that keeps no run still reads its table whole", "[published]") {
+  const ScratchDir dir;
+  dir.write("results.csv", k_header + k_good + "\n" + k_good + "\n");
+  const PublishedData data = load_published_index(dir.write("published.json", k_index));
+  CHECK_THROWS_WITH(
+      published_results_where(data, data.models.at(0), [](const auto&) { return false; }),
+      Catch::Contains("results.csv:3: column \"id\": appears twice"));
+}
+
 TEST_CASE("published: a bad record names the file, the line and the column", "[published]") {
   CHECK(load_error(k_good).empty());
   CHECK(load_error(k_good + "\n" + k_good) ==

@@ -245,8 +245,10 @@ TEST_CASE("published: a plan's serving candidates carry their nearest published 
   Plan plan = make_plan(
       with_precision(spec, DType::fp8, DType::fp8), catalog(), constants(), efficiency(), options);
   attach_published(plan, data, catalog(), constants(), efficiency(), options);
-  // Only the plan's model's results were read.
-  CHECK(data.loaded == std::vector<std::string>{"llama-3.1-8b"});
+  // The plan's model's runs on its candidates' GPUs were read (published_results_where), none
+  // kept in `data`.
+  CHECK(data.loaded.empty());
+  CHECK(data.results.empty());
   bool seen = false;
   for (const auto& c : plan.candidates) {
     if (c.gpu->name == "H200-SXM-141GB" && c.layout.tp == 1) {
@@ -259,6 +261,41 @@ TEST_CASE("published: a plan's serving candidates carry their nearest published 
     }
   }
   CHECK(seen);
+}
+
+TEST_CASE("published: a plan's nearest runs are the same with its model's results loaded first",
+          "[published]") {
+  const PublishedData index =
+      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
+  const Spec spec = spec_of("llama-3.1-8b",
+                            {{"type", "inference"},
+                             {"input_tokens", 2048},
+                             {"output_tokens", 128},
+                             {"concurrency", 16},
+                             {"engine", "tensorrt-llm"}});
+  const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
+  const Plan plan = make_plan(
+      with_precision(spec, DType::fp8, DType::fp8), catalog(), constants(), efficiency(), options);
+  PublishedData fresh = index;
+  Plan from_table = plan;
+  attach_published(from_table, fresh, catalog(), constants(), efficiency(), options);
+  PublishedData loaded = index;
+  load_published_results(loaded);
+  Plan from_loaded = plan;
+  attach_published(from_loaded, loaded, catalog(), constants(), efficiency(), options);
+  REQUIRE(from_table.candidates.size() == from_loaded.candidates.size());
+  int with_run = 0;
+  for (std::size_t i = 0; i < from_table.candidates.size(); ++i) {
+    const auto& a = from_table.candidates[i].published;
+    const auto& b = from_loaded.candidates[i].published;
+    REQUIRE(a.has_value() == b.has_value());
+    if (a) {
+      CHECK(a->result.id == b->result.id);
+      CHECK(a->predicted == b->predicted);
+      ++with_run;
+    }
+  }
+  CHECK(with_run > 0);
 }
 
 TEST_CASE("published: an infeasible plan reads no results table", "[published]") {
