@@ -464,26 +464,37 @@ void register_estimate(CLI::App& app, Context& ctx) {
       const auto batch = serving
                              ? replica_batch(*o, spec, replicas)
                              : (o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt);
-      EstimateReport report{spec, gpu, p, estimate_memory(spec, gpu, p, constants, batch), {}, {}};
-      report.replicas = replicas;
+      const MemoryEstimate memory = estimate_memory(spec, gpu, p, constants, batch);
       const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
       const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
-      report.band_coverage = uncertainty.coverage;
-      report.judged_at_band_edge = o->confidence == "band";
-      report.memory_band = memory_band(report.memory.per_gpu.total(), uncertainty);
-      report.calibration = uncertainty.calibration(
+      const Calibration calibration = uncertainty.calibration(
           Efficiency::family_name(gpu), engine_name(spec), !serving, unmeasured_workload(spec));
+      std::optional<InferencePerformance> inference;
+      std::optional<InferenceBands> serving_bands;
+      std::optional<TrainingPerformance> training;
+      std::optional<TrainingBands> train_bands;
       if (serving) {
-        report.inference =
-            estimate_inference(spec, gpu, p, report.memory, efficiency, constants, replicas);
-        if (report.inference->concurrency > 0) {
-          report.inference_bands =
-              inference_bands(*report.inference, uncertainty, gpu, engine_name(spec));
+        inference = estimate_inference(spec, gpu, p, memory, efficiency, constants, replicas);
+        if (inference->concurrency > 0) {
+          serving_bands = inference_bands(*inference, uncertainty, gpu, engine_name(spec));
         }
       } else {
-        report.training = estimate_training(spec, gpu, p, report.memory, efficiency);
-        report.training_bands = training_bands(*report.training, uncertainty, gpu);
+        training = estimate_training(spec, gpu, p, memory, efficiency);
+        train_bands = training_bands(*training, uncertainty, gpu);
       }
+      EstimateReport report{spec,
+                            gpu,
+                            p,
+                            memory,
+                            held(inference),
+                            held(training),
+                            replicas,
+                            held(serving_bands),
+                            held(train_bands),
+                            memory_band(memory.per_gpu.total(), uncertainty),
+                            uncertainty.coverage,
+                            o->confidence == "band",
+                            &calibration};
       report.targets = judge_targets(report);
       price_report(report, whole.gpus());
       if (o->common.format == "json") {

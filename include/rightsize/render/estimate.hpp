@@ -47,26 +47,34 @@ struct EstimateCost {
   std::optional<Usd> to_train;                   // training: per hour x time to train
 };
 
+// One evaluated configuration as an estimate shows it: the evaluation's parts, held by the
+// caller (estimate's, or a plan's candidate, which is not copied to render it), and what judging
+// and pricing them adds. A null part is one the evaluation has none of.
 struct EstimateReport {
   const Spec& spec; // as evaluated: --weights and --kv-cache applied
   const Gpu& gpu;
   Parallelism parallelism; // serving: one replica (dp 1); training: the whole job
-  MemoryEstimate memory;
-  std::optional<InferencePerformance> inference; // rates over all replicas
-  std::optional<TrainingPerformance> training;
+  const MemoryEstimate& memory;
+  const InferencePerformance* inference = nullptr; // rates over all replicas
+  const TrainingPerformance* training = nullptr;
   int replicas = 1; // serving: copies of the layout sharing the load (estimate's --dp)
-  // Bands and the edge targets are judged at; empty bands: none loaded.
-  std::optional<InferenceBands> inference_bands{};
-  std::optional<TrainingBands> training_bands{};
+  // Bands and the edge targets are judged at; no bands: none loaded.
+  const InferenceBands* inference_bands = nullptr;
+  const TrainingBands* training_bands = nullptr;
   std::optional<Band> memory_band{}; // total bytes per GPU
   double band_coverage = 0;          // share of held-out runs inside a band (0.8)
   bool judged_at_band_edge = false;
   // What the GPU family's (and engine's) efficiencies were fitted on, with the bands.
-  std::optional<Calibration> calibration{};
+  const Calibration* calibration = nullptr;
   std::vector<TargetCheck> targets{};
   std::optional<EstimateCost> cost{};
   std::string cost_note{}; // why there is no cost, when there is none
 };
+
+// The value an optional holds, or null: what EstimateReport points at.
+template <class T> const T* held(const std::optional<T>& value) {
+  return value ? &*value : nullptr;
+}
 
 // JSON (schema_version 1), written without building a tree (detail::JsonWriter).
 void render_estimate_json(const EstimateReport& r, std::ostream& out);
