@@ -165,10 +165,10 @@ double Constants::get(Constant c) const {
   return m_known[i];
 }
 
-const Assumption& Constants::assumption(const std::string& name) const {
+const Assumption& Constants::assumption(std::string_view name) const {
   const auto it = m_values.find(name);
   if (it == m_values.end()) {
-    throw InternalError("memory constant missing from data/memory.json: " + name);
+    throw InternalError("memory constant missing from data/memory.json: " + std::string(name));
   }
   return it->second;
 }

@@ -8,6 +8,7 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -77,14 +78,14 @@ public:
   // The estimator's reads: an array index. A constant missing from the file is an InternalError
   // here, as with the name.
   [[nodiscard]] double get(Constant c) const;
-  [[nodiscard]] const Assumption& assumption(const std::string& name) const;
+  [[nodiscard]] const Assumption& assumption(std::string_view name) const;
   [[nodiscard]] std::vector<std::string> names() const;
 
 private:
   friend struct detail::BundleAccess;
   void index(const std::string& name);
 
-  std::map<std::string, Assumption> m_values;
+  std::map<std::string, Assumption, std::less<>> m_values; // found by a name's view
   std::array<double, static_cast<std::size_t>(Constant::count)> m_known{};
   std::array<bool, static_cast<std::size_t>(Constant::count)> m_present{};
 };
