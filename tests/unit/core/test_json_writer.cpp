@@ -65,9 +65,10 @@ TEST_CASE("json_writer: strings escaped as dump escapes them", "[core][json_writ
 
 TEST_CASE("json_writer: each byte that needs escaping is found wherever it is in a string",
           "[core][json_writer]") {
-  // The scan reads eight bytes at a time: every such byte at every offset of a word and of the
-  // tail, and the bytes just beside the ranges that need escaping (0x1f/0x20, 0x7f/0x80, and
-  // the neighbours of '"' and '\\'), which must not be taken for them.
+  // The scan reads sixteen or eight bytes at a time, the last ones overlapping, and pads a short
+  // string: every such byte at every offset of strings up to three blocks of sixteen long, and
+  // the bytes just beside the ranges that need escaping (0x1f/0x20, 0x7f/0x80, and the
+  // neighbours of '"' and '\\'), which must not be taken for them.
   const std::string bytes{'\x00',
                           '\x01',
                           '\x1f',
@@ -84,7 +85,7 @@ TEST_CASE("json_writer: each byte that needs escaping is found wherever it is in
                           '\xff',
                           'a'};
   for (const char b : bytes) {
-    for (std::size_t length = 1; length <= 19; ++length) {
+    for (std::size_t length = 1; length <= 48; ++length) {
       for (std::size_t at = 0; at < length; ++at) {
         std::string s(length, 'x');
         s[at] = b;
