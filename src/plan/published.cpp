@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <string_view>
 #include <tuple>
 #include <utility>
@@ -524,8 +525,8 @@ void attach_published(Plan& plan,
     const PublishedResult* near =
         nearest_in(*c.spec, c.gpu->name, c.layout, c.spec->precision.weights, runs, *model);
     if (near != nullptr) {
-      c.published = predict_published(
-          *c.spec, *near, data, catalog, constants, efficiency, options.uncertainty);
+      c.published = std::make_shared<const PublishedPrediction>(predict_published(
+          *c.spec, *near, data, catalog, constants, efficiency, options.uncertainty));
     }
   }
 }

@@ -117,8 +117,9 @@ struct Candidate {
   // What its GPU family's (and engine's) efficiencies were fitted on; unset without bands.
   std::optional<Calibration> calibration;
   // The published run nearest this configuration and rightsize's prediction of that run
-  // (nearest_published, docs/published.md); none when nothing published is near.
-  std::optional<PublishedPrediction> published;
+  // (nearest_published, docs/published.md); null when nothing published is near. Held apart (it
+  // is 1 KB, and most candidates have none): a candidate is copied and moved through the search.
+  std::shared_ptr<const PublishedPrediction> published;
   double score = 0; // the objective's value, lower is better
   [[nodiscard]] int gpus_per_replica() const { return layout.gpus(); }
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }

@@ -288,7 +288,7 @@ TEST_CASE("published: a plan's nearest runs are the same with its model's result
   for (std::size_t i = 0; i < from_table.candidates.size(); ++i) {
     const auto& a = from_table.candidates[i].published;
     const auto& b = from_loaded.candidates[i].published;
-    REQUIRE(a.has_value() == b.has_value());
+    REQUIRE((a == nullptr) == (b == nullptr));
     if (a) {
       CHECK(a->result.id == b->result.id);
       CHECK(a->predicted == b->predicted);
