@@ -193,9 +193,14 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Deta
   const OnPremCost own = on_prem_cost(*c.gpu, per_replica, *peak, d, S.options.today, detail);
   record_on_prem(own, d, k);
   const Usd monthly = own.amortization_per_month + own.operations_per_month + k.power_per_month;
-  k.months.reserve(needed.size());
+  const bool record = detail == Detail::full; // the search needs the sum, not the months
+  if (record) {
+    k.months.reserve(needed.size());
+  }
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
-    k.months.push_back({m, needed[static_cast<std::size_t>(m - 1)], monthly});
+    if (record) {
+      k.months.push_back({m, needed[static_cast<std::size_t>(m - 1)], monthly});
+    }
     k.tco += monthly;
   }
   if (detail == Detail::numbers) {
@@ -242,11 +247,16 @@ bool cost_inference(
   k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
   // Cloud adds replicas month by month as demand grows.
   const std::vector<double>& demand = demand_curve(S);
-  k.months.reserve(demand.size());
+  const bool record = detail == Detail::full; // the search needs the sum, not the months
+  if (record) {
+    k.months.reserve(demand.size());
+  }
   for (int m = 1; m <= static_cast<int>(demand.size()); ++m) {
     const long long replicas = replicas_for(c, demand[static_cast<std::size_t>(m - 1)], headroom);
     const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
-    k.months.push_back({m, replicas, cost});
+    if (record) {
+      k.months.push_back({m, replicas, cost});
+    }
     k.tco += cost;
   }
   if (detail == Detail::numbers) {

@@ -246,8 +246,9 @@ bool compute_rate_known(const Spec& spec, const Gpu& g, Miss& miss);
 
 // Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
 // False, with `why`, when the catalog has no price for the deployment.
-// Detail::numbers leaves out the price label, its staleness, the basis sentence and the month
-// targets stop being met; the figures are the same.
+// Detail::numbers leaves out the price label, its staleness, the basis sentence, the month
+// targets stop being met and the month-by-month costs (months); the figures, the total among
+// them, are the same.
 bool cost_inference(
     const Search& S, Candidate& c, double headroom, std::string& why, Detail detail = Detail::full);
 // Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
