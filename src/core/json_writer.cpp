@@ -81,6 +81,15 @@ bool needs_escaping(std::string_view s) {
   return flagged(w);
 }
 
+// Indentation to copy from: as many spaces as a key's piece can hold.
+constexpr std::array<char, 256> k_spaces = [] {
+  std::array<char, 256> spaces{};
+  for (char& c : spaces) {
+    c = ' ';
+  }
+  return spaces;
+}();
+
 } // namespace
 
 JsonWriter::JsonWriter(std::string& out, int indent) : m_out(out), m_indent(indent) {}
@@ -129,10 +138,12 @@ JsonWriter& JsonWriter::key(std::string_view name) {
     }
     if (m_indent >= 0) {
       *p++ = '\n';
-      p = std::fill_n(p, indent, ' ');
+      std::memcpy(p, k_spaces.data(), indent); // indent <= piece's size
+      p += indent;
     }
     *p++ = '"';
-    p = std::copy(name.begin(), name.end(), p);
+    std::memcpy(p, name.data(), name.size());
+    p += name.size();
     *p++ = '"';
     *p++ = ':';
     if (m_indent >= 0) {
@@ -219,14 +230,14 @@ JsonWriter& JsonWriter::value(double x) {
     p = std::to_chars(p, digits.data() + 20, static_cast<std::int64_t>(std::fabs(x))).ptr;
     *p++ = '.';
     *p++ = '0';
-    m_out.append(digits.data(), p);
+    m_out.append(digits.data(), static_cast<std::size_t>(p - digits.data()));
     return *this;
   }
   // nlohmann's own shortest round-trip formatting (what its serializer calls for a double), so
   // that "1.0", "1e+300" and "0.30000000000000004" come out as dump writes them.
   std::array<char, 64> buffer{};
   char* const end = nlohmann::detail::to_chars(buffer.data(), buffer.data() + buffer.size(), x);
-  m_out.append(buffer.data(), end);
+  m_out.append(buffer.data(), static_cast<std::size_t>(end - buffer.data()));
   return *this;
 }
 
@@ -293,10 +304,11 @@ JsonWriter& JsonWriter::value(const nlohmann::json& tree) {
 namespace {
 
 // An integer's decimal digits, as nlohmann writes them (20 digits and a sign at most).
+// (A pointer and a length: append(first, last) goes through replace().)
 template <class T> void append_integer(std::string& out, T n) {
   std::array<char, 24> buffer{};
   const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), n);
-  out.append(buffer.data(), result.ptr);
+  out.append(buffer.data(), static_cast<std::size_t>(result.ptr - buffer.data()));
 }
 
 } // namespace
