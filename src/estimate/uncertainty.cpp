@@ -280,11 +280,18 @@ InferenceBands inference_bands(const InferencePerformance& p,
                                const Gpu& gpu,
                                const std::string& eng) {
   const std::string family = Efficiency::family_name(gpu);
+  const RatioBand tpot = u.band("tpot", family, eng);
+  // A transcription's ttft band is its tpot band (below): "ttft" is not looked up.
+  return inference_bands(p, p.audio_seconds_per_s > 0 ? tpot : u.band("ttft", family, eng), tpot);
+}
+
+InferenceBands
+inference_bands(const InferencePerformance& p, const RatioBand& ttft, const RatioBand& tpot) {
   InferenceBands b;
-  b.tpot_ratio = u.band("tpot", family, eng);
+  b.tpot_ratio = tpot;
   // A transcription's `ttft` is a request's whole latency, decode steps for the most part: it
   // carries the TPOT band.
-  b.ttft_ratio = p.audio_seconds_per_s > 0 ? b.tpot_ratio : u.band("ttft", family, eng);
+  b.ttft_ratio = p.audio_seconds_per_s > 0 ? tpot : ttft;
   b.ttft = scaled(p.ttft.si(), b.ttft_ratio);
   b.tpot = scaled(p.tpot.si(), b.tpot_ratio);
   // Rates follow the step that bounds them: decode, or for an embedding workload the forward
@@ -307,7 +314,11 @@ TrainingBands training_bands(const TrainingPerformance& p, const Uncertainty& u,
 }
 
 Band memory_band(Bytes total, const Uncertainty& u) {
-  return scaled(total.si(), u.band("memory", "", ""));
+  return memory_band(total, u.band("memory", "", ""));
+}
+
+Band memory_band(Bytes total, const RatioBand& memory) {
+  return scaled(total.si(), memory);
 }
 
 } // namespace rightsize

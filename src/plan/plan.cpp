@@ -386,8 +386,9 @@ Rejection rejection_from_miss(const Search& S, const Gpu& g, const Miss& miss) {
 
 // The best configuration found on one GPU by the objective, with its verdict, and a note when an
 // allowed precision changed the answer.
-Candidate
-best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOptions& options) {
+Candidate best_candidate(const Search& S, std::vector<Candidate>& found) {
+  const Spec& spec = S.spec;
+  const PlanOptions& options = S.options;
   for (auto& c : found) {
     c.score = score(c, options.objective, spec);
   }
@@ -402,11 +403,8 @@ best_candidate(std::vector<Candidate>& found, const Spec& spec, const PlanOption
                                        precision_label(spec));
   }
   if (options.uncertainty != nullptr) {
-    best->memory_band = memory_band(best->memory.per_gpu.total(), *options.uncertainty);
-    best->calibration = options.uncertainty->calibration(Efficiency::family_name(*best->gpu),
-                                                         engine_name(spec),
-                                                         spec.workload.is_training(),
-                                                         unmeasured_workload(spec));
+    best->memory_band = detail::memory_band_of(S, best->memory.per_gpu.total());
+    best->calibration = detail::family_calibration(S, *best->gpu);
   }
   set_verdict(*best, spec, options);
   return std::move(*best);
@@ -439,12 +437,59 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
     plan.rejected.push_back(std::move(r));
     return;
   }
-  plan.candidates.push_back(best_candidate(found, S.spec, S.options));
+  plan.candidates.push_back(best_candidate(S, found));
 }
 
 } // namespace
 
 namespace detail {
+
+const Calibration& family_calibration(const Search& S, const Gpu& g) {
+  const std::string family = Efficiency::family_name(g);
+  for (const auto& known : S.calibrations) {
+    if (known.family == family) {
+      return known.calibration;
+    }
+  }
+  const Spec& spec = S.spec;
+  return S.calibrations
+      .emplace_back(Search::FamilyCalibration{
+          family,
+          S.options.uncertainty->calibration(
+              family, engine_name(spec), spec.workload.is_training(), unmeasured_workload(spec))})
+      .calibration;
+}
+
+InferenceBands serving_bands(const Search& S,
+                             const Gpu& g,
+                             const std::string& engine,
+                             const InferencePerformance& p) {
+  const std::string family = Efficiency::family_name(g);
+  const auto known =
+      std::find_if(S.serving_bands.begin(), S.serving_bands.end(), [&](const auto& b) {
+        return b.family == family && b.engine == engine;
+      });
+  Search::FamilyBands& bands =
+      known != S.serving_bands.end()
+          ? *known
+          : S.serving_bands.emplace_back(Search::FamilyBands{
+                family, engine, S.options.uncertainty->band("tpot", family, engine), {}});
+  // As inference_bands(p, uncertainty, g, engine) looks them up.
+  if (p.audio_seconds_per_s > 0) {
+    return inference_bands(p, bands.tpot, bands.tpot);
+  }
+  if (!bands.ttft) {
+    bands.ttft = S.options.uncertainty->band("ttft", family, engine);
+  }
+  return inference_bands(p, *bands.ttft, bands.tpot);
+}
+
+Band memory_band_of(const Search& S, Bytes total) {
+  if (!S.memory_ratio) {
+    S.memory_ratio = S.options.uncertainty->band("memory", "", "");
+  }
+  return memory_band(total, *S.memory_ratio);
+}
 
 // What sscanf(name, "%dg.%lfgb") reads, without its format interpretation (about 700 instead of
 // 1,800 instructions a name; a plan of slices parses every profile of a GPU for each one): strtol
@@ -555,7 +600,7 @@ void plan_slices(const Search& S, Plan& plan) {
       if (found.empty()) {
         continue;
       }
-      Candidate c = best_candidate(found, S.spec, S.options);
+      Candidate c = best_candidate(S, found);
       c.partition = profile;
       c.whole_gpu = &g;
       c.slice = owned;

@@ -187,7 +187,35 @@ struct Search {
   // The spec's demand in each month of the horizon, worked out at the first costing (cost.cpp):
   // every layout the search costs reads the same curve.
   mutable std::vector<double> demand_by_month{};
+  // What the uncertainty data says of a GPU family for this spec, worked out at the family's
+  // first candidate (plan.cpp): the same for every candidate on it, and each a sentence that
+  // formatting again cost about 10 K instructions a candidate.
+  struct FamilyCalibration {
+    std::string family;
+    Calibration calibration;
+  };
+  struct FamilyBands {
+    std::string family;
+    std::string engine;
+    RatioBand tpot;
+    std::optional<RatioBand> ttft; // looked up when asked (a transcription's is its tpot band)
+  };
+  mutable std::vector<FamilyCalibration> calibrations{};
+  mutable std::vector<FamilyBands> serving_bands{};
+  mutable std::optional<RatioBand> memory_ratio{};
 };
+
+// --- What the uncertainty data says (plan.cpp), S.options.uncertainty not null
+
+// Uncertainty::calibration of the GPU's family for the spec (its engine and workload).
+const Calibration& family_calibration(const Search& S, const Gpu& g);
+// inference_bands of a serving estimate on `g` with `engine`.
+InferenceBands serving_bands(const Search& S,
+                             const Gpu& g,
+                             const std::string& engine,
+                             const InferencePerformance& p);
+// memory_band of a total.
+Band memory_band_of(const Search& S, Bytes total);
 
 // --- Layouts and precisions (layouts.cpp)
 

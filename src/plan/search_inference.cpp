@@ -442,8 +442,7 @@ void explain(const Search& S, Kept& kept) {
   c.inference =
       estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands =
-        inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, engine_name(spec));
+    c.inference_bands = serving_bands(S, *c.gpu, engine_name(spec), *c.inference);
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
   const CostBreakdown priced = c.cost;

@@ -118,8 +118,14 @@ InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const Gpu& gpu,
                                const std::string& engine);
+// Same, from the ratio bands that Uncertainty::band gives for "ttft" and "tpot" of the GPU's
+// family and the engine (a plan looks them up once per family: each carries a sentence).
+InferenceBands
+inference_bands(const InferencePerformance& p, const RatioBand& ttft, const RatioBand& tpot);
 TrainingBands training_bands(const TrainingPerformance& p, const Uncertainty& u, const Gpu& gpu);
 // Memory's band, in bytes.
 Band memory_band(Bytes total, const Uncertainty& u);
+// Same, from Uncertainty::band("memory", "", "").
+Band memory_band(Bytes total, const RatioBand& memory);
 
 } // namespace rightsize

@@ -65,6 +65,37 @@ TEST_CASE("margins: every prediction of a plan carries a band around its point",
   }
 }
 
+TEST_CASE("margins: each candidate's bands and calibration are its GPU family's, MIG slices too",
+          "[plan][margins]") {
+  // A plan works out what the uncertainty data says of a family once, at its first candidate:
+  // every candidate, of every family and slice, must carry what Uncertainty says of its own.
+  nlohmann::json body = chat(2, 1500, 50);
+  body["deployment"]["mode"] = "onprem"; // slices are candidates too
+  const Plan p = plan_for(body);
+  REQUIRE(p.candidates.size() > 5);
+  int slices = 0;
+  for (const auto& c : p.candidates) {
+    INFO(c.gpu->name << " " << c.partition);
+    slices += c.partition.empty() ? 0 : 1;
+    const std::string engine = engine_name(*c.spec);
+    const InferenceBands expected = inference_bands(*c.inference, uncertainty(), *c.gpu, engine);
+    REQUIRE(c.inference_bands);
+    CHECK(c.inference_bands->ttft_ratio.basis == expected.ttft_ratio.basis);
+    CHECK(c.inference_bands->tpot_ratio.basis == expected.tpot_ratio.basis);
+    CHECK(c.inference_bands->ttft.low == expected.ttft.low);
+    CHECK(c.inference_bands->tpot.high == expected.tpot.high);
+    CHECK(c.inference_bands->output_tokens_per_s.low == expected.output_tokens_per_s.low);
+    const Calibration calibration = uncertainty().calibration(
+        Efficiency::family_name(*c.gpu), engine, false, unmeasured_workload(*c.spec));
+    REQUIRE(c.calibration);
+    CHECK(c.calibration->text == calibration.text);
+    CHECK(c.calibration->measured == calibration.measured);
+    REQUIRE(c.memory_band);
+    CHECK(c.memory_band->high == memory_band(c.memory.per_gpu.total(), uncertainty()).high);
+  }
+  CHECK(slices > 0);
+}
+
 TEST_CASE("margins: targets hold at the pessimistic edge of the band by default",
           "[plan][margins]") {
   // Defect: 8B chat at 50 req/s, TTFT 1 s, TPOT 50 ms: every row "tight", TPOT 49.8 ms, "within 0%
