@@ -200,7 +200,14 @@ struct Search {
     RatioBand tpot;
     std::optional<RatioBand> ttft; // looked up when asked (a transcription's is its tpot band)
   };
+  struct FamilyRatio {
+    std::string family;
+    std::string engine;
+    std::string metric;
+    double high_ratio = 1;
+  };
   mutable std::vector<FamilyCalibration> calibrations{};
+  mutable std::vector<FamilyRatio> high_ratios{}; // band_high_ratio's answers
   mutable std::vector<FamilyBands> serving_bands{};
   mutable std::optional<RatioBand> memory_ratio{};
 };

@@ -668,7 +668,17 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
   if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
     return std::nullopt;
   }
-  return S.options.uncertainty->high_ratio(metric, Efficiency::family_name(g), engine_name(spec));
+  // Each GPU's search asks for three; a family's answer is the same for each of its GPUs.
+  std::string family = Efficiency::family_name(g);
+  std::string engine = engine_name(spec);
+  for (const auto& known : S.high_ratios) {
+    if (known.metric == metric && known.family == family && known.engine == engine) {
+      return known.high_ratio;
+    }
+  }
+  const double ratio = S.options.uncertainty->high_ratio(metric, family, engine);
+  S.high_ratios.push_back({std::move(family), std::move(engine), metric, ratio});
+  return ratio;
 }
 
 } // namespace rightsize::detail
