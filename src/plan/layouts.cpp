@@ -48,6 +48,7 @@ std::vector<int> tp_options(const Spec& s, const Gpu& g) {
     limit = std::min<int>(limit, static_cast<int>(*s.constraints.max_gpus));
   }
   std::vector<int> out;
+  out.reserve(7); // 1 to 64
   for (int tp = 1; tp <= limit; tp *= 2) {
     if (s.model.tp_indivisible(tp).empty()) {
       out.push_back(tp);

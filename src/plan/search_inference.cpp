@@ -176,6 +176,7 @@ ServingGoal serving_goal(const Spec& s) {
 // diffusers pipeline, which runs on one GPU).
 std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
   std::vector<Parallelism> out;
+  out.reserve(2 * tps.size() + 4); // each TP size and its EP layout, the PP layouts of the widest
   for (const int tp : tps) {
     for (const int pp : {1, 2, 4}) {
       if (pp > 1 && (tp < tps.back() || spec.model.encoder_decoder || spec.model.diffusion)) {
@@ -655,6 +656,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   if (auto& taken = best ? best : first) {
     explain(S, *taken);
   }
+  // One allocation, no candidate moved twice.
+  found.reserve(found.size() + (first ? 1U : 0U) + (best ? 1U : 0U));
   for (auto* kept : {&first, &best}) {
     if (*kept) {
       (*kept)->candidate.spec = spec_for_candidate(*(*kept)->variant);
