@@ -58,6 +58,9 @@ bool needs_escaping(std::string_view s) {
   std::size_t n = s.size();
   std::uint64_t w = 0x2020202020202020ULL;
   if (n < 8) {
+    if (n == 0) {
+      return false; // and an empty view's data() may be null, which memcpy must not be given
+    }
     std::memcpy(&w, p, n);
     return flagged(w);
   }
@@ -142,8 +145,10 @@ JsonWriter& JsonWriter::key(std::string_view name) {
       p += indent;
     }
     *p++ = '"';
-    std::memcpy(p, name.data(), name.size());
-    p += name.size();
+    if (!name.empty()) { // an empty view's data() may be null
+      std::memcpy(p, name.data(), name.size());
+      p += name.size();
+    }
     *p++ = '"';
     *p++ = ':';
     if (m_indent >= 0) {
