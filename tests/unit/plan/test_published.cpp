@@ -19,9 +19,13 @@ using rightsize::test::uncertainty;
 
 namespace {
 
+// The fixture's index, no results table read.
+PublishedData fixture_index() {
+  return load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
+}
+
 PublishedData fixture() {
-  PublishedData data =
-      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
+  PublishedData data = fixture_index();
   load_published_results(data);
   return data;
 }
@@ -42,6 +46,18 @@ Spec spec_of(const std::string& model, nlohmann::json workload = nullptr) {
     j["workload"] = std::move(workload);
   }
   return parse_spec(j, "test.json");
+}
+
+// An 8B chat plan on TensorRT-LLM in FP8, whose runs the fixture publishes.
+Plan fp8_chat_plan(const PlanOptions& options) {
+  const Spec spec = spec_of("llama-3.1-8b",
+                            {{"type", "inference"},
+                             {"input_tokens", 2048},
+                             {"output_tokens", 128},
+                             {"concurrency", 16},
+                             {"engine", "tensorrt-llm"}});
+  return make_plan(
+      with_precision(spec, DType::fp8, DType::fp8), catalog(), constants(), efficiency(), options);
 }
 
 } // namespace
@@ -233,17 +249,9 @@ TEST_CASE("published: the run nearest a configuration has its GPU, GPUs per repl
 
 TEST_CASE("published: a plan's serving candidates carry their nearest published run",
           "[published]") {
-  PublishedData data =
-      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
-  const Spec spec = spec_of("llama-3.1-8b",
-                            {{"type", "inference"},
-                             {"input_tokens", 2048},
-                             {"output_tokens", 128},
-                             {"concurrency", 16},
-                             {"engine", "tensorrt-llm"}});
+  PublishedData data = fixture_index();
   const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
-  Plan plan = make_plan(
-      with_precision(spec, DType::fp8, DType::fp8), catalog(), constants(), efficiency(), options);
+  Plan plan = fp8_chat_plan(options);
   attach_published(plan, data, catalog(), constants(), efficiency(), options);
   // The plan's model's runs on its candidates' GPUs were read (published_results_where), none
   // kept in `data`.
@@ -265,17 +273,9 @@ TEST_CASE("published: a plan's serving candidates carry their nearest published 
 
 TEST_CASE("published: a plan's nearest runs are the same with its model's results loaded first",
           "[published]") {
-  const PublishedData index =
-      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
-  const Spec spec = spec_of("llama-3.1-8b",
-                            {{"type", "inference"},
-                             {"input_tokens", 2048},
-                             {"output_tokens", 128},
-                             {"concurrency", 16},
-                             {"engine", "tensorrt-llm"}});
+  const PublishedData index = fixture_index();
   const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
-  const Plan plan = make_plan(
-      with_precision(spec, DType::fp8, DType::fp8), catalog(), constants(), efficiency(), options);
+  const Plan plan = fp8_chat_plan(options);
   PublishedData fresh = index;
   Plan from_table = plan;
   attach_published(from_table, fresh, catalog(), constants(), efficiency(), options);
@@ -299,8 +299,7 @@ TEST_CASE("published: a plan's nearest runs are the same with its model's result
 }
 
 TEST_CASE("published: an infeasible plan reads no results table", "[published]") {
-  PublishedData data =
-      load_published_index(std::string(RIGHTSIZE_TESTS_DIR) + "/data/published/published.json");
+  PublishedData data = fixture_index();
   const Spec spec = spec_of("llama-3.1-8b",
                             {{"type", "inference"},
                              {"input_tokens", 2048},
