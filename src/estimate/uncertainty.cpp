@@ -280,9 +280,7 @@ InferenceBands inference_bands(const InferencePerformance& p,
                                const Gpu& gpu,
                                const std::string& eng) {
   const std::string family = Efficiency::family_name(gpu);
-  const RatioBand tpot = u.band("tpot", family, eng);
-  // A transcription's ttft band is its tpot band (below): "ttft" is not looked up.
-  return inference_bands(p, p.audio_seconds_per_s > 0 ? tpot : u.band("ttft", family, eng), tpot);
+  return inference_bands(p, u.band("ttft", family, eng), u.band("tpot", family, eng));
 }
 
 InferenceBands

@@ -38,13 +38,13 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
   EvaluationCache::EngineAnswer asked;
   const EvaluationCache::EngineAnswer* known = nullptr;
   if (S.cache != nullptr) {
-    auto& answers = S.cache->engine_answers;
-    const auto it =
-        std::find_if(answers.begin(), answers.end(), [&](const EvaluationCache::EngineAnswer& a) {
+    known = &remembered(
+        S.cache->engine_answers,
+        [&](const EvaluationCache::EngineAnswer& a) {
           return a.engine == engine && a.weights == pr.weights && a.kv_cache == pr.kv_cache &&
                  a.activations == pr.activations && a.generation == g.generation;
-        });
-    known = it != answers.end() ? &*it : &answers.emplace_back(ask());
+        },
+        ask);
   } else {
     asked = ask();
     known = &asked;

@@ -446,18 +446,15 @@ namespace detail {
 
 const Calibration& family_calibration(const Search& S, const Gpu& g) {
   const std::string family = Efficiency::family_name(g);
-  for (const auto& known : S.calibrations) {
-    if (known.family == family) {
-      return known.calibration;
-    }
-  }
-  const Spec& spec = S.spec;
-  return S.calibrations
-      .emplace_back(Search::FamilyCalibration{
-          family,
-          S.options.uncertainty->calibration(
-              family, engine_name(spec), spec.workload.is_training(), unmeasured_workload(spec))})
-      .calibration;
+  const auto matches = [&](const Search::FamilyCalibration& k) { return k.family == family; };
+  const auto make = [&] {
+    const Spec& spec = S.spec;
+    return Search::FamilyCalibration{
+        family,
+        S.options.uncertainty->calibration(
+            family, engine_name(spec), spec.workload.is_training(), unmeasured_workload(spec))};
+  };
+  return remembered(S.calibrations, matches, make).calibration;
 }
 
 InferenceBands serving_bands(const Search& S,
@@ -465,23 +462,16 @@ InferenceBands serving_bands(const Search& S,
                              const std::string& engine,
                              const InferencePerformance& p) {
   const std::string family = Efficiency::family_name(g);
-  const auto known =
-      std::find_if(S.serving_bands.begin(), S.serving_bands.end(), [&](const auto& b) {
-        return b.family == family && b.engine == engine;
-      });
-  Search::FamilyBands& bands =
-      known != S.serving_bands.end()
-          ? *known
-          : S.serving_bands.emplace_back(Search::FamilyBands{
-                family, engine, S.options.uncertainty->band("tpot", family, engine), {}});
-  // As inference_bands(p, uncertainty, g, engine) looks them up.
-  if (p.audio_seconds_per_s > 0) {
-    return inference_bands(p, bands.tpot, bands.tpot);
-  }
-  if (!bands.ttft) {
-    bands.ttft = S.options.uncertainty->band("ttft", family, engine);
-  }
-  return inference_bands(p, *bands.ttft, bands.tpot);
+  const auto matches = [&](const Search::FamilyBands& k) {
+    return k.family == family && k.engine == engine;
+  };
+  const auto make = [&] {
+    const Uncertainty& u = *S.options.uncertainty;
+    return Search::FamilyBands{
+        family, engine, u.band("ttft", family, engine), u.band("tpot", family, engine)};
+  };
+  const Search::FamilyBands& bands = remembered(S.serving_bands, matches, make);
+  return inference_bands(p, bands.ttft, bands.tpot);
 }
 
 Band memory_band_of(const Search& S, Bytes total) {

@@ -197,8 +197,8 @@ struct Search {
   struct FamilyBands {
     std::string family;
     std::string engine;
+    RatioBand ttft;
     RatioBand tpot;
-    std::optional<RatioBand> ttft; // looked up when asked (a transcription's is its tpot band)
   };
   struct FamilyRatio {
     std::string family;
@@ -211,6 +211,15 @@ struct Search {
   mutable std::vector<FamilyBands> serving_bands{};
   mutable std::optional<RatioBand> memory_ratio{};
 };
+
+// The answer in `known` that `matches`, or `make()`'s, kept there for the next ask: the per-plan
+// answers above and EvaluationCache::engine_answers, each a short list searched in order. The
+// reference holds until the next answer is added.
+template <class T, class Matches, class Make>
+T& remembered(std::vector<T>& known, const Matches& matches, const Make& make) {
+  const auto it = std::find_if(known.begin(), known.end(), matches);
+  return it != known.end() ? *it : known.emplace_back(make());
+}
 
 // --- What the uncertainty data says (plan.cpp), S.options.uncertainty not null
 

@@ -672,16 +672,16 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
     return std::nullopt;
   }
   // Each GPU's search asks for three; a family's answer is the same for each of its GPUs.
-  std::string family = Efficiency::family_name(g);
-  std::string engine = engine_name(spec);
-  for (const auto& known : S.high_ratios) {
-    if (known.metric == metric && known.family == family && known.engine == engine) {
-      return known.high_ratio;
-    }
-  }
-  const double ratio = S.options.uncertainty->high_ratio(metric, family, engine);
-  S.high_ratios.push_back({std::move(family), std::move(engine), metric, ratio});
-  return ratio;
+  const std::string family = Efficiency::family_name(g);
+  const std::string engine = engine_name(spec);
+  const auto matches = [&](const Search::FamilyRatio& k) {
+    return k.metric == metric && k.family == family && k.engine == engine;
+  };
+  const auto make = [&] {
+    return Search::FamilyRatio{
+        family, engine, metric, S.options.uncertainty->high_ratio(metric, family, engine)};
+  };
+  return remembered(S.high_ratios, matches, make).high_ratio;
 }
 
 } // namespace rightsize::detail
