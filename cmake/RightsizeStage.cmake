@@ -1,6 +1,6 @@
 # rightsize_stage(<name> [DEPENDS <stage>...] [LIBS <target>...])
 #
-# Declares one pipeline stage: the static library rightsize_<name> built from src/<name>/*.cpp,
+# Declares one pipeline stage: the static library rightsize_<name> built from src/<name>/**.cpp,
 # with the public headers in include/rightsize/<name>/. DEPENDS names the stages it may use; each
 # must already be declared, so the stages form a DAG in declaration order and a cycle cannot be
 # written down.
@@ -45,7 +45,10 @@ function(rightsize_stage name)
   endforeach()
   set_property(GLOBAL PROPERTY RIGHTSIZE_STAGE_INCLUDE_FLAGS_${name} ${flags})
 
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  # The stage's sources, its sub-folders' included (src/model/families/, ...), but bundle/: the
+  # build-time tool that writes the stage's bundled data has a target of its own.
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp)
+  list(FILTER sources EXCLUDE REGEX "^${CMAKE_CURRENT_SOURCE_DIR}/bundle/")
   list(TRANSFORM ARG_DEPENDS PREPEND rightsize_ OUTPUT_VARIABLE dep_targets)
   if(ARG_GENERATED)
     add_library(rightsize_${name}_objects OBJECT ${sources})
