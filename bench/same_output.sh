@@ -149,13 +149,20 @@ if [[ -n $only ]]; then
   lines=("${kept[@]}")
 fi
 
+# A binary names its source tree's data/ (catalog validate, compare --list): the two binaries
+# may be built from different checkouts, so that path is compared as <data>.
 run() { # BINARY OUT_PREFIX ARGS...
   local binary=$1 out=$2
   shift 2
   set +e
-  timeout 60 "$binary" "$@" >"$out.out" 2>"$out.err" </dev/null
+  timeout 60 "$binary" "$@" >"$out.raw.out" 2>"$out.raw.err" </dev/null
   echo $? >"$out.rc"
   set -e
+  local data
+  data=$(dirname "$(dirname "$(realpath "$binary")")")/data
+  [[ -d $data ]] || data=$(dirname "$(dirname "$(dirname "$(realpath "$binary")")")")/data
+  sed "s#$data#<data>#g" "$out.raw.out" >"$out.out"
+  sed "s#$data#<data>#g" "$out.raw.err" >"$out.err"
 }
 
 differ=0

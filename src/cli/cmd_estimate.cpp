@@ -364,23 +364,7 @@ void resolve_spec_provider(const Catalog& catalog, Spec& spec) {
 
 Constants load_constants(const std::vector<std::string>& assume) {
   Constants c = Constants::load(bundled_data_dir() + "/memory.json");
-  for (const auto& a : assume) {
-    const auto eq = a.find('=');
-    if (eq == std::string::npos) {
-      throw InputError("--assume", "expected NAME=VALUE, got \"" + a + "\"");
-    }
-    double value = 0;
-    try {
-      std::size_t used = 0;
-      value = std::stod(a.substr(eq + 1), &used);
-      if (used != a.size() - eq - 1) {
-        throw std::invalid_argument("trailing characters");
-      }
-    } catch (const std::exception&) {
-      throw InputError("--assume", "expected a number after '=', got \"" + a + "\"");
-    }
-    c.set(a.substr(0, eq), value, "--assume " + a);
-  }
+  c.assume(assume);
   return c;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/plan_setup.hpp"
+#include "cli/renderers.hpp"
 
 #include <rightsize/core/files.hpp>
 #include <rightsize/plan/plan.hpp>
@@ -9,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <filesystem>
 #include <sstream>
 
@@ -26,6 +28,14 @@ struct PlanCommandOptions {
   bool wide = false;
 };
 
+using PlanRenderer = void (*)(const Plan&, const RenderOptions&, std::ostream&);
+constexpr std::array<Format<PlanRenderer>, 6> k_formats{{{"table", render_plan_table},
+                                                         {"json", render_plan_json},
+                                                         {"markdown", render_plan_markdown},
+                                                         {"csv", render_plan_csv},
+                                                         {"html", render_plan_html},
+                                                         {"svg", render_plan_svg}}};
+
 } // namespace
 
 void register_plan(CLI::App& app, Context& ctx) {
@@ -36,7 +46,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   sub->add_option(
          "SPEC", o->plan.spec, "A rightsize spec, a Hugging Face config.json or a model folder")
       ->required();
-  add_format_option(*sub, o->plan.common, {"table", "json", "markdown", "csv", "html", "svg"});
+  add_format_option(*sub, o->plan.common, format_names(k_formats));
   add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan);
   sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
@@ -79,19 +89,7 @@ void register_plan(CLI::App& app, Context& ctx) {
       // written whole once rendered.
       std::ostringstream file;
       std::ostream& rendered = o->output.empty() ? ctx.out : file;
-      if (o->plan.common.format == "json") {
-        render_plan_json(plan, render, rendered);
-      } else if (o->plan.common.format == "markdown") {
-        render_plan_markdown(plan, render, rendered);
-      } else if (o->plan.common.format == "csv") {
-        render_plan_csv(plan, render, rendered);
-      } else if (o->plan.common.format == "html") {
-        render_plan_html(plan, render, rendered);
-      } else if (o->plan.common.format == "svg") {
-        render_plan_svg(plan, render, rendered);
-      } else {
-        render_plan_table(plan, render, rendered);
-      }
+      renderer(k_formats, o->plan.common.format)(plan, render, rendered);
       if (!o->output.empty()) {
         write_file_atomically(o->output, file.str());
       }

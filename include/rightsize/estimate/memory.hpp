@@ -74,6 +74,10 @@ public:
   // Overrides one constant ("--assume cuda_context_mib=600"); unknown names are errors with a
   // suggestion.
   void set(const std::string& name, double value, const std::string& where);
+  // Overrides constants as the command line's --assume gives them, "NAME=VALUE" each: an
+  // InputError at "--assume" for text that is not NAME=VALUE with a number, or a name that is
+  // not a constant.
+  void assume(const std::vector<std::string>& assignments);
   [[nodiscard]] double get(const std::string& name) const;
   // The estimator's reads: an array index. A constant missing from the file is an InternalError
   // here, as with the name.
