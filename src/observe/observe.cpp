@@ -1,8 +1,8 @@
+#include <rightsize/catalog/mig.hpp>
+#include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/observe/observe.hpp>
-#include <rightsize/plan/mig.hpp>
-#include <rightsize/plan/price.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -314,7 +314,7 @@ double share_of_gpu(const Gpu& whole, const Gpu& shape) {
 }
 
 std::optional<double> monthly(const Gpu& shape, int count, const ObserveOptions& o) {
-  const Price* price = pick_price(shape, o.pricing);
+  const Price* price = pick_price(shape, o.pricing.price_kind, o.pricing.provider);
   if (price == nullptr) {
     return std::nullopt;
   }
