@@ -412,7 +412,7 @@ void register_observe(CLI::App& app, Context& ctx) {
     ctx.action = [&ctx, o]() {
       const Catalog catalog = load_catalog(
           bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
-      const DeployData deploy_data = load_deploy_data(bundled_data_dir() + "/deploy.json");
+      const GpuProducts products = load_gpu_products(bundled_data_dir() + "/deploy.json");
       const ObserveOptions options = analysis_options(*o, catalog);
       std::vector<std::string> sources;
       Telemetry files = read_files(*o, sources);
@@ -442,7 +442,7 @@ void register_observe(CLI::App& app, Context& ctx) {
         if (query) {
           all.merge(query_prometheus(*query));
         }
-        ObserveReport report = observe(all, traces, catalog, deploy_data, options);
+        ObserveReport report = observe(all, traces, catalog, products, options);
         report.sources = sources;
         return report;
       };
