@@ -20,18 +20,6 @@ namespace rightsize {
 using analysis::OptionsCache;
 using analysis::WorkloadAnalysis;
 
-std::string_view to_string(GroupBy g) {
-  switch (g) {
-  case GroupBy::automatic:
-    return "auto";
-  case GroupBy::host:
-    return "host";
-  case GroupBy::gpu:
-    return "gpu";
-  }
-  return "auto";
-}
-
 namespace {
 
 // A verdict from a few samples or minutes is a snapshot, not a profile: said once per workload.
