@@ -9,7 +9,7 @@
 // observe(), and the samples summarized per second. docs/performance.md records the figures.
 
 #include <rightsize/catalog/catalog.hpp>
-#include <rightsize/deploy/deploy.hpp>
+#include <rightsize/catalog/gpu_products.hpp>
 #include <rightsize/observe/observe.hpp>
 
 #include <fmt/format.h>
@@ -95,7 +95,7 @@ int main(int argc, char** argv) {
   }
   const std::string data = RIGHTSIZE_DATA_DIR;
   const auto catalog = rightsize::load_catalog(data + "/gpus.json");
-  const auto deploy_data = rightsize::load_deploy_data(data + "/deploy.json");
+  const auto products = rightsize::load_gpu_products(data + "/deploy.json");
 
   const auto build_start = Clock::now();
   const auto ticks = static_cast<std::size_t>(days * 86400 / step);
@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   rightsize::ObserveReport report;
   for (int r = 0; r < runs; ++r) {
     const auto start = Clock::now();
-    report = rightsize::observe(fleet, {}, catalog, deploy_data, {});
+    report = rightsize::observe(fleet, {}, catalog, products, {});
     times.push_back(seconds_since(start));
   }
   std::sort(times.begin(), times.end());

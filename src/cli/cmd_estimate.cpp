@@ -2,13 +2,13 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/catalog/prices.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/plan/precision.hpp>
-#include <rightsize/plan/price.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/spec/spec.hpp>
 
@@ -320,7 +320,7 @@ void price_report(EstimateReport& r, int gpus) {
                   "by rightsize plan (docs/plan.md, \"Cost\")";
     return;
   }
-  const Price* p = pick_price(r.gpu, d);
+  const Price* p = pick_price(r.gpu, d.price_kind, d.provider);
   if (p == nullptr) {
     r.cost_note = fmt::format("no {} price{} for {} in the catalog; add one with --catalog "
                               "(docs/catalog.md)",

@@ -1,5 +1,5 @@
-// data/deploy.json: engine recipes, GPU product labels and the storage figure (docs/deploy.md,
-// docs/deploy-data.md for the sources).
+// data/deploy.json: engine recipes, GPU product labels (read by the catalog's gpu_products.cpp)
+// and the storage figure (docs/deploy.md, docs/deploy-data.md for the sources).
 
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/deploy/deploy.hpp>
@@ -132,24 +132,7 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   for (const auto& [name, value] : engines.json().items()) {
     d.engines[name] = read_engine(engines.object(name));
   }
-  const FieldReader products = root.object("gpu_products");
-  for (const auto& [name, value] : products.json().items()) {
-    const FieldReader p = products.object(name);
-    p.reject_unknown({"resource",
-                      "label",
-                      "value",
-                      "confidence",
-                      "note",
-                      "source",
-                      "cpu_arch",
-                      "cpu_arch_source"});
-    GpuProduct product{p.string("resource"), p.string("label"), p.string("value"), "amd64"};
-    if (p.has("cpu_arch")) {
-      product.cpu_arch =
-          p.choice<std::string>("cpu_arch", {{"amd64", "amd64"}, {"arm64", "arm64"}});
-    }
-    d.gpu_products[name] = product;
-  }
+  d.gpu_products = parse_gpu_products(j, file);
   d.mig_resource_prefix = root.string("mig_resource_prefix");
   const FieldReader dcgm = root.object("dcgm");
   dcgm.reject_unknown({"dram_active",

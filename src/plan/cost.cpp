@@ -4,41 +4,11 @@
 #include "search.hpp"
 
 #include <rightsize/core/units_format.hpp>
-#include <rightsize/plan/price.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-
-namespace rightsize {
-
-const Price* pick_price(const Gpu& g, const Deployment& d) {
-  const Price* best = nullptr;
-  for (const auto& p : g.prices) {
-    if (p.kind != d.price_kind) {
-      continue;
-    }
-    if (d.provider && p.provider != *d.provider) {
-      continue;
-    }
-    if (best == nullptr || p.per_gpu < best->per_gpu) {
-      best = &p;
-    }
-  }
-  return best;
-}
-
-std::string cloud_price_label(const Price& p) {
-  return fmt::format("{} {} {} ({} {})",
-                     format_usd_per_hour(p.per_gpu),
-                     p.provider,
-                     p.kind,
-                     p.as_of_stated ? "as of" : "retrieved",
-                     p.as_of);
-}
-
-} // namespace rightsize
 
 namespace rightsize::detail {
 
@@ -230,7 +200,7 @@ bool cost_inference(
     cost_on_prem_inference(S, c, headroom, detail);
     return true;
   }
-  const Price* p = pick_price(g, d);
+  const Price* p = pick_price(g, d.price_kind, d.provider);
   if (p == nullptr) {
     why = fmt::format("no {} price{} in the catalog",
                       d.price_kind,

@@ -4,10 +4,10 @@
 
 #include "search.hpp"
 
+#include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/precision.hpp>
-#include <rightsize/plan/price.hpp>
 
 #include <fmt/format.h>
 
@@ -203,7 +203,7 @@ void evaluate_training(const detail::Search& S, Candidate& c, ConfigurationEvalu
                                 format_seconds(*w.deadline));
     }
   }
-  const Price* price = pick_price(*c.gpu, spec.deployment);
+  const Price* price = pick_price(*c.gpu, spec.deployment.price_kind, spec.deployment.provider);
   if (spec.deployment.mode == DeploymentMode::cloud && price == nullptr) {
     if (out.problem.empty()) {
       out.problem_kind = "price";

@@ -3,10 +3,10 @@
 // Inside the plan stage: the search context, a miss that explains a rejection, and the steps
 // shared by plan.cpp, the two searches and the costing. Not a public header.
 
+#include <rightsize/catalog/mig.hpp>
+#include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/core/bisect.hpp>
-#include <rightsize/plan/mig.hpp>
 #include <rightsize/plan/plan.hpp>
-#include <rightsize/plan/price.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -299,25 +299,10 @@ bool cost_inference(
 // labels and the basis sentence out (the search scores every layout; only the best is shown).
 void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);
 
-// --- MIG slices (plan.cpp)
+// --- MIG slices (catalog/mig.hpp)
 
-// rightsize::mig_slice (plan/mig.hpp), public since observe recommends slices too.
+// rightsize::mig_slice beside catalog's detail::mig_slice, parse_mig_profile and largest_mig_gb.
 using ::rightsize::mig_slice;
-// A MIG profile name, "3g.40gb": compute slices and memory in GB; nullopt when not of that form.
-struct MigProfile {
-  int compute = 0;
-  double gb = 0;
-};
-std::optional<MigProfile> parse_mig_profile(const std::string& name);
-// The memory of `g`'s largest MIG profile in GB; 0 when it has none that reads.
-double largest_mig_gb(const Gpu& g);
-// mig_slice with `profile` read (`parsed`) and largest_mig_gb(g) known: a plan of slices reads each
-// of a GPU's profiles once, not once for each of its slices.
-std::optional<Gpu> mig_slice(const Gpu& g,
-                             const std::string& profile,
-                             const MigProfile& parsed,
-                             double largest_gb,
-                             bool priced);
 
 // --- Ranking (plan.cpp)
 

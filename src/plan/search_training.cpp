@@ -159,7 +159,7 @@ Candidate training_candidate(
 void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const auto& w = S.spec.workload.training;
   const long long max_gpus = S.spec.constraints.max_gpus.value_or(4096);
-  const Price* price = pick_price(g, S.spec.deployment);
+  const Price* price = pick_price(g, S.spec.deployment.price_kind, S.spec.deployment.provider);
   if (auto no_price = training_price_miss(S.spec.deployment, g, price)) {
     miss = std::move(*no_price);
     return;

@@ -5,6 +5,7 @@
 // from the capacity model. Every derived number is explained in docs/deploy.md; the engine
 // argument names, metric names and GPU labels come from data/deploy.json, each with its source.
 
+#include <rightsize/catalog/gpu_products.hpp>
 #include <rightsize/core/units.hpp>
 #include <rightsize/deploy/manifest.hpp>
 #include <rightsize/plan/plan.hpp>
@@ -53,20 +54,13 @@ struct EngineRecipe {
   [[nodiscard]] const std::string& arg(const std::string& role) const;
 };
 
-struct GpuProduct {
-  std::string resource; // nvidia.com/gpu, amd.com/gpu
-  std::string label;    // the node label that names the product
-  std::string value;
-  std::string cpu_arch = "amd64"; // of the nodes that hold it: arm64 for Grace (GH200, GB200)
-};
-
 struct DeployData {
   double storage_read_gb_per_s = 0;
   std::string storage_source;
-  std::map<std::string, EngineRecipe> engines;    // vllm, sglang, tensorrt-llm
-  std::map<std::string, GpuProduct> gpu_products; // by catalog GPU name
-  std::string mig_resource_prefix;                // nvidia.com/mig-
-  std::string dcgm_dram_active;                   // DCGM_FI_PROF_DRAM_ACTIVE
+  std::map<std::string, EngineRecipe> engines; // vllm, sglang, tensorrt-llm
+  GpuProducts gpu_products;                    // catalog/gpu_products.hpp
+  std::string mig_resource_prefix;             // nvidia.com/mig-
+  std::string dcgm_dram_active;                // DCGM_FI_PROF_DRAM_ACTIVE
   std::string dcgm_pod_label = "pod";
   std::string dcgm_namespace_label = "namespace";
   bool dcgm_dram_active_by_default = false;

@@ -8,7 +8,7 @@
 // reasoning in docs/observe.md.
 
 #include <rightsize/catalog/catalog.hpp>
-#include <rightsize/deploy/deploy.hpp>
+#include <rightsize/catalog/gpu_products.hpp>
 #include <rightsize/observe/telemetry.hpp>
 #include <rightsize/observe/trace.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -167,15 +167,15 @@ struct NamedTrace {
 ObserveReport observe(const Telemetry& telemetry,
                       const std::vector<NamedTrace>& traces,
                       const Catalog& catalog,
-                      const DeployData& deploy_data,
+                      const GpuProducts& products,
                       const ObserveOptions& options);
 
 // The catalog GPU an observed model name is ("NVIDIA H100 80GB HBM3" -> H100-SXM-80GB), by the
-// user's --gpu-model map, the NVML names of data/deploy.json, then the catalog's own names and
-// aliases; nullptr when none matches.
+// user's --gpu-model map, the NVML names of the GPU products (catalog/gpu_products.hpp), then the
+// catalog's own names and aliases; nullptr when none matches.
 const Gpu* identify_gpu(const std::string& model_name,
                         const Catalog& catalog,
-                        const DeployData& deploy_data,
+                        const GpuProducts& products,
                         const std::map<std::string, std::string>& gpu_models);
 
 } // namespace rightsize

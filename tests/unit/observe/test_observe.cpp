@@ -15,9 +15,9 @@ namespace {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 constexpr double k_month = 730.0; // hours
 
-const DeployData& deploy_data() {
-  static const DeployData d = load_deploy_data(std::string(RIGHTSIZE_DATA_DIR) + "/deploy.json");
-  return d;
+const GpuProducts& products() {
+  static const GpuProducts p = load_gpu_products(std::string(RIGHTSIZE_DATA_DIR) + "/deploy.json");
+  return p;
 }
 
 // One GPU sampled every 30 s: utilization from `work(i)`, memory used from `memory(i)` (bytes).
@@ -51,7 +51,7 @@ Telemetry one(GpuSeries g) {
 }
 
 ObserveReport run(const Telemetry& t, ObserveOptions o = {}) {
-  return observe(t, {}, test::catalog(), deploy_data(), o);
+  return observe(t, {}, test::catalog(), products(), o);
 }
 
 bool has_reason(const WorkloadObservation& w, const std::string& code) {
@@ -86,7 +86,7 @@ TEST_CASE("observe: percentiles interpolate between order statistics", "[observe
 
 TEST_CASE("observe: NVML names map to the catalog", "[observe]") {
   const auto& c = test::catalog();
-  const auto& d = deploy_data();
+  const auto& d = products();
   CHECK(identify_gpu("NVIDIA H100 80GB HBM3", c, d, {})->name == "H100-SXM-80GB");
   CHECK(identify_gpu("NVIDIA A100 80GB PCIe", c, d, {})->name == "A100-PCIE-80GB");
   CHECK(identify_gpu("NVIDIA A100-SXM4-40GB", c, d, {})->name == "A100-SXM-40GB");
@@ -262,7 +262,7 @@ TEST_CASE("observe: throttling, NVLink traffic and input waits are reasons", "[o
   trace.gpu_busy_s = 5;
   trace.input_wait_s = 3; // 30% >= 20%
   trace.busy_by_class_s = {4, 0.5, 0, 0.5, 0};
-  const auto report = observe(one(g), {NamedTrace{"", trace}}, test::catalog(), deploy_data(), {});
+  const auto report = observe(one(g), {NamedTrace{"", trace}}, test::catalog(), products(), {});
   const auto& traced = report.workloads[0];
   CHECK(has_reason(traced, "input_bound"));
   REQUIRE(traced.trace);
@@ -295,7 +295,7 @@ TEST_CASE("observe: PCIe input traffic and NCCL-heavy traces are reasons too", "
   trace.window_s = 1;
   trace.gpu_busy_s = 1.2;
   trace.busy_by_class_s = {0.6, 0, 0.4, 0, 0}; // NCCL: 40% of the classified time (>= 30%)
-  const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), deploy_data(), {});
+  const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), products(), {});
   const auto& w = report.workloads[0];
   CHECK(w.gpus == 2);
   CHECK(has_reason(w, "interconnect_bound"));
@@ -317,7 +317,7 @@ TEST_CASE("observe: a trace alone is a workload of its own", "[observe]") {
   trace.window_s = 2;
   trace.gpu_busy_s = 0.3; // 15% busy
   trace.peak_memory_bytes = 6 * k_gib;
-  const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), deploy_data(), {});
+  const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), products(), {});
   const auto& w = report.workloads[0];
   CHECK(w.name == "train-step.json");
   CHECK(w.gpu == "A100-SXM-80GB");

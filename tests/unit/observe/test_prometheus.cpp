@@ -4,7 +4,7 @@
 // checks run here; its HTTP side runs against a real server in tests/observe/. libcurl's loader
 // (src/observe/curl_api.hpp) is checked with libraries that are not libcurl.
 
-#include "observe/curl_api.hpp"
+#include "observe/telemetry/prometheus/curl_api.hpp"
 
 #include <rightsize/core/error.hpp>
 #include <rightsize/observe/prometheus.hpp>

@@ -1,0 +1,37 @@
+// The product names and labels of catalog GPUs, from data/deploy.json (docs/deploy-data.md).
+
+#include <rightsize/catalog/gpu_products.hpp>
+#include <rightsize/core/json_reader.hpp>
+
+namespace rightsize {
+
+using detail::FieldReader;
+
+GpuProducts parse_gpu_products(const nlohmann::json& deploy_json, const std::string& file) {
+  GpuProducts out;
+  const FieldReader products = FieldReader(deploy_json, file).object("gpu_products");
+  for (const auto& [name, value] : products.json().items()) {
+    const FieldReader p = products.object(name);
+    p.reject_unknown({"resource",
+                      "label",
+                      "value",
+                      "confidence",
+                      "note",
+                      "source",
+                      "cpu_arch",
+                      "cpu_arch_source"});
+    GpuProduct product{p.string("resource"), p.string("label"), p.string("value"), "amd64"};
+    if (p.has("cpu_arch")) {
+      product.cpu_arch =
+          p.choice<std::string>("cpu_arch", {{"amd64", "amd64"}, {"arm64", "arm64"}});
+    }
+    out[name] = product;
+  }
+  return out;
+}
+
+GpuProducts load_gpu_products(const std::string& path) {
+  return parse_gpu_products(detail::load_json_file(path), path);
+}
+
+} // namespace rightsize

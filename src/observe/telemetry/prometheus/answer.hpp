@@ -1,0 +1,49 @@
+#pragma once
+
+// One query_range answer read and checked (answer.cpp), and the message text the Prometheus
+// reader's parts share. docs/observe.md, "Prometheus".
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rightsize::prometheus {
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+inline constexpr std::string_view k_not_prometheus = "(is the URL a Prometheus server?)";
+
+// `text` on one line of at most `max` bytes: control characters become spaces, runs of spaces
+// one, the cut lands on a character boundary, and stray bytes are replaced.
+std::string one_line(std::string_view text, std::size_t max);
+
+// Prometheus' {"status":"error","errorType":"bad_data","error":"..."} as "bad_data: ...".
+std::string prometheus_error_text(const nlohmann::json& answer);
+
+struct Point {
+  double time_s;
+  double value;
+};
+
+struct Series {
+  Labels labels;
+  std::vector<Point> points; // as the exporter wrote them (unscaled), NaN and infinities dropped
+};
+
+struct Answer {
+  std::vector<Series> series;
+  std::vector<std::string> warnings; // Prometheus' own, from its "warnings" member
+  std::size_t non_finite = 0;
+};
+
+// The body checked member by member: {"status":"success","data":{"resultType":"matrix",
+// "result":[{"metric":{...},"values":[[t,"v"],...]},...]}}; members Prometheus may add (infos,
+// stats, a series' "histograms") are ignored. Throws "<url>:<pointer>: not a query_range answer:
+// ..." for anything else, or the server's own error.
+Answer parse_answer(std::string_view body, const std::string& url);
+
+} // namespace rightsize::prometheus
