@@ -191,19 +191,8 @@ void add_recommendation_options(CLI::App& sub, ObserveCliOptions& o, const std::
       ->group(group);
 }
 
-// The renderer of `format`. CLI11 accepts --format in any case but passes it on as typed; what is
-// not exactly a row's name renders as the first row, the table, as observe always has.
-ObserveRenderer renderer_of(const std::string& format) {
-  for (const auto& f : k_formats) {
-    if (f.name == format) {
-      return f.render;
-    }
-  }
-  return k_formats.front().render;
-}
-
 void render_report(const ObserveCliOptions& o, const ObserveReport& report, Context& ctx) {
-  const ObserveRenderer render = renderer_of(o.common.format);
+  const ObserveRenderer render = renderer(k_formats, o.common.format);
   if (o.inputs.output.empty()) {
     render(report, ctx.out);
     return;

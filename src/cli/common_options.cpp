@@ -29,8 +29,9 @@ void add_format_option(CLI::App& sub,
                        CommonOptions& options,
                        const std::vector<std::string>& choices) {
   options.format = choices.front();
+  // A transform, not a check: "JSON" becomes "json", the name a command's renderer table has.
   sub.add_option("--format", options.format, "Output format")
-      ->check(CLI::IsMember(choices, CLI::ignore_case))
+      ->transform(CLI::IsMember(choices, CLI::ignore_case))
       ->default_str(choices.front())
       ->group("Global options");
 }

@@ -164,3 +164,23 @@ TEST_CASE("cli: validate lists a KV cache format only for workloads that have on
   CHECK_THAT(decoder.out,
              Catch::Contains("default: precision: weights bf16, kv_cache bf16, activations bf16"));
 }
+
+// --format is accepted in any case and renders the format it names: "JSON" is JSON (before the
+// renderer tables, a format in another case than the table's fell through to the table).
+TEST_CASE("cli: --format in any case renders that format", "[cli]") {
+  const std::string spec = std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-3.1-8b-chat.json";
+  for (const auto& [command, format] :
+       std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"plan", spec, "--top", "1"}, "JSON"},
+           {{"estimate", spec, "--gpu", "L4"}, "Json"},
+           {{"model", spec}, "JSON"},
+           {{"catalog", "show", "H100"}, "JSON"}}) {
+    std::vector<std::string> args = command;
+    args.push_back("--format");
+    args.push_back(format);
+    CAPTURE(args);
+    const auto r = run_in_process(args);
+    CHECK(r.exit_code == 0);
+    CHECK(nlohmann::json::parse(r.out).is_object());
+  }
+}
