@@ -204,4 +204,15 @@ void write_lock_file(const LockFile& lock) {
   write_file_atomically(lock.path, detail::dump_json(file, 2) + "\n");
 }
 
+void write_lock_entry(const Plan& plan,
+                      const std::string& spec_file,
+                      const std::string& lock_path,
+                      const std::string& digest,
+                      const nlohmann::json& settings,
+                      const std::string& spec_digest) {
+  LockFile lock = read_lock_file(lock_path, /*allow_missing=*/true);
+  lock.entries[lock_key(spec_file)] = make_lock_entry(plan, digest, settings, spec_digest);
+  write_lock_file(lock);
+}
+
 } // namespace rightsize

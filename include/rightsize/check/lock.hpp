@@ -73,5 +73,14 @@ std::string default_lock_path(const std::string& spec_file);
 LockFile read_lock_file(const std::string& path, bool allow_missing, bool lenient = false);
 // Written atomically (core/files.hpp): a failure leaves the previous lock file as it was.
 void write_lock_file(const LockFile& lock);
+// Writes (or replaces) the lock entry of `plan`'s spec in `lock_path` (plan --lock), the other
+// entries kept. The entry records the settings that shaped the plan and the digest of
+// rightsize's model data, so that check replays the one and reports the other.
+void write_lock_entry(const Plan& plan,
+                      const std::string& spec_file,
+                      const std::string& lock_path,
+                      const std::string& model_digest,
+                      const nlohmann::json& settings,
+                      const std::string& spec_digest);
 
 } // namespace rightsize
