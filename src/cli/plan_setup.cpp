@@ -15,29 +15,31 @@ namespace rightsize::cli {
 
 namespace {
 
-// A choice among `names`, checked by CLI11 against them.
-template <class E>
+// A choice among `names` (a table that lives as long as the program), checked by CLI11 against
+// them, stored in `into` (an E, or an optional E).
+template <class E, class Into>
 CLI::Option* add_choice(CLI::App& sub,
                         const std::string& flag,
                         const std::vector<std::pair<std::string, E>>& names,
-                        const std::function<void(E)>& set,
+                        Into& into,
                         const std::string& description) {
   std::vector<std::string> choices;
+  choices.reserve(names.size());
   for (const auto& [name, value] : names) {
     choices.push_back(name);
   }
   return sub
       .add_option_function<std::string>(
           flag,
-          [names, set](const std::string& given) {
+          [&names, &into](const std::string& given) {
             for (const auto& [name, value] : names) {
               if (name == given) {
-                set(value);
+                into = value;
               }
             }
           },
           description)
-      ->check(CLI::IsMember(choices));
+      ->check(CLI::IsMember(std::move(choices)));
 }
 
 // A value that, given, replaces the spec's (or the lock's).
@@ -66,20 +68,18 @@ CLI::Option* add_text_override(CLI::App& sub,
 } // namespace
 
 void add_plan_options(CLI::App& sub, PlanSettings& s) {
-  add_choice<Objective>(
-      sub,
-      "--objective",
-      objective_names(),
-      [&s](Objective o) { s.objective = o; },
-      "Rank by tco, cost_per_token, latency, gpus or power")
+  add_choice(sub,
+             "--objective",
+             objective_names(),
+             s.objective,
+             "Rank by tco, cost_per_token, latency, gpus or power")
       ->default_str("tco");
-  add_choice<Confidence>(
-      sub,
-      "--confidence",
-      confidence_names(),
-      [&s](Confidence c) { s.confidence = c; },
-      "Hold targets at the pessimistic edge of each prediction's uncertainty band "
-      "(band) or at the point estimate (point); docs/plan.md")
+  add_choice(sub,
+             "--confidence",
+             confidence_names(),
+             s.confidence,
+             "Hold targets at the pessimistic edge of each prediction's uncertainty band "
+             "(band) or at the point estimate (point); docs/plan.md")
       ->default_str("band");
   sub.add_flag("--share-gpus",
                s.share_gpus,
@@ -88,9 +88,7 @@ void add_plan_options(CLI::App& sub, PlanSettings& s) {
   sub.add_option("--assume", s.assume, "Override a model constant: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
   auto* dep = "Deployment (override the spec's deployment)";
-  add_choice<DeploymentMode>(
-      sub, "--mode", mode_names(), [&s](DeploymentMode m) { s.mode = m; }, "cloud or onprem")
-      ->group(dep);
+  add_choice(sub, "--mode", mode_names(), s.mode, "cloud or onprem")->group(dep);
   add_override(sub, "--horizon-months", s.horizon_months, "TCO horizon")
       ->check(CLI::Range(1LL, 240LL))
       ->group(dep);
