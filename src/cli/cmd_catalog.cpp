@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/renderers.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/core/json_reader.hpp>
@@ -7,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+
+#include <array>
 
 namespace rightsize::cli {
 
@@ -18,6 +21,18 @@ struct CatalogOptions {
   std::string file; // validate
   long stale_days = 180;
 };
+
+using ListRenderer = void (*)(const CatalogView&, std::ostream&);
+constexpr std::array<Format<ListRenderer>, 3> k_list_formats{{{"table", render_catalog_list_table},
+                                                              {"json", render_catalog_list_json},
+                                                              {"csv", render_catalog_list_csv}}};
+
+void render_gpu_json(const Gpu& g, const CatalogView& view, std::ostream& out) {
+  out << detail::dump_json(gpu_to_json(g, view), 2) << '\n';
+}
+using GpuRenderer = void (*)(const Gpu&, const CatalogView&, std::ostream&);
+constexpr std::array<Format<GpuRenderer>, 2> k_show_formats{
+    {{"table", render_gpu_table}, {"json", render_gpu_json}}};
 
 void add_stale_option(CLI::App& sub, CatalogOptions& o) {
   sub.add_option("--stale-days", o.stale_days, "Flag prices older than this many days")
@@ -36,19 +51,13 @@ void register_catalog(CLI::App& app, Context& ctx) {
                                            "One row per GPU with its headline numbers and "
                                            "cheapest price");
   add_catalog_option(*list_cmd, list->common);
-  add_format_option(*list_cmd, list->common, {"table", "json", "csv"});
+  add_format_option(*list_cmd, list->common, format_names(k_list_formats));
   add_stale_option(*list_cmd, *list);
   list_cmd->callback([&ctx, list]() {
     ctx.action = [&ctx, list]() {
       const Catalog c = load_catalog(bundled_catalog_path(), user_catalog_path(list->common));
       const CatalogView view{c, today(), list->stale_days};
-      if (list->common.format == "json") {
-        render_catalog_list_json(view, ctx.out);
-      } else if (list->common.format == "csv") {
-        render_catalog_list_csv(view, ctx.out);
-      } else {
-        render_catalog_list_table(view, ctx.out);
-      }
+      renderer(k_list_formats, list->common.format)(view, ctx.out);
       return ExitCode::ok;
     };
   });
@@ -58,18 +67,14 @@ void register_catalog(CLI::App& app, Context& ctx) {
   show_cmd->add_option("NAME", show->name, "GPU name or alias (H100, A100-40GB, L40S, ...)")
       ->required();
   add_catalog_option(*show_cmd, show->common);
-  add_format_option(*show_cmd, show->common, {"table", "json"});
+  add_format_option(*show_cmd, show->common, format_names(k_show_formats));
   add_stale_option(*show_cmd, *show);
   show_cmd->callback([&ctx, show]() {
     ctx.action = [&ctx, show]() {
       const Catalog c = load_catalog(bundled_catalog_path(), user_catalog_path(show->common));
       const Gpu& g = c.resolve(show->name, "NAME");
       const CatalogView view{c, today(), show->stale_days};
-      if (show->common.format == "json") {
-        ctx.out << detail::dump_json(gpu_to_json(g, view), 2) << '\n';
-      } else {
-        render_gpu_table(g, view, ctx.out);
-      }
+      renderer(k_show_formats, show->common.format)(g, view, ctx.out);
       return ExitCode::ok;
     };
   });

@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/renderers.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/published.hpp>
@@ -12,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <sstream>
 
 namespace rightsize::cli {
@@ -27,6 +29,19 @@ struct CompareOptions {
   std::string published;
   std::string confidence = "band";
 };
+
+using CompareRenderer = void (*)(const Comparison&, std::ostream&);
+constexpr std::array<Format<CompareRenderer>, 4> k_formats{{{"table", render_compare_table},
+                                                            {"json", render_compare_json},
+                                                            {"markdown", render_compare_markdown},
+                                                            {"csv", render_compare_csv}}};
+// --list: JSON, else the table.
+using ModelsRenderer = void (*)(const PublishedData&, std::ostream&);
+constexpr std::array<Format<ModelsRenderer>, 4> k_list_formats{
+    {{"table", render_published_models_table},
+     {"json", render_published_models_json},
+     {"markdown", render_published_models_table},
+     {"csv", render_published_models_table}}};
 
 std::optional<PublishedScenario> scenario_of(const std::string& name) {
   for (const auto s : {PublishedScenario::offline,
@@ -67,7 +82,7 @@ void register_compare(CLI::App& app, Context& ctx) {
                   "data/published/published.json; docs/published.md)")
       ->type_name("FILE");
   add_catalog_option(*sub, o->common);
-  add_format_option(*sub, o->common, {"table", "json", "markdown", "csv"});
+  add_format_option(*sub, o->common, format_names(k_formats));
   sub->callback([&ctx, o]() {
     if (!o->list && o->spec.empty()) {
       throw CLI::RequiredError("SPEC (or --list)");
@@ -77,11 +92,7 @@ void register_compare(CLI::App& app, Context& ctx) {
       std::ostringstream rendered;
       if (o->list) {
         load_published_results(data);
-        if (o->common.format == "json") {
-          render_published_models_json(data, rendered);
-        } else {
-          render_published_models_table(data, rendered);
-        }
+        renderer(k_list_formats, o->common.format)(data, rendered);
         ctx.out << rendered.str();
         return ExitCode::ok;
       }
@@ -101,15 +112,7 @@ void register_compare(CLI::App& app, Context& ctx) {
       const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
       const Comparison c =
           compare_published(spec, data, catalog, constants, efficiency, &uncertainty, filter);
-      if (o->common.format == "json") {
-        render_compare_json(c, rendered);
-      } else if (o->common.format == "markdown") {
-        render_compare_markdown(c, rendered);
-      } else if (o->common.format == "csv") {
-        render_compare_csv(c, rendered);
-      } else {
-        render_compare_table(c, rendered);
-      }
+      renderer(k_formats, o->common.format)(c, rendered);
       ctx.out << rendered.str();
       return ExitCode::ok;
     };

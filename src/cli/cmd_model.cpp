@@ -1,5 +1,6 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/renderers.hpp"
 
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/render/model.hpp>
@@ -8,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+
+#include <array>
 
 namespace rightsize::cli {
 
@@ -18,6 +21,19 @@ struct SpecOptions {
   bool list = false; // `model --list`
   CommonOptions common;
 };
+
+using FamiliesRenderer = void (*)(std::ostream&);
+constexpr std::array<Format<FamiliesRenderer>, 2> k_list_formats{
+    {{"table", render_families_table}, {"json", render_families_json}}};
+using ModelRenderer = void (*)(const Spec&, std::ostream&);
+constexpr std::array<Format<ModelRenderer>, 2> k_model_formats{
+    {{"table", render_model_table}, {"json", render_model_json}}};
+
+void render_validation_json(const Spec& spec, std::ostream& out) {
+  out << detail::dump_json(validation_to_json(spec), 2) << '\n';
+}
+constexpr std::array<Format<ModelRenderer>, 2> k_validate_formats{
+    {{"text", render_validation_text}, {"json", render_validation_json}}};
 
 void log_warnings(const Context& ctx, const Spec& spec) {
   for (const auto& w : spec.warnings) {
@@ -42,27 +58,19 @@ void register_model(CLI::App& app, Context& ctx) {
                              "List the Hugging Face model families rightsize reads, instead of "
                              "reading a spec");
   spec_option->excludes(list);
-  add_format_option(*sub, options->common, {"table", "json"});
+  add_format_option(*sub, options->common, format_names(k_model_formats));
   sub->callback([&ctx, options]() {
     if (!options->list && options->spec.empty()) {
       throw CLI::RequiredError("SPEC (or --list)");
     }
     ctx.action = [&ctx, options]() {
       if (options->list) {
-        if (options->common.format == "json") {
-          render_families_json(ctx.out);
-        } else {
-          render_families_table(ctx.out);
-        }
+        renderer(k_list_formats, options->common.format)(ctx.out);
         return ExitCode::ok;
       }
       const Spec spec = load_spec(options->spec, SpecUse::describe);
       log_warnings(ctx, spec);
-      if (options->common.format == "json") {
-        render_model_json(spec, ctx.out);
-      } else {
-        render_model_table(spec, ctx.out);
-      }
+      renderer(k_model_formats, options->common.format)(spec, ctx.out);
       return ExitCode::ok;
     };
   });
@@ -76,16 +84,12 @@ void register_validate(CLI::App& app, Context& ctx) {
   sub->add_option(
          "SPEC", options->spec, "A rightsize spec, a Hugging Face config.json or a model folder")
       ->required();
-  add_format_option(*sub, options->common, {"text", "json"});
+  add_format_option(*sub, options->common, format_names(k_validate_formats));
   sub->callback([&ctx, options]() {
     ctx.action = [&ctx, options]() {
       const Spec spec = load_spec(options->spec);
       log_warnings(ctx, spec);
-      if (options->common.format == "json") {
-        ctx.out << detail::dump_json(validation_to_json(spec), 2) << '\n';
-      } else {
-        render_validation_text(spec, ctx.out);
-      }
+      renderer(k_validate_formats, options->common.format)(spec, ctx.out);
       return ExitCode::ok;
     };
   });

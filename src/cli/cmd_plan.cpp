@@ -3,6 +3,7 @@
 #include "cli/plan_setup.hpp"
 #include "cli/renderers.hpp"
 
+#include <rightsize/check/lock.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/render/plan.hpp>
@@ -11,7 +12,6 @@
 #include <spdlog/spdlog.h>
 
 #include <array>
-#include <filesystem>
 #include <sstream>
 
 namespace rightsize::cli {
@@ -48,7 +48,7 @@ void register_plan(CLI::App& app, Context& ctx) {
       ->required();
   add_format_option(*sub, o->plan.common, format_names(k_formats));
   add_catalog_option(*sub, o->plan.common);
-  add_plan_options(*sub, o->plan);
+  add_plan_options(*sub, o->plan.settings);
   sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
@@ -94,16 +94,12 @@ void register_plan(CLI::App& app, Context& ctx) {
         write_file_atomically(o->output, file.str());
       }
       if (o->lock_given) {
-        const std::string path =
-            o->lock.empty()
-                ? (std::filesystem::path(o->plan.spec).parent_path() / "rightsize.lock.json")
-                      .string()
-                : o->lock;
+        const std::string path = o->lock.empty() ? default_lock_path(o->plan.spec) : o->lock;
         write_lock_entry(plan,
                          o->plan.spec,
                          path,
-                         model_digest(o->plan.assume),
-                         settings_to_json(o->plan),
+                         model_digest(bundled_data_dir(), o->plan.settings.assume),
+                         settings_to_json(o->plan.settings),
                          run->spec_digest);
         ctx.log->info("wrote lock {}", path);
       }

@@ -28,17 +28,6 @@ void register_compare(CLI::App& app, Context& ctx);
 // data/memory.json with --assume NAME=VALUE overrides applied.
 Constants load_constants(const std::vector<std::string>& assume);
 
-// Writes (or replaces) the lock entry of a plan's spec in `lock_path` (plan --lock, check
-// --update).
-// The entry records the settings that shaped the plan and the digest of rightsize's model data,
-// so that check replays the one and reports the other.
-void write_lock_entry(const Plan& plan,
-                      const std::string& spec_file,
-                      const std::string& lock_path,
-                      const std::string& model_digest,
-                      const nlohmann::json& settings,
-                      const std::string& spec_digest);
-
 // The published data's index: --published FILE, else the bundled data/published/published.json.
 std::string published_index_path(const std::string& option);
 

@@ -4,7 +4,7 @@
 // change that matters most in a spec's row, its configuration and monthly cost, and what its
 // figures compare. check.cpp.
 
-#include <rightsize/check/lock.hpp>
+#include <rightsize/check/result.hpp>
 
 #include <optional>
 #include <string>

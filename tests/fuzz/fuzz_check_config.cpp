@@ -3,7 +3,7 @@
 #include "fuzz_common.hpp"
 #include "fuzz_temp_file.hpp"
 
-#include <rightsize/check/lock.hpp>
+#include <rightsize/check/thresholds.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   rightsize::fuzz::expect_input_errors_only([&] {

@@ -3,7 +3,7 @@
 // Rendering `rightsize check` results: table, JSON, a Markdown pull-request comment, and HTML or
 // SVG with the before/after chart (docs/reports.md). Computing stays in check.
 
-#include <rightsize/check/lock.hpp>
+#include <rightsize/check/result.hpp>
 
 #include <ostream>
 #include <vector>

@@ -1,0 +1,216 @@
+// A locked configuration: made from a candidate, written and read back, compared for sameness.
+
+#include "configuration_json.hpp"
+
+#include <rightsize/core/units_format.hpp>
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+LockedConfiguration configuration_of(const Candidate& c) {
+  LockedConfiguration l;
+  l.gpu = c.gpu->name;
+  l.gpus = c.total_gpus();
+  l.replicas = c.replicas;
+  l.layout = c.layout;
+  l.weights = std::string(to_string(c.spec->precision.weights));
+  l.kv_cache = std::string(to_string(c.spec->precision.kv_cache));
+  l.memory_per_gpu_bytes = c.memory.per_gpu.total().si();
+  l.memory_budget_bytes = c.memory.budget.si();
+  const Workload& w = c.spec->workload;
+  const bool own_unit = w.one_pass() || w.is_transcription();
+  if (c.inference) {
+    l.batch = c.memory.batch;
+    if (!own_unit) {
+      l.ttft_ms = to_ms(c.inference->ttft);
+      l.tpot_ms = to_ms(c.inference->tpot);
+      l.output_tokens_per_s = c.inference->output_tokens_per_s;
+    } else {
+      // An embedding's TTFT is its sequence's latency (an image's for image generation), a
+      // transcription's its request's.
+      l.latency_ms = to_ms(c.inference->ttft);
+      if (w.is_transcription()) {
+        l.audio_seconds_per_s = c.inference->audio_seconds_per_s;
+      } else if (c.spec->per_image()) {
+        l.images_per_s = c.inference->requests_per_s; // one image a sequence
+      } else {
+        l.sequences_per_s = c.inference->requests_per_s;
+      }
+    }
+  }
+  if (c.training) {
+    l.step_time_s = c.training->step.si();
+    if (c.training->time_to_train) {
+      l.time_to_train_hours = to_hours(*c.training->time_to_train);
+    }
+  }
+  l.usd_per_hour = c.cost.per_hour.si();
+  if (!own_unit) {
+    l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
+  } else if (w.is_transcription()) {
+    l.usd_per_audio_hour = c.cost.usd_per_audio_hour;
+  } else if (c.spec->per_image()) {
+    l.usd_per_thousand_images = c.cost.usd_per_thousand_images;
+  } else {
+    l.usd_per_million_input_tokens = c.cost.usd_per_million_tokens; // per input token
+  }
+  l.tco_usd = c.cost.tco.si();
+  if (!c.cost.months.empty()) {
+    l.usd_per_month = c.cost.months.front().cost.si();
+  }
+  return l;
+}
+
+std::string configuration_text(const LockedConfiguration& l) {
+  return fmt::format("{} x {} (TP{}{} PP{} DP{}, {}/{})",
+                     l.gpus,
+                     l.gpu,
+                     l.layout.tp,
+                     l.layout.cp > 1 ? fmt::format(" CP{}", l.layout.cp) : std::string(),
+                     l.layout.pp,
+                     l.layout.dp,
+                     l.weights,
+                     l.kv_cache);
+}
+
+bool same_configuration(const LockedConfiguration& a,
+                        const LockedConfiguration& b,
+                        Sameness sameness) {
+  const bool same_replica = a.gpu == b.gpu && a.layout.tp == b.layout.tp &&
+                            a.layout.pp == b.layout.pp && a.layout.ep == b.layout.ep &&
+                            a.weights == b.weights && a.kv_cache == b.kv_cache;
+  if (sameness == Sameness::replica) {
+    return same_replica;
+  }
+  return same_replica && a.gpus == b.gpus && a.replicas == b.replicas &&
+         a.layout.cp == b.layout.cp && a.layout.dp == b.layout.dp;
+}
+
+namespace {
+
+nlohmann::json optional_json(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+// The figures of workloads measured in their own unit, by their name in a lock file.
+template <class L> auto own_unit_figures(L& l) {
+  return std::array{std::pair{"latency_ms", &l.latency_ms},
+                    std::pair{"sequences_per_s", &l.sequences_per_s},
+                    std::pair{"images_per_s", &l.images_per_s},
+                    std::pair{"audio_seconds_per_s", &l.audio_seconds_per_s},
+                    std::pair{"usd_per_million_input_tokens", &l.usd_per_million_input_tokens},
+                    std::pair{"usd_per_thousand_images", &l.usd_per_thousand_images},
+                    std::pair{"usd_per_audio_hour", &l.usd_per_audio_hour}};
+}
+
+} // namespace
+
+nlohmann::json configuration_to_json(const LockedConfiguration& l) {
+  nlohmann::json j = {
+      {"gpu", l.gpu},
+      {"gpus", l.gpus},
+      {"replicas", l.replicas},
+      {"parallelism",
+       {{"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}}},
+      {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
+      {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
+      {"memory_budget_bytes", l.memory_budget_bytes},
+      {"ttft_ms", optional_json(l.ttft_ms)},
+      {"tpot_ms", optional_json(l.tpot_ms)},
+      {"output_tokens_per_s", optional_json(l.output_tokens_per_s)},
+      {"step_time_s", optional_json(l.step_time_s)},
+      {"time_to_train_hours", optional_json(l.time_to_train_hours)},
+      {"usd_per_hour", l.usd_per_hour},
+      {"usd_per_month", optional_json(l.usd_per_month)},
+      {"batch", l.batch ? nlohmann::json(*l.batch) : nlohmann::json(nullptr)},
+      {"usd_per_million_output_tokens", optional_json(l.usd_per_million_tokens)},
+      {"tco_usd", l.tco_usd}};
+  // Written only when set: a generation workload's lock reads as before.
+  for (const auto& [key, v] : own_unit_figures(l)) {
+    if (*v) {
+      j[key] = **v;
+    }
+  }
+  // Context parallelism only where a training layout has it: every other lock reads as before.
+  if (l.layout.cp > 1) {
+    j["parallelism"]["cp"] = l.layout.cp;
+  }
+  return j;
+}
+
+namespace detail {
+
+namespace {
+
+std::optional<double> optional_number(const FieldReader& r, const char* key) {
+  return r.optional_number(key, Range::non_negative(1e18));
+}
+
+} // namespace
+
+LockedConfiguration parse_configuration(const FieldReader& r) {
+  r.reject_unknown({"gpu",
+                    "gpus",
+                    "replicas",
+                    "parallelism",
+                    "precision",
+                    "memory_per_gpu_bytes",
+                    "memory_budget_bytes",
+                    "ttft_ms",
+                    "tpot_ms",
+                    "output_tokens_per_s",
+                    "step_time_s",
+                    "time_to_train_hours",
+                    "usd_per_hour",
+                    "usd_per_month",
+                    "batch",
+                    "usd_per_million_output_tokens",
+                    "tco_usd",
+                    "latency_ms",
+                    "sequences_per_s",
+                    "images_per_s",
+                    "audio_seconds_per_s",
+                    "usd_per_million_input_tokens",
+                    "usd_per_thousand_images",
+                    "usd_per_audio_hour"});
+  LockedConfiguration l;
+  l.gpu = r.string("gpu");
+  l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));
+  l.replicas = static_cast<int>(r.integer("replicas", Range::positive(1e7)));
+  const auto p = r.object("parallelism");
+  p.reject_unknown({"tp", "pp", "dp", "ep", "cp"});
+  l.layout.tp = static_cast<int>(p.integer("tp", Range::positive(1e5)));
+  l.layout.pp = static_cast<int>(p.integer("pp", Range::positive(1e5)));
+  l.layout.dp = static_cast<int>(p.integer("dp", Range::positive(1e7)));
+  l.layout.ep = static_cast<int>(p.integer("ep", Range::positive(1e5)));
+  l.layout.cp = static_cast<int>(p.optional_integer("cp", Range::positive(1e5)).value_or(1));
+  const auto pr = r.object("precision");
+  l.weights = pr.string("weights");
+  l.kv_cache = pr.string("kv_cache");
+  l.memory_per_gpu_bytes = r.number("memory_per_gpu_bytes", Range::non_negative(1e18));
+  l.memory_budget_bytes = r.number("memory_budget_bytes", Range::non_negative(1e18));
+  l.ttft_ms = optional_number(r, "ttft_ms");
+  l.tpot_ms = optional_number(r, "tpot_ms");
+  l.output_tokens_per_s = optional_number(r, "output_tokens_per_s");
+  l.step_time_s = optional_number(r, "step_time_s");
+  l.time_to_train_hours = optional_number(r, "time_to_train_hours");
+  l.usd_per_hour = r.number("usd_per_hour", Range::non_negative(1e12));
+  l.usd_per_month = optional_number(r, "usd_per_month");
+  l.batch = r.optional_integer("batch", Range::positive(1e9));
+  l.usd_per_million_tokens = optional_number(r, "usd_per_million_output_tokens");
+  l.tco_usd = r.number("tco_usd", Range::non_negative(1e15));
+  for (const auto& [key, v] : own_unit_figures(l)) {
+    *v = optional_number(r, key);
+  }
+  return l;
+}
+
+} // namespace detail
+
+} // namespace rightsize
