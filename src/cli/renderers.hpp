@@ -37,10 +37,9 @@ std::vector<std::string> format_names(const std::array<Format<Render>, N>& forma
   return names;
 }
 
-// The renderer of `format`: the row of that exact name, else the first row. CLI11 accepts a
-// format in any case (add_format_option) but keeps it as typed, and the chains of string
-// comparisons this table replaced rendered "JSON" with their last branch, the default: so does
-// this, so that no output changes (issue 42 changes no behaviour; the oddity is left as it was).
+// The renderer of `format`. add_format_option offers exactly the table's names and turns a
+// format typed in another case into its name ("JSON" -> "json"), so a miss is a bug of the
+// command's registration.
 template <class Render, std::size_t N>
 const Render& renderer(const std::array<Format<Render>, N>& formats, std::string_view format) {
   static_assert(N > 0, "a command has at least one format");
@@ -49,7 +48,7 @@ const Render& renderer(const std::array<Format<Render>, N>& formats, std::string
       return f.render;
     }
   }
-  return formats.front().render;
+  throw InternalError("no renderer for --format " + std::string(format));
 }
 
 } // namespace rightsize::cli
