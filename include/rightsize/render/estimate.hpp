@@ -2,7 +2,9 @@
 
 // Rendering one evaluated configuration (`rightsize estimate`), and the sections of it a plan's
 // candidates repeat. Computing stays in estimate and plan (plan/estimate_report.hpp judges the
-// targets and prices the configuration); this file only formats.
+// targets and prices the configuration); this file only formats. The JSON sections are in
+// src/render/estimate_sections.cpp, the whole JSON in estimate_json.cpp, the table in
+// estimate_table.cpp.
 
 #include <rightsize/core/json_writer.hpp>
 #include <rightsize/plan/estimate_report.hpp>
