@@ -1,19 +1,19 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/renderers.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
-#include <rightsize/catalog/price_pick.hpp>
-#include <rightsize/catalog/prices.hpp>
-#include <rightsize/core/units_format.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
-#include <rightsize/plan/precision.hpp>
+#include <rightsize/plan/estimate_report.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
+
+#include <array>
 
 namespace rightsize::cli {
 
@@ -182,183 +182,17 @@ DType read_dtype_option(const std::string& name, const std::string& option) {
   return *d;
 }
 
-// --weights and --kv-cache: the precision a plan reports for a candidate, applied the way plan
-// applies an allowed format.
-Spec with_requested_precision(const EstimateOptions& o, const Spec& spec) {
-  if (o.weights.empty() && o.kv_cache.empty()) {
-    return spec;
+// --weights or --kv-cache: a format by name, or none when the option is not given.
+std::optional<DType> dtype_option(const std::string& name, const std::string& option) {
+  if (name.empty()) {
+    return std::nullopt;
   }
-  const DType weights =
-      o.weights.empty() ? spec.precision.weights : read_dtype_option(o.weights, "--weights");
-  const DType kv_cache =
-      o.kv_cache.empty() ? spec.precision.kv_cache : read_dtype_option(o.kv_cache, "--kv-cache");
-  const bool qlora = spec.workload.type == WorkloadType::finetune &&
-                     spec.workload.training.method == FinetuneMethod::qlora;
-  if (qlora && weights != DType::nf4 && weights != DType::int4) {
-    throw InputError(
-        "--weights",
-        fmt::format("qlora needs 4-bit base weights (nf4 or int4), got {}", to_string(weights)));
-  }
-  return with_precision(spec, weights, kv_cache);
+  return read_dtype_option(name, option);
 }
 
-// Serving: the batch of one replica. --batch as given; else the spec's concurrency shared among
-// the replicas as plan shares it, ceil(concurrency / replicas); else (offline) the largest that
-// fits.
-std::optional<long long> replica_batch(const EstimateOptions& o, const Spec& spec, int replicas) {
-  if (o.batch > 0) {
-    return o.batch;
-  }
-  const auto& concurrency = spec.workload.inference.concurrency;
-  if (!spec.workload.is_training() && concurrency) {
-    return (*concurrency + replicas - 1) / replicas;
-  }
-  return std::nullopt;
-}
-
-// The value a target is judged at: the pessimistic edge of its band, or the point.
-TargetCheck judge(std::string target,
-                  bool at_most,
-                  double limit,
-                  double predicted,
-                  std::optional<Band> band,
-                  bool at_edge) {
-  TargetCheck t;
-  t.target = std::move(target);
-  t.at_most = at_most;
-  t.limit = limit;
-  t.predicted = predicted;
-  t.band = band;
-  t.held = band && at_edge ? (at_most ? band->high : band->low) : predicted;
-  const auto meets = [&](double v) { return at_most ? v <= limit : v >= limit; };
-  t.met = meets(t.held);
-  t.met_at_point = meets(predicted);
-  t.margin = (at_most ? limit - t.held : t.held - limit) / limit;
-  return t;
-}
-
-// The spec's targets, held to the band's pessimistic edge (or the point with --confidence point)
-// as plan holds them (docs/plan.md, "Margins").
-std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
-  std::vector<TargetCheck> out;
-  const bool edge = r.judged_at_band_edge;
-  if (r.inference && r.inference->concurrency > 0) {
-    const auto& t = r.spec.workload.inference.targets;
-    const auto& i = *r.inference;
-    const auto& b = r.inference_bands;
-    const auto ms = [](Band x) { return Band{x.low * 1e3, x.high * 1e3}; };
-    // An embedding workload's latency and sequences per second are held to the same figures
-    // under their own names.
-    const bool embedding = i.prefill_only;
-    const auto& audio = r.spec.workload.inference.transcription;
-    if (t.ttft) {
-      out.push_back(judge(embedding || audio ? "latency_ms" : "ttft_ms",
-                          true,
-                          to_ms(*t.ttft),
-                          to_ms(i.ttft),
-                          b ? std::optional<Band>(ms(b->ttft)) : std::nullopt,
-                          edge));
-    }
-    if (t.tpot) {
-      out.push_back(judge("tpot_ms",
-                          true,
-                          to_ms(*t.tpot),
-                          to_ms(i.tpot),
-                          b ? std::optional<Band>(ms(b->tpot)) : std::nullopt,
-                          edge));
-    }
-    if (t.requests_per_s && audio && audio->audio_seconds_per_s) {
-      // A transcription's windows per second, held as audio seconds per second.
-      const double k = audio->audio_per_window();
-      out.push_back(
-          judge("audio_seconds_per_s",
-                false,
-                *audio->audio_seconds_per_s,
-                i.audio_seconds_per_s,
-                b ? std::optional<Band>(Band{b->requests_per_s.low * k, b->requests_per_s.high * k})
-                  : std::nullopt,
-                edge));
-    } else if (t.requests_per_s) {
-      out.push_back(judge(r.spec.per_image() ? "images_per_s"
-                          : embedding        ? "sequences_per_s"
-                                             : "requests_per_s",
-                          false,
-                          *t.requests_per_s,
-                          i.requests_per_s,
-                          b ? std::optional<Band>(b->requests_per_s) : std::nullopt,
-                          edge));
-    }
-    if (t.output_tokens_per_s) {
-      out.push_back(judge("output_tokens_per_s",
-                          false,
-                          *t.output_tokens_per_s,
-                          i.output_tokens_per_s,
-                          b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt,
-                          edge));
-    }
-  }
-  const auto& deadline = r.spec.workload.training.deadline;
-  if (r.training && r.training->time_to_train && deadline) {
-    const auto& b = r.training_bands;
-    const auto h = [](Band x) { return Band{x.low / 3600.0, x.high / 3600.0}; };
-    out.push_back(judge("deadline_hours",
-                        true,
-                        to_hours(*deadline),
-                        to_hours(*r.training->time_to_train),
-                        b ? std::optional<Band>(h(b->time_to_train)) : std::nullopt,
-                        edge));
-  }
-  return out;
-}
-
-// Cloud: per hour = price x GPUs, and per million tokens at this load. On-prem ownership (whole
-// servers, power, amortization over a horizon) is plan's to compute.
-void price_report(EstimateReport& r, int gpus) {
-  const Deployment& d = r.spec.deployment;
-  if (d.mode == DeploymentMode::onprem) {
-    r.cost_note = "on-prem: the ownership cost (whole servers, power, amortization) is computed "
-                  "by rightsize plan (docs/plan.md, \"Cost\")";
-    return;
-  }
-  const Price* p = pick_price(r.gpu, d.price_kind, d.provider);
-  if (p == nullptr) {
-    r.cost_note = fmt::format("no {} price{} for {} in the catalog; add one with --catalog "
-                              "(docs/catalog.md)",
-                              d.price_kind,
-                              d.provider ? " from " + *d.provider : std::string(),
-                              r.gpu.name);
-    return;
-  }
-  EstimateCost c;
-  c.price = *p;
-  c.price_label = cloud_price_label(*p);
-  c.price_stale = is_stale(p->as_of, today(), d.stale_price_days);
-  c.per_hour = p->per_gpu * static_cast<double>(gpus);
-  const double tokens_per_s = r.inference  ? r.inference->priced_tokens_per_s()
-                              : r.training ? r.training->tokens_per_s
-                                           : 0.0;
-  if (tokens_per_s > 0) {
-    c.usd_per_million_tokens = c.per_hour.si() / (tokens_per_s * 3600.0) * 1e6;
-  }
-  if (r.spec.per_image() && r.inference && r.inference->requests_per_s > 0) {
-    c.usd_per_thousand_images = c.per_hour.si() / (r.inference->requests_per_s * 3600.0) * 1e3;
-  }
-  if (r.training && r.training->time_to_train) {
-    c.to_train = c.per_hour * *r.training->time_to_train;
-  }
-  if (r.inference && r.inference->audio_seconds_per_s > 0) {
-    c.usd_per_audio_hour = c.per_hour.si() / r.inference->audio_seconds_per_s;
-  }
-  r.cost = c;
-}
-
-// The provider named in the spec, in the catalog's spelling ("aws" -> "AWS"), as plan reads it.
-void resolve_spec_provider(const Catalog& catalog, Spec& spec) {
-  auto& d = spec.deployment;
-  if (d.mode == DeploymentMode::cloud && d.provider) {
-    d.provider = resolve_provider(catalog, *d.provider, spec.file + ":/deployment/provider");
-  }
-}
+using EstimateRenderer = void (*)(const EstimateReport&, std::ostream&);
+constexpr std::array<Format<EstimateRenderer>, 2> k_formats{
+    {{"table", render_estimate_table}, {"json", render_estimate_json}}};
 
 } // namespace
 
@@ -418,7 +252,7 @@ void register_estimate(CLI::App& app, Context& ctx) {
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
   add_catalog_option(*sub, o->common);
-  add_format_option(*sub, o->common, {"table", "json"});
+  add_format_option(*sub, o->common, format_names(k_formats));
   sub->callback([&ctx, o]() {
     ctx.action = [&ctx, o]() {
       const Spec loaded = load_spec(o->spec);
@@ -428,64 +262,19 @@ void register_estimate(CLI::App& app, Context& ctx) {
       const Catalog catalog = load_catalog(
           bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
       const Gpu& gpu = catalog.resolve(o->gpu, "--gpu");
-      Spec spec = with_requested_precision(*o, loaded);
-      resolve_spec_provider(catalog, spec);
-      if (const auto missing = missing_compute_rate(spec, gpu)) {
-        throw InputError("--gpu",
-                         *missing + "; try --weights bf16 (or fp16), or add the rate with "
-                                    "--catalog (docs/catalog.md)");
-      }
+      const auto weights = dtype_option(o->weights, "--weights");
+      const auto kv_cache = dtype_option(o->kv_cache, "--kv-cache");
+      Spec spec = estimate_spec(loaded, catalog, gpu, weights, kv_cache);
       const Constants constants = load_constants(o->assume);
       const Parallelism whole = layout(*o, spec);
-      // Serving replicas are copies of one layout: each is estimated alone and the rates add up.
-      const bool serving = !spec.workload.is_training();
-      Parallelism p = whole;
-      int replicas = 1;
-      if (serving) {
-        replicas = whole.dp;
-        p.dp = 1;
-      }
-      const auto batch = serving
-                             ? replica_batch(*o, spec, replicas)
-                             : (o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt);
-      const MemoryEstimate memory = estimate_memory(spec, gpu, p, constants, batch);
       const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
       const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
-      const Calibration calibration = uncertainty.calibration(
-          Efficiency::family_name(gpu), engine_name(spec), !serving, unmeasured_workload(spec));
-      std::optional<InferencePerformance> inference;
-      std::optional<InferenceBands> serving_bands;
-      std::optional<TrainingPerformance> training;
-      std::optional<TrainingBands> train_bands;
-      if (serving) {
-        inference = estimate_inference(spec, gpu, p, memory, efficiency, constants, replicas);
-        if (inference->concurrency > 0) {
-          serving_bands = inference_bands(*inference, uncertainty, gpu, engine_name(spec));
-        }
-      } else {
-        training = estimate_training(spec, gpu, p, memory, efficiency);
-        train_bands = training_bands(*training, uncertainty, gpu);
-      }
-      EstimateReport report{spec,
-                            gpu,
-                            p,
-                            memory,
-                            held(inference),
-                            held(training),
-                            replicas,
-                            held(serving_bands),
-                            held(train_bands),
-                            memory_band(memory.per_gpu.total(), uncertainty),
-                            uncertainty.coverage,
-                            o->confidence == "band",
-                            &calibration};
-      report.targets = judge_targets(report);
-      price_report(report, whole.gpus());
-      if (o->common.format == "json") {
-        render_estimate_json(report, ctx.out);
-      } else {
-        render_estimate_table(report, ctx.out);
-      }
+      const auto batch = o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
+      const EstimateEvaluation evaluation = estimate_configuration(
+          std::move(spec), gpu, whole, batch, constants, efficiency, uncertainty);
+      const EstimateReport report = estimate_report(
+          evaluation, o->confidence == "band" ? Confidence::band : Confidence::point, today());
+      renderer(k_formats, o->common.format)(report, ctx.out);
       return ExitCode::ok;
     };
   });

@@ -282,7 +282,8 @@ void cost_training(const Search& S, const Price* price, Candidate& c, Detail det
                                t.time_to_train ? "" : " (a month: no tokens given)");
   }
   if (t.tokens_per_s > 0) {
-    c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (t.tokens_per_s * 3600.0) * 1e6;
+    c.cost.usd_per_million_tokens =
+        to_usd_per_million(c.cost.per_hour / items_per_s(t.tokens_per_s));
   }
 }
 

@@ -166,13 +166,15 @@ void evaluate_inference(const detail::Search& S,
     return;
   }
   if (!c.cost.price_label.empty() && p.priced_tokens_per_s() > 0) {
-    c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (p.priced_tokens_per_s() * 3600.0) * 1e6;
+    c.cost.usd_per_million_tokens =
+        to_usd_per_million(c.cost.per_hour / items_per_s(p.priced_tokens_per_s()));
     if (spec.per_image()) {
-      c.cost.usd_per_thousand_images = c.cost.per_hour.si() / (p.requests_per_s * 3600.0) * 1e3;
+      c.cost.usd_per_thousand_images =
+          to_usd_per_thousand(c.cost.per_hour / items_per_s(p.requests_per_s));
     }
   }
   if (!c.cost.price_label.empty() && p.audio_seconds_per_s > 0) {
-    c.cost.usd_per_audio_hour = c.cost.per_hour.si() / p.audio_seconds_per_s;
+    c.cost.usd_per_audio_hour = (c.cost.per_hour / items_per_hour(p.audio_seconds_per_s)).si();
   }
 }
 

@@ -523,12 +523,13 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
   if (tokens_per_s <= 0) {
     return;
   }
-  c.cost.usd_per_million_tokens = c.cost.per_hour.si() / (tokens_per_s * 3600.0) * 1e6;
+  c.cost.usd_per_million_tokens = to_usd_per_million(c.cost.per_hour / items_per_s(tokens_per_s));
   const At full = eval(std::nullopt, c.replicas);
   const double full_tokens_per_s =
       full.one->perf.priced_tokens_per_s() * static_cast<double>(full.replicas);
   if (full_tokens_per_s > 0) {
-    c.cost.usd_per_million_at_full_load = c.cost.per_hour.si() / (full_tokens_per_s * 3600.0) * 1e6;
+    c.cost.usd_per_million_at_full_load =
+        to_usd_per_million(c.cost.per_hour / items_per_s(full_tokens_per_s));
   }
   if (spec.per_image()) {
     // Every image is input_tokens tokens: $ per image = $ per token x tokens per image.
@@ -541,11 +542,12 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
   }
   // Transcription: audio hours transcribed per hour are the audio seconds per second.
   if (c.inference->audio_seconds_per_s > 0) {
-    c.cost.usd_per_audio_hour = c.cost.per_hour.si() / c.inference->audio_seconds_per_s;
+    c.cost.usd_per_audio_hour =
+        (c.cost.per_hour / items_per_hour(c.inference->audio_seconds_per_s)).si();
     const double full_audio =
         full.one->perf.audio_seconds_per_s * static_cast<double>(full.replicas);
     if (full_audio > 0) {
-      c.cost.usd_per_audio_hour_at_full_load = c.cost.per_hour.si() / full_audio;
+      c.cost.usd_per_audio_hour_at_full_load = (c.cost.per_hour / items_per_hour(full_audio)).si();
     }
   }
 }

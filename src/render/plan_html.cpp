@@ -8,6 +8,7 @@
 #include "svg.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/trade_off.hpp>
 #include <rightsize/render/plan.hpp>
 
 #include <fmt/format.h>
@@ -37,29 +38,9 @@ std::string layout_cell(const Candidate& c) {
   return c.replicas > 1 ? fmt::format("{} x {}", c.replicas, layout_text(c)) : layout_text(c);
 }
 
-// One candidate on the trade-off chart: x a time (seconds) with its band, y money with its band.
-struct TradePoint {
-  const Candidate* candidate = nullptr;
-  double x = 0;
-  double x_low = 0;
-  double x_high = 0;
-  double y = 0;
-  double y_low = 0;
-  double y_high = 0;
-  bool front = false;
-};
-
-// A point's x and its band; without a band (or an empty one), the band is the point.
-void set_x(TradePoint& p, double x, const Band* band) {
-  p.x = x;
-  const bool banded = band != nullptr && band->high > 0;
-  p.x_low = banded ? band->low : x;
-  p.x_high = banded ? band->high : x;
-}
-
-// What the trade-off chart plots for this plan: for serving, $ per million output tokens against
-// TPOT (TTFT when only a TTFT target is set); for training, the run's cost against its time
-// (step time when the spec gives no token count).
+// What the trade-off chart calls plan's trade-off (plan/trade_off.hpp): for serving, $ per million
+// output tokens against TPOT (TTFT when only a TTFT target is set); for training, the run's cost
+// against its time (step time when the spec gives no token count).
 struct TradeAxes {
   std::string x_name;   // "TPOT"
   std::string x_unit;   // "ms"
@@ -67,120 +48,70 @@ struct TradeAxes {
   std::string y_name;   // "$ per million output tokens"
   std::optional<double> target_s;
   std::string target_label;
-  std::vector<TradePoint> points;
+  std::vector<TradePoint> points; // Pareto front marked
+  std::vector<std::size_t> front; // indices into points, fastest first
 };
 
-TradeAxes trade_axes(const Plan& plan) {
-  TradeAxes a;
-  const Spec& s = plan.spec;
-  if (s.workload.is_training()) {
-    const bool timed =
-        std::all_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
-          return c.training->time_to_train.has_value();
-        });
-    a.x_name = timed ? "Time to train" : "Step time";
-    a.x_unit = timed ? "hours" : "s";
-    a.x_scale = timed ? 1.0 / 3600 : 1.0;
-    a.y_name = timed ? "Cost of the run ($)" : "$ per hour";
-    if (timed && s.workload.training.deadline) {
-      a.target_s = s.workload.training.deadline->si();
-      a.target_label = "deadline " + format_seconds(*s.workload.training.deadline);
-    }
-    for (const auto& c : plan.candidates) {
-      TradePoint p;
-      p.candidate = &c;
-      const auto& t = *c.training;
-      set_x(p,
-            timed ? t.time_to_train->si() : t.step.si(),
-            !c.training_bands ? nullptr
-            : timed           ? &c.training_bands->time_to_train
-                              : &c.training_bands->step);
-      if (timed) {
-        // The run costs its hourly price for its time: the band of one is the other's.
-        const double per_second = c.cost.per_hour.si() / 3600;
-        p.y = per_second * p.x;
-        p.y_low = per_second * p.x_low;
-        p.y_high = per_second * p.x_high;
-      } else {
-        p.y = p.y_low = p.y_high = c.cost.per_hour.si();
-      }
-      a.points.push_back(p);
-    }
-    return a;
+const char* time_name(TradeTime t) {
+  switch (t) {
+  case TradeTime::time_to_train:
+    return "Time to train";
+  case TradeTime::step_time:
+    return "Step time";
+  case TradeTime::latency:
+    return "Latency";
+  case TradeTime::ttft:
+    return "TTFT";
+  case TradeTime::tpot:
+    break;
   }
-  const auto& targets = s.workload.inference.targets;
-  // An embedding workload has no TPOT, a transcription's is not what a person waits for: their
-  // latency is the x axis; a transcription's cost is per audio hour.
-  const bool transcription = s.workload.is_transcription();
-  const bool embedding = s.workload.one_pass();
-  const bool ttft = embedding || transcription || (targets.ttft && !targets.tpot);
-  a.x_name = embedding || transcription ? "Latency" : ttft ? "TTFT" : "TPOT";
-  a.x_unit = "ms";
-  a.x_scale = 1e3;
-  // An image embedding workload is priced per thousand images.
-  const bool images = s.per_image();
-  const auto price_at_load = [transcription, images](const Candidate& c) {
-    return transcription ? c.cost.usd_per_audio_hour
-           : images      ? c.cost.usd_per_thousand_images
-                         : c.cost.usd_per_million_tokens;
-  };
-  const bool at_load =
-      std::all_of(plan.candidates.begin(), plan.candidates.end(), [&](const Candidate& c) {
-        return price_at_load(c).has_value();
-      });
-  const std::string per = transcription ? "$ per audio hour"
-                          : images      ? "$ per thousand images"
-                          : embedding   ? "$ per million input tokens"
-                                        : "$ per million output tokens";
-  a.y_name = at_load ? per : per + ", full load";
-  if (ttft && targets.ttft) {
-    a.target_s = targets.ttft->si();
-    a.target_label = a.x_name + " target " + format_seconds(*targets.ttft);
-  } else if (targets.tpot) {
-    a.target_s = targets.tpot->si();
-    a.target_label = "TPOT target " + format_seconds(*targets.tpot);
-  }
-  for (const auto& c : plan.candidates) {
-    const auto cost = at_load         ? price_at_load(c)
-                      : transcription ? c.cost.usd_per_audio_hour_at_full_load
-                      : images        ? c.cost.usd_per_thousand_images_full_load
-                                      : c.cost.usd_per_million_at_full_load;
-    if (!cost) {
-      continue;
-    }
-    TradePoint p;
-    p.candidate = &c;
-    set_x(p,
-          ttft ? c.inference->ttft.si() : c.inference->tpot.si(),
-          !c.inference_bands ? nullptr
-          : ttft             ? &c.inference_bands->ttft
-                             : &c.inference_bands->tpot);
-    p.y = p.y_low = p.y_high = *cost;
-    a.points.push_back(p);
-  }
-  return a;
+  return "TPOT";
 }
 
-// The Pareto front: no other point is both faster and cheaper. Marks the points; returns them
-// from fastest to slowest.
-std::vector<const TradePoint*> mark_front(std::vector<TradePoint>& points) {
-  std::vector<TradePoint*> order;
-  for (auto& p : points) {
-    order.push_back(&p);
+std::string price_name(TradePrice p, bool full_load) {
+  std::string name;
+  switch (p) {
+  case TradePrice::run:
+    return "Cost of the run ($)";
+  case TradePrice::per_hour:
+    return "$ per hour";
+  case TradePrice::per_audio_hour:
+    name = "$ per audio hour";
+    break;
+  case TradePrice::per_thousand_images:
+    name = "$ per thousand images";
+    break;
+  case TradePrice::per_million_input_tokens:
+    name = "$ per million input tokens";
+    break;
+  case TradePrice::per_million_output_tokens:
+    name = "$ per million output tokens";
+    break;
   }
-  std::sort(order.begin(), order.end(), [](const TradePoint* a, const TradePoint* b) {
-    return a->x != b->x ? a->x < b->x : a->y < b->y;
-  });
-  std::vector<const TradePoint*> front;
-  double cheapest = std::numeric_limits<double>::infinity();
-  for (auto* p : order) {
-    if (p->y < cheapest) {
-      cheapest = p->y;
-      p->front = true;
-      front.push_back(p);
-    }
+  return full_load ? name + ", full load" : name;
+}
+
+TradeAxes trade_axes(const Plan& plan) {
+  TradeOff t = trade_off(plan);
+  TradeAxes a;
+  a.x_name = time_name(t.time);
+  a.x_unit = t.time == TradeTime::time_to_train ? "hours"
+             : t.time == TradeTime::step_time   ? "s"
+                                                : "ms";
+  a.x_scale = t.time == TradeTime::time_to_train ? 1.0 / 3600
+              : t.time == TradeTime::step_time   ? 1.0
+                                                 : 1e3;
+  a.y_name = price_name(t.price, t.full_load);
+  if (t.target != TradeTarget::none) {
+    a.target_s = t.target_time.si();
+    a.target_label = t.target == TradeTarget::deadline ? "deadline " + format_seconds(t.target_time)
+                     : t.target == TradeTarget::ttft
+                         ? a.x_name + " target " + format_seconds(t.target_time)
+                         : "TPOT target " + format_seconds(t.target_time);
   }
-  return front;
+  a.points = std::move(t.points);
+  a.front = std::move(t.front);
+  return a;
 }
 
 // A scale over [lo, hi]: logarithmic when the values span more than a factor of 4.
@@ -199,7 +130,7 @@ std::string money_axis_text(double v) {
   return v >= 100 ? money(v) : fmt::format("${:.3g}", v);
 }
 
-svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
+svg::Chart trade_chart(const Plan& plan, const TradeAxes& a) {
   const double width = 780;
   const double height = 430;
   const double left = 80;
@@ -212,7 +143,6 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
                    fmt::format("Every feasible GPU configuration, its {} band as error bars, the "
                                "Pareto front dashed and the recommendation as a diamond.",
                                a.x_name));
-  const auto front = mark_front(a.points);
   double x_lo = std::numeric_limits<double>::infinity();
   double x_hi = 0;
   double y_lo = std::numeric_limits<double>::infinity();
@@ -237,8 +167,9 @@ svg::Chart trade_chart(const Plan& plan, TradeAxes& a) {
     chart.text({tx + 4, top + 12}, a.target_label, "target-text");
   }
   std::vector<svg::Point> stairs;
-  for (std::size_t i = 0; i < front.size(); ++i) {
-    const svg::Point here{x(front[i]->x * a.x_scale), y(front[i]->y)};
+  for (std::size_t i = 0; i < a.front.size(); ++i) {
+    const TradePoint& p = a.points[a.front[i]];
+    const svg::Point here{x(p.x * a.x_scale), y(p.y)};
     if (i > 0) {
       stairs.push_back({here.x, stairs.back().y});
     }

@@ -68,6 +68,8 @@ struct Usd {};
 struct UsdPerHour {};
 struct Watts {};
 struct Joules {};
+struct ItemsPerHour {};
+struct UsdPerItem {};
 } // namespace unit_tag
 
 using Bytes = Quantity<unit_tag::Bytes>;                   // bytes
@@ -79,6 +81,10 @@ using Usd = Quantity<unit_tag::Usd>;                       // US dollars
 using UsdPerHour = Quantity<unit_tag::UsdPerHour>;         // US dollars per hour (stored per hour)
 using Watts = Quantity<unit_tag::Watts>;                   // watts
 using Joules = Quantity<unit_tag::Joules>;                 // joules
+// Work done per hour, counted in the items a price is per: tokens, images, audio hours. Stored per
+// hour, as UsdPerHour is, so that a price per hour over it is one division.
+using ItemsPerHour = Quantity<unit_tag::ItemsPerHour>;
+using UsdPerItem = Quantity<unit_tag::UsdPerItem>; // US dollars per item (a token, an image, ...)
 
 // --- Named factories: the only place where a prefix turns into a power of ten or of two. ---
 namespace units {
@@ -186,6 +192,14 @@ constexpr Watts watts(double n) {
 constexpr Joules joules(double n) {
   return Joules(n);
 }
+// A rate given per second (tokens/s, images/s), as items per hour.
+constexpr ItemsPerHour items_per_s(double n) {
+  return ItemsPerHour(n * units::k_seconds_per_hour);
+}
+// A rate given per hour. A transcription's audio seconds per second are audio hours per hour.
+constexpr ItemsPerHour items_per_hour(double n) {
+  return ItemsPerHour(n);
+}
 
 // --- Conversions out, for display and JSON keys that name their unit. ---
 constexpr double to_gib(Bytes b) {
@@ -208,6 +222,13 @@ constexpr double to_hours(Seconds s) {
 }
 constexpr double to_kwh(Joules j) {
   return j.si() / (units::k_kilo * units::k_seconds_per_hour);
+}
+// Prices per many items, as reports print them: $ per million tokens, per thousand images.
+constexpr double to_usd_per_million(UsdPerItem p) {
+  return p.si() * units::k_mega;
+}
+constexpr double to_usd_per_thousand(UsdPerItem p) {
+  return p.si() * units::k_kilo;
 }
 
 // --- Cross-dimension laws, one operator each. ---
@@ -243,6 +264,10 @@ constexpr Usd operator*(Seconds t, UsdPerHour p) {
 }
 constexpr UsdPerHour operator/(Usd c, Seconds t) {
   return UsdPerHour(c.si() / t.si() * units::k_seconds_per_hour);
+}
+// The pricing law: what an hour costs over the items an hour makes is the price of one item.
+constexpr UsdPerItem operator/(UsdPerHour p, ItemsPerHour r) {
+  return UsdPerItem(p.si() / r.si());
 }
 constexpr Joules operator*(Watts p, Seconds t) {
   return Joules(p.si() * t.si());

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <type_traits>
+#include <utility>
 
 using namespace rightsize;
 
@@ -82,4 +83,57 @@ TEST_CASE("units: formatting uses binary prefixes for capacity, decimal for rate
   CHECK(format_usd_per_hour(usd_per_hour(2.49)) == "$2.49/h");
   CHECK(format_watts(watts(700)) == "700 W");
   CHECK(fmt::format("{} at {}", gib(16), tb_per_s(2)) == "16.0 GiB at 2.00 TB/s");
+}
+
+// Whether `a / b` compiles: the laws that exist, and those that do not.
+template <class A, class B, class = void> struct Divides : std::false_type {};
+template <class A, class B>
+struct Divides<A, B, std::void_t<decltype(std::declval<A>() / std::declval<B>())>>
+    : std::true_type {};
+
+TEST_CASE("units: a price per hour over the items an hour makes is a price per item",
+          "[units][pricing]") {
+  // $36/h at 1,000 tokens/s: 3.6 million tokens an hour, $10 per million.
+  CHECK(items_per_s(1000).si() == 3.6e6);
+  CHECK(to_usd_per_million(usd_per_hour(36) / items_per_s(1000)) == Approx(10.0));
+  // $7.20/h at 2 images/s: 7,200 images an hour, $1 per thousand.
+  CHECK(to_usd_per_thousand(usd_per_hour(7.2) / items_per_s(2)) == Approx(1.0));
+  // $3/h transcribing 60 audio seconds per second: 60 audio hours an hour, $0.05 per audio hour.
+  CHECK((usd_per_hour(3) / items_per_hour(60)).si() == Approx(0.05));
+  CHECK(to_usd_per_million(UsdPerItem(2e-6)) == Approx(2.0));
+  CHECK(to_usd_per_thousand(UsdPerItem(0.004)) == Approx(4.0));
+}
+
+TEST_CASE("units: the pricing law keeps the arithmetic of per_hour / (rate x 3600)",
+          "[units][pricing]") {
+  // Reports print 17 significant digits and lock files record them: the law must give the very
+  // bits the formula it replaced gave.
+  for (const double per_hour : {2.95, 31.46, 98.32, 0.7}) {
+    for (const double rate : {1.0, 37.5, 1234.5678, 9876.54321, 0.123}) {
+      INFO(per_hour << " $/h at " << rate << "/s");
+      CHECK(to_usd_per_million(usd_per_hour(per_hour) / items_per_s(rate)) ==
+            per_hour / (rate * 3600.0) * 1e6);
+      CHECK(to_usd_per_thousand(usd_per_hour(per_hour) / items_per_s(rate)) ==
+            per_hour / (rate * 3600.0) * 1e3);
+      CHECK((usd_per_hour(per_hour) / items_per_hour(rate)).si() == per_hour / rate);
+    }
+  }
+}
+
+TEST_CASE("units: prices and rates convert into nothing else", "[units][pricing]") {
+  STATIC_REQUIRE(std::is_same_v<decltype(usd_per_hour(1) / items_per_s(1)), UsdPerItem>);
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<UsdPerItem, Usd>);
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<UsdPerItem, UsdPerHour>);
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<ItemsPerHour, double>);
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<double, ItemsPerHour>);
+  STATIC_REQUIRE_FALSE(std::is_convertible_v<ItemsPerHour, UsdPerHour>);
+  STATIC_REQUIRE(Divides<UsdPerHour, ItemsPerHour>::value);
+  // A total is not a price per hour, and a bare number or a byte rate is not a rate of items.
+  STATIC_REQUIRE_FALSE(Divides<Usd, ItemsPerHour>::value);
+  STATIC_REQUIRE_FALSE(Divides<UsdPerItem, ItemsPerHour>::value);
+  STATIC_REQUIRE_FALSE(Divides<UsdPerHour, BytesPerSecond>::value);
+  STATIC_REQUIRE_FALSE(Divides<UsdPerHour, Seconds>::value);
+  STATIC_REQUIRE_FALSE(Divides<ItemsPerHour, UsdPerHour>::value);
+  // Scaling by a plain number keeps the dimension.
+  STATIC_REQUIRE(std::is_same_v<decltype(usd_per_hour(1) / 2.0), UsdPerHour>);
 }

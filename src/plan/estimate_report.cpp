@@ -1,0 +1,263 @@
+// One fixed configuration evaluated, its targets judged and its cost priced, as `rightsize
+// estimate` reports it (include/rightsize/plan/estimate_report.hpp).
+
+#include <rightsize/catalog/prices.hpp>
+#include <rightsize/core/error.hpp>
+#include <rightsize/plan/estimate_report.hpp>
+#include <rightsize/plan/precision.hpp>
+#include <rightsize/catalog/price_pick.hpp>
+
+#include <fmt/format.h>
+
+namespace rightsize {
+
+TargetCheck judge_target(std::string target,
+                         bool at_most,
+                         double limit,
+                         double predicted,
+                         std::optional<Band> band,
+                         bool at_band_edge) {
+  TargetCheck t;
+  t.target = std::move(target);
+  t.at_most = at_most;
+  t.limit = limit;
+  t.predicted = predicted;
+  t.band = band;
+  t.held = band && at_band_edge ? (at_most ? band->high : band->low) : predicted;
+  const auto meets = [&](double v) { return at_most ? v <= limit : v >= limit; };
+  t.met = meets(t.held);
+  t.met_at_point = meets(predicted);
+  t.margin = (at_most ? limit - t.held : t.held - limit) / limit;
+  return t;
+}
+
+namespace {
+
+void judge_serving_targets(const EstimateReport& r, std::vector<TargetCheck>& out) {
+  const bool edge = r.judged_at_band_edge;
+  const auto& t = r.spec.workload.inference.targets;
+  const auto& i = *r.inference;
+  const InferenceBands* b = r.inference_bands;
+  const auto ms = [](Band x) { return Band{x.low * 1e3, x.high * 1e3}; };
+  // An embedding workload's latency and sequences per second are held to the same figures under
+  // their own names.
+  const bool embedding = i.prefill_only;
+  const auto& audio = r.spec.workload.inference.transcription;
+  if (t.ttft) {
+    out.push_back(judge_target(embedding || audio ? "latency_ms" : "ttft_ms",
+                               true,
+                               to_ms(*t.ttft),
+                               to_ms(i.ttft),
+                               b ? std::optional<Band>(ms(b->ttft)) : std::nullopt,
+                               edge));
+  }
+  if (t.tpot) {
+    out.push_back(judge_target("tpot_ms",
+                               true,
+                               to_ms(*t.tpot),
+                               to_ms(i.tpot),
+                               b ? std::optional<Band>(ms(b->tpot)) : std::nullopt,
+                               edge));
+  }
+  if (t.requests_per_s && audio && audio->audio_seconds_per_s) {
+    // A transcription's windows per second, held as audio seconds per second.
+    const double k = audio->audio_per_window();
+    out.push_back(judge_target(
+        "audio_seconds_per_s",
+        false,
+        *audio->audio_seconds_per_s,
+        i.audio_seconds_per_s,
+        b ? std::optional<Band>(Band{b->requests_per_s.low * k, b->requests_per_s.high * k})
+          : std::nullopt,
+        edge));
+  } else if (t.requests_per_s) {
+    out.push_back(judge_target(r.spec.per_image() ? "images_per_s"
+                               : embedding        ? "sequences_per_s"
+                                                  : "requests_per_s",
+                               false,
+                               *t.requests_per_s,
+                               i.requests_per_s,
+                               b ? std::optional<Band>(b->requests_per_s) : std::nullopt,
+                               edge));
+  }
+  if (t.output_tokens_per_s) {
+    out.push_back(judge_target("output_tokens_per_s",
+                               false,
+                               *t.output_tokens_per_s,
+                               i.output_tokens_per_s,
+                               b ? std::optional<Band>(b->output_tokens_per_s) : std::nullopt,
+                               edge));
+  }
+}
+
+} // namespace
+
+std::vector<TargetCheck> judge_targets(const EstimateReport& r) {
+  std::vector<TargetCheck> out;
+  if (r.inference && r.inference->concurrency > 0) {
+    judge_serving_targets(r, out);
+  }
+  const auto& deadline = r.spec.workload.training.deadline;
+  if (r.training && r.training->time_to_train && deadline) {
+    const TrainingBands* b = r.training_bands;
+    out.push_back(
+        judge_target("deadline_hours",
+                     true,
+                     to_hours(*deadline),
+                     to_hours(*r.training->time_to_train),
+                     b ? std::optional<Band>(Band{to_hours(seconds(b->time_to_train.low)),
+                                                  to_hours(seconds(b->time_to_train.high))})
+                       : std::nullopt,
+                     r.judged_at_band_edge));
+  }
+  return out;
+}
+
+void price_report(EstimateReport& r, const std::string& today) {
+  const Deployment& d = r.spec.deployment;
+  if (d.mode == DeploymentMode::onprem) {
+    r.cost_note = "on-prem: the ownership cost (whole servers, power, amortization) is computed "
+                  "by rightsize plan (docs/plan.md, \"Cost\")";
+    return;
+  }
+  const Price* p = pick_price(r.gpu, d.price_kind, d.provider);
+  if (p == nullptr) {
+    r.cost_note = fmt::format("no {} price{} for {} in the catalog; add one with --catalog "
+                              "(docs/catalog.md)",
+                              d.price_kind,
+                              d.provider ? " from " + *d.provider : std::string(),
+                              r.gpu.name);
+    return;
+  }
+  const int gpus = r.parallelism.gpus() * r.replicas;
+  EstimateCost c;
+  c.price = *p;
+  c.price_label = cloud_price_label(*p);
+  c.price_stale = is_stale(p->as_of, today, d.stale_price_days);
+  c.per_hour = p->per_gpu * static_cast<double>(gpus);
+  const double tokens_per_s = r.inference  ? r.inference->priced_tokens_per_s()
+                              : r.training ? r.training->tokens_per_s
+                                           : 0.0;
+  if (tokens_per_s > 0) {
+    c.usd_per_million_tokens = to_usd_per_million(c.per_hour / items_per_s(tokens_per_s));
+  }
+  if (r.spec.per_image() && r.inference && r.inference->requests_per_s > 0) {
+    c.usd_per_thousand_images =
+        to_usd_per_thousand(c.per_hour / items_per_s(r.inference->requests_per_s));
+  }
+  if (r.training && r.training->time_to_train) {
+    c.to_train = c.per_hour * *r.training->time_to_train;
+  }
+  if (r.inference && r.inference->audio_seconds_per_s > 0) {
+    c.usd_per_audio_hour = (c.per_hour / items_per_hour(r.inference->audio_seconds_per_s)).si();
+  }
+  r.cost = c;
+}
+
+namespace {
+
+// The formats asked for, applied the way plan applies an allowed format.
+Spec with_requested_precision(const Spec& spec, DType weights, DType kv_cache) {
+  const bool qlora = spec.workload.type == WorkloadType::finetune &&
+                     spec.workload.training.method == FinetuneMethod::qlora;
+  if (qlora && weights != DType::nf4 && weights != DType::int4) {
+    throw InputError(
+        "--weights",
+        fmt::format("qlora needs 4-bit base weights (nf4 or int4), got {}", to_string(weights)));
+  }
+  return with_precision(spec, weights, kv_cache);
+}
+
+} // namespace
+
+Spec estimate_spec(const Spec& loaded,
+                   const Catalog& catalog,
+                   const Gpu& gpu,
+                   std::optional<DType> weights,
+                   std::optional<DType> kv_cache) {
+  Spec spec = weights || kv_cache
+                  ? with_requested_precision(loaded,
+                                             weights.value_or(loaded.precision.weights),
+                                             kv_cache.value_or(loaded.precision.kv_cache))
+                  : loaded;
+  auto& d = spec.deployment;
+  if (d.mode == DeploymentMode::cloud && d.provider) {
+    d.provider = resolve_provider(catalog, *d.provider, spec.file + ":/deployment/provider");
+  }
+  if (const auto missing = missing_compute_rate(spec, gpu)) {
+    throw InputError("--gpu",
+                     *missing + "; try --weights bf16 (or fp16), or add the rate with --catalog "
+                                "(docs/catalog.md)");
+  }
+  return spec;
+}
+
+std::optional<long long>
+replica_batch(const Spec& spec, std::optional<long long> given, int replicas) {
+  if (given) {
+    return given;
+  }
+  const auto& concurrency = spec.workload.inference.concurrency;
+  if (!spec.workload.is_training() && concurrency) {
+    return (*concurrency + replicas - 1) / replicas;
+  }
+  return std::nullopt;
+}
+
+EstimateEvaluation estimate_configuration(Spec spec,
+                                          const Gpu& gpu,
+                                          const Parallelism& layout,
+                                          std::optional<long long> batch,
+                                          const Constants& constants,
+                                          const Efficiency& efficiency,
+                                          const Uncertainty& uncertainty) {
+  EstimateEvaluation e;
+  e.spec = std::move(spec);
+  e.gpu = &gpu;
+  e.parallelism = layout;
+  // Serving replicas are copies of one layout: each is estimated alone and the rates add up.
+  const bool serving = !e.spec.workload.is_training();
+  if (serving) {
+    e.replicas = layout.dp;
+    e.parallelism.dp = 1;
+    batch = replica_batch(e.spec, batch, e.replicas);
+  }
+  e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, batch);
+  e.calibration = uncertainty.calibration(
+      Efficiency::family_name(gpu), engine_name(e.spec), !serving, unmeasured_workload(e.spec));
+  if (serving) {
+    e.inference =
+        estimate_inference(e.spec, gpu, e.parallelism, e.memory, efficiency, constants, e.replicas);
+    if (e.inference->concurrency > 0) {
+      e.inference_bands = inference_bands(*e.inference, uncertainty, gpu, engine_name(e.spec));
+    }
+  } else {
+    e.training = estimate_training(e.spec, gpu, e.parallelism, e.memory, efficiency);
+    e.training_bands = training_bands(*e.training, uncertainty, gpu);
+  }
+  e.memory_band = memory_band(e.memory.per_gpu.total(), uncertainty);
+  e.band_coverage = uncertainty.coverage;
+  return e;
+}
+
+EstimateReport
+estimate_report(const EstimateEvaluation& e, Confidence confidence, const std::string& today) {
+  EstimateReport report{e.spec,
+                        *e.gpu,
+                        e.parallelism,
+                        e.memory,
+                        held(e.inference),
+                        held(e.training),
+                        e.replicas,
+                        held(e.inference_bands),
+                        held(e.training_bands),
+                        e.memory_band,
+                        e.band_coverage,
+                        confidence == Confidence::band,
+                        &e.calibration};
+  report.targets = judge_targets(report);
+  price_report(report, today);
+  return report;
+}
+
+} // namespace rightsize
