@@ -182,14 +182,14 @@ void render_model_table(const Spec& spec, std::ostream& out) {
         "encoder-only: bidirectional attention, one forward pass per input, no KV cache "
         "(planned as embedding workloads: sequences/s, $ per million input tokens)");
   }
-  if (m.ssm.kind == RecurrentKind::gated_deltanet && m.ssm_layers > 0) {
+  if (m.stack.linear_attention() > 0) {
     row("layer types",
         fmt::format("{} {}, {} gated full attention, {} MLP ({} MoE)",
-                    m.ssm_layers,
+                    m.recurrent_layers(),
                     m.ssm.name(),
                     m.attention_layers(),
                     m.mlp_layers(),
-                    m.moe_layers));
+                    m.moe_layers()));
     row("linear attention",
         fmt::format("{} value heads of {} over {} key heads of {}, conv {}; {:.0f} state elements "
                     "per sequence per linear-attention layer, whatever the context",
@@ -199,22 +199,22 @@ void render_model_table(const Spec& spec, std::ostream& out) {
                     m.ssm.state,
                     m.ssm.conv_kernel,
                     m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()));
-  } else if (m.ssm_layers > 0 || m.mlp_only_layers > 0) {
+  } else if (m.recurrent_layers() > 0 || m.stack.mlp_only() > 0) {
     row("layer types",
-        m.ssm_beside_attention
+        m.stack.side_by_side() > 0
             ? fmt::format("{} attention and {} Mamba-{} side by side (one of each in every layer), "
                           "{} MLP ({} MoE)",
                           m.attention_layers(),
-                          m.ssm_layers,
+                          m.recurrent_layers(),
                           m.ssm.version,
                           m.mlp_layers(),
-                          m.moe_layers)
+                          m.moe_layers())
             : fmt::format("{} attention, {} Mamba-{}, {} MLP ({} MoE)",
                           m.attention_layers(),
-                          m.ssm_layers,
+                          m.recurrent_layers(),
                           m.ssm.version,
                           m.mlp_layers(),
-                          m.moe_layers));
+                          m.moe_layers()));
     row("state space",
         fmt::format("{} channels, state {}, conv {}{}; {:.0f} state elements per sequence per "
                     "Mamba layer, whatever the context",
@@ -244,7 +244,7 @@ void render_model_table(const Spec& spec, std::ostream& out) {
       std::to_string(m.hidden));
   // Dense MLPs only: an MoE layer's MLP is its experts (a row of its own below), so a config's
   // intermediate_size that no layer uses (Qwen3-30B-A3B, Mixtral) is not shown.
-  const long long dense_mlp_layers = m.mlp_layers() - (m.is_moe() ? m.moe_layers : 0);
+  const long long dense_mlp_layers = m.mlp_layers() - (m.is_moe() ? m.moe_layers() : 0);
   if (dense_mlp_layers > 0 && !m.diffusion && !cnn) {
     row("MLP",
         fmt::format("{} {}{}",
@@ -269,14 +269,14 @@ void render_model_table(const Spec& spec, std::ostream& out) {
   }
   if (m.sliding_window > 0) {
     row("sliding window",
-        fmt::format("{} tokens on {} of {} layers", m.sliding_window, m.local_layers, m.layers));
+        fmt::format("{} tokens on {} of {} layers", m.sliding_window, m.local_layers(), m.layers));
   }
   if (m.is_moe()) {
     std::string moe = fmt::format("{} experts, {} active, width {}, on {} layers",
                                   m.experts,
                                   m.experts_active,
                                   m.moe_intermediate,
-                                  m.moe_layers);
+                                  m.moe_layers());
     if (m.shared_experts > 0) {
       moe += fmt::format(", {} shared", m.shared_experts);
     }

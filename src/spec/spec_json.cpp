@@ -121,7 +121,7 @@ nlohmann::json workload_to_json(const Spec& spec) {
 nlohmann::json model_to_json(const Spec& spec) {
   const ModelArch& m = spec.model;
   const auto w = weight_bytes(m, spec.weights);
-  const bool linear_attention = m.ssm_layers > 0 && m.ssm.kind == RecurrentKind::gated_deltanet;
+  const bool linear_attention = m.stack.linear_attention() > 0;
   nlohmann::json provenance = nlohmann::json::object();
   for (const auto& [field, where] : m.provenance) {
     provenance[field] = where;
@@ -155,9 +155,9 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"experts_active", m.experts_active},
       {"shared_experts", m.shared_experts},
       {"moe_intermediate_size", m.moe_intermediate},
-      {"moe_layers", m.moe_layers},
+      {"moe_layers", m.moe_layers()},
       {"sliding_window", m.sliding_window},
-      {"sliding_window_layers", m.local_layers},
+      {"sliding_window_layers", m.local_layers()},
       {"vision",
        !m.vision ? nlohmann::json(nullptr)
                  : nlohmann::json{{"kind", m.vision->kind},
@@ -172,11 +172,13 @@ nlohmann::json model_to_json(const Spec& spec) {
                                                     spec.workload.inference.image_height)},
                                   {"params", m.vision->params}}},
       {"layer_types",
-       {{"attention", m.attention_layers()},
-        {linear_attention ? "linear_attention" : "mamba", m.ssm_layers},
-        {"mlp", m.mlp_layers()}}},
+       // A model without a transformer stack (a CNN, a diffusers pipeline) has always been written
+       // here as `layers` blocks of attention and MLP: the digests keep those bytes.
+       {{"attention", m.stack.empty() ? m.layers : m.attention_layers()},
+        {linear_attention ? "linear_attention" : "mamba", m.recurrent_layers()},
+        {"mlp", m.stack.empty() ? m.layers : m.mlp_layers()}}},
       {"state_space",
-       m.ssm_layers == 0
+       m.recurrent_layers() == 0
            ? nlohmann::json(nullptr)
            : nlohmann::json{{"version", m.ssm.version},
                             {"inner", m.ssm.inner},
@@ -186,7 +188,7 @@ nlohmann::json model_to_json(const Spec& spec) {
                             {"groups", m.ssm.groups},
                             {"dt_rank", m.ssm.dt_rank},
                             // Falcon-H1: each recurrent mixer runs beside a layer's attention.
-                            {"beside_attention", m.ssm_beside_attention},
+                            {"beside_attention", m.stack.side_by_side() > 0},
                             {"state_elements_per_layer",
                              m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()}}},
       {"dtype", std::string(to_string(m.torch_dtype))},

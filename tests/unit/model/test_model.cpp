@@ -95,7 +95,7 @@ TEST_CASE("model: architecture fields are normalized", "[model]") {
   CHECK(v3.attention == AttentionKind::mla);
   CHECK(v3.kv_lora_rank == 512);
   CHECK(v3.qk_rope_head_dim == 64);
-  CHECK(v3.moe_layers == 58); // first_k_dense_replace = 3 of 61
+  CHECK(v3.moe_layers() == 58); // first_k_dense_replace = 3 of 61
   CHECK(v3.shared_experts == 1);
   CHECK(v3.experts == 256);
   CHECK(v3.experts_active == 8);
@@ -103,20 +103,20 @@ TEST_CASE("model: architecture fields are normalized", "[model]") {
   const auto gemma2 = model_of("gemma-2-9b");
   CHECK(gemma2.head_dim == 256); // explicit, not 3584 / 16
   CHECK(gemma2.sliding_window == 4096);
-  CHECK(gemma2.local_layers == 21); // alternating local/global
+  CHECK(gemma2.local_layers() == 21); // alternating local/global
   CHECK(gemma2.tied_embeddings);
 
   const auto gemma3 = model_of("gemma-3-27b"); // text_config inside a multimodal config
   CHECK(gemma3.layers == 62);
   CHECK(gemma3.sliding_window == 1024);
-  CHECK(gemma3.local_layers == 62 - 62 / 6); // five local layers per global one
+  CHECK(gemma3.local_layers() == 62 - 62 / 6); // five local layers per global one
 
   const auto oss = model_of("gpt-oss-120b");
-  CHECK(oss.local_layers == 18);
+  CHECK(oss.local_layers() == 18);
   CHECK(oss.sliding_window == 128);
   CHECK(oss.head_dim == 64);
 
-  CHECK(model_of("mistral-7b-v0.1").local_layers == 32);
+  CHECK(model_of("mistral-7b-v0.1").local_layers() == 32);
   CHECK(model_of("qwen2.5-7b").sliding_window == 0);   // use_sliding_window false
   CHECK(model_of("mixtral-8x7b").sliding_window == 0); // null
 }
@@ -255,9 +255,9 @@ TEST_CASE("model: Mamba, Mamba-2, Jamba and Nemotron-H parameters and layer type
     CHECK(m.params_total == c.exact);
     CHECK(m.params_total == Approx(c.published).epsilon(0.005));
     CHECK(m.attention_layers() == c.attention);
-    CHECK(m.ssm_layers == c.mamba);
+    CHECK(m.recurrent_layers() == c.mamba);
     CHECK(m.mlp_layers() == c.mlp);
-    CHECK(m.moe_layers == c.moe);
+    CHECK(m.moe_layers() == c.moe);
   }
   // Granite-4.0-H-Small: 10 of 72 experts on all 40 layers (published: 9B active).
   CHECK(model_of("hybrid/granite-4.0-h-small").params_active == 8'803'121'664);
@@ -320,7 +320,7 @@ TEST_CASE("model: BERT, XLM-R, DistilBERT and ModernBERT parameters", "[model]")
   CHECK(modern.gated_mlp);
   // Global attention on layers 0, 3, ..., 21; a 128-token window on the other 14.
   CHECK(modern.sliding_window == 128);
-  CHECK(modern.local_layers == 14);
+  CHECK(modern.local_layers() == 14);
   // Relative position embeddings add per-layer tables rightsize does not count: refused.
   auto relative = nlohmann::json::parse(R"({"model_type": "bert", "hidden_size": 768,
       "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072,
@@ -520,7 +520,7 @@ TEST_CASE("model: Bamba reads its attention layers by index", "[model]") {
   // No attention layers listed (absent or null): every layer is Mamba-2, each with its MLP.
   auto all_mamba = config;
   all_mamba.erase("attn_layer_indices");
-  CHECK(parse_hf_config(all_mamba, "c.json").ssm_layers == 32);
+  CHECK(parse_hf_config(all_mamba, "c.json").recurrent_layers() == 32);
   all_mamba["attn_layer_indices"] = nullptr;
   const auto none = parse_hf_config(all_mamba, "c.json");
   CHECK(none.attention_layers() == 0);
@@ -550,10 +550,10 @@ TEST_CASE("model: Qwen3-Next reads its linear-attention and attention layers", "
   CHECK(next.family == "qwen3_next");
   CHECK(next.ssm.kind == RecurrentKind::gated_deltanet);
   CHECK(next.ssm.name() == "linear attention (Gated DeltaNet)");
-  CHECK(next.ssm_layers == 36);
+  CHECK(next.recurrent_layers() == 36);
   CHECK(next.attention_layers() == 12); // layers 3, 7, ..., 47
   CHECK(next.mlp_layers() == 48);
-  CHECK(next.moe_layers == 48);
+  CHECK(next.moe_layers() == 48);
   CHECK(next.attention == AttentionKind::gqa);
   CHECK(next.head_dim == 256);
   CHECK(next.attention_gate);
@@ -621,7 +621,7 @@ TEST_CASE("model: Qwen3-Next layer types from layer_types, and its refusals", "[
     listed["layer_types"].push_back(i % 2 == 1 ? "full_attention" : "linear_attention");
   }
   const auto halves = parse_hf_config(listed, "c.json");
-  CHECK(halves.ssm_layers == 24);
+  CHECK(halves.recurrent_layers() == 24);
   CHECK(halves.attention_layers() == 24);
   CHECK(provenance_of(halves, "attention_layers") == "c.json:/layer_types");
   // Absent, the interval's default is Qwen3NextConfig's, 4.
@@ -894,7 +894,7 @@ TEST_CASE("model: README's count of families is supported_families()'s", "[model
 TEST_CASE("model: Falcon-H1 runs attention and Mamba-2 side by side", "[model]") {
   const auto small = model_of("hybrid/falcon-h1-0.5b-instruct");
   CHECK(small.family == "falcon_h1");
-  CHECK(small.ssm_beside_attention);
+  CHECK(small.stack.side_by_side() == 36);
   CHECK(small.ssm.version == 2);
   CHECK(small.ssm.inner == 1536); // mamba_d_ssm: 24 heads of 64
   CHECK(small.ssm.heads == 24);
