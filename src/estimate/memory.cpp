@@ -346,8 +346,8 @@ double lora_parameters(const Spec& spec) {
   per_layer += gate_proj ? r * (h + inter) : 0.0;
   per_layer += up_proj ? r * (h + inter) : 0.0;
   per_layer += down_proj ? r * (inter + h) : 0.0;
-  const double dense_layers = static_cast<double>(m.layers - m.moe_layers);
-  const double attention_only = static_cast<double>(m.moe_layers);
+  const double dense_layers = static_cast<double>(m.layers - m.moe_layers());
+  const double attention_only = static_cast<double>(m.moe_layers());
   double mlp_part = 0;
   mlp_part += gate_proj ? r * (h + inter) : 0.0;
   mlp_part += up_proj ? r * (h + inter) : 0.0;
@@ -462,9 +462,9 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     return g;
   }
   g.per_token_global = Bytes(per_layer * static_cast<double>(m.global_layers()) * share);
-  g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers) * share);
+  g.per_token_local = Bytes(per_layer * static_cast<double>(m.local_layers()) * share);
   g.window = m.sliding_window;
-  if (m.ssm_layers > 0) {
+  if (m.recurrent_layers() > 0) {
     // Each recurrent layer (Mamba, Gated DeltaNet) keeps, per sequence, its convolution's last
     // inputs in the activations' dtype and its SSM (delta-rule) state in mamba_ssm_cache_dtype
     // (vLLM's default: the model's dtype), split by tensor parallelism (vLLM
@@ -473,7 +473,7 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     const double ssm_bytes = m.ssm.state_dtype ? element_bytes(*m.ssm.state_dtype).si() : act;
     const double per_mamba_layer =
         m.ssm.conv_state_elements(p.tp) * act + m.ssm.ssm_state_elements(p.tp) * ssm_bytes;
-    g.state = Bytes(per_mamba_layer * static_cast<double>(m.ssm_layers) * share);
+    g.state = Bytes(per_mamba_layer * static_cast<double>(m.recurrent_layers()) * share);
   }
   g.block = kv_block_tokens(spec.workload.inference.engine, c);
   if (spec.workload.inference.engine == Engine::transformers) {

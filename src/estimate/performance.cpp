@@ -269,11 +269,11 @@ Flops forward_flops(const ModelArch& m, double tokens, double context) {
       m.sliding_window > 0 ? std::min(context, static_cast<double>(m.sliding_window)) : context;
   const double attention = 2.0 * heads * dims * tokens *
                            (static_cast<double>(m.global_layers()) * context +
-                            static_cast<double>(m.local_layers) * local_context);
+                            static_cast<double>(m.local_layers()) * local_context);
   // Linear attention's recurrence (Gated DeltaNet's chunked delta rule) over its constant state:
   // the same per token whatever the context.
   const double recurrence =
-      static_cast<double>(m.ssm_layers) * m.ssm.recurrence_flops_per_token() * tokens;
+      static_cast<double>(m.recurrent_layers()) * m.ssm.recurrence_flops_per_token() * tokens;
   return Flops(matmul + attention + recurrence);
 }
 
@@ -454,7 +454,7 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
                                static_cast<double>(m.hidden) * act * (p.ep - 1.0) / p.ep;
     s.communication +=
         (Bytes(2.0 * bytes_moved) / steps.expert_link.bandwidth + steps.expert_link.latency * 2.0) *
-        static_cast<double>(m.moe_layers);
+        static_cast<double>(m.moe_layers());
   }
   s.fixed = steps.engine->per_layer *
                 static_cast<double>(m.encoder_decoder ? m.decoder_layers : m.layers) +
@@ -999,10 +999,10 @@ std::string context_parallel_unsupported(const Spec& spec) {
   if (m.encoder_only || m.encoder_decoder || m.image || m.diffusion) {
     return "context parallelism is modelled for decoder-only language models";
   }
-  if (m.ssm_layers > 0) {
+  if (m.recurrent_layers() > 0) {
     return fmt::format("context parallelism is modelled for attention only; {} has {} {} layers",
                        m.family,
-                       m.ssm_layers,
+                       m.recurrent_layers(),
                        m.ssm.kind == RecurrentKind::gated_deltanet ? "linear-attention"
                                                                    : "state-space");
   }

@@ -20,6 +20,20 @@ double ParamBreakdown::total() const {
          text_encoders + autoencoder + convolution;
 }
 
+std::string_view to_string(AttentionKind k) {
+  switch (k) {
+  case AttentionKind::mha:
+    return "mha";
+  case AttentionKind::gqa:
+    return "gqa";
+  case AttentionKind::mqa:
+    return "mqa";
+  case AttentionKind::mla:
+    return "mla";
+  }
+  return "mha";
+}
+
 Bytes WeightBytes::total() const {
   return embedding + attention + dense_mlp + routed_experts + shared_experts + state_space +
          vision + other + text_tower + diffusion;
@@ -150,17 +164,18 @@ std::string ModelArch::tp_indivisible(int tp) const {
   // vLLM splits Mamba-2 by heads, and by groups when they divide; fewer groups than ranks are
   // replicated to one per rank (extra_groups_for_head_shards), more must divide. Mamba-1 splits
   // by channels.
-  if (ssm_layers > 0 && ssm.version == 2 &&
+  const bool recurrent = recurrent_layers() > 0;
+  if (recurrent && ssm.version == 2 &&
       (ssm.heads % tp != 0 || (ssm.groups > tp && ssm.groups % tp != 0))) {
     return ssm.heads % tp != 0 ? fmt::format("{} Mamba heads", ssm.heads)
                                : fmt::format("{} Mamba groups", ssm.groups);
   }
-  if (ssm_layers > 0 && ssm.version == 1 && ssm.inner % tp != 0) {
+  if (recurrent && ssm.version == 1 && ssm.inner % tp != 0) {
     return fmt::format("{} Mamba channels", ssm.inner);
   }
   // vLLM's Qwen3-Next Gated DeltaNet gives each rank num_k_heads / tp key heads and the value
   // heads that go with them (fix_query_key_value_ordering).
-  if (ssm_layers > 0 && ssm.kind == RecurrentKind::gated_deltanet && ssm.groups % tp != 0) {
+  if (recurrent && ssm.kind == RecurrentKind::gated_deltanet && ssm.groups % tp != 0) {
     return fmt::format("{} linear-attention key heads", ssm.groups);
   }
   return {};
@@ -263,13 +278,14 @@ void add_decoder_stack(const ModelArch& m,
                        double mlp_per_layer,
                        ParamBreakdown& p) {
   const auto h = static_cast<double>(m.hidden);
-  const auto decoder = static_cast<double>(m.decoder_layers);
+  const LayerStack& stack = m.decoder_stack;
+  const auto decoder = static_cast<double>(stack.size());
   const double norm = m.layer_norm_bias ? 2.0 * h : h;
-  p.attention += decoder * attention_per_layer + static_cast<double>(m.relative_buckets) *
-                                                     static_cast<double>(m.heads) *
-                                                     static_cast<double>(m.relative_bias_tables);
-  p.cross_attention = decoder * attention_per_layer;
-  p.dense_mlp += decoder * mlp_per_layer;
+  p.attention += static_cast<double>(stack.attention()) * attention_per_layer +
+                 static_cast<double>(m.relative_buckets) * static_cast<double>(m.heads) *
+                     static_cast<double>(m.relative_bias_tables);
+  p.cross_attention = static_cast<double>(stack.cross_attention()) * attention_per_layer;
+  p.dense_mlp += static_cast<double>(stack.mlp()) * mlp_per_layer;
   p.norms += decoder * (m.norms_per_layer + 1) * norm + norm;
   p.embedding += static_cast<double>(m.encoder_positions) * h;
   if (m.mel_bins > 0) {
@@ -310,11 +326,33 @@ void count_cnn_parameters(ModelArch& m) {
 
 } // namespace
 
+namespace {
+
+// What every reader promises of the layers it describes (a bug, not an input error, when not).
+void check_stacks(const ModelArch& m) {
+  const RecurrentKind kind =
+      m.stack.linear_attention() > 0 ? RecurrentKind::gated_deltanet : RecurrentKind::mamba;
+  if (m.stack.size() != m.layers || m.decoder_stack.size() != m.decoder_layers ||
+      (m.stack.mamba() > 0 && m.stack.linear_attention() > 0) ||
+      (m.recurrent_layers() > 0 && kind != m.ssm.kind)) {
+    throw InternalError(fmt::format("{}: the layers described ({} and {} in the decoder) do not "
+                                    "match the model's {} and {}, or its recurrent mixer",
+                                    m.family,
+                                    m.stack.size(),
+                                    m.decoder_stack.size(),
+                                    m.layers,
+                                    m.decoder_layers));
+  }
+}
+
+} // namespace
+
 void count_parameters(ModelArch& m) {
   if (m.image && m.image->cnn) {
     count_cnn_parameters(m);
     return;
   }
+  check_stacks(m);
   const auto h = static_cast<double>(m.hidden);
   const auto layers = static_cast<double>(m.layers);
   const auto heads = static_cast<double>(m.heads);
@@ -353,16 +391,16 @@ void count_parameters(ModelArch& m) {
   attention_norms += m.attention_sinks ? heads : 0.0;
   const auto attention_layers = static_cast<double>(m.attention_layers());
   p.attention = attention * attention_layers;
-  p.state_space = static_cast<double>(m.ssm_layers) * m.ssm.mixer_params(m.hidden);
+  p.state_space = static_cast<double>(m.recurrent_layers()) * m.ssm.mixer_params(m.hidden);
 
   const auto mlp_params = [&](double width) {
     const double matrices = m.gated_mlp ? 3.0 : 2.0;
     const double bias = m.mlp_bias ? (m.gated_mlp ? 2.0 : 1.0) * width + h : 0.0;
     return matrices * h * width + bias;
   };
-  const auto moe_layers = static_cast<double>(m.moe_layers);
-  p.dense_mlp = (static_cast<double>(m.mlp_layers()) - moe_layers) *
-                mlp_params(static_cast<double>(m.intermediate));
+  const auto moe_layers = static_cast<double>(m.moe_layers());
+  p.dense_mlp =
+      static_cast<double>(m.stack.dense_mlp()) * mlp_params(static_cast<double>(m.intermediate));
   if (m.experts > 0) {
     const auto experts = static_cast<double>(m.experts);
     p.routed_experts = moe_layers * experts * mlp_params(static_cast<double>(m.moe_intermediate));

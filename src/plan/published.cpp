@@ -231,7 +231,7 @@ const PublishedModel* match_published_model(const ModelArch& m, const PublishedD
                       m.kv_heads == p.kv_heads && m.intermediate == p.intermediate &&
                       m.experts == p.experts && m.experts_active == p.experts_active &&
                       m.moe_intermediate == p.moe_intermediate && !m.encoder_only &&
-                      !m.encoder_decoder && m.ssm_layers == 0;
+                      !m.encoder_decoder && m.recurrent_layers() == 0;
     if (same && std::fabs(m.params.total() / p.parameters - 1.0) <= k_parameter_tolerance) {
       return &p;
     }

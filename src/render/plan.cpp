@@ -397,7 +397,7 @@ std::string requirements_line(const Plan& p) {
   } else if (!p.spec.workload.is_training()) {
     // Recurrent layers keep a constant state per request beside (or instead of) the KV cache.
     const auto& m = p.spec.model;
-    const char* kept = m.ssm_layers == 0 ? "KV cache"
+    const char* kept = m.recurrent_layers() == 0 ? "KV cache"
                        : m.ssm.kind == RecurrentKind::gated_deltanet
                            ? "KV cache and linear-attention state"
                            : "KV cache and Mamba state";

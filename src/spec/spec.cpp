@@ -1582,7 +1582,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
     read_images(spec, w);
     fit_inference_lengths(spec, w);
   } else {
-    if (spec.model.ssm_layers > 0) {
+    if (spec.model.recurrent_layers() > 0) {
       // The activation memory and FLOPs of training are derived per attention + MLP layer
       // (Korthikanti et al. 2022); a Mamba or linear-attention layer's are not modelled.
       w->member("type").fail(fmt::format(
@@ -1590,7 +1590,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
           "inference",
           spec.model.ssm.kind == RecurrentKind::gated_deltanet ? "linear-attention" : "Mamba",
           spec.model.family,
-          spec.model.ssm_layers,
+          spec.model.recurrent_layers(),
           spec.model.layers));
     }
     read_training(*w, spec.workload.type, spec.workload.training, spec.defaults);

@@ -118,10 +118,85 @@ nlohmann::json workload_to_json(const Spec& spec) {
 
 } // namespace
 
-nlohmann::json model_to_json(const Spec& spec) {
+namespace {
+
+// The layers by kind. A model without a transformer stack (a CNN, a diffusers pipeline) has
+// always been written here as `layers` blocks of attention and MLP: the digests keep those bytes.
+nlohmann::json layer_types_to_json(const ModelArch& m) {
+  const bool blocks = m.stack.empty();
+  const bool linear_attention = m.stack.linear_attention() > 0;
+  return {{"attention", blocks ? m.layers : m.attention_layers()},
+          {linear_attention ? "linear_attention" : "mamba", m.recurrent_layers()},
+          {"mlp", blocks ? m.layers : m.mlp_layers()}};
+}
+
+nlohmann::json state_space_to_json(const ModelArch& m) {
+  if (m.recurrent_layers() == 0) {
+    return nullptr;
+  }
+  nlohmann::json j{
+      {"version", m.ssm.version},
+      {"inner", m.ssm.inner},
+      {"state", m.ssm.state},
+      {"conv_kernel", m.ssm.conv_kernel},
+      {"heads", m.ssm.heads},
+      {"groups", m.ssm.groups},
+      {"dt_rank", m.ssm.dt_rank},
+      // Falcon-H1: each recurrent mixer runs beside a layer's attention.
+      {"beside_attention", m.stack.side_by_side() > 0},
+      {"state_elements_per_layer", m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()}};
+  // Linear attention only, so that the JSON (and the digests) of Mamba hybrids stay as they were.
+  if (m.stack.linear_attention() > 0) {
+    j["kind"] = "gated_deltanet";
+  }
+  return j;
+}
+
+nlohmann::json vision_to_json(const Spec& spec) {
+  const auto& v = spec.model.vision;
+  if (!v) {
+    return nullptr;
+  }
+  return {{"kind", v->kind},
+          {"layers", v->layers},
+          {"hidden_size", v->hidden},
+          {"intermediate_size", v->intermediate},
+          {"patch_size", v->patch},
+          {"image_size", v->image_size},
+          {"merge", v->merge},
+          {"tokens_per_image",
+           v->tokens(spec.workload.inference.image_width, spec.workload.inference.image_height)},
+          {"params", v->params}};
+}
+
+nlohmann::json quantization_to_json(const Spec& spec) {
+  const Quantization& q = spec.weights;
+  return {{"method", q.method},
+          {"bits_per_weight", q.bits_per_weight},
+          {"high_precision_dtype", std::string(to_string(q.high_precision))},
+          {"attention_quantized", q.quantized() && q.attention_quantized},
+          {"mlp_quantized", q.quantized() && q.mlp_quantized},
+          {"source", q.source}};
+}
+
+nlohmann::json params_to_json(const ParamBreakdown& p) {
+  return {{"embedding", p.embedding},
+          {"lm_head", p.lm_head},
+          {"attention", p.attention},
+          {"dense_mlp", p.dense_mlp},
+          {"routed_experts", p.routed_experts},
+          {"shared_experts", p.shared_experts},
+          {"router", p.router},
+          {"norms", p.norms},
+          {"state_space", p.state_space},
+          {"vision", p.vision}};
+}
+
+// What every model has: its shape, its layers by kind, its weights and where each number came
+// from.
+nlohmann::json architecture_to_json(const Spec& spec) {
   const ModelArch& m = spec.model;
   const auto w = weight_bytes(m, spec.weights);
-  const bool linear_attention = m.ssm_layers > 0 && m.ssm.kind == RecurrentKind::gated_deltanet;
   nlohmann::json provenance = nlohmann::json::object();
   for (const auto& [field, where] : m.provenance) {
     provenance[field] = where;
@@ -130,7 +205,7 @@ nlohmann::json model_to_json(const Spec& spec) {
   for (const auto& [dtype, n] : m.safetensors_params_by_dtype) {
     by_dtype[dtype] = n;
   }
-  nlohmann::json j{
+  return {
       {"schema_version", 1},
       {"name", m.name},
       {"family", m.family},
@@ -155,130 +230,99 @@ nlohmann::json model_to_json(const Spec& spec) {
       {"experts_active", m.experts_active},
       {"shared_experts", m.shared_experts},
       {"moe_intermediate_size", m.moe_intermediate},
-      {"moe_layers", m.moe_layers},
+      {"moe_layers", m.moe_layers()},
       {"sliding_window", m.sliding_window},
-      {"sliding_window_layers", m.local_layers},
-      {"vision",
-       !m.vision ? nlohmann::json(nullptr)
-                 : nlohmann::json{{"kind", m.vision->kind},
-                                  {"layers", m.vision->layers},
-                                  {"hidden_size", m.vision->hidden},
-                                  {"intermediate_size", m.vision->intermediate},
-                                  {"patch_size", m.vision->patch},
-                                  {"image_size", m.vision->image_size},
-                                  {"merge", m.vision->merge},
-                                  {"tokens_per_image",
-                                   m.vision->tokens(spec.workload.inference.image_width,
-                                                    spec.workload.inference.image_height)},
-                                  {"params", m.vision->params}}},
-      {"layer_types",
-       {{"attention", m.attention_layers()},
-        {linear_attention ? "linear_attention" : "mamba", m.ssm_layers},
-        {"mlp", m.mlp_layers()}}},
-      {"state_space",
-       m.ssm_layers == 0
-           ? nlohmann::json(nullptr)
-           : nlohmann::json{{"version", m.ssm.version},
-                            {"inner", m.ssm.inner},
-                            {"state", m.ssm.state},
-                            {"conv_kernel", m.ssm.conv_kernel},
-                            {"heads", m.ssm.heads},
-                            {"groups", m.ssm.groups},
-                            {"dt_rank", m.ssm.dt_rank},
-                            // Falcon-H1: each recurrent mixer runs beside a layer's attention.
-                            {"beside_attention", m.ssm_beside_attention},
-                            {"state_elements_per_layer",
-                             m.ssm.conv_state_elements() + m.ssm.ssm_state_elements()}}},
+      {"sliding_window_layers", m.local_layers()},
+      {"vision", vision_to_json(spec)},
+      {"layer_types", layer_types_to_json(m)},
+      {"state_space", state_space_to_json(m)},
       {"dtype", std::string(to_string(m.torch_dtype))},
       {"weight_dtype", std::string(to_string(spec.precision.weights))},
       {"weight_bytes", w.total().si()},
       {"bytes_per_weight", w.total().si() / m.params_total},
-      {"quantization",
-       {{"method", spec.weights.method},
-        {"bits_per_weight", spec.weights.bits_per_weight},
-        {"high_precision_dtype", std::string(to_string(spec.weights.high_precision))},
-        {"attention_quantized", spec.weights.quantized() && spec.weights.attention_quantized},
-        {"mlp_quantized", spec.weights.quantized() && spec.weights.mlp_quantized},
-        {"source", spec.weights.source}}},
-      {"params_breakdown",
-       {{"embedding", m.params.embedding},
-        {"lm_head", m.params.lm_head},
-        {"attention", m.params.attention},
-        {"dense_mlp", m.params.dense_mlp},
-        {"routed_experts", m.params.routed_experts},
-        {"shared_experts", m.params.shared_experts},
-        {"router", m.params.router},
-        {"norms", m.params.norms},
-        {"state_space", m.params.state_space},
-        {"vision", m.params.vision}}},
+      {"quantization", quantization_to_json(spec)},
+      {"params_breakdown", params_to_json(m.params)},
       {"safetensors_bytes",
        m.safetensors_bytes ? nlohmann::json(m.safetensors_bytes->si()) : nlohmann::json(nullptr)},
       {"safetensors_elements_by_dtype", by_dtype},
       {"provenance", provenance},
       {"warnings", m.warnings},
   };
-  // Linear attention only, so that the JSON (and the digests) of Mamba hybrids stay as they were.
-  if (linear_attention) {
-    j["state_space"]["kind"] = "gated_deltanet";
+}
+
+nlohmann::json cnn_to_json(const ModelArch& m) {
+  const ConvNet& c = *m.image->cnn;
+  auto stages = nlohmann::json::array();
+  for (const ConvStage& s : c.stages) {
+    stages.push_back({{"depth", s.depth},
+                      {"channels", s.channels},
+                      {"stride", s.stride},
+                      {"feature_map_side", s.side}});
+  }
+  return {{"kind", m.image->kind},
+          {"image_size", m.image->image_size},
+          {"num_channels", m.image->channels},
+          {"layer_type", c.layer_type},
+          {"embedding_size", c.embedding},
+          {"stages", stages},
+          {"convolutions", c.convolutions.size()},
+          {"batch_norms", c.batch_norms},
+          {"flops_per_image", c.flops()},
+          {"peak_activation_elements_per_image", c.peak_activation_elements},
+          {"tokens_per_image", m.image->tokens()}};
+}
+
+nlohmann::json image_encoder_to_json(const ImageEncoder& e) {
+  return {{"kind", e.kind},
+          {"image_size", e.image_size},
+          {"patch_size", e.patch},
+          {"num_channels", e.channels},
+          {"class_token", e.class_token},
+          {"patches_per_image", e.patches()},
+          {"tokens_per_image", e.tokens()}};
+}
+
+nlohmann::json diffusion_to_json(const DiffusionPipeline& d) {
+  auto components = nlohmann::json::array();
+  components.push_back({{"component", d.denoiser_component},
+                        {"class", d.denoiser_class},
+                        {"params", d.denoiser_params()}});
+  for (const auto& t : d.text_encoders) {
+    components.push_back({{"component", t.component},
+                          {"class", t.class_name},
+                          {"params", t.params()},
+                          {"tokens_per_prompt", t.tokens}});
+  }
+  components.push_back(
+      {{"component", "vae"}, {"class", "AutoencoderKL"}, {"params", d.vae.params()}});
+  return {{"pipeline", d.pipeline},
+          {"components", components},
+          {"classifier_free_guidance", d.classifier_free_guidance},
+          {"default_size", d.default_size},
+          {"default_steps", d.default_steps},
+          {"vae_scale_factor", d.vae.scale()}};
+}
+
+// The fields of one kind of model only (an encoder, an image encoder, a pipeline, an
+// encoder-decoder), so that the JSON (and the digests) of the others stay as they were.
+void add_kind_fields(const ModelArch& m, nlohmann::json& j) {
+  if (m.stack.linear_attention() > 0) {
     j["attention_output_gate"] = m.attention_gate;
   }
-  // Encoder-only and encoder-decoder models only, so that the JSON (and the digests) of the
-  // others stay as they were.
   if (m.encoder_only) {
     j["encoder_only"] = true;
     j["token_types"] = m.token_types;
     j["params_breakdown"]["pooler"] = m.params.pooler;
   }
   if (m.image && m.image->cnn) {
-    const ConvNet& c = *m.image->cnn;
-    auto stages = nlohmann::json::array();
-    for (const ConvStage& s : c.stages) {
-      stages.push_back({{"depth", s.depth},
-                        {"channels", s.channels},
-                        {"stride", s.stride},
-                        {"feature_map_side", s.side}});
-    }
-    j["image_encoder"] = {{"kind", m.image->kind},
-                          {"image_size", m.image->image_size},
-                          {"num_channels", m.image->channels},
-                          {"layer_type", c.layer_type},
-                          {"embedding_size", c.embedding},
-                          {"stages", stages},
-                          {"convolutions", c.convolutions.size()},
-                          {"batch_norms", c.batch_norms},
-                          {"flops_per_image", c.flops()},
-                          {"peak_activation_elements_per_image", c.peak_activation_elements},
-                          {"tokens_per_image", m.image->tokens()}};
+    j["image_encoder"] = cnn_to_json(m);
     j["params_breakdown"]["convolution"] = m.params.convolution;
   } else if (m.image) {
-    j["image_encoder"] = {{"kind", m.image->kind},
-                          {"image_size", m.image->image_size},
-                          {"patch_size", m.image->patch},
-                          {"num_channels", m.image->channels},
-                          {"class_token", m.image->class_token},
-                          {"patches_per_image", m.image->patches()},
-                          {"tokens_per_image", m.image->tokens()}};
+    j["image_encoder"] = image_encoder_to_json(*m.image);
     j["params_breakdown"]["text_tower"] = m.params.text_tower;
   }
-  if (const auto& d = m.diffusion) {
-    auto components = nlohmann::json::array();
-    components.push_back({{"component", d->denoiser_component},
-                          {"class", d->denoiser_class},
-                          {"params", d->denoiser_params()}});
-    for (const auto& t : d->text_encoders) {
-      components.push_back({{"component", t.component},
-                            {"class", t.class_name},
-                            {"params", t.params()},
-                            {"tokens_per_prompt", t.tokens}});
-    }
-    components.push_back(
-        {{"component", "vae"}, {"class", "AutoencoderKL"}, {"params", d->vae.params()}});
-    j["diffusion"] = {{"pipeline", d->pipeline},
-                      {"components", components},
-                      {"classifier_free_guidance", d->classifier_free_guidance},
-                      {"default_size", d->default_size},
-                      {"default_steps", d->default_steps},
-                      {"vae_scale_factor", d->vae.scale()}};
+  if (m.diffusion) {
+    j["diffusion"] = diffusion_to_json(*m.diffusion);
     j["params_breakdown"]["denoiser"] = m.params.denoiser;
     j["params_breakdown"]["text_encoders"] = m.params.text_encoders;
     j["params_breakdown"]["autoencoder"] = m.params.autoencoder;
@@ -293,6 +337,15 @@ nlohmann::json model_to_json(const Spec& spec) {
     j["params_breakdown"]["cross_attention"] = m.params.cross_attention;
     j["params_breakdown"]["audio"] = m.params.audio;
   }
+}
+
+} // namespace
+
+// Field names and values are what `check` digests (lock files record them): a change here is a
+// change of every lock's digest.
+nlohmann::json model_to_json(const Spec& spec) {
+  nlohmann::json j = architecture_to_json(spec);
+  add_kind_fields(spec.model, j);
   return j;
 }
 

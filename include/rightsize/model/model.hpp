@@ -7,6 +7,7 @@
 #include <rightsize/core/units.hpp>
 #include <rightsize/model/diffusion.hpp>
 #include <rightsize/model/dtype.hpp>
+#include <rightsize/model/layers.hpp>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -210,9 +211,9 @@ struct ImageEncoder {
 
 // The architecture, normalized across model families. Sizes are counts, not bytes.
 struct ModelArch {
-  std::string name;   // spec name or the config's _name_or_path / file name
-  std::string family; // the config's model_type ("llama", "mixtral", ...) or "generic"
-  long long layers = 0;
+  std::string name;     // spec name or the config's _name_or_path / file name
+  std::string family;   // the config's model_type ("llama", "mixtral", ...) or "generic"
+  long long layers = 0; // blocks of the main stack: stack.size() when it has one (below)
   long long hidden = 0;
   long long heads = 0;
   long long kv_heads = 0;
@@ -230,9 +231,9 @@ struct ModelArch {
   long long token_types = 0; // rows of the token-type (segment) embedding (BERT: 2)
   bool pooler = false;       // a hidden x hidden dense layer with bias over the first token
   // Encoder-decoder (T5, mT5, UMT5, Whisper): `layers` is the encoder stack; the decoder stack
-  // of `decoder_layers` adds, in each layer, cross-attention over the encoder's output (and a
-  // norm before it). Both stacks have `heads` heads of `head_dim` (T5's d_kv: heads x head_dim
-  // may differ from hidden) and MLPs of `intermediate`.
+  // of `decoder_layers` (decoder_stack.size()) adds, in each layer, cross-attention over the
+  // encoder's output (and a norm before it). Both stacks have `heads` heads of `head_dim` (T5's
+  // d_kv: heads x head_dim may differ from hidden) and MLPs of `intermediate`.
   bool encoder_decoder = false;
   long long decoder_layers = 0;
   // T5's relative position bias: a buckets x heads table in `relative_bias_tables` self-attention
@@ -272,18 +273,15 @@ struct ModelArch {
   long long shared_experts = 0;
   long long moe_intermediate = 0;
   long long shared_expert_intermediate = 0;
-  long long moe_layers = 0; // how many layers have MoE MLPs (the rest are dense)
 
-  // Layer types (hybrids): a layer holds a mixer (softmax attention, or for ssm_layers of them a
-  // recurrent mixer, Mamba or linear attention, as `ssm` describes; both side by side when
-  // ssm_beside_attention) and an MLP, or only one of the two. Defaults: every layer is
-  // attention + MLP.
-  long long ssm_layers = 0;        // layers whose mixer is recurrent (`ssm`) instead of attention
-  long long mlp_only_layers = 0;   // layers with an MLP and no mixer (Nemotron-H "-")
-  long long mixer_only_layers = 0; // layers with a mixer and no MLP (Mamba; Nemotron-H "M", "*")
-  // A parallel hybrid (Falcon-H1): each of the ssm_layers runs its recurrent mixer beside
-  // attention on the same input, both summed into one residual, instead of in place of it.
-  bool ssm_beside_attention = false;
+  // The main stack layer by layer (layers.hpp): each layer's mixers (attention, sliding
+  // attention, a recurrent mixer as `ssm` describes, or attention and a recurrent mixer side by
+  // side) and its MLP (dense, MoE or none). A decoder-only model's decoder; an encoder's, an image
+  // encoder's and an encoder-decoder's encoder. Empty for a model without a transformer stack (a
+  // CNN, a diffusers pipeline: `cnn` and `diffusion` describe them, `layers` counts their blocks).
+  LayerStack stack;
+  // An encoder-decoder's decoder: self-attention, cross-attention and an MLP in every layer.
+  LayerStack decoder_stack;
   StateSpace ssm;
   std::optional<VisionTower> vision; // vision-language models
   std::optional<ImageEncoder> image; // image encoders: the stack above reads patches, not tokens
@@ -292,9 +290,9 @@ struct ModelArch {
   // widest level), the components are here.
   std::optional<DiffusionPipeline> diffusion;
 
-  // Sliding-window attention: layers that attend to at most `sliding_window` tokens.
+  // Sliding-window attention: the stack's Attention::sliding layers attend to at most this many
+  // tokens.
   long long sliding_window = 0; // 0: none
-  long long local_layers = 0;   // how many of the layers use the window
 
   ParamBreakdown params;    // derived from the architecture
   double params_total = 0;  // what the rest of rightsize uses: safetensors when read, else params
@@ -312,16 +310,17 @@ struct ModelArch {
 
   [[nodiscard]] long long kv_cache_heads() const { return kv_heads; }
   [[nodiscard]] bool is_moe() const { return experts > 0; }
-  [[nodiscard]] long long attention_layers() const {
-    return layers - (ssm_beside_attention ? 0 : ssm_layers) - mlp_only_layers;
-  }
-  [[nodiscard]] long long mlp_layers() const { return layers - mixer_only_layers; }
+  // Counts of the main stack's layers (LayerStack): with self-attention, full (global) or
+  // sliding (local); with a recurrent mixer; with an MLP, and with experts.
+  [[nodiscard]] long long attention_layers() const { return stack.attention(); }
+  [[nodiscard]] long long global_layers() const { return stack.full_attention(); }
+  [[nodiscard]] long long local_layers() const { return stack.sliding(); }
+  [[nodiscard]] long long recurrent_layers() const { return stack.recurrent(); }
+  [[nodiscard]] long long mlp_layers() const { return stack.mlp(); }
+  [[nodiscard]] long long moe_layers() const { return stack.moe(); }
   // Blocks that end in a residual add (and, under tensor parallelism, an all-reduce): every
   // mixer and every MLP; 2 x layers for a plain transformer.
-  [[nodiscard]] long long sublayers() const {
-    return attention_layers() + ssm_layers + mlp_layers();
-  }
-  [[nodiscard]] long long global_layers() const { return attention_layers() - local_layers; }
+  [[nodiscard]] long long sublayers() const { return stack.sublayers(); }
   // What tensor parallelism over `tp` ranks cannot split evenly ("32 attention heads", "128
   // Mamba heads", "16 linear-attention key heads"), or "" when it splits every mixer.
   [[nodiscard]] std::string tp_indivisible(int tp) const;
