@@ -240,9 +240,7 @@ void register_deploy(CLI::App& app, Context& ctx) {
       }
       const auto adjust = [&](Spec& spec) {
         if (!o->engine.empty()) {
-          spec.workload.inference.engine = o->engine == "vllm"     ? Engine::vllm
-                                           : o->engine == "sglang" ? Engine::sglang
-                                                                   : Engine::tensorrt_llm;
+          spec.workload.inference.engine = *k_engine_names.find(o->engine);
           if (const auto refused =
                   image_engine_refusal(spec.model, spec.workload.inference.engine)) {
             throw InputError("--engine", fmt::format("{}, got \"{}\"", *refused, o->engine));

@@ -56,9 +56,9 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
                        f.number("ttft_wave_factor", Range::between(0.0, 2.0)),
                        f.number("prefill_interference", Range::between(0.0, 1.0))};
   }
-  for (const char* needed : {"vllm", "sglang", "tensorrt-llm", "transformers"}) {
-    if (e.engines.count(needed) == 0) {
-      engines.fail_plain(std::string("needs an entry for engine ") + needed);
+  for (const NameRow<Engine>& needed : k_engine_names) {
+    if (e.engines.count(needed.name) == 0) {
+      engines.fail_plain("needs an entry for engine " + std::string(needed.name));
     }
   }
   const auto ic = root.object("interconnect");

@@ -17,90 +17,6 @@ using detail::Range;
 
 namespace fs = std::filesystem;
 
-std::string_view to_string(WorkloadType t) {
-  switch (t) {
-  case WorkloadType::inference:
-    return "inference";
-  case WorkloadType::training:
-    return "training";
-  case WorkloadType::finetune:
-    return "finetune";
-  case WorkloadType::embedding:
-    return "embedding";
-  case WorkloadType::transcription:
-    return "transcription";
-  case WorkloadType::image_generation:
-    return "image_generation";
-  }
-  return "inference";
-}
-
-std::string_view to_string(Engine e) {
-  switch (e) {
-  case Engine::vllm:
-    return "vllm";
-  case Engine::sglang:
-    return "sglang";
-  case Engine::tensorrt_llm:
-    return "tensorrt-llm";
-  case Engine::transformers:
-    return "transformers";
-  }
-  return "vllm";
-}
-
-std::string_view to_string(Optimizer o) {
-  switch (o) {
-  case Optimizer::adamw:
-    return "adamw";
-  case Optimizer::adam:
-    return "adam";
-  case Optimizer::sgd:
-    return "sgd";
-  case Optimizer::adafactor:
-    return "adafactor";
-  case Optimizer::adam_8bit:
-    return "adam-8bit";
-  }
-  return "adamw";
-}
-
-std::string_view to_string(Recompute r) {
-  switch (r) {
-  case Recompute::none:
-    return "none";
-  case Recompute::selective:
-    return "selective";
-  case Recompute::full:
-    return "full";
-  }
-  return "none";
-}
-
-std::string_view to_string(FinetuneMethod m) {
-  switch (m) {
-  case FinetuneMethod::full:
-    return "full";
-  case FinetuneMethod::lora:
-    return "lora";
-  case FinetuneMethod::qlora:
-    return "qlora";
-  }
-  return "full";
-}
-
-std::string_view to_string(Framework f) {
-  switch (f) {
-  case Framework::megatron:
-    return "megatron";
-  case Framework::deepspeed:
-    return "deepspeed";
-  case Framework::transformers:
-    return "transformers";
-  }
-  return "megatron";
-}
-
 std::optional<TrainingPrecision> training_precision_preset(std::string_view name) {
   TrainingPrecision p;
   p.name = std::string(name);
@@ -140,10 +56,6 @@ std::vector<std::string> training_precision_presets() {
 Bytes activation_element_bytes(const Precision& p) {
   return element_bits(p.activations) < 8 ? element_bytes(DType::bf16)
                                          : element_bytes(p.activations);
-}
-
-std::string_view to_string(DeploymentMode m) {
-  return m == DeploymentMode::cloud ? "cloud" : "onprem";
 }
 
 namespace {
@@ -229,11 +141,7 @@ void read_targets(const FieldReader& r, InferenceTargets& t) {
 void read_serving_engine(const FieldReader& r, InferenceWorkload& w) {
   w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
   if (r.has("engine")) {
-    w.engine = r.choice<Engine>("engine",
-                                {{"vllm", Engine::vllm},
-                                 {"sglang", Engine::sglang},
-                                 {"tensorrt-llm", Engine::tensorrt_llm},
-                                 {"transformers", Engine::transformers}});
+    w.engine = r.choice("engine", k_engine_names);
   }
   w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
   w.max_num_batched_tokens =
@@ -362,22 +270,12 @@ void read_training(const FieldReader& r,
         .fail(fmt::format("must be a multiple of micro_batch ({})", w.micro_batch));
   }
   if (r.has("optimizer")) {
-    w.optimizer = r.choice<Optimizer>("optimizer",
-                                      {{"adamw", Optimizer::adamw},
-                                       {"adam", Optimizer::adam},
-                                       {"sgd", Optimizer::sgd},
-                                       {"adafactor", Optimizer::adafactor},
-                                       {"adam-8bit", Optimizer::adam_8bit},
-                                       {"8-bit adam", Optimizer::adam_8bit},
-                                       {"adamw-8bit", Optimizer::adam_8bit}});
+    w.optimizer = r.choice("optimizer", k_optimizer_names);
   }
   w.zero_stage =
       static_cast<int>(r.optional_integer("zero_stage", Range::between(0, 3)).value_or(0));
   if (r.has("recompute")) {
-    w.recompute = r.choice<Recompute>("recompute",
-                                      {{"none", Recompute::none},
-                                       {"selective", Recompute::selective},
-                                       {"full", Recompute::full}});
+    w.recompute = r.choice("recompute", k_recompute_names);
   }
   w.sequence_parallel = r.optional_boolean("sequence_parallel").value_or(true);
   w.pipeline_interleave = static_cast<int>(
@@ -386,10 +284,7 @@ void read_training(const FieldReader& r,
   w.dropout = r.optional_boolean("dropout").value_or(false);
   w.framework = type == WorkloadType::finetune ? Framework::transformers : Framework::megatron;
   if (r.has("framework")) {
-    w.framework = r.choice<Framework>("framework",
-                                      {{"megatron", Framework::megatron},
-                                       {"deepspeed", Framework::deepspeed},
-                                       {"transformers", Framework::transformers}});
+    w.framework = r.choice("framework", k_framework_names);
   }
   if (r.has("training_precision")) {
     const auto field = r.member("training_precision");
@@ -441,10 +336,7 @@ void read_training(const FieldReader& r,
     w.deadline = hours(*h);
   }
   if (type == WorkloadType::finetune) {
-    w.method = r.choice<FinetuneMethod>("method",
-                                        {{"full", FinetuneMethod::full},
-                                         {"lora", FinetuneMethod::lora},
-                                         {"qlora", FinetuneMethod::qlora}});
+    w.method = r.choice("method", k_finetune_method_names);
     if (w.method != FinetuneMethod::full) {
       w.lora_rank = r.optional_integer("lora_rank", Range::between(1, 65536)).value_or(16);
       if (r.has("lora_targets")) {
@@ -503,10 +395,7 @@ void read_deployment(const FieldReader& r, Deployment& d) {
                     "gpus_per_server",
                     "scale_to_zero"});
   if (r.has("mode")) {
-    d.mode = r.choice<DeploymentMode>("mode",
-                                      {{"cloud", DeploymentMode::cloud},
-                                       {"onprem", DeploymentMode::onprem},
-                                       {"on-prem", DeploymentMode::onprem}});
+    d.mode = r.choice("mode", k_deployment_mode_names);
   }
   d.horizon_months = r.optional_integer("horizon_months", Range{1, 240}).value_or(d.horizon_months);
   d.growth_per_month =
@@ -1519,14 +1408,7 @@ Spec parse_spec(const nlohmann::json& json, const std::string& file, SpecUse use
   const bool transcribes = plans_transcription(spec.model);
   const bool text_to_text = plans_text_to_text(spec.model);
   if (w) {
-    spec.workload.type =
-        w->choice<WorkloadType>("type",
-                                {{"inference", WorkloadType::inference},
-                                 {"training", WorkloadType::training},
-                                 {"finetune", WorkloadType::finetune},
-                                 {"embedding", WorkloadType::embedding},
-                                 {"transcription", WorkloadType::transcription},
-                                 {"image_generation", WorkloadType::image_generation}});
+    spec.workload.type = w->choice("type", k_workload_type_names);
     if (spec.model.diffusion.has_value() != spec.workload.is_image_generation()) {
       w->member("type").fail_plain(
           spec.model.diffusion
