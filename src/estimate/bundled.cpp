@@ -9,7 +9,7 @@ namespace rightsize::detail {
 
 // The private members of Constants and Uncertainty, for the blob.
 struct BundleAccess {
-  template <class A, class C> static void constants(A& a, C& c) { a(c.m_values); }
+  template <class A, class C> static void constants(A& a, C& c) { a(c.m_values, c.m_engines); }
   // The array the estimator reads, in step with the values read back.
   static void reindex(Constants& c) {
     for (const auto& entry : c.m_values) {
@@ -35,6 +35,14 @@ struct BundleAccess {
 // BlobReader, core/bundle.hpp, find them here).
 template <class A, class T, if_is<T, Assumption> = 0> void describe(A& a, T& x) {
   a(x.name, x.value, x.source);
+}
+template <class A, class T, if_is<T, PolicyConstant> = 0> void describe(A& a, T& x) {
+  a(x.name, x.value);
+}
+template <class A, class T, if_is<T, EngineMemoryPolicy> = 0> void describe(A& a, T& p) {
+  a(p.engine, p.memory_fraction, p.fraction_of, p.kv_block_tokens, p.cuda_graphs_mib);
+  a(p.activation_peak, p.max_batched_tokens, p.max_sequences, p.allocator_fragmentation);
+  a(p.source);
 }
 template <class A, class T, if_is<T, Constants> = 0> void describe(A& a, T& c) {
   BundleAccess::constants(a, c);
@@ -67,7 +75,9 @@ void describe(A& a, T& f) {
 // update them together with describe().
 #if defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && defined(__LP64__)
 static_assert(sizeof(Assumption) == 72, "a field of Assumption is missing from describe()");
-static_assert(sizeof(Constants) == 192, "a field of Constants is missing from describe()");
+static_assert(sizeof(PolicyConstant) == 40, "a field of PolicyConstant is missing");
+static_assert(sizeof(EngineMemoryPolicy) == 368, "a field of EngineMemoryPolicy is missing");
+static_assert(sizeof(Constants) == 168, "a field of Constants is missing from describe()");
 static_assert(sizeof(FamilyEfficiency) == 24, "a field of FamilyEfficiency is missing");
 static_assert(sizeof(EngineOverhead) == 40, "a field of EngineOverhead is missing");
 static_assert(sizeof(Efficiency) == 176, "a field of Efficiency is missing from describe()");
