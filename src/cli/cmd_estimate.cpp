@@ -452,7 +452,7 @@ void register_estimate(CLI::App& app, Context& ctx) {
       const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
       const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
       const Calibration calibration = uncertainty.calibration(
-          Efficiency::family_name(gpu), engine_name(spec), !serving, unmeasured_workload(spec));
+          efficiency.family_name(gpu), engine_name(spec), !serving, unmeasured_workload(spec));
       std::optional<InferencePerformance> inference;
       std::optional<InferenceBands> serving_bands;
       std::optional<TrainingPerformance> training;
@@ -460,11 +460,12 @@ void register_estimate(CLI::App& app, Context& ctx) {
       if (serving) {
         inference = estimate_inference(spec, gpu, p, memory, efficiency, constants, replicas);
         if (inference->concurrency > 0) {
-          serving_bands = inference_bands(*inference, uncertainty, gpu, engine_name(spec));
+          serving_bands = inference_bands(
+              *inference, uncertainty, efficiency.family_name(gpu), engine_name(spec));
         }
       } else {
         training = estimate_training(spec, gpu, p, memory, efficiency);
-        train_bands = training_bands(*training, uncertainty, gpu);
+        train_bands = training_bands(*training, uncertainty, efficiency.family_name(gpu));
       }
       EstimateReport report{spec,
                             gpu,

@@ -53,8 +53,11 @@ template <class A, class T, if_is<T, FamilyEfficiency> = 0> void describe(A& a, 
 template <class A, class T, if_is<T, EngineOverhead> = 0> void describe(A& a, T& e) {
   a(e.per_layer, e.per_step, e.per_request, e.wave_factor, e.prefill_interference);
 }
+template <class A, class T, if_is<T, GenerationFamily> = 0> void describe(A& a, T& g) {
+  a(g.family, g.source);
+}
 template <class A, class T, if_is<T, Efficiency> = 0> void describe(A& a, T& e) {
-  a(e.families, e.engines, e.allreduce_latency, e.pcie_allreduce_latency);
+  a(e.families, e.generations, e.engines, e.allreduce_latency, e.pcie_allreduce_latency);
   a(e.pcie_allreduce_efficiency, e.network_latency, e.dp_overlap, e.training_size_exponent);
   a(e.training_reference_hidden, e.fp8_training_speedup, e.fitted_on);
 }
@@ -80,7 +83,8 @@ static_assert(sizeof(EngineMemoryPolicy) == 368, "a field of EngineMemoryPolicy 
 static_assert(sizeof(Constants) == 168, "a field of Constants is missing from describe()");
 static_assert(sizeof(FamilyEfficiency) == 24, "a field of FamilyEfficiency is missing");
 static_assert(sizeof(EngineOverhead) == 40, "a field of EngineOverhead is missing");
-static_assert(sizeof(Efficiency) == 176, "a field of Efficiency is missing from describe()");
+static_assert(sizeof(GenerationFamily) == 64, "a field of GenerationFamily is missing");
+static_assert(sizeof(Efficiency) == 224, "a field of Efficiency is missing from describe()");
 static_assert(sizeof(Uncertainty) == 160, "a field of Uncertainty is missing from describe()");
 #endif
 

@@ -25,6 +25,7 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
   root.reject_unknown({"schema_version",
                        "description",
                        "families",
+                       "generations",
                        "engines",
                        "interconnect",
                        "training",
@@ -40,6 +41,21 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
     e.families[name] = FamilyEfficiency{f.number("compute", Range{0.0, 1.0, true}),
                                         f.number("memory", Range{0.0, 1.0, true}),
                                         f.number("training_compute", Range{0.0, 1.0, true})};
+  }
+  const auto generations = root.object("generations");
+  for (const auto& [name, value] : generations.json().items()) {
+    const auto g = generations.object(name);
+    g.reject_unknown({"family", "source"});
+    const auto family = g.member("family");
+    const std::string family_name = family.as_string();
+    if (e.families.count(family_name) == 0) {
+      std::vector<std::string> known;
+      for (const auto& [known_name, f] : e.families) {
+        known.push_back(known_name);
+      }
+      family.fail("is not a family of /families" + did_you_mean(family_name, known));
+    }
+    e.generations[name] = GenerationFamily{family_name, g.string("source")};
   }
   const auto engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
@@ -102,6 +118,10 @@ nlohmann::json Efficiency::to_json() const {
     fam[name] = {
         {"compute", f.compute}, {"memory", f.memory}, {"training_compute", f.training_compute}};
   }
+  nlohmann::json gen = nlohmann::json::object();
+  for (const auto& [name, g] : generations) {
+    gen[name] = {{"family", g.family}, {"source", g.source}};
+  }
   nlohmann::json eng = nlohmann::json::object();
   for (const auto& [name, o] : engines) {
     eng[name] = {{"layer_overhead_us", o.per_layer.si() * 1e6},
@@ -113,9 +133,11 @@ nlohmann::json Efficiency::to_json() const {
   return {{"schema_version", 1},
           {"description",
            "Efficiency factors of the performance model (docs/model.md, 'Performance'), per GPU "
-           "family and per serving engine, written by build/bench/rightsize_fit "
+           "family (with the GPU generations each family stands for, 'generations') and per "
+           "serving engine, written by build/bench/rightsize_fit "
            "(bench/fit_efficiency.cpp) from ../shared/validation; 'fitted_on' says which rows."},
           {"families", fam},
+          {"generations", gen},
           {"engines", eng},
           {"interconnect",
            {{"allreduce_latency_us", allreduce_latency.si() * 1e6},
@@ -130,36 +152,34 @@ nlohmann::json Efficiency::to_json() const {
           {"fitted_on", fitted_on}};
 }
 
-std::string Efficiency::family_name(const Gpu& gpu) {
+std::string Efficiency::family_name(const Gpu& gpu) const {
   return std::string(family_key(gpu));
 }
 
-std::string_view Efficiency::family_key(const Gpu& gpu) {
-  // A string_view compares lengths before characters: this runs in every evaluation.
-  const std::string_view g = gpu.generation;
-  if (g == "sm80" || g == "sm86") {
-    return "ampere";
+std::string_view Efficiency::family_key(const Gpu& gpu) const {
+  // This runs in every evaluation: one look-up by the generation's view.
+  const auto it = generations.find(std::string_view(gpu.generation));
+  if (it == generations.end()) {
+    std::vector<std::string> known;
+    for (const auto& [name, g] : generations) {
+      known.push_back(name);
+    }
+    throw InputError("data/efficiency.json:/generations",
+                     fmt::format("has no GPU generation \"{}\" ({}): its efficiency family is "
+                                 "unknown (known generations: {})",
+                                 gpu.generation,
+                                 gpu.name,
+                                 FieldReader::join(known)));
   }
-  if (g == "sm89") {
-    return "ada";
-  }
-  if (g == "sm90") {
-    return "hopper";
-  }
-  if (g == "sm75") {
-    return "turing";
-  }
-  if (g.rfind("gfx9", 0) == 0) {
-    return "cdna3";
-  }
-  return "blackwell"; // sm100, sm103, sm120
+  return it->second.family;
 }
 
 const FamilyEfficiency& Efficiency::family(const Gpu& gpu) const {
-  const auto it = families.find(family_key(gpu));
+  const std::string_view key = family_key(gpu);
+  const auto it = families.find(key);
   if (it == families.end()) {
     throw InputError("data/efficiency.json:/families",
-                     "has no entry for GPU family " + family_name(gpu) + " of " + gpu.name);
+                     "has no entry for GPU family " + std::string(key) + " of " + gpu.name);
   }
   return it->second;
 }

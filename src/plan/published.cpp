@@ -304,12 +304,13 @@ PublishedPrediction predict_published(const Spec& spec,
   out.batch = best->batch;
   out.predicted = best->output_tokens_per_s;
   if (uncertainty != nullptr) {
-    const auto bands = inference_bands(*best->perf, *uncertainty, *gpu, *engine);
+    const auto bands =
+        inference_bands(*best->perf, *uncertainty, efficiency.family_name(*gpu), *engine);
     // The band's ratios around this run's rate (a static batch's rate is not the continuous one).
     const double scale = best->output_tokens_per_s / best->perf->output_tokens_per_s;
     out.band = Band{bands.output_tokens_per_s.low * scale, bands.output_tokens_per_s.high * scale};
     out.calibration = uncertainty->calibration(
-        Efficiency::family_name(*gpu), std::string(to_string(*engine)), false);
+        efficiency.family_name(*gpu), std::string(to_string(*engine)), false);
   }
   return out;
 }

@@ -32,22 +32,35 @@ struct EngineOverhead {
   double prefill_interference = 1; // share of a prefill's time that stalls the decode batch
 };
 
+// The efficiency family of a GPU generation (data/efficiency.json "generations"): the
+// generations whose measured runs one set of fitted factors stands for, with the source that
+// places the generation in its architecture.
+struct GenerationFamily {
+  std::string family; // a key of Efficiency::families: ampere, ada, hopper, blackwell, ...
+  std::string source;
+};
+
 class Efficiency {
 public:
   static Efficiency load(const std::string& path);
   static Efficiency from_json(const nlohmann::json& j, const std::string& file);
   [[nodiscard]] nlohmann::json to_json() const;
 
+  // The factors of the GPU's family. An InputError naming data/efficiency.json and the GPU when
+  // its generation has no family (a catalog overlay's new generation): never another's.
   [[nodiscard]] const FamilyEfficiency& family(const Gpu& gpu) const;
   [[nodiscard]] const EngineOverhead& engine(Engine e) const;
-  // The family name of a GPU: ampere, ada, hopper, blackwell, turing, cdna3.
-  static std::string family_name(const Gpu& gpu);
-  static std::string_view family_key(const Gpu& gpu);
+  // The family name of a GPU's generation (ampere, ada, hopper, blackwell, turing, cdna3), as
+  // the uncertainty bands are keyed; the same InputError as family() when it has none.
+  [[nodiscard]] std::string family_name(const Gpu& gpu) const;
+  [[nodiscard]] std::string_view family_key(const Gpu& gpu) const;
 
   // Keyed by name as in data/efficiency.json; transparent, so family() and engine() find without
   // building a string.
   std::map<std::string, FamilyEfficiency, std::less<>> families;
   std::map<std::string, EngineOverhead, std::less<>> engines;
+  // By generation as the catalog names it (Gpu::generation: sm90, gfx942).
+  std::map<std::string, GenerationFamily, std::less<>> generations;
   Seconds allreduce_latency;      // per ring step over NVLink / Infinity Fabric
   Seconds pcie_allreduce_latency; // per ring step over PCIe
   // Share of a card's PCIe x16 rate an all-reduce between cards of one server reaches (NCCL's
