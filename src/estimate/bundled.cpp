@@ -16,6 +16,9 @@ struct BundleAccess {
       c.index(entry.first);
     }
   }
+  // An efficiency's generations, and (read back) their look-up index rebuilt.
+  template <class A, class E> static void generations(A& a, E& e) { a(e.m_generations); }
+  static void reindex(Efficiency& e) { e.index_generations(); }
   template <class A, class U> static void uncertainty(A& a, U& u) {
     a(u.coverage, u.widening, u.m_metrics, u.m_serving, u.m_training);
   }
@@ -57,7 +60,8 @@ template <class A, class T, if_is<T, GenerationFamily> = 0> void describe(A& a, 
   a(g.family, g.source);
 }
 template <class A, class T, if_is<T, Efficiency> = 0> void describe(A& a, T& e) {
-  a(e.families, e.generations, e.engines, e.allreduce_latency, e.pcie_allreduce_latency);
+  BundleAccess::generations(a, e);
+  a(e.families, e.engines, e.allreduce_latency, e.pcie_allreduce_latency);
   a(e.pcie_allreduce_efficiency, e.network_latency, e.dp_overlap, e.training_size_exponent);
   a(e.training_reference_hidden, e.fp8_training_speedup, e.fitted_on);
 }
@@ -84,7 +88,7 @@ static_assert(sizeof(Constants) == 168, "a field of Constants is missing from de
 static_assert(sizeof(FamilyEfficiency) == 24, "a field of FamilyEfficiency is missing");
 static_assert(sizeof(EngineOverhead) == 40, "a field of EngineOverhead is missing");
 static_assert(sizeof(GenerationFamily) == 64, "a field of GenerationFamily is missing");
-static_assert(sizeof(Efficiency) == 224, "a field of Efficiency is missing from describe()");
+static_assert(sizeof(Efficiency) == 248, "a field of Efficiency is missing from describe()");
 static_assert(sizeof(Uncertainty) == 160, "a field of Uncertainty is missing from describe()");
 #endif
 
@@ -103,7 +107,9 @@ std::string serialize_efficiency(const Efficiency& efficiency) {
 }
 
 Efficiency deserialize_efficiency(std::string_view blob) {
-  return deserialize_blob<Efficiency>(blob);
+  auto e = deserialize_blob<Efficiency>(blob);
+  BundleAccess::reindex(e);
+  return e;
 }
 
 std::string serialize_uncertainty(const Uncertainty& uncertainty) {

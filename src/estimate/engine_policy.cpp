@@ -141,6 +141,11 @@ void update_policies(std::vector<EngineMemoryPolicy>& policies,
 
 namespace rightsize {
 
+void Constants::no_policy(Engine e) {
+  throw InternalError("no memory policy of engine " + std::string(to_string(e)) +
+                      " (data/memory.json was not loaded)");
+}
+
 std::vector<std::string_view> EngineMemoryPolicy::constant_names() const {
   std::vector<std::string_view> out;
   for (const auto* role : {&cuda_graphs_mib,

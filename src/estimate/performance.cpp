@@ -55,8 +55,9 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
       }
       family.fail("is not a family of /families" + did_you_mean(family_name, known));
     }
-    e.generations[name] = GenerationFamily{family_name, g.string("source")};
+    e.m_generations[name] = GenerationFamily{family_name, g.string("source")};
   }
+  e.index_generations();
   const auto engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
     const auto f = engines.object(name);
@@ -119,7 +120,7 @@ nlohmann::json Efficiency::to_json() const {
         {"compute", f.compute}, {"memory", f.memory}, {"training_compute", f.training_compute}};
   }
   nlohmann::json gen = nlohmann::json::object();
-  for (const auto& [name, g] : generations) {
+  for (const auto& [name, g] : m_generations) {
     gen[name] = {{"family", g.family}, {"source", g.source}};
   }
   nlohmann::json eng = nlohmann::json::object();
@@ -156,12 +157,45 @@ std::string Efficiency::family_name(const Gpu& gpu) const {
   return std::string(family_key(gpu));
 }
 
+namespace {
+
+// A generation's name as a number (its bytes, most significant first), for names of at most 8
+// bytes: the look-up of a GPU's family compares numbers, not strings.
+std::optional<std::uint64_t> packed_generation(std::string_view name) {
+  if (name.size() > sizeof(std::uint64_t)) {
+    return std::nullopt;
+  }
+  std::uint64_t key = 0;
+  for (const char c : name) {
+    key = (key << 8U) | static_cast<unsigned char>(c);
+  }
+  return key;
+}
+
+} // namespace
+
+void Efficiency::index_generations() {
+  m_family_of.clear();
+  for (const auto& [name, g] : m_generations) {
+    if (const auto key = packed_generation(name)) {
+      m_family_of.emplace_back(*key, g.family);
+    }
+  }
+}
+
 std::string_view Efficiency::family_key(const Gpu& gpu) const {
-  // This runs in every evaluation: one look-up by the generation's view.
-  const auto it = generations.find(std::string_view(gpu.generation));
-  if (it == generations.end()) {
+  // This runs in every evaluation: a few comparisons of numbers.
+  if (const auto key = packed_generation(gpu.generation)) {
+    for (const auto& [generation, family] : m_family_of) {
+      if (generation == *key) {
+        return family;
+      }
+    }
+  }
+  const auto it = m_generations.find(std::string_view(gpu.generation));
+  if (it == m_generations.end()) {
     std::vector<std::string> known;
-    for (const auto& [name, g] : generations) {
+    for (const auto& [name, g] : m_generations) {
       known.push_back(name);
     }
     throw InputError("data/efficiency.json:/generations",

@@ -4,6 +4,7 @@
 // compute, latency and interconnect. Every term is a named formula in docs/model.md.
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/names.hpp>
 #include <rightsize/core/units.hpp>
 #include <rightsize/spec/spec.hpp>
 
@@ -133,14 +134,20 @@ public:
   [[nodiscard]] double get(Constant c) const;
   [[nodiscard]] const Assumption& assumption(std::string_view name) const;
   [[nodiscard]] std::vector<std::string> names() const;
-  // The engine's memory policy (an array index: every engine has one once loaded).
+  // The engine's memory policy (an array index: every engine has one once loaded; a Constants
+  // that was not loaded has none, an InternalError).
   [[nodiscard]] const EngineMemoryPolicy& engine(Engine e) const {
-    return m_engines.at(static_cast<std::size_t>(e));
+    const auto i = static_cast<std::size_t>(e);
+    if (i >= m_engines.size()) {
+      no_policy(e);
+    }
+    return m_engines[i];
   }
 
 private:
   friend struct detail::BundleAccess;
   void index(const std::string& name);
+  [[noreturn]] static void no_policy(Engine e);
 
   std::map<std::string, Assumption, std::less<>> m_values; // found by a name's view
   std::array<double, static_cast<std::size_t>(Constant::count)> m_known{};

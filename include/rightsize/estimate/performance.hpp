@@ -12,9 +12,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rightsize {
 
@@ -55,12 +58,16 @@ public:
   [[nodiscard]] std::string family_name(const Gpu& gpu) const;
   [[nodiscard]] std::string_view family_key(const Gpu& gpu) const;
 
+  // The family of each GPU generation, by generation as the catalog names it (Gpu::generation:
+  // sm90, gfx942).
+  [[nodiscard]] const std::map<std::string, GenerationFamily, std::less<>>& generations() const {
+    return m_generations;
+  }
+
   // Keyed by name as in data/efficiency.json; transparent, so family() and engine() find without
   // building a string.
   std::map<std::string, FamilyEfficiency, std::less<>> families;
   std::map<std::string, EngineOverhead, std::less<>> engines;
-  // By generation as the catalog names it (Gpu::generation: sm90, gfx942).
-  std::map<std::string, GenerationFamily, std::less<>> generations;
   Seconds allreduce_latency;      // per ring step over NVLink / Infinity Fabric
   Seconds pcie_allreduce_latency; // per ring step over PCIe
   // Share of a card's PCIe x16 rate an all-reduce between cards of one server reaches (NCCL's
@@ -74,6 +81,15 @@ public:
   // GEMMs run at twice the rate, the rest (attention, norms, casts, amax) does not.
   double fp8_training_speedup = 1.3;
   nlohmann::json fitted_on; // what the values were fitted on
+
+private:
+  friend struct detail::BundleAccess;
+  void index_generations();
+
+  std::map<std::string, GenerationFamily, std::less<>> m_generations;
+  // m_generations for the look-up every evaluation makes: each generation's name packed into a
+  // number (names of at most 8 bytes), with its family.
+  std::vector<std::pair<std::uint64_t, std::string>> m_family_of;
 };
 
 struct InferencePerformance {

@@ -62,12 +62,12 @@ std::string error_of(const std::function<void()>& f) {
 TEST_CASE("generations: every GPU of the bundled catalog keeps its family",
           "[estimate][generations]") {
   const Efficiency& eff = efficiency();
-  CHECK(eff.generations.size() == k_families.size());
+  CHECK(eff.generations().size() == k_families.size());
   for (const auto& [generation, family] : k_families) {
     CAPTURE(generation);
-    REQUIRE(eff.generations.count(generation) == 1);
-    CHECK(eff.generations.at(generation).family == family);
-    CHECK_FALSE(eff.generations.at(generation).source.empty());
+    REQUIRE(eff.generations().count(generation) == 1);
+    CHECK(eff.generations().at(generation).family == family);
+    CHECK_FALSE(eff.generations().at(generation).source.empty());
   }
   std::size_t gpus = 0;
   for (const std::string& name : catalog().names()) {
@@ -109,7 +109,7 @@ TEST_CASE("generations: a generation's family must be one of the file's families
         edited + ":/generations/sm90/family: is not a family of /families (did you mean "
                  "\"hopper\"?), got \"hoper\"");
   // Written back as read (rightsize_fit writes the file with to_json).
-  CHECK(Efficiency::from_json(Efficiency::load(path).to_json(), "x").generations.size() == 9);
+  CHECK(Efficiency::from_json(Efficiency::load(path).to_json(), "x").generations().size() == 9);
 }
 
 TEST_CASE("generations: estimate on an overlay GPU of an unknown generation exits 2, one line",
