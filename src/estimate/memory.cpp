@@ -255,7 +255,7 @@ long long batched_tokens(const Spec& spec, const EngineMemoryPolicy& policy) {
 
 Bytes engine_activation_peak(const Spec& spec,
                              const Parallelism& p,
-                             const Constants& c,
+                             const EngineMemoryPolicy& policy,
                              long long batch) {
   const ModelArch& m = spec.model;
   const auto& inf = spec.workload.inference;
@@ -276,7 +276,6 @@ Bytes engine_activation_peak(const Spec& spec,
   double tokens = 0;
   double sequences = 0;
   double scores = 0;
-  const EngineMemoryPolicy& policy = c.engine(inf.engine);
   if (policy.activation_peak == ActivationPeak::whole_batch) {
     tokens = static_cast<double>(batch * inf.prompt_tokens());
     sequences = static_cast<double>(batch);
@@ -623,10 +622,9 @@ struct NonKvBytes {
 
 NonKvBytes non_kv_bytes(const Spec& spec,
                         const Parallelism& p,
-                        const Constants& c,
                         const InferenceMemoryLayout& s,
                         long long batch) {
-  const Bytes activations = engine_activation_peak(spec, p, c, batch);
+  const Bytes activations = engine_activation_peak(spec, p, *s.policy, batch);
   Bytes fragmentation;
   if (s.policy->allocator_fragmentation) {
     fragmentation = activations * s.fragmentation;
@@ -650,24 +648,20 @@ Bytes engine_budget(const InferenceMemoryLayout& s, Bytes rest) {
 
 bool batch_fits(const Spec& spec,
                 const Parallelism& p,
-                const Constants& c,
                 const InferenceMemoryLayout& s,
                 long long batch) {
-  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, batch));
+  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, s, batch));
   return rest + s.kv_per_sequence * static_cast<double>(batch) <= engine_budget(s, rest);
 }
 
 // The most sequences that fit: closed form when activations do not depend on the batch (serving
 // engines profile a fixed chunk), a search when they do (transformers).
-long long max_batch(const Spec& spec,
-                    const Parallelism& p,
-                    const Constants& c,
-                    const InferenceMemoryLayout& s) {
+long long max_batch(const Spec& spec, const Parallelism& p, const InferenceMemoryLayout& s) {
   if (s.policy->activation_peak == ActivationPeak::whole_batch) {
     return largest_that_fits(10'000'000,
-                             [&](long long batch) { return batch_fits(spec, p, c, s, batch); });
+                             [&](long long batch) { return batch_fits(spec, p, s, batch); });
   }
-  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, 1));
+  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, s, 1));
   const Bytes pool = engine_budget(s, rest) - rest;
   if (pool.si() <= 0) {
     return 0;
@@ -744,7 +738,7 @@ NonKvBytes non_kv_at(const InferenceMemoryLayout& s, long long batch) {
   if (s.policy->activation_peak == ActivationPeak::profiled_chunk) {
     return {s.activations, s.overhead}; // the engine's fixed chunk, whatever the batch
   }
-  return non_kv_bytes(*s.spec, s.p, *s.constants, s, batch);
+  return non_kv_bytes(*s.spec, s.p, s, batch);
 }
 
 } // namespace
@@ -770,10 +764,10 @@ InferenceMemoryLayout inference_memory_layout(const Spec& spec,
   s.fraction = engine_memory_fraction(inf, *s.policy);
   s.fragmentation =
       s.policy->allocator_fragmentation ? s.policy->allocator_fragmentation->value : 0.0;
-  const NonKvBytes one = non_kv_bytes(spec, p, c, s, 1);
+  const NonKvBytes one = non_kv_bytes(spec, p, s, 1);
   s.activations = one.activations;
   s.overhead = one.overhead;
-  s.max_batch = max_batch(spec, p, c, s);
+  s.max_batch = max_batch(spec, p, s);
   return s;
 }
 
