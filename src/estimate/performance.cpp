@@ -42,22 +42,7 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
                                         f.number("memory", Range{0.0, 1.0, true}),
                                         f.number("training_compute", Range{0.0, 1.0, true})};
   }
-  const auto generations = root.object("generations");
-  for (const auto& [name, value] : generations.json().items()) {
-    const auto g = generations.object(name);
-    g.reject_unknown({"family", "source"});
-    const auto family = g.member("family");
-    const std::string family_name = family.as_string();
-    if (e.families.count(family_name) == 0) {
-      std::vector<std::string> known;
-      for (const auto& [known_name, f] : e.families) {
-        known.push_back(known_name);
-      }
-      family.fail("is not a family of /families" + did_you_mean(family_name, known));
-    }
-    e.m_generations[name] = GenerationFamily{family_name, g.string("source")};
-  }
-  e.index_generations();
+  e.read_generations(root.object("generations"));
   const auto engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
     const auto f = engines.object(name);
@@ -151,71 +136,6 @@ nlohmann::json Efficiency::to_json() const {
             {"reference_hidden", training_reference_hidden},
             {"fp8_speedup", fp8_training_speedup}}},
           {"fitted_on", fitted_on}};
-}
-
-std::string Efficiency::family_name(const Gpu& gpu) const {
-  return std::string(family_key(gpu));
-}
-
-namespace {
-
-// A generation's name as a number (its bytes, most significant first), for names of at most 8
-// bytes: the look-up of a GPU's family compares numbers, not strings.
-std::optional<std::uint64_t> packed_generation(std::string_view name) {
-  if (name.size() > sizeof(std::uint64_t)) {
-    return std::nullopt;
-  }
-  std::uint64_t key = 0;
-  for (const char c : name) {
-    key = (key << 8U) | static_cast<unsigned char>(c);
-  }
-  return key;
-}
-
-} // namespace
-
-void Efficiency::index_generations() {
-  m_family_of.clear();
-  for (const auto& [name, g] : m_generations) {
-    if (const auto key = packed_generation(name)) {
-      m_family_of.emplace_back(*key, g.family);
-    }
-  }
-}
-
-std::string_view Efficiency::family_key(const Gpu& gpu) const {
-  // This runs in every evaluation: a few comparisons of numbers.
-  if (const auto key = packed_generation(gpu.generation)) {
-    for (const auto& [generation, family] : m_family_of) {
-      if (generation == *key) {
-        return family;
-      }
-    }
-  }
-  const auto it = m_generations.find(std::string_view(gpu.generation));
-  if (it == m_generations.end()) {
-    std::vector<std::string> known;
-    for (const auto& [name, g] : m_generations) {
-      known.push_back(name);
-    }
-    throw InputError("data/efficiency.json:/generations",
-                     fmt::format("has no GPU generation \"{}\" ({}): its efficiency family is "
-                                 "unknown (known generations: {})",
-                                 gpu.generation,
-                                 gpu.name,
-                                 FieldReader::join(known)));
-  }
-  return it->second.family;
-}
-
-const FamilyEfficiency& Efficiency::family(const Gpu& gpu) const {
-  const std::string_view key = family_key(gpu);
-  const auto it = families.find(key);
-  if (it == families.end()) {
-    throw InputError("data/efficiency.json:/families",
-                     "has no entry for GPU family " + std::string(key) + " of " + gpu.name);
-  }
-  return it->second;
 }
 
 const EngineOverhead& Efficiency::engine(Engine e) const {

@@ -21,6 +21,10 @@
 
 namespace rightsize {
 
+namespace detail {
+class FieldReader; // core/json_reader.hpp
+} // namespace detail
+
 struct FamilyEfficiency {
   double compute = 0.5;          // share of the dense peak that prefill GEMMs reach
   double memory = 0.8;           // share of peak bandwidth that decode reads reach
@@ -84,6 +88,9 @@ public:
 
 private:
   friend struct detail::BundleAccess;
+  // Reads data/efficiency.json's "generations" (after "families", which each must name) and
+  // indexes them (src/estimate/generations.cpp).
+  void read_generations(const detail::FieldReader& section);
   void index_generations();
 
   std::map<std::string, GenerationFamily, std::less<>> m_generations;

@@ -78,8 +78,8 @@ TEST_CASE("margins: each candidate's bands and calibration are its GPU family's,
     INFO(c.gpu->name << " " << c.partition);
     slices += c.partition.empty() ? 0 : 1;
     const std::string engine = engine_name(*c.spec);
-    const InferenceBands expected = inference_bands(
-        *c.inference, uncertainty(), efficiency().family_name(*c.gpu), engine);
+    const InferenceBands expected =
+        inference_bands(*c.inference, uncertainty(), efficiency().family_name(*c.gpu), engine);
     REQUIRE(c.inference_bands);
     CHECK(c.inference_bands->ttft_ratio.basis == expected.ttft_ratio.basis);
     CHECK(c.inference_bands->tpot_ratio.basis == expected.tpot_ratio.basis);
