@@ -277,13 +277,14 @@ int main(int argc, char** argv) {
     const auto eff =
         rightsize::Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
     auto perf = rightsize::accuracy::build_perf_cases(
-        validation, RIGHTSIZE_CONFIGS_DIR, catalog, constants);
+        validation, RIGHTSIZE_CONFIGS_DIR, catalog, constants, eff);
     rightsize::accuracy::append_measured_cases(perf,
                                                std::string(RIGHTSIZE_DATA_DIR) +
                                                    "/measured/h200-sxm.json",
                                                RIGHTSIZE_CONFIGS_DIR,
                                                catalog,
-                                               constants);
+                                               constants,
+                                               eff);
     fmt::print("\nperformance: {} aggregated serving rows -> {} configurations; {} predictions\n",
                perf.serving_rows_read,
                perf.serving_configurations,

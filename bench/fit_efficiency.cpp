@@ -129,12 +129,13 @@ int main(int argc, char** argv) {
     const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
     const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
     Efficiency eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
-    auto cases = build_perf_cases(validation, RIGHTSIZE_CONFIGS_DIR, catalog, constants);
+    auto cases = build_perf_cases(validation, RIGHTSIZE_CONFIGS_DIR, catalog, constants, eff);
     append_measured_cases(cases,
                           std::string(RIGHTSIZE_DATA_DIR) + "/measured/h200-sxm.json",
                           RIGHTSIZE_CONFIGS_DIR,
                           catalog,
-                          constants);
+                          constants,
+                          eff);
 
     // Groups weighted equally, whatever their row counts. Stage 1 fits the families and the
     // serving engines on the validation data; stage 2 fits the transformers engine alone on our

@@ -31,7 +31,7 @@ generated=${3:-150}
 generator=${GENERATOR:-build/bench/rightsize_generate_specs}
 only=${ONLY:-}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+[[ -n ${KEEP:-} ]] && echo "work: $work" >&2 || trap 'rm -rf "$work"' EXIT
 
 option_sets=(
   ""

@@ -93,10 +93,11 @@ void append_measured_cases(PerfCases& out,
                            const std::string& measured_file,
                            const std::string& configs_dir,
                            const Catalog& catalog,
-                           const Constants& constants) {
+                           const Constants& constants,
+                           const Efficiency& efficiency) {
   const nlohmann::json j = read_measured(measured_file);
   const Gpu& gpu = catalog.resolve("H200-SXM-141GB", measured_file);
-  const std::string family = Efficiency::family_name(gpu);
+  const std::string family = efficiency.family_name(gpu);
   const std::string tag = "h200";
 
   // transformers' generate: a static batch, all prompts prefilled at once, then decoded together.

@@ -32,6 +32,7 @@ void append_measured_cases(PerfCases& out,
                            const std::string& measured_file,
                            const std::string& configs_dir,
                            const Catalog& catalog,
-                           const Constants& constants);
+                           const Constants& constants,
+                           const Efficiency& efficiency);
 
 } // namespace rightsize::accuracy

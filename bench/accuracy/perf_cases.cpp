@@ -86,7 +86,8 @@ ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficien
 PerfCases build_perf_cases(const std::string& validation_dir,
                            const std::string& configs_dir,
                            const Catalog& catalog,
-                           const Constants& constants) {
+                           const Constants& constants,
+                           const Efficiency& efficiency) {
   PerfCases out;
   std::map<std::string, int> skip_counts;
   const auto skip = [&](const std::string& reason) { ++skip_counts[reason]; };
@@ -228,7 +229,7 @@ PerfCases build_perf_cases(const std::string& validation_dir,
     }
     auto prepared = std::make_shared<Prepared>(Prepared{spec, gpu, p, memory});
     const bool held = held_out_key(key);
-    const std::string family = Efficiency::family_name(gpu);
+    const std::string family = efficiency.family_name(gpu);
     const auto predictor = [prepared, &constants](bool want_ttft) {
       return [prepared, &constants, want_ttft](const Efficiency& eff) {
         const auto r = estimate_inference(
@@ -312,7 +313,7 @@ PerfCases build_perf_cases(const std::string& validation_dir,
         out.cases.push_back({id,
                              "first_token",
                              "trtllm-table",
-                             Efficiency::family_name(*gpu),
+                             efficiency.family_name(*gpu),
                              "tensorrt-llm",
                              j["value"].get<double>(),
                              held,
@@ -333,7 +334,7 @@ PerfCases build_perf_cases(const std::string& validation_dir,
             {id,
              "throughput",
              "trtllm-table",
-             Efficiency::family_name(*gpu),
+             efficiency.family_name(*gpu),
              "tensorrt-llm",
              j["value"].get<double>(),
              held,

@@ -43,10 +43,13 @@ struct PerfCases {
   int serving_configurations = 0; // after
 };
 
+// `efficiency` names each case's GPU family (its generations table); the fit changes only its
+// factors.
 PerfCases build_perf_cases(const std::string& validation_dir,
                            const std::string& configs_dir,
                            const Catalog& catalog,
-                           const Constants& constants);
+                           const Constants& constants,
+                           const Efficiency& efficiency);
 
 // Median and worst absolute relative error of `cases` with `metric` under `eff`.
 struct ErrorSummary {

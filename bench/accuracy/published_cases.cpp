@@ -42,9 +42,10 @@ PublishedGroup summarize(const std::string& name,
   return g;
 }
 
-std::string family_of(const Catalog& catalog, const std::string& gpu) {
+std::string
+family_of(const Catalog& catalog, const Efficiency& efficiency, const std::string& gpu) {
   const Gpu* g = catalog.find(gpu);
-  return g == nullptr ? "not in the catalog" : Efficiency::family_name(*g);
+  return g == nullptr ? "not in the catalog" : efficiency.family_name(*g);
 }
 
 } // namespace
@@ -76,7 +77,7 @@ PublishedAccuracy run_published_cases(const std::string& index_path,
     groups["all " + scenario].push_back(&p);
     groups["source " + r.source + " " + scenario].push_back(&p);
     if (r.scenario == PublishedScenario::offline && !r.mean_lengths) {
-      groups["offline family " + family_of(catalog, r.gpu)].push_back(&p);
+      groups["offline family " + family_of(catalog, efficiency, r.gpu)].push_back(&p);
       groups[fmt::format("offline lengths {}/{}", r.input_tokens, r.output_tokens)].push_back(&p);
       groups[std::string("offline kv ") + (r.kv_cache.empty() ? "not stated" : "stated")].push_back(
           &p);

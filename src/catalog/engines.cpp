@@ -632,15 +632,7 @@ const std::vector<std::string>& engine_kv_formats() {
 }
 
 std::string_view to_string(SupportStatus s) {
-  switch (s) {
-  case SupportStatus::supported:
-    return "supported";
-  case SupportStatus::unsupported:
-    return "unsupported";
-  case SupportStatus::unknown:
-    return "unknown";
-  }
-  return "unknown";
+  return k_support_status_names.name(s);
 }
 
 std::optional<TensorPrecision> SupportAnswer::math_precision() const {

@@ -124,9 +124,7 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
 // The spec as deployed: the engine the command line names, the formats the lock holds.
 void adjust_spec(const DeployCliOptions& o, const std::optional<LockedPlan>& locked, Spec& spec) {
   if (!o.engine.empty()) {
-    spec.workload.inference.engine = o.engine == "vllm"     ? Engine::vllm
-                                     : o.engine == "sglang" ? Engine::sglang
-                                                            : Engine::tensorrt_llm;
+    spec.workload.inference.engine = *k_engine_names.find(o.engine);
     if (const auto refused = image_engine_refusal(spec.model, spec.workload.inference.engine)) {
       throw InputError("--engine", fmt::format("{}, got \"{}\"", *refused, o.engine));
     }

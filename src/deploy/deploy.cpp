@@ -45,7 +45,7 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
   double ttft_high = 1.0;
   double tpot_high = 1.0;
   if (in.uncertainty != nullptr && in.confidence == Confidence::band) {
-    const std::string family = Efficiency::family_name(g);
+    const std::string family = in.efficiency.family_name(g);
     const std::string engine = engine_key(spec.workload.inference.engine);
     ttft_high = in.uncertainty->high_ratio("ttft", family, engine);
     tpot_high = in.uncertainty->high_ratio("tpot", family, engine);

@@ -9,13 +9,16 @@ namespace rightsize::detail {
 
 // The private members of Constants and Uncertainty, for the blob.
 struct BundleAccess {
-  template <class A, class C> static void constants(A& a, C& c) { a(c.m_values); }
+  template <class A, class C> static void constants(A& a, C& c) { a(c.m_values, c.m_engines); }
   // The array the estimator reads, in step with the values read back.
   static void reindex(Constants& c) {
     for (const auto& entry : c.m_values) {
       c.index(entry.first);
     }
   }
+  // An efficiency's generations, and (read back) their look-up index rebuilt.
+  template <class A, class E> static void generations(A& a, E& e) { a(e.m_generations); }
+  static void reindex(Efficiency& e) { e.index_generations(); }
   template <class A, class U> static void uncertainty(A& a, U& u) {
     a(u.coverage, u.widening, u.m_metrics, u.m_serving, u.m_training);
   }
@@ -36,6 +39,14 @@ struct BundleAccess {
 template <class A, class T, if_is<T, Assumption> = 0> void describe(A& a, T& x) {
   a(x.name, x.value, x.source);
 }
+template <class A, class T, if_is<T, PolicyConstant> = 0> void describe(A& a, T& x) {
+  a(x.name, x.value);
+}
+template <class A, class T, if_is<T, EngineMemoryPolicy> = 0> void describe(A& a, T& p) {
+  a(p.engine, p.memory_fraction, p.fraction_of, p.kv_block_tokens, p.cuda_graphs_mib);
+  a(p.activation_peak, p.max_batched_tokens, p.max_sequences, p.allocator_fragmentation);
+  a(p.source);
+}
 template <class A, class T, if_is<T, Constants> = 0> void describe(A& a, T& c) {
   BundleAccess::constants(a, c);
 }
@@ -45,7 +56,11 @@ template <class A, class T, if_is<T, FamilyEfficiency> = 0> void describe(A& a, 
 template <class A, class T, if_is<T, EngineOverhead> = 0> void describe(A& a, T& e) {
   a(e.per_layer, e.per_step, e.per_request, e.wave_factor, e.prefill_interference);
 }
+template <class A, class T, if_is<T, GenerationFamily> = 0> void describe(A& a, T& g) {
+  a(g.family, g.source);
+}
 template <class A, class T, if_is<T, Efficiency> = 0> void describe(A& a, T& e) {
+  BundleAccess::generations(a, e);
   a(e.families, e.engines, e.allreduce_latency, e.pcie_allreduce_latency);
   a(e.pcie_allreduce_efficiency, e.network_latency, e.dp_overlap, e.training_size_exponent);
   a(e.training_reference_hidden, e.fp8_training_speedup, e.fitted_on);
@@ -67,10 +82,13 @@ void describe(A& a, T& f) {
 // update them together with describe().
 #if defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && defined(__LP64__)
 static_assert(sizeof(Assumption) == 72, "a field of Assumption is missing from describe()");
-static_assert(sizeof(Constants) == 192, "a field of Constants is missing from describe()");
+static_assert(sizeof(PolicyConstant) == 40, "a field of PolicyConstant is missing");
+static_assert(sizeof(EngineMemoryPolicy) == 368, "a field of EngineMemoryPolicy is missing");
+static_assert(sizeof(Constants) == 168, "a field of Constants is missing from describe()");
 static_assert(sizeof(FamilyEfficiency) == 24, "a field of FamilyEfficiency is missing");
 static_assert(sizeof(EngineOverhead) == 40, "a field of EngineOverhead is missing");
-static_assert(sizeof(Efficiency) == 176, "a field of Efficiency is missing from describe()");
+static_assert(sizeof(GenerationFamily) == 64, "a field of GenerationFamily is missing");
+static_assert(sizeof(Efficiency) == 248, "a field of Efficiency is missing from describe()");
 static_assert(sizeof(Uncertainty) == 160, "a field of Uncertainty is missing from describe()");
 #endif
 
@@ -89,7 +107,9 @@ std::string serialize_efficiency(const Efficiency& efficiency) {
 }
 
 Efficiency deserialize_efficiency(std::string_view blob) {
-  return deserialize_blob<Efficiency>(blob);
+  auto e = deserialize_blob<Efficiency>(blob);
+  BundleAccess::reindex(e);
+  return e;
 }
 
 std::string serialize_uncertainty(const Uncertainty& uncertainty) {

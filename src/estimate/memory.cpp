@@ -1,6 +1,7 @@
 // The memory estimator. Formulas and sources: docs/model.md, "Memory".
 
 #include "bundled.hpp"
+#include "engine_policy.hpp"
 
 #include <rightsize/core/bisect.hpp>
 #include <rightsize/core/files.hpp>
@@ -72,12 +73,6 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(Constant::count)
     "nccl_buffers_mib",
     "cuda_graphs_mib",
     "allocator_fragmentation",
-    "vllm_gpu_memory_utilization",
-    "sglang_mem_fraction_static",
-    "trtllm_kv_cache_free_gpu_mem_fraction",
-    "vllm_block_size_tokens",
-    "sglang_page_size_tokens",
-    "trtllm_tokens_per_block",
     "max_num_batched_tokens",
     "max_num_seqs",
     "hf_loss_bytes_per_logit",
@@ -90,14 +85,16 @@ std::string_view constant_name(Constant c) {
   return k_constant_names.at(static_cast<std::size_t>(c));
 }
 
-// Keeps the array the estimator reads in step with the named value.
+// Keeps the array the estimator reads, and the engines' policies, in step with the named value.
 void Constants::index(const std::string& name) {
+  const double value = m_values.at(name).value;
   for (std::size_t i = 0; i < k_constant_names.size(); ++i) {
     if (k_constant_names[i] == name) {
-      m_known[i] = m_values.at(name).value;
+      m_known[i] = value;
       m_present[i] = true;
     }
   }
+  detail::update_policies(m_engines, name, value);
 }
 
 Constants Constants::load(const std::string& path) {
@@ -110,7 +107,7 @@ Constants Constants::load(const std::string& path) {
   }
   const auto json = detail::parse_json_text(*text, path);
   const FieldReader root(json, path);
-  root.reject_unknown({"schema_version", "description", "constants"});
+  root.reject_unknown({"schema_version", "description", "constants", "engines"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
   }
@@ -131,6 +128,15 @@ Constants Constants::load(const std::string& path) {
     } catch (const InputError& e) {
       errors.push_back(e);
     }
+  }
+  try {
+    c.m_engines = detail::read_engine_policies(
+        root.object("engines"), c, errors, [](const std::string& name) {
+          const ConstantRule r = constant_rule(name);
+          return detail::ConstantKind{r.whole, r.max};
+        });
+  } catch (const InputError& e) {
+    errors.push_back(e);
   }
   if (!errors.empty()) {
     throw InputErrors(errors);
@@ -231,19 +237,25 @@ double attention_tp_share(const ModelArch& m, int tp) {
   return (qo / t + kv * kv_heads_per_rank / k) / (qo + kv);
 }
 
-// Tokens one forward pass of a serving engine takes (transformers aside): max_num_batched_tokens,
-// and for an embedding workload at least one whole sequence, as its attention is not chunked
-// (vLLM disables chunked prefill for pooling models and raises the budget to the model length).
-long long batched_tokens(const Spec& spec, const Constants& c) {
+// Tokens one forward pass of a serving engine takes (transformers aside): max_num_batched_tokens
+// (the chunk the engine profiles, `chunk_tokens`), and for an embedding workload at least one
+// whole sequence, as its attention is not chunked (vLLM disables chunked prefill for pooling
+// models and raises the budget to the model length).
+long long batched_tokens(const Spec& spec, double chunk_tokens) {
   const auto& inf = spec.workload.inference;
-  const long long budget = inf.max_num_batched_tokens.value_or(
-      static_cast<long long>(c.get(Constant::max_num_batched_tokens)));
+  const long long budget =
+      inf.max_num_batched_tokens.value_or(static_cast<long long>(chunk_tokens));
   return spec.workload.one_pass() ? std::max(budget, inf.input_tokens) : budget;
+}
+
+// The same, with the engine's profiled chunk.
+long long batched_tokens(const Spec& spec, const EngineMemoryPolicy& policy) {
+  return batched_tokens(spec, policy.max_batched_tokens->value);
 }
 
 Bytes engine_activation_peak(const Spec& spec,
                              const Parallelism& p,
-                             const Constants& c,
+                             const EngineMemoryPolicy& policy,
                              long long batch) {
   const ModelArch& m = spec.model;
   const auto& inf = spec.workload.inference;
@@ -264,7 +276,7 @@ Bytes engine_activation_peak(const Spec& spec,
   double tokens = 0;
   double sequences = 0;
   double scores = 0;
-  if (inf.engine == Engine::transformers) {
+  if (policy.activation_peak == ActivationPeak::whole_batch) {
     tokens = static_cast<double>(batch * inf.prompt_tokens());
     sequences = static_cast<double>(batch);
     if (m.encoder_decoder && m.mel_bins == 0) {
@@ -280,8 +292,8 @@ Bytes engine_activation_peak(const Spec& spec,
                positions * (2.0 * bytes + 2.0 * 4.0);
     }
   } else {
-    tokens = static_cast<double>(batched_tokens(spec, c));
-    sequences = std::min(c.get(Constant::max_num_seqs), tokens);
+    tokens = static_cast<double>(batched_tokens(spec, policy));
+    sequences = std::min(policy.max_sequences->value, tokens);
   }
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
@@ -410,23 +422,11 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
 
 namespace {
 
-// The engine's KV allocation granularity in tokens.
+// The engine's KV allocation granularity in tokens; one without paged blocks (transformers'
+// DynamicCache grows by concatenation) allocates token by token.
 long long kv_block_tokens(Engine e, const Constants& c) {
-  long long block = 1; // transformers' DynamicCache grows by concatenation, token by token
-  switch (e) {
-  case Engine::vllm:
-    block = static_cast<long long>(c.get(Constant::vllm_block_size_tokens));
-    break;
-  case Engine::sglang:
-    block = static_cast<long long>(c.get(Constant::sglang_page_size_tokens));
-    break;
-  case Engine::tensorrt_llm:
-    block = static_cast<long long>(c.get(Constant::trtllm_tokens_per_block));
-    break;
-  case Engine::transformers:
-    break;
-  }
-  return std::max(1LL, block);
+  const auto& block = c.engine(e).kv_block_tokens;
+  return block ? std::max(1LL, static_cast<long long>(block->value)) : 1LL;
 }
 
 } // namespace
@@ -476,9 +476,6 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     g.state = Bytes(per_mamba_layer * static_cast<double>(m.recurrent_layers()) * share);
   }
   g.block = kv_block_tokens(spec.workload.inference.engine, c);
-  if (spec.workload.inference.engine == Engine::transformers) {
-    g.window = m.sliding_window; // transformers' sliding-window caches also cap
-  }
   return g;
 }
 
@@ -559,16 +556,16 @@ Bytes cuda_context_bytes(const Constants& c) {
 
 // The constants cuda_context_bytes reads, cuBLAS first: the order reports have always listed them
 // in (golden outputs depend on it).
-std::vector<const char*> cuda_context_constants() {
+std::vector<std::string_view> cuda_context_constants() {
   return {"cublas_workspace_mib", "cuda_context_mib"};
 }
 
 // The constants the estimate read, in the order given, as its assumptions.
 std::vector<Assumption> recorded_assumptions(const Constants& c,
-                                             const std::vector<const char*>& names) {
+                                             const std::vector<std::string_view>& names) {
   std::vector<Assumption> out;
   out.reserve(names.size());
-  for (const char* name : names) {
+  for (const std::string_view name : names) {
     out.push_back(c.assumption(name));
   }
   return out;
@@ -591,46 +588,30 @@ template <typename Fits> long long largest_that_fits(long long limit, const Fits
 
 // --- Inference ---------------------------------------------------------------------------------
 
-// The constant holding the engine's memory fraction; transformers has none.
-std::optional<Constant> engine_fraction_constant(Engine engine) {
-  switch (engine) {
-  case Engine::vllm:
-    return Constant::vllm_gpu_memory_utilization;
-  case Engine::sglang:
-    return Constant::sglang_mem_fraction_static;
-  case Engine::tensorrt_llm:
-    return Constant::trtllm_kv_cache_free_gpu_mem_fraction;
-  case Engine::transformers:
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 bool inference_uses_nccl(const Parallelism& p) {
   return p.tp > 1 || p.pp > 1;
 }
 
 // What the runtime holds whatever the batch: CUDA context, NCCL buffers, captured CUDA graphs.
-Bytes inference_fixed_overhead(const InferenceWorkload& inf,
+Bytes inference_fixed_overhead(const EngineMemoryPolicy& policy,
                                const Parallelism& p,
                                const Constants& c) {
   Bytes overhead = cuda_context_bytes(c);
   if (inference_uses_nccl(p)) {
     overhead += mib(c.get(Constant::nccl_buffers_mib));
   }
-  if (inf.engine != Engine::transformers) {
-    overhead += mib(c.get(Constant::cuda_graphs_mib));
+  if (policy.cuda_graphs_mib) {
+    overhead += mib(policy.cuda_graphs_mib->value);
   }
   return overhead;
 }
 
 // The share of the GPU the engine lets itself use.
-double engine_memory_fraction(const InferenceWorkload& inf, const Constants& c) {
-  const auto constant = engine_fraction_constant(inf.engine);
-  if (!constant) {
+double engine_memory_fraction(const InferenceWorkload& inf, const EngineMemoryPolicy& policy) {
+  if (!policy.memory_fraction) {
     return 1.0;
   }
-  return inf.gpu_memory_utilization.value_or(c.get(*constant));
+  return inf.gpu_memory_utilization.value_or(policy.memory_fraction->value);
 }
 
 // Activation peak and overhead at a given batch.
@@ -641,12 +622,11 @@ struct NonKvBytes {
 
 NonKvBytes non_kv_bytes(const Spec& spec,
                         const Parallelism& p,
-                        const Constants& c,
                         const InferenceMemoryLayout& s,
                         long long batch) {
-  const Bytes activations = engine_activation_peak(spec, p, c, batch);
+  const Bytes activations = engine_activation_peak(spec, p, *s.policy, batch);
   Bytes fragmentation;
-  if (s.engine == Engine::transformers) {
+  if (s.policy->allocator_fragmentation) {
     fragmentation = activations * s.fragmentation;
   }
   return {activations, s.fixed_overhead + fragmentation};
@@ -659,7 +639,7 @@ Bytes outside_kv(const InferenceMemoryLayout& s, const NonKvBytes& non_kv) {
 
 // The engine's own budget, given what lies outside the KV cache.
 Bytes engine_budget(const InferenceMemoryLayout& s, Bytes rest) {
-  if (s.engine == Engine::tensorrt_llm) {
+  if (s.policy->fraction_of == FractionOf::free_memory) {
     // KV cache gets a fraction of what is free after weights, activations and overhead.
     return rest + (s.capacity - rest) * s.fraction;
   }
@@ -668,24 +648,20 @@ Bytes engine_budget(const InferenceMemoryLayout& s, Bytes rest) {
 
 bool batch_fits(const Spec& spec,
                 const Parallelism& p,
-                const Constants& c,
                 const InferenceMemoryLayout& s,
                 long long batch) {
-  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, batch));
+  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, s, batch));
   return rest + s.kv_per_sequence * static_cast<double>(batch) <= engine_budget(s, rest);
 }
 
 // The most sequences that fit: closed form when activations do not depend on the batch (serving
 // engines profile a fixed chunk), a search when they do (transformers).
-long long max_batch(const Spec& spec,
-                    const Parallelism& p,
-                    const Constants& c,
-                    const InferenceMemoryLayout& s) {
-  if (s.engine == Engine::transformers) {
+long long max_batch(const Spec& spec, const Parallelism& p, const InferenceMemoryLayout& s) {
+  if (s.policy->activation_peak == ActivationPeak::whole_batch) {
     return largest_that_fits(10'000'000,
-                             [&](long long batch) { return batch_fits(spec, p, c, s, batch); });
+                             [&](long long batch) { return batch_fits(spec, p, s, batch); });
   }
-  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, c, s, 1));
+  const Bytes rest = outside_kv(s, non_kv_bytes(spec, p, s, 1));
   const Bytes pool = engine_budget(s, rest) - rest;
   if (pool.si() <= 0) {
     return 0;
@@ -693,7 +669,8 @@ long long max_batch(const Spec& spec,
   if (spec.workload.one_pass()) {
     // One forward pass: the sequences the batched-token budget holds (and, for a decoder used
     // for embeddings, the KV cache).
-    const long long per_pass = batched_tokens(spec, c) / spec.workload.inference.input_tokens;
+    const long long per_pass =
+        batched_tokens(spec, *s.policy) / spec.workload.inference.input_tokens;
     return s.kv_per_sequence.si() > 0
                ? std::min(per_pass, static_cast<long long>(std::floor(pool / s.kv_per_sequence)))
                : per_pass;
@@ -721,7 +698,7 @@ std::vector<std::string> inference_notes(const Spec& spec,
                                 spec.per_image() ? "images" : "sequences",
                                 context_tokens,
                                 e.max_batch,
-                                batched_tokens(spec, c)));
+                                batched_tokens(spec, c.get(Constant::max_num_batched_tokens))));
     return notes;
   }
   // A transcription's windows are bounded by the decoder's 448 positions by construction.
@@ -743,28 +720,25 @@ std::vector<std::string> inference_notes(const Spec& spec,
   return notes;
 }
 
-// The constants the inference steps read, in the order reports list them.
-std::vector<const char*> inference_assumption_names(const InferenceWorkload& inf,
-                                                    const Parallelism& p) {
-  std::vector<const char*> names = cuda_context_constants();
+// The constants the inference steps read, in the order reports list them: the engine's after the
+// runtime's (its memory fraction listed even when gpu_memory_utilization overrides it).
+std::vector<std::string_view> inference_assumption_names(const EngineMemoryPolicy& policy,
+                                                         const Parallelism& p) {
+  std::vector<std::string_view> names = cuda_context_constants();
   if (inference_uses_nccl(p)) {
-    names.push_back("nccl_buffers_mib");
+    names.emplace_back("nccl_buffers_mib");
   }
-  if (inf.engine != Engine::transformers) {
-    names.insert(names.end(), {"cuda_graphs_mib", "max_num_batched_tokens", "max_num_seqs"});
-  }
-  // Listed even when gpu_memory_utilization overrides it.
-  const auto fraction = engine_fraction_constant(inf.engine);
-  names.push_back(fraction ? constant_name(*fraction).data() : "allocator_fragmentation");
+  const std::vector<std::string_view> engine = policy.constant_names();
+  names.insert(names.end(), engine.begin(), engine.end());
   return names;
 }
 
 // Activation peak and overhead at `batch` sequences.
 NonKvBytes non_kv_at(const InferenceMemoryLayout& s, long long batch) {
-  if (s.engine != Engine::transformers) {
+  if (s.policy->activation_peak == ActivationPeak::profiled_chunk) {
     return {s.activations, s.overhead}; // the engine's fixed chunk, whatever the batch
   }
-  return non_kv_bytes(*s.spec, s.p, *s.constants, s, batch);
+  return non_kv_bytes(*s.spec, s.p, s, batch);
 }
 
 } // namespace
@@ -782,16 +756,18 @@ InferenceMemoryLayout inference_memory_layout(const Spec& spec,
   s.kv = kv_cache_geometry(spec, p, c);
   s.context_tokens = inf.prompt_tokens() + inf.output_tokens;
   s.engine = inf.engine;
+  s.policy = &c.engine(inf.engine);
   s.capacity = gpu.plannable_memory();
   s.weights = weights_per_gpu(spec.model, spec.weights, p).total();
   s.kv_per_sequence = s.kv.per_sequence(s.context_tokens);
-  s.fixed_overhead = inference_fixed_overhead(inf, p, c);
-  s.fraction = engine_memory_fraction(inf, c);
-  s.fragmentation = c.get(Constant::allocator_fragmentation);
-  const NonKvBytes one = non_kv_bytes(spec, p, c, s, 1);
+  s.fixed_overhead = inference_fixed_overhead(*s.policy, p, c);
+  s.fraction = engine_memory_fraction(inf, *s.policy);
+  s.fragmentation =
+      s.policy->allocator_fragmentation ? s.policy->allocator_fragmentation->value : 0.0;
+  const NonKvBytes one = non_kv_bytes(spec, p, s, 1);
   s.activations = one.activations;
   s.overhead = one.overhead;
-  s.max_batch = max_batch(spec, p, c, s);
+  s.max_batch = max_batch(spec, p, s);
   return s;
 }
 
@@ -822,7 +798,7 @@ estimate_memory(const InferenceMemoryLayout& s, std::optional<long long> batch, 
   const ModelArch& m = spec.model;
   e.max_context = m.max_position > 0 ? std::min(longest, m.max_position) : longest;
   e.notes = inference_notes(spec, *s.constants, e, longest, s.context_tokens);
-  e.assumptions = recorded_assumptions(*s.constants, inference_assumption_names(inf, s.p));
+  e.assumptions = recorded_assumptions(*s.constants, inference_assumption_names(*s.policy, s.p));
   return e;
 }
 
@@ -952,17 +928,17 @@ Bytes training_overhead(const Parallelism& p,
 }
 
 // The constants the training steps read, in the order reports list them.
-std::vector<const char*> training_assumption_names(const TrainingWorkload& w,
-                                                   const Parallelism& p) {
-  std::vector<const char*> names = cuda_context_constants();
+std::vector<std::string_view> training_assumption_names(const TrainingWorkload& w,
+                                                        const Parallelism& p) {
+  std::vector<std::string_view> names = cuda_context_constants();
   if (w.method != FinetuneMethod::full) {
-    names.push_back("lora_adapter_bytes_per_param");
+    names.emplace_back("lora_adapter_bytes_per_param");
   }
-  names.push_back(constant_name(loss_constant(w.framework)).data());
+  names.push_back(constant_name(loss_constant(w.framework)));
   if (training_uses_nccl(p)) {
-    names.push_back("nccl_buffers_mib");
+    names.emplace_back("nccl_buffers_mib");
   }
-  names.push_back("allocator_fragmentation");
+  names.emplace_back("allocator_fragmentation");
   return names;
 }
 

@@ -25,6 +25,7 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
   root.reject_unknown({"schema_version",
                        "description",
                        "families",
+                       "generations",
                        "engines",
                        "interconnect",
                        "training",
@@ -41,6 +42,7 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
                                         f.number("memory", Range{0.0, 1.0, true}),
                                         f.number("training_compute", Range{0.0, 1.0, true})};
   }
+  e.read_generations(root.object("generations"));
   const auto engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
     const auto f = engines.object(name);
@@ -56,9 +58,9 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
                        f.number("ttft_wave_factor", Range::between(0.0, 2.0)),
                        f.number("prefill_interference", Range::between(0.0, 1.0))};
   }
-  for (const char* needed : {"vllm", "sglang", "tensorrt-llm", "transformers"}) {
-    if (e.engines.count(needed) == 0) {
-      engines.fail_plain(std::string("needs an entry for engine ") + needed);
+  for (const NameRow<Engine>& needed : k_engine_names) {
+    if (e.engines.count(needed.name) == 0) {
+      engines.fail_plain("needs an entry for engine " + std::string(needed.name));
     }
   }
   const auto ic = root.object("interconnect");
@@ -102,6 +104,10 @@ nlohmann::json Efficiency::to_json() const {
     fam[name] = {
         {"compute", f.compute}, {"memory", f.memory}, {"training_compute", f.training_compute}};
   }
+  nlohmann::json gen = nlohmann::json::object();
+  for (const auto& [name, g] : m_generations) {
+    gen[name] = {{"family", g.family}, {"source", g.source}};
+  }
   nlohmann::json eng = nlohmann::json::object();
   for (const auto& [name, o] : engines) {
     eng[name] = {{"layer_overhead_us", o.per_layer.si() * 1e6},
@@ -113,9 +119,11 @@ nlohmann::json Efficiency::to_json() const {
   return {{"schema_version", 1},
           {"description",
            "Efficiency factors of the performance model (docs/model.md, 'Performance'), per GPU "
-           "family and per serving engine, written by build/bench/rightsize_fit "
+           "family (with the GPU generations each family stands for, 'generations') and per "
+           "serving engine, written by build/bench/rightsize_fit "
            "(bench/fit_efficiency.cpp) from ../shared/validation; 'fitted_on' says which rows."},
           {"families", fam},
+          {"generations", gen},
           {"engines", eng},
           {"interconnect",
            {{"allreduce_latency_us", allreduce_latency.si() * 1e6},
@@ -128,40 +136,6 @@ nlohmann::json Efficiency::to_json() const {
             {"reference_hidden", training_reference_hidden},
             {"fp8_speedup", fp8_training_speedup}}},
           {"fitted_on", fitted_on}};
-}
-
-std::string Efficiency::family_name(const Gpu& gpu) {
-  return std::string(family_key(gpu));
-}
-
-std::string_view Efficiency::family_key(const Gpu& gpu) {
-  // A string_view compares lengths before characters: this runs in every evaluation.
-  const std::string_view g = gpu.generation;
-  if (g == "sm80" || g == "sm86") {
-    return "ampere";
-  }
-  if (g == "sm89") {
-    return "ada";
-  }
-  if (g == "sm90") {
-    return "hopper";
-  }
-  if (g == "sm75") {
-    return "turing";
-  }
-  if (g.rfind("gfx9", 0) == 0) {
-    return "cdna3";
-  }
-  return "blackwell"; // sm100, sm103, sm120
-}
-
-const FamilyEfficiency& Efficiency::family(const Gpu& gpu) const {
-  const auto it = families.find(family_key(gpu));
-  if (it == families.end()) {
-    throw InputError("data/efficiency.json:/families",
-                     "has no entry for GPU family " + family_name(gpu) + " of " + gpu.name);
-  }
-  return it->second;
 }
 
 const EngineOverhead& Efficiency::engine(Engine e) const {

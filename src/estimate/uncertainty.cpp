@@ -270,16 +270,15 @@ double Uncertainty::high_ratio(const std::string& metric,
 
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
-                               const Gpu& gpu,
+                               const std::string& family,
                                Engine engine) {
-  return inference_bands(p, u, gpu, std::string(to_string(engine)));
+  return inference_bands(p, u, family, std::string(to_string(engine)));
 }
 
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
-                               const Gpu& gpu,
+                               const std::string& family,
                                const std::string& eng) {
-  const std::string family = Efficiency::family_name(gpu);
   return inference_bands(p, u.band("ttft", family, eng), u.band("tpot", family, eng));
 }
 
@@ -300,9 +299,10 @@ inference_bands(const InferencePerformance& p, const RatioBand& ttft, const Rati
   return b;
 }
 
-TrainingBands training_bands(const TrainingPerformance& p, const Uncertainty& u, const Gpu& gpu) {
+TrainingBands
+training_bands(const TrainingPerformance& p, const Uncertainty& u, const std::string& family) {
   TrainingBands b;
-  b.step_ratio = u.band("step_time", Efficiency::family_name(gpu), "megatron");
+  b.step_ratio = u.band("step_time", family, "megatron");
   b.step = scaled(p.step.si(), b.step_ratio);
   if (p.time_to_train) {
     b.time_to_train = scaled(p.time_to_train->si(), b.step_ratio);

@@ -224,16 +224,17 @@ EstimateEvaluation estimate_configuration(Spec spec,
   }
   e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, batch);
   e.calibration = uncertainty.calibration(
-      Efficiency::family_name(gpu), engine_name(e.spec), !serving, unmeasured_workload(e.spec));
+      efficiency.family_name(gpu), engine_name(e.spec), !serving, unmeasured_workload(e.spec));
   if (serving) {
     e.inference =
         estimate_inference(e.spec, gpu, e.parallelism, e.memory, efficiency, constants, e.replicas);
     if (e.inference->concurrency > 0) {
-      e.inference_bands = inference_bands(*e.inference, uncertainty, gpu, engine_name(e.spec));
+      e.inference_bands = inference_bands(
+          *e.inference, uncertainty, efficiency.family_name(gpu), engine_name(e.spec));
     }
   } else {
     e.training = estimate_training(e.spec, gpu, e.parallelism, e.memory, efficiency);
-    e.training_bands = training_bands(*e.training, uncertainty, gpu);
+    e.training_bands = training_bands(*e.training, uncertainty, efficiency.family_name(gpu));
   }
   e.memory_band = memory_band(e.memory.per_gpu.total(), uncertainty);
   e.band_coverage = uncertainty.coverage;

@@ -95,8 +95,8 @@ void evaluate_inference(const detail::Search& S,
   double tpot_high = 1.0;
   double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands =
-        inference_bands(*c.inference, *S.options.uncertainty, *c.gpu, engine_name(spec));
+    c.inference_bands = inference_bands(
+        *c.inference, *S.options.uncertainty, S.eff.family_name(*c.gpu), engine_name(spec));
     if (S.options.confidence == Confidence::band) {
       ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
       tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());
@@ -190,7 +190,8 @@ void evaluate_training(const detail::Search& S, Candidate& c, ConfigurationEvalu
   }
   c.training = estimate_training(spec, *c.gpu, c.layout, c.memory, S.eff);
   if (S.options.uncertainty != nullptr) {
-    c.training_bands = training_bands(*c.training, *S.options.uncertainty, *c.gpu);
+    c.training_bands =
+        training_bands(*c.training, *S.options.uncertainty, S.eff.family_name(*c.gpu));
   }
   const auto& w = spec.workload.training;
   if (w.deadline && c.training->time_to_train) {

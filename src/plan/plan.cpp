@@ -445,7 +445,7 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
 namespace detail {
 
 const Calibration& family_calibration(const Search& S, const Gpu& g) {
-  const std::string family = Efficiency::family_name(g);
+  const std::string family = S.eff.family_name(g);
   const auto matches = [&](const Search::FamilyCalibration& k) { return k.family == family; };
   const auto make = [&] {
     const Spec& spec = S.spec;
@@ -461,7 +461,7 @@ InferenceBands serving_bands(const Search& S,
                              const Gpu& g,
                              const std::string& engine,
                              const InferencePerformance& p) {
-  const std::string family = Efficiency::family_name(g);
+  const std::string family = S.eff.family_name(g);
   const auto matches = [&](const Search::FamilyBands& k) {
     return k.family == family && k.engine == engine;
   };

@@ -23,22 +23,6 @@ namespace {
 constexpr double k_parameter_tolerance = 0.02;
 constexpr double k_length_factor = 2.5;
 
-std::optional<Engine> engine_of(const std::string& name) {
-  if (name == "vllm") {
-    return Engine::vllm;
-  }
-  if (name == "sglang") {
-    return Engine::sglang;
-  }
-  if (name == "tensorrt-llm") {
-    return Engine::tensorrt_llm;
-  }
-  if (name == "transformers") {
-    return Engine::transformers;
-  }
-  return std::nullopt;
-}
-
 // The spec as the published run ran it: inference on the run's engine and lengths, no targets,
 // no images; offline (no concurrency) unless the scenario fixes a batch.
 Spec run_spec(const Spec& spec, const PublishedResult& r, Engine engine, DType w, DType kv) {
@@ -255,7 +239,7 @@ PublishedPrediction predict_published(const Spec& spec,
   out.layout.ep = result.ep.value_or(1);
   out.replicas = result.gpus / (out.layout.tp * out.layout.pp);
   const Gpu* gpu = catalog.find(result.gpu);
-  const auto engine = engine_of(result.engine);
+  const auto engine = k_engine_names.find(result.engine);
   const DType weights = parse_dtype(result.weights).value_or(DType::bf16);
   const DType kv = result.kv_cache.empty() ? assumed_kv_cache(result.engine, weights)
                                            : parse_dtype(result.kv_cache).value_or(DType::bf16);
@@ -320,12 +304,13 @@ PublishedPrediction predict_published(const Spec& spec,
   out.batch = best->batch;
   out.predicted = best->output_tokens_per_s;
   if (uncertainty != nullptr) {
-    const auto bands = inference_bands(*best->perf, *uncertainty, *gpu, *engine);
+    const auto bands =
+        inference_bands(*best->perf, *uncertainty, efficiency.family_name(*gpu), *engine);
     // The band's ratios around this run's rate (a static batch's rate is not the continuous one).
     const double scale = best->output_tokens_per_s / best->perf->output_tokens_per_s;
     out.band = Band{bands.output_tokens_per_s.low * scale, bands.output_tokens_per_s.high * scale};
     out.calibration = uncertainty->calibration(
-        Efficiency::family_name(*gpu), std::string(to_string(*engine)), false);
+        efficiency.family_name(*gpu), std::string(to_string(*engine)), false);
   }
   return out;
 }
@@ -348,7 +333,7 @@ const PublishedResult* nearest_in(const Spec& spec,
   for (const auto& r : results) {
     if (r.model != model.key || r.gpu != gpu || r.input_tokens == 0 ||
         (r.tp && *r.tp * r.pp.value_or(1) != layout.tp * layout.pp) ||
-        r.weights != to_string(weights) || !engine_of(r.engine)) {
+        r.weights != to_string(weights) || !k_engine_names.find(r.engine)) {
       continue;
     }
     const double din = log_distance(static_cast<double>(r.input_tokens), in);

@@ -674,7 +674,7 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
     return std::nullopt;
   }
   // Each GPU's search asks for three; a family's answer is the same for each of its GPUs.
-  const std::string family = Efficiency::family_name(g);
+  const std::string family = S.eff.family_name(g);
   const std::string engine = engine_name(spec);
   const auto matches = [&](const Search::FamilyRatio& k) {
     return k.metric == metric && k.family == family && k.engine == engine;

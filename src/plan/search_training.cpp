@@ -130,7 +130,7 @@ std::optional<double> deadline_ratio(const Search& S, const Gpu& g) {
   if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
     return std::nullopt;
   }
-  return S.options.uncertainty->high_ratio("step_time", Efficiency::family_name(g), "megatron");
+  return S.options.uncertainty->high_ratio("step_time", S.eff.family_name(g), "megatron");
 }
 
 // A layout that meets the deadline, with every figure and sentence (Detail::full): the one shown.
@@ -144,7 +144,7 @@ Candidate training_candidate(
   c.memory = estimate_memory(spec, g, p, S.constants);
   c.training = estimate_training(spec, g, p, c.memory, S.eff);
   if (S.options.uncertainty != nullptr) {
-    c.training_bands = training_bands(*c.training, *S.options.uncertainty, g);
+    c.training_bands = training_bands(*c.training, *S.options.uncertainty, S.eff.family_name(g));
   }
   cost_training(S, price, c);
   return c;

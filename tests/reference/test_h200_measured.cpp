@@ -68,7 +68,8 @@ TEST_CASE("reference: predictions against the H200 measurements", "[reference][h
                                   std::string(RIGHTSIZE_DATA_DIR) + "/measured/h200-sxm.json",
                                   std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
                                   catalog,
-                                  constants);
+                                  constants,
+                                  eff);
   std::map<std::string, std::vector<const accuracy::PerfCase*>> held_out;
   std::map<std::string, std::vector<const accuracy::PerfCase*>> all;
   for (const auto& c : perf.cases) {

@@ -27,7 +27,8 @@ TEST_CASE("reference: performance against measured serving and training runs",
   const auto perf = accuracy::build_perf_cases(RIGHTSIZE_VALIDATION_DIR,
                                                std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
                                                catalog,
-                                               constants);
+                                               constants,
+                                               eff);
   std::map<std::string, std::vector<const accuracy::PerfCase*>> held_out;
   std::map<std::string, std::vector<const accuracy::PerfCase*>> fit;
   for (const auto& c : perf.cases) {

@@ -11,6 +11,7 @@
 // SupportAnswer::math_precision() maps onto Gpu::rate()).
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/names.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,11 @@ enum class SupportStatus {
   unsupported, // the data says it does not run; reason says why
   unknown,     // the engine, generation or a format is not in the data; reason says which
 };
+inline constexpr NameRow<SupportStatus> k_support_status_rows[] = {
+    {SupportStatus::supported, "supported"},
+    {SupportStatus::unsupported, "unsupported"},
+    {SupportStatus::unknown, "unknown"}};
+inline constexpr NameTable<SupportStatus> k_support_status_names{k_support_status_rows};
 std::string_view to_string(SupportStatus s);
 
 // The answer to "does `engine` run these formats on this GPU?".

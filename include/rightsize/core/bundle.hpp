@@ -229,16 +229,19 @@ private:
     }
   }
 
+  // The throw apart, so that size() and take() stay small enough to be inlined wherever they
+  // are called (in a unit of many reads, GCC's unit growth limit otherwise keeps them calls).
+  [[noreturn]] static void truncated() { throw InternalError("bundled data: truncated"); }
   std::size_t size() {
     const auto n = raw<std::uint64_t>();
     if (n > m_rest.size()) {
-      throw InternalError("bundled data: truncated");
+      truncated();
     }
     return static_cast<std::size_t>(n);
   }
   const char* take(std::size_t n) {
     if (n > m_rest.size()) {
-      throw InternalError("bundled data: truncated");
+      truncated();
     }
     const char* p = m_rest.data();
     m_rest.remove_prefix(n);

@@ -3,6 +3,7 @@
 // Strict JSON reading with errors that name the file and the JSON pointer of the offending field.
 
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/names.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -112,6 +113,20 @@ public:
       }
       names.push_back(name);
     }
+    fail("must be one of " + join(names) + did_you_mean(given, names));
+  }
+
+  // One of the names of an enum's table (core/names.hpp), aliases included, case-insensitive;
+  // an unknown name fails with every row's name and a did-you-mean suggestion, as above.
+  template <class E> [[nodiscard]] E choice(std::string_view key, const NameTable<E>& table) const {
+    return member(key).as_choice(table);
+  }
+  template <class E> [[nodiscard]] E as_choice(const NameTable<E>& table) const {
+    const std::string given = as_string();
+    if (const std::optional<E> value = table.find(given)) {
+      return *value;
+    }
+    const std::vector<std::string> names = table.names();
     fail("must be one of " + join(names) + did_you_mean(given, names));
   }
 

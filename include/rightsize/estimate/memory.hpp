@@ -4,6 +4,7 @@
 // compute, latency and interconnect. Every term is a named formula in docs/model.md.
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/names.hpp>
 #include <rightsize/core/units.hpp>
 #include <rightsize/spec/spec.hpp>
 
@@ -37,20 +38,16 @@ struct Assumption {
   std::string source;
 };
 
-// The constants the estimator reads. Each is a field of data/memory.json under the same name;
-// reads go through this index so that an evaluation does no string look-up.
+// The constants the estimator reads whatever the engine. Each is a field of data/memory.json under
+// the same name; reads go through this index so that an evaluation does no string look-up. The
+// constants of one engine (its memory fraction, its block size) are read through its
+// EngineMemoryPolicy instead, which names them.
 enum class Constant : std::size_t {
   cuda_context_mib,
   cublas_workspace_mib,
   nccl_buffers_mib,
   cuda_graphs_mib,
   allocator_fragmentation,
-  vllm_gpu_memory_utilization,
-  sglang_mem_fraction_static,
-  trtllm_kv_cache_free_gpu_mem_fraction,
-  vllm_block_size_tokens,
-  sglang_page_size_tokens,
-  trtllm_tokens_per_block,
   max_num_batched_tokens,
   max_num_seqs,
   hf_loss_bytes_per_logit,
@@ -62,6 +59,58 @@ enum class Constant : std::size_t {
 // The name of a constant in data/memory.json.
 std::string_view constant_name(Constant c);
 
+// A constant of data/memory.json as an engine's policy names it, with its value (kept in step
+// with --assume overrides).
+struct PolicyConstant {
+  std::string name;
+  double value = 0;
+};
+
+// What the activation reserve of a serving estimate is: the peak of one profiled forward pass of
+// a fixed chunk (max_batched_tokens tokens, max_sequences sequences' logits), whatever the batch,
+// as serving engines profile it at start-up; or the peak of one forward pass over the whole
+// batch's prompts (transformers' generate), which grows with the batch.
+enum class ActivationPeak { profiled_chunk, whole_batch };
+inline constexpr NameRow<ActivationPeak> k_activation_peak_rows[] = {
+    {ActivationPeak::profiled_chunk, "profiled_chunk"},
+    {ActivationPeak::whole_batch, "whole_batch"}};
+inline constexpr NameTable<ActivationPeak> k_activation_peak_names{k_activation_peak_rows};
+
+// What the memory fraction is a share of: the GPU's capacity (vLLM, SGLang: weights,
+// activations, overhead and KV cache all fit in it), or the memory still free after the weights,
+// activations and overhead, which the KV cache takes that share of (TensorRT-LLM).
+enum class FractionOf { capacity, free_memory };
+inline constexpr NameRow<FractionOf> k_fraction_of_rows[] = {
+    {FractionOf::capacity, "capacity"}, {FractionOf::free_memory, "free_memory"}};
+inline constexpr NameTable<FractionOf> k_fraction_of_names{k_fraction_of_rows};
+
+// One engine's memory policy: which constant of data/memory.json plays which role for it (its
+// "engines" section, one row per engine, with its source). A role the engine has no constant for
+// is absent: transformers has no memory fraction (it may use the whole GPU), no paged blocks (its
+// cache grows one token at a time), no CUDA graphs and no profiled chunk. The estimator reads
+// these instead of branching on the engine (src/estimate/memory.cpp).
+struct EngineMemoryPolicy {
+  std::string engine; // as specs name it (k_engine_names)
+  // The share of memory the engine lets itself use (a spec's gpu_memory_utilization overrides
+  // it); absent: all of it, and the spec's override does not apply.
+  std::optional<PolicyConstant> memory_fraction;
+  FractionOf fraction_of = FractionOf::capacity;
+  std::optional<PolicyConstant> kv_block_tokens; // paged KV granularity; absent: one token
+  std::optional<PolicyConstant> cuda_graphs_mib; // captured CUDA graphs; absent: none
+  ActivationPeak activation_peak = ActivationPeak::profiled_chunk;
+  // The profiled chunk (activation_peak profiled_chunk): tokens in one forward pass (at least one
+  // whole sequence for a one-pass workload) and sequences whose logits it computes.
+  std::optional<PolicyConstant> max_batched_tokens;
+  std::optional<PolicyConstant> max_sequences;
+  // The caching allocator's slack on transient tensors (activations), as a share of them;
+  // absent: none counted.
+  std::optional<PolicyConstant> allocator_fragmentation;
+  std::string source;
+  // The constants of its roles in the order reports list them: CUDA graphs, the chunk's tokens
+  // and sequences, the memory fraction, the allocator's slack.
+  [[nodiscard]] std::vector<std::string_view> constant_names() const;
+};
+
 namespace detail {
 struct BundleAccess; // the bundled data's serializer (src/estimate/bundled.cpp)
 } // namespace detail
@@ -69,7 +118,8 @@ struct BundleAccess; // the bundled data's serializer (src/estimate/bundled.cpp)
 // Runtime constants from data/memory.json, overridable one by one.
 class Constants {
 public:
-  // Reads data/memory.json (all problems at once, like the catalog).
+  // Reads data/memory.json (all problems at once, like the catalog): its constants and the
+  // memory policy of every engine of k_engine_names, each role naming one of its constants.
   static Constants load(const std::string& path);
   // Overrides one constant ("--assume cuda_context_mib=600"); unknown names are errors with a
   // suggestion.
@@ -84,14 +134,25 @@ public:
   [[nodiscard]] double get(Constant c) const;
   [[nodiscard]] const Assumption& assumption(std::string_view name) const;
   [[nodiscard]] std::vector<std::string> names() const;
+  // The engine's memory policy (an array index: every engine has one once loaded; a Constants
+  // that was not loaded has none, an InternalError).
+  [[nodiscard]] const EngineMemoryPolicy& engine(Engine e) const {
+    const auto i = static_cast<std::size_t>(e);
+    if (i >= m_engines.size()) {
+      no_policy(e);
+    }
+    return m_engines[i];
+  }
 
 private:
   friend struct detail::BundleAccess;
   void index(const std::string& name);
+  [[noreturn]] static void no_policy(Engine e);
 
   std::map<std::string, Assumption, std::less<>> m_values; // found by a name's view
   std::array<double, static_cast<std::size_t>(Constant::count)> m_known{};
   std::array<bool, static_cast<std::size_t>(Constant::count)> m_present{};
+  std::vector<EngineMemoryPolicy> m_engines; // by Engine's value
 };
 
 // How much an estimate explains. `numbers` leaves out what only a report reads (notes, the
@@ -185,12 +246,13 @@ struct InferenceMemoryLayout {
   KvCacheGeometry kv;
   long long context_tokens = 0; // one sequence: its prompt (images included) and output tokens
   Engine engine = Engine::vllm;
-  Bytes capacity;             // plannable memory of one GPU
-  Bytes weights;              // one GPU's share of the weights
-  Bytes kv_per_sequence;      // at context_tokens
+  const EngineMemoryPolicy* policy = nullptr; // the engine's, in *constants
+  Bytes capacity;                             // plannable memory of one GPU
+  Bytes weights;                              // one GPU's share of the weights
+  Bytes kv_per_sequence;                      // at context_tokens
   Bytes fixed_overhead;       // CUDA context and workspace, NCCL buffers, CUDA graphs
   double fraction = 1.0;      // the engine's memory fraction
-  double fragmentation = 0.0; // allocator slack on activations (transformers only)
+  double fragmentation = 0.0; // allocator slack on activations (the policy's; transformers)
   // Activation peak and overhead at a batch of one: those of every batch, but with transformers,
   // which runs the whole batch in one forward pass.
   Bytes activations;

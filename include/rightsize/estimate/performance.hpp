@@ -12,11 +12,18 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace rightsize {
+
+namespace detail {
+class FieldReader; // core/json_reader.hpp
+} // namespace detail
 
 struct FamilyEfficiency {
   double compute = 0.5;          // share of the dense peak that prefill GEMMs reach
@@ -32,17 +39,34 @@ struct EngineOverhead {
   double prefill_interference = 1; // share of a prefill's time that stalls the decode batch
 };
 
+// The efficiency family of a GPU generation (data/efficiency.json "generations"): the
+// generations whose measured runs one set of fitted factors stands for, with the source that
+// places the generation in its architecture.
+struct GenerationFamily {
+  std::string family; // a key of Efficiency::families: ampere, ada, hopper, blackwell, ...
+  std::string source;
+};
+
 class Efficiency {
 public:
   static Efficiency load(const std::string& path);
   static Efficiency from_json(const nlohmann::json& j, const std::string& file);
   [[nodiscard]] nlohmann::json to_json() const;
 
+  // The factors of the GPU's family. An InputError naming data/efficiency.json and the GPU when
+  // its generation has no family (a catalog overlay's new generation): never another's.
   [[nodiscard]] const FamilyEfficiency& family(const Gpu& gpu) const;
   [[nodiscard]] const EngineOverhead& engine(Engine e) const;
-  // The family name of a GPU: ampere, ada, hopper, blackwell, turing, cdna3.
-  static std::string family_name(const Gpu& gpu);
-  static std::string_view family_key(const Gpu& gpu);
+  // The family name of a GPU's generation (ampere, ada, hopper, blackwell, turing, cdna3), as
+  // the uncertainty bands are keyed; the same InputError as family() when it has none.
+  [[nodiscard]] std::string family_name(const Gpu& gpu) const;
+  [[nodiscard]] std::string_view family_key(const Gpu& gpu) const;
+
+  // The family of each GPU generation, by generation as the catalog names it (Gpu::generation:
+  // sm90, gfx942).
+  [[nodiscard]] const std::map<std::string, GenerationFamily, std::less<>>& generations() const {
+    return m_generations;
+  }
 
   // Keyed by name as in data/efficiency.json; transparent, so family() and engine() find without
   // building a string.
@@ -61,6 +85,18 @@ public:
   // GEMMs run at twice the rate, the rest (attention, norms, casts, amax) does not.
   double fp8_training_speedup = 1.3;
   nlohmann::json fitted_on; // what the values were fitted on
+
+private:
+  friend struct detail::BundleAccess;
+  // Reads data/efficiency.json's "generations" (after "families", which each must name) and
+  // indexes them (src/estimate/generations.cpp).
+  void read_generations(const detail::FieldReader& section);
+  void index_generations();
+
+  std::map<std::string, GenerationFamily, std::less<>> m_generations;
+  // m_generations for the look-up every evaluation makes: each generation's name packed into a
+  // number (names of at most 8 bytes), with its family.
+  std::vector<std::pair<std::uint64_t, std::string>> m_family_of;
 };
 
 struct InferencePerformance {

@@ -111,18 +111,22 @@ struct TrainingBands {
 };
 
 // Throughput is inverse to the time per output token, so its band is the TPOT band inverted.
-InferenceBands
-inference_bands(const InferencePerformance& p, const Uncertainty& u, const Gpu& gpu, Engine engine);
+// `family` is the GPU's efficiency family (Efficiency::family_name).
+InferenceBands inference_bands(const InferencePerformance& p,
+                               const Uncertainty& u,
+                               const std::string& family,
+                               Engine engine);
 // Same, for an engine by name (engine_name(spec): "diffusers" has no band of its own).
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
-                               const Gpu& gpu,
+                               const std::string& family,
                                const std::string& engine);
 // Same, from the ratio bands that Uncertainty::band gives for "ttft" and "tpot" of the GPU's
 // family and the engine (a plan looks them up once per family: each carries a sentence).
 InferenceBands
 inference_bands(const InferencePerformance& p, const RatioBand& ttft, const RatioBand& tpot);
-TrainingBands training_bands(const TrainingPerformance& p, const Uncertainty& u, const Gpu& gpu);
+TrainingBands
+training_bands(const TrainingPerformance& p, const Uncertainty& u, const std::string& family);
 // Memory's band, in bytes.
 Band memory_band(Bytes total, const Uncertainty& u);
 // Same, from Uncertainty::band("memory", "", "").

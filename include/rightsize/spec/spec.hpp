@@ -4,6 +4,7 @@
 // from a rightsize spec (schema version 1, docs/spec.md, data/spec.schema.json) or a bare
 // Hugging Face config.json with documented defaults.
 
+#include <rightsize/core/names.hpp>
 #include <rightsize/core/units.hpp>
 #include <rightsize/model/dtype.hpp>
 #include <rightsize/model/model.hpp>
@@ -61,12 +62,67 @@ enum class Recompute { none, selective, full };
 enum class FinetuneMethod { full, lora, qlora };
 enum class Framework { megatron, deepspeed, transformers };
 
-std::string_view to_string(WorkloadType t);
-std::string_view to_string(Engine e);
-std::string_view to_string(Optimizer o);
-std::string_view to_string(Recompute r);
-std::string_view to_string(FinetuneMethod m);
-std::string_view to_string(Framework f);
+// Each enum's names, the one table that specs, reports and every other parser of them read
+// (core/names.hpp): a value's first row is how it is printed, later rows are aliases a spec may
+// also write. Adding an engine adds its row here (and its data rows: docs/architecture.md).
+inline constexpr NameRow<WorkloadType> k_workload_type_rows[] = {
+    {WorkloadType::inference, "inference"},
+    {WorkloadType::training, "training"},
+    {WorkloadType::finetune, "finetune"},
+    {WorkloadType::embedding, "embedding"},
+    {WorkloadType::transcription, "transcription"},
+    {WorkloadType::image_generation, "image_generation"}};
+inline constexpr NameTable<WorkloadType> k_workload_type_names{k_workload_type_rows};
+
+inline constexpr NameRow<Engine> k_engine_rows[] = {{Engine::vllm, "vllm"},
+                                                    {Engine::sglang, "sglang"},
+                                                    {Engine::tensorrt_llm, "tensorrt-llm"},
+                                                    {Engine::transformers, "transformers"}};
+inline constexpr NameTable<Engine> k_engine_names{k_engine_rows};
+
+inline constexpr NameRow<Optimizer> k_optimizer_rows[] = {{Optimizer::adamw, "adamw"},
+                                                          {Optimizer::adam, "adam"},
+                                                          {Optimizer::sgd, "sgd"},
+                                                          {Optimizer::adafactor, "adafactor"},
+                                                          {Optimizer::adam_8bit, "adam-8bit"},
+                                                          {Optimizer::adam_8bit, "8-bit adam"},
+                                                          {Optimizer::adam_8bit, "adamw-8bit"}};
+inline constexpr NameTable<Optimizer> k_optimizer_names{k_optimizer_rows};
+
+inline constexpr NameRow<Recompute> k_recompute_rows[] = {
+    {Recompute::none, "none"}, {Recompute::selective, "selective"}, {Recompute::full, "full"}};
+inline constexpr NameTable<Recompute> k_recompute_names{k_recompute_rows};
+
+inline constexpr NameRow<FinetuneMethod> k_finetune_method_rows[] = {
+    {FinetuneMethod::full, "full"},
+    {FinetuneMethod::lora, "lora"},
+    {FinetuneMethod::qlora, "qlora"}};
+inline constexpr NameTable<FinetuneMethod> k_finetune_method_names{k_finetune_method_rows};
+
+inline constexpr NameRow<Framework> k_framework_rows[] = {
+    {Framework::megatron, "megatron"},
+    {Framework::deepspeed, "deepspeed"},
+    {Framework::transformers, "transformers"}};
+inline constexpr NameTable<Framework> k_framework_names{k_framework_rows};
+
+inline std::string_view to_string(WorkloadType t) {
+  return k_workload_type_names.name(t);
+}
+inline std::string_view to_string(Engine e) {
+  return k_engine_names.name(e);
+}
+inline std::string_view to_string(Optimizer o) {
+  return k_optimizer_names.name(o);
+}
+inline std::string_view to_string(Recompute r) {
+  return k_recompute_names.name(r);
+}
+inline std::string_view to_string(FinetuneMethod m) {
+  return k_finetune_method_names.name(m);
+}
+inline std::string_view to_string(Framework f) {
+  return k_framework_names.name(f);
+}
 
 // Bytes per trained parameter, term by term. Published anchors disagree (8, 16, 18, 20 bytes per
 // parameter for "bf16 + Adam") because they assume different recipes; rightsize makes it explicit.
@@ -193,7 +249,14 @@ struct Constraints {
 };
 
 enum class DeploymentMode { cloud, onprem };
-std::string_view to_string(DeploymentMode m);
+inline constexpr NameRow<DeploymentMode> k_deployment_mode_rows[] = {
+    {DeploymentMode::cloud, "cloud"},
+    {DeploymentMode::onprem, "onprem"},
+    {DeploymentMode::onprem, "on-prem"}};
+inline constexpr NameTable<DeploymentMode> k_deployment_mode_names{k_deployment_mode_rows};
+inline std::string_view to_string(DeploymentMode m) {
+  return k_deployment_mode_names.name(m);
+}
 
 struct Deployment {
   DeploymentMode mode = DeploymentMode::cloud;

@@ -151,7 +151,7 @@ TEST_CASE("deploy: capacity per replica is the largest batch whose band edge mee
       const long long cap = r.settings.capacity_per_replica;
       CHECK(cap >= c.memory.batch); // the plan's own batch meets its targets
       const auto& t = spec.workload.inference.targets;
-      const std::string family = Efficiency::family_name(*c.gpu);
+      const std::string family = efficiency().family_name(*c.gpu);
       const double ttft_high = uncertainty().high_ratio("ttft", family, "vllm");
       const double tpot_high = uncertainty().high_ratio("tpot", family, "vllm");
       const auto holds = [&](long long batch) {

@@ -78,7 +78,8 @@ TEST_CASE("margins: each candidate's bands and calibration are its GPU family's,
     INFO(c.gpu->name << " " << c.partition);
     slices += c.partition.empty() ? 0 : 1;
     const std::string engine = engine_name(*c.spec);
-    const InferenceBands expected = inference_bands(*c.inference, uncertainty(), *c.gpu, engine);
+    const InferenceBands expected =
+        inference_bands(*c.inference, uncertainty(), efficiency().family_name(*c.gpu), engine);
     REQUIRE(c.inference_bands);
     CHECK(c.inference_bands->ttft_ratio.basis == expected.ttft_ratio.basis);
     CHECK(c.inference_bands->tpot_ratio.basis == expected.tpot_ratio.basis);
@@ -86,7 +87,7 @@ TEST_CASE("margins: each candidate's bands and calibration are its GPU family's,
     CHECK(c.inference_bands->tpot.high == expected.tpot.high);
     CHECK(c.inference_bands->output_tokens_per_s.low == expected.output_tokens_per_s.low);
     const Calibration calibration = uncertainty().calibration(
-        Efficiency::family_name(*c.gpu), engine, false, unmeasured_workload(*c.spec));
+        efficiency().family_name(*c.gpu), engine, false, unmeasured_workload(*c.spec));
     REQUIRE(c.calibration);
     CHECK(c.calibration->text == calibration.text);
     CHECK(c.calibration->measured == calibration.measured);

@@ -1,0 +1,257 @@
+// A text generation workload (docs/spec.md, "Workload"): its lengths, targets and the images of
+// a vision-language model's prompts, and its lengths against the model's context.
+
+#include "reader.hpp"
+
+#include <rightsize/spec/engine_traits.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace rightsize {
+
+std::string InferenceWorkload::describe_input() const {
+  if (images_per_request == 0) {
+    return fmt::format("{} in", input_tokens);
+  }
+  return fmt::format("{} in + {} image{} ({} tokens)",
+                     input_tokens,
+                     images_per_request,
+                     images_per_request == 1 ? "" : "s",
+                     image_tokens);
+}
+
+} // namespace rightsize
+
+namespace rightsize::spec_reader {
+
+using detail::Range;
+
+namespace {
+
+void read_targets(const FieldReader& r, InferenceTargets& t) {
+  r.reject_unknown({"output_tokens_per_s", "ttft_ms", "tpot_ms", "requests_per_s"});
+  t.output_tokens_per_s = r.optional_number("output_tokens_per_s", Range::positive(1e12));
+  if (auto ms = r.optional_number("ttft_ms", Range::positive(1e9))) {
+    t.ttft = milliseconds(*ms);
+  }
+  if (auto ms = r.optional_number("tpot_ms", Range::positive(1e9))) {
+    t.tpot = milliseconds(*ms);
+  }
+  t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
+}
+
+} // namespace
+
+// What generation and embedding workloads share: concurrency and the engine's settings.
+void read_serving_engine(const FieldReader& r, InferenceWorkload& w) {
+  w.concurrency = r.optional_integer("concurrency", Range{1, limits::k_max_concurrency});
+  if (r.has("engine")) {
+    w.engine = r.choice("engine", k_engine_names);
+  }
+  w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
+  w.max_num_batched_tokens =
+      r.optional_integer("max_num_batched_tokens", Range{1, limits::k_max_tokens});
+}
+
+void read_inference(const FieldReader& r, InferenceWorkload& w) {
+  r.reject_unknown({"type",
+                    "input_tokens",
+                    "output_tokens",
+                    "concurrency",
+                    "engine",
+                    "gpu_memory_utilization",
+                    "max_num_batched_tokens",
+                    "targets",
+                    "images_per_request",
+                    "image_width",
+                    "image_height"});
+  w.input_tokens =
+      r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
+  w.output_tokens =
+      r.optional_integer("output_tokens", Range{1, limits::k_max_tokens}).value_or(w.output_tokens);
+  read_serving_engine(r, w);
+  if (auto t = r.optional_object("targets")) {
+    read_targets(*t, w.targets);
+  }
+  w.images_per_request = r.optional_integer("images_per_request", Range{0, 1000}).value_or(0);
+  w.image_width = r.optional_integer("image_width", Range{1, 100000}).value_or(w.image_width);
+  w.image_height = r.optional_integer("image_height", Range{1, 100000}).value_or(w.image_height);
+}
+
+// Image tokens join each prompt: the tower's tokens per image (fixed-resolution towers resize
+// every image; Qwen2-VL merges 2 x 2 patches of 14 pixels of the image as sent).
+void read_images(Spec& spec, const std::optional<FieldReader>& workload) {
+  auto& w = spec.workload.inference;
+  const auto& vision = spec.model.vision;
+  if (!vision) {
+    if (w.images_per_request > 0) {
+      workload->member("images_per_request")
+          .fail(fmt::format("the model ({}) has no vision tower", spec.model.family));
+    }
+    return;
+  }
+  if (w.images_per_request == 0) {
+    spec.defaults.push_back(fmt::format(
+        "workload.images_per_request = 0: text-only prompts (the {} vision tower is loaded)",
+        vision->kind));
+    return;
+  }
+  const long long per_image = vision->tokens(w.image_width, w.image_height);
+  w.image_tokens = w.images_per_request * per_image;
+  if (!vision->grid_pinpoints.empty()) {
+    const auto [pin_h, pin_w] = vision->anyres_resolution(w.image_width, w.image_height);
+    spec.defaults.push_back(
+        fmt::format("{} image(s) x {} tokens per request ({} x {} pixels fitted into {} x {}: {} "
+                    "tiles of {} px and the whole image)",
+                    w.images_per_request,
+                    per_image,
+                    w.image_width,
+                    w.image_height,
+                    pin_w,
+                    pin_h,
+                    (pin_h / vision->image_size) * (pin_w / vision->image_size),
+                    vision->image_size));
+    return;
+  }
+  spec.defaults.push_back(
+      vision->image_size > 0
+          ? fmt::format("{} image(s) x {} tokens per request (each resized to {} x {} pixels)",
+                        w.images_per_request,
+                        per_image,
+                        vision->image_size,
+                        vision->image_size)
+          : fmt::format("{} image(s) x {} tokens per request ({} x {} pixels, {}-pixel patches "
+                        "merged {} x {})",
+                        w.images_per_request,
+                        per_image,
+                        w.image_width,
+                        w.image_height,
+                        vision->patch,
+                        vision->merge,
+                        vision->merge));
+}
+
+// Whether serving refuses a request longer than the model's context: the engine's (vLLM and SGLang
+// refuse a max_model_len above it, engine_traits.cpp), or the model's, whose learned position
+// embeddings (GPT-2, StarCoder) have no row past the last.
+bool context_enforced(const Spec& spec) {
+  return engine_traits(spec.workload.inference.engine).enforces_context ||
+         spec.model.learned_positions > 0;
+}
+
+namespace {
+
+// Lengths the user gave past the model's context: an error where serving refuses them, else a
+// warning. `field` is the one to blame.
+void check_given_lengths(Spec& spec, const FieldReader& workload, const char* field) {
+  const auto& w = spec.workload.inference;
+  const long long context = spec.model.max_position;
+  if (context <= 0 || w.prompt_tokens() + w.output_tokens <= context) {
+    return;
+  }
+  const std::string what =
+      fmt::format("{} input{} + {} output tokens exceed {}",
+                  w.input_tokens,
+                  w.image_tokens > 0 ? fmt::format(" + {} image", w.image_tokens) : std::string(),
+                  w.output_tokens,
+                  describe_context(spec.model));
+  if (!context_enforced(spec)) {
+    spec.warnings.push_back(what);
+    return;
+  }
+  throw InputError(workload.where(field),
+                   fmt::format("{}, {}: shorten the request or plan a model with a longer "
+                               "context",
+                               what,
+                               spec.model.learned_positions > 0
+                                   ? std::string("past its learned position embeddings")
+                                   : fmt::format("which {} refuses", to_string(w.engine))));
+}
+
+// One length given: the other, left to its default, takes at most what the given one and the
+// images leave.
+void fit_other_length(Spec& spec, const FieldReader& workload, bool input_given) {
+  auto& w = spec.workload.inference;
+  const long long context = spec.model.max_position;
+  const char* given = input_given ? "input_tokens" : "output_tokens";
+  const long long kept = (input_given ? w.input_tokens : w.output_tokens) + w.image_tokens;
+  long long& other = input_given ? w.output_tokens : w.input_tokens;
+  const long long asked = other;
+  if (context > 0 && kept < context) {
+    other = std::min(asked, context - kept);
+  }
+  spec.defaults.push_back(
+      fmt::format("workload.{} = {} (default{})",
+                  input_given ? "output_tokens" : "input_tokens",
+                  other,
+                  other == asked ? std::string()
+                                 : fmt::format(": {} cut to fit {} after {}{}",
+                                               asked,
+                                               describe_context(spec.model),
+                                               given,
+                                               w.image_tokens > 0 ? " and the images" : "")));
+  check_given_lengths(spec, workload, given);
+}
+
+// Neither length given: 4096 + 1024, or what the images leave of the context split 4:1 when it
+// is shorter. Images that leave fewer than 2 tokens are refused at `images_per_request`.
+void fit_default_lengths(Spec& spec, const std::optional<FieldReader>& workload) {
+  auto& w = spec.workload.inference;
+  const long long context = spec.model.max_position;
+  const long long budget = context - w.image_tokens;
+  const char* why = spec.bare_hf_config ? "default for a bare config.json" : "default";
+  if (context <= 0 || w.input_tokens + w.output_tokens <= budget) {
+    spec.defaults.push_back(fmt::format("workload.input_tokens = {}, output_tokens = {} ({})",
+                                        w.input_tokens,
+                                        w.output_tokens,
+                                        why));
+    return;
+  }
+  if (budget < 2) {
+    // Only images make the budget negative, and images come from a workload.
+    workload->member("images_per_request")
+        .fail(fmt::format("{} image tokens leave no room for text in {}",
+                          w.image_tokens,
+                          describe_context(spec.model)));
+  }
+  const std::string asked = fmt::format("{} + {}", w.input_tokens, w.output_tokens);
+  w.input_tokens = std::max(1LL, budget * 4 / 5);
+  w.output_tokens = std::max(1LL, budget - w.input_tokens);
+  spec.defaults.push_back(fmt::format(
+      "workload.input_tokens = {}, output_tokens = {} ({}: {} cut to fit {}{}, keeping 4:1)",
+      w.input_tokens,
+      w.output_tokens,
+      why,
+      asked,
+      describe_context(spec.model),
+      w.image_tokens > 0 ? fmt::format(" after {} image tokens", w.image_tokens) : std::string()));
+}
+
+} // namespace
+
+// Inference lengths against the model's context: lengths given are checked, lengths left to
+// their defaults shrink to fit. `workload` is the spec's /workload, absent for a bare
+// config.json or a spec without one.
+void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workload) {
+  const bool input_given = workload && workload->has("input_tokens");
+  const bool output_given = workload && workload->has("output_tokens");
+  if (input_given && output_given) {
+    check_given_lengths(spec, *workload, "input_tokens");
+  } else if (input_given || output_given) {
+    fit_other_length(spec, *workload, input_given);
+  } else {
+    fit_default_lengths(spec, workload);
+  }
+}
+
+void read_generation(Spec& spec, const std::optional<FieldReader>& workload) {
+  if (workload) {
+    read_inference(*workload, spec.workload.inference);
+  }
+  read_images(spec, workload);
+  fit_inference_lengths(spec, workload);
+}
+
+} // namespace rightsize::spec_reader
