@@ -68,27 +68,16 @@ const char* time_name(TradeTime t) {
   return "TPOT";
 }
 
-std::string price_name(TradePrice p, bool full_load) {
-  std::string name;
-  switch (p) {
+std::string price_name(const TradeOff& t) {
+  switch (t.price) {
   case TradePrice::run:
     return "Cost of the run ($)";
   case TradePrice::per_hour:
     return "$ per hour";
-  case TradePrice::per_audio_hour:
-    name = "$ per audio hour";
-    break;
-  case TradePrice::per_thousand_images:
-    name = "$ per thousand images";
-    break;
-  case TradePrice::per_million_input_tokens:
-    name = "$ per million input tokens";
-    break;
-  case TradePrice::per_million_output_tokens:
-    name = "$ per million output tokens";
+  case TradePrice::unit:
     break;
   }
-  return full_load ? name + ", full load" : name;
+  return fmt::format("$ per {}{}", names(t.basis).words, t.full_load ? ", full load" : "");
 }
 
 TradeAxes trade_axes(const Plan& plan) {
@@ -101,7 +90,7 @@ TradeAxes trade_axes(const Plan& plan) {
   a.x_scale = t.time == TradeTime::time_to_train ? 1.0 / 3600
               : t.time == TradeTime::step_time   ? 1.0
                                                  : 1e3;
-  a.y_name = price_name(t.price, t.full_load);
+  a.y_name = price_name(t);
   if (t.target != TradeTarget::none) {
     a.target_s = t.target_time.si();
     a.target_label = t.target == TradeTarget::deadline ? "deadline " + format_seconds(t.target_time)
