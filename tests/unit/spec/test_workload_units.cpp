@@ -241,3 +241,18 @@ TEST_CASE("workload units: the memory a request keeps follows the model", "[spec
   CHECK(workload_units(example("sdxl-image-generation.json")).memory == KeptMemory::none);
   CHECK(workload_units(example("llama-3.1-70b-pretrain.json")).memory == KeptMemory::none);
 }
+
+TEST_CASE("workload units: the CI and deploy examples are text generation", "[spec][units]") {
+  for (const char* file : {"ci/specs/chat.json",
+                           "ci/specs/sla.json",
+                           "deploy/chat-8b-keda.json",
+                           "deploy/llama-3.1-405b-multinode.json",
+                           "deploy/small-mig.json"}) {
+    INFO(file);
+    const WorkloadUnits u = workload_units(example(file));
+    CHECK(u.kind == WorkloadKind::text_generation);
+    CHECK(u.shows_tpot());
+    CHECK(u.price == PriceBasis::per_million_output_tokens);
+    CHECK(u.memory == KeptMemory::kv_cache);
+  }
+}
