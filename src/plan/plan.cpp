@@ -291,8 +291,7 @@ std::vector<Trial> trials_for(const Spec& spec, const WorkloadUnits& u, const Mi
   }
   // The engine has no kernel for the KV cache's format on this GPU (fp8 on Turing): a 16-bit
   // cache, which every engine stores, before any change of the weights.
-  if (miss.code == "engine_support" && u.serving &&
-      element_bits(spec.precision.kv_cache) < 16) {
+  if (miss.code == "engine_support" && u.serving && element_bits(spec.precision.kv_cache) < 16) {
     Trial t{spec, {"/precision/kv_cache", "bf16"}, "", "a bf16 KV cache"};
     t.spec.precision.kv_cache = DType::bf16;
     t.text = "a 16-bit KV cache (precision.kv_cache: \"bf16\")";
@@ -516,17 +515,16 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
       // A transcription's speed is its latency and audio rate; every other workload's is told
       // as TTFT and TPOT (an embedding's TPOT is 0).
       const WorkloadUnits& u = S.units;
-      return std::make_pair(
-          profile,
-          u.rate == RateUnit::audio_seconds
-              ? fmt::format("{} {}, {:.0f} {} at the point estimate",
-                            names(u.latency).words,
-                            format_seconds(i.ttft),
-                            rate_of(i, u.rate),
-                            names(u.rate).words)
-              : fmt::format("TTFT {}, TPOT {} at the point estimate",
-                            format_seconds(i.ttft),
-                            format_seconds(i.tpot)));
+      return std::make_pair(profile,
+                            u.rate == RateUnit::audio_seconds
+                                ? fmt::format("{} {}, {:.0f} {} at the point estimate",
+                                              names(u.latency).words,
+                                              format_seconds(i.ttft),
+                                              rate_of(i, u.rate),
+                                              names(u.rate).words)
+                                : fmt::format("TTFT {}, TPOT {} at the point estimate",
+                                              format_seconds(i.ttft),
+                                              format_seconds(i.tpot)));
     }
   }
   return std::nullopt;
@@ -620,10 +618,11 @@ void rank(const Search& S, Plan& plan) {
                       slice->second);
     } else {
       best.verdict = "right-sized";
-      best.verdict_reason = (has_targets(S.spec, S.units) ? "the cheapest configuration that meets every "
-                                                   "target; "
-                                                 : "the cheapest configuration; ") +
-                            best.verdict_reason;
+      best.verdict_reason =
+          (has_targets(S.spec, S.units) ? "the cheapest configuration that meets every "
+                                          "target; "
+                                        : "the cheapest configuration; ") +
+          best.verdict_reason;
     }
   }
 }

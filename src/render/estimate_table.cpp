@@ -431,9 +431,8 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   };
   // A pass takes its sequences (or images) together; more wait in the engine's per-request work
   // (render_embedding_speed says how many).
-  const std::string held = u.one_pass()
-                               ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
-                               : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
+  const std::string held = u.one_pass() ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
+                                        : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
   const std::string sequences =
       r.replicas > 1
           ? fmt::format(
@@ -577,9 +576,8 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
     out << fmt::format("  {} per audio hour at this load\n",
                        format_usd(Usd(*c.usd_per_audio_hour)));
   }
-  if (c.usd_per_million_tokens &&
-      (workload_units(r.spec).tokens == TokenRate::latent ||
-       (r.spec.model.image && r.spec.model.image->cnn))) {
+  if (c.usd_per_million_tokens && (workload_units(r.spec).tokens == TokenRate::latent ||
+                                   (r.spec.model.image && r.spec.model.image->cnn))) {
     out << '\n'; // a pipeline's latent tokens, a CNN's one input per image: no price to compare
   } else if (c.usd_per_million_tokens) {
     out << fmt::format("{}{} per million {} tokens at this load",

@@ -517,10 +517,9 @@ std::string price_text(const Plan& plan, const Candidate& b) {
     return fmt::format(", {} per {}", money_axis_text(*own), names(u.price).words);
   }
   if (b.cost.usd_per_million_tokens) {
-    return fmt::format(
-        ", {} per {}",
-        money_axis_text(*b.cost.usd_per_million_tokens),
-        names(u.token_price.value_or(PriceBasis::per_million_output_tokens)).words);
+    return fmt::format(", {} per {}",
+                       money_axis_text(*b.cost.usd_per_million_tokens),
+                       names(u.token_price.value_or(PriceBasis::per_million_output_tokens)).words);
   }
   return "";
 }

@@ -49,7 +49,8 @@ void write_cost(detail::JsonWriter& w, const WorkloadUnits& u, const Candidate& 
         .member(tokens.full_load_key, cost.usd_per_million_at_full_load);
   }
   if (const PriceNames& own = names(u.price); !own.per_token) {
-    w.member(own.plan_key, price_of(cost, u.price)).member(own.full_load_key, price_of(cost, u.price, true));
+    w.member(own.plan_key, price_of(cost, u.price))
+        .member(own.full_load_key, price_of(cost, u.price, true));
   }
   w.end_object();
 }

@@ -228,7 +228,8 @@ std::string text_embedding_requirements(const Plan& p) {
 }
 
 std::string image_embedding_requirements(const Plan& p) {
-  return embedding_kv(p) + fmt::format(", {} per image", format_flops(p.requirements.flops_per_image));
+  return embedding_kv(p) +
+         fmt::format(", {} per image", format_flops(p.requirements.flops_per_image));
 }
 
 std::string image_generation_requirements(const Plan& p) {
@@ -347,9 +348,8 @@ std::string requirements_line(const Plan& p) {
   const auto& r = p.requirements;
   return fmt::format("weights {} ({}), {} parameters ({} active)",
                      format_bytes(r.weights),
-                     p.spec.weights.quantized()
-                         ? p.spec.weights.method
-                         : std::string(to_string(p.spec.precision.weights)),
+                     p.spec.weights.quantized() ? p.spec.weights.method
+                                                : std::string(to_string(p.spec.precision.weights)),
                      parameter_count(r.params_total),
                      parameter_count(r.params_active)) +
          sentences(p.units).requirements(p);

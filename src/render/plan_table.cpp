@@ -220,7 +220,6 @@ inference_columns(const WorkloadUnits& u, const std::vector<const Candidate*>& r
   return cols;
 }
 
-
 std::vector<Column> training_columns(const std::vector<const Candidate*>& rows, bool wide) {
   std::vector<Column> cols{
       {"#", false, {}}, {"GPU", true, {}}, {"GPUS", true, {}}, {"W/MATH", true, {}}};

@@ -21,6 +21,7 @@ using K = WorkloadKind;
 
 // Columns: kind, serving, decodes, latency, rate, tokens, token price, price, memory, per, item,
 // items, encoder pass, fractional rate, KV format. In WorkloadKind's order.
+// clang-format off
 constexpr std::array<WorkloadUnits, 8> k_rows{{
     {K::text_generation, true, true, L::ttft, R::output_tokens, T::output,
      P::per_million_output_tokens, P::per_million_output_tokens, M::kv_cache, Per::request,
@@ -44,6 +45,7 @@ constexpr std::array<WorkloadUnits, 8> k_rows{{
     {K::finetune, false, false, L::none, R::none, T::none, P::per_million_trained_tokens,
      P::per_million_trained_tokens, M::none, Per::none, "", "", "", false, true},
 }};
+// clang-format on
 
 constexpr bool rows_in_kind_order() {
   for (std::size_t i = 0; i < k_rows.size(); ++i) {
@@ -112,8 +114,9 @@ KeptMemory decoder_memory(const ModelArch& m) {
   if (m.recurrent_layers() == 0) {
     return KeptMemory::kv_cache;
   }
-  return m.ssm.kind == RecurrentKind::gated_deltanet ? KeptMemory::kv_cache_and_linear_attention_state
-                                                     : KeptMemory::kv_cache_and_mamba_state;
+  return m.ssm.kind == RecurrentKind::gated_deltanet
+             ? KeptMemory::kv_cache_and_linear_attention_state
+             : KeptMemory::kv_cache_and_mamba_state;
 }
 
 } // namespace

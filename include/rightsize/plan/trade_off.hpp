@@ -63,9 +63,9 @@ struct TradeOff {
 // The trade-off of a plan's candidates, in the units of plan.units. Serving: TPOT, or a request's
 // whole latency (an embedding's, an image's, a transcription's), or TTFT when only a TTFT target
 // is set; the workload's price (per million output or input tokens, per thousand images, per
-// audio hour), at the planned load when every candidate has one, else at full load. Training: the time to train and the run's cost
-// (its price per hour over that time, the band of one the other's), or the step time and the price
-// per hour when some candidate has no time to train.
+// audio hour), at the planned load when every candidate has one, else at full load. Training: the
+// time to train and the run's cost (its price per hour over that time, the band of one the
+// other's), or the step time and the price per hour when some candidate has no time to train.
 TradeOff trade_off(const Plan& plan);
 
 // Marks the points on the Pareto front and returns their indices, fastest first: sorted by time

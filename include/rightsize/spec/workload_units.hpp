@@ -87,23 +87,23 @@ struct RateNames {
 };
 
 struct PriceNames {
-  std::string_view key;            // estimate's JSON: "usd_per_million_trained_tokens"
-  std::string_view plan_key;       // plan's JSON and the lock's; `key` but for trained tokens,
-                                   // which schema 1 names "usd_per_million_output_tokens"
-  std::string_view full_load_key;  // plan's JSON: "usd_per_thousand_images_full_load"
-  std::string_view words;          // "thousand images": "$ per thousand images"
-  std::string_view table;          // "$/KIMG"
-  std::string_view title;          // "$/1000 images"
-  bool per_token = false;          // a price per million tokens: the cost's token fields
+  std::string_view key;           // estimate's JSON: "usd_per_million_trained_tokens"
+  std::string_view plan_key;      // plan's JSON and the lock's; `key` but for trained tokens,
+                                  // which schema 1 names "usd_per_million_output_tokens"
+  std::string_view full_load_key; // plan's JSON: "usd_per_thousand_images_full_load"
+  std::string_view words;         // "thousand images": "$ per thousand images"
+  std::string_view table;         // "$/KIMG"
+  std::string_view title;         // "$/1000 images"
+  bool per_token = false;         // a price per million tokens: the cost's token fields
 };
 
 // The description. Every serving kind has a latency, a rate, a token rate and a price; training
 // has a price per trained token only.
 struct WorkloadUnits {
   WorkloadKind kind = WorkloadKind::text_generation;
-  bool serving = true;  // false: training and fine-tuning
-  bool decodes = true;  // tokens generated one step at a time after a prefill or encoder pass:
-                        // TPOT exists (generation, text to text, transcription)
+  bool serving = true; // false: training and fine-tuning
+  bool decodes = true; // tokens generated one step at a time after a prefill or encoder pass:
+                       // TPOT exists (generation, text to text, transcription)
   LatencyUnit latency = LatencyUnit::ttft;
   RateUnit rate = RateUnit::output_tokens;
   TokenRate tokens = TokenRate::output;

@@ -85,8 +85,8 @@ TEST_CASE("unit values: each price basis is its cost field, at the planned load 
 
 TEST_CASE("unit values: a transcription's rate band is the windows' band in audio seconds",
           "[plan][units]") {
-  const Spec whisper = load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) +
-                                 "/whisper-large-v3-transcription.json");
+  const Spec whisper =
+      load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/whisper-large-v3-transcription.json");
   const double per_window = whisper.workload.inference.transcription->audio_per_window();
   InferenceBands b;
   b.requests_per_s = Band{2, 4};
@@ -101,8 +101,8 @@ TEST_CASE("unit values: a transcription's rate band is the windows' band in audi
 TEST_CASE("unit values: a plan holds its spec's description", "[plan][units]") {
   PlanOptions o;
   o.today = "2026-11-21";
-  const Spec whisper = load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) +
-                                 "/whisper-large-v3-transcription.json");
+  const Spec whisper =
+      load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/whisper-large-v3-transcription.json");
   const Plan plan = make_plan(whisper, catalog(), constants(), efficiency(), o);
   CHECK(plan.units.kind == WorkloadKind::transcription);
   CHECK(plan.units.price == PriceBasis::per_audio_hour);
