@@ -3,6 +3,7 @@
 #include "configuration_json.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/unit_values.hpp>
 
 #include <fmt/format.h>
 
@@ -12,6 +13,45 @@ namespace rightsize {
 
 using detail::FieldReader;
 using detail::Range;
+
+namespace {
+
+using Figure = std::optional<double> LockedConfiguration::*;
+
+// The lock's field of each rate, under its name (names(RateUnit).key).
+Figure rate_field(RateUnit r) {
+  switch (r) {
+  case RateUnit::output_tokens:
+    return &LockedConfiguration::output_tokens_per_s;
+  case RateUnit::sequences:
+    return &LockedConfiguration::sequences_per_s;
+  case RateUnit::images:
+    return &LockedConfiguration::images_per_s;
+  case RateUnit::audio_seconds:
+    return &LockedConfiguration::audio_seconds_per_s;
+  case RateUnit::none:
+    break;
+  }
+  return nullptr;
+}
+
+// The lock's field of each price basis, under its name (names(PriceBasis).plan_key).
+Figure price_field(PriceBasis p) {
+  switch (p) {
+  case PriceBasis::per_million_input_tokens:
+    return &LockedConfiguration::usd_per_million_input_tokens;
+  case PriceBasis::per_thousand_images:
+    return &LockedConfiguration::usd_per_thousand_images;
+  case PriceBasis::per_audio_hour:
+    return &LockedConfiguration::usd_per_audio_hour;
+  case PriceBasis::per_million_output_tokens:
+  case PriceBasis::per_million_trained_tokens:
+    break;
+  }
+  return &LockedConfiguration::usd_per_million_tokens;
+}
+
+} // namespace
 
 LockedConfiguration configuration_of(const Candidate& c) {
   LockedConfiguration l;
@@ -23,25 +63,19 @@ LockedConfiguration configuration_of(const Candidate& c) {
   l.kv_cache = std::string(to_string(c.spec->precision.kv_cache));
   l.memory_per_gpu_bytes = c.memory.per_gpu.total().si();
   l.memory_budget_bytes = c.memory.budget.si();
-  const Workload& w = c.spec->workload;
-  const bool own_unit = w.one_pass() || w.is_transcription();
+  const WorkloadUnits u = workload_units(*c.spec);
   if (c.inference) {
     l.batch = c.memory.batch;
-    if (!own_unit) {
+    // TTFT and TPOT, or a request's whole latency (an embedded sequence's, an image's, a
+    // transcribed request's); the rate in the workload's unit.
+    if (u.shows_tpot()) {
       l.ttft_ms = to_ms(c.inference->ttft);
       l.tpot_ms = to_ms(c.inference->tpot);
-      l.output_tokens_per_s = c.inference->output_tokens_per_s;
     } else {
-      // An embedding's TTFT is its sequence's latency (an image's for image generation), a
-      // transcription's its request's.
       l.latency_ms = to_ms(c.inference->ttft);
-      if (w.is_transcription()) {
-        l.audio_seconds_per_s = c.inference->audio_seconds_per_s;
-      } else if (c.spec->per_image()) {
-        l.images_per_s = c.inference->requests_per_s; // one image a sequence
-      } else {
-        l.sequences_per_s = c.inference->requests_per_s;
-      }
+    }
+    if (const Figure rate = rate_field(u.rate)) {
+      l.*rate = rate_of(*c.inference, u.rate);
     }
   }
   if (c.training) {
@@ -51,15 +85,7 @@ LockedConfiguration configuration_of(const Candidate& c) {
     }
   }
   l.usd_per_hour = c.cost.per_hour.si();
-  if (!own_unit) {
-    l.usd_per_million_tokens = c.cost.usd_per_million_tokens;
-  } else if (w.is_transcription()) {
-    l.usd_per_audio_hour = c.cost.usd_per_audio_hour;
-  } else if (c.spec->per_image()) {
-    l.usd_per_thousand_images = c.cost.usd_per_thousand_images;
-  } else {
-    l.usd_per_million_input_tokens = c.cost.usd_per_million_tokens; // per input token
-  }
+  l.*price_field(u.price) = price_of(c.cost, u.price);
   l.tco_usd = c.cost.tco.si();
   if (!c.cost.months.empty()) {
     l.usd_per_month = c.cost.months.front().cost.si();

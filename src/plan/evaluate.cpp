@@ -8,6 +8,7 @@
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/precision.hpp>
+#include <rightsize/plan/unit_values.hpp>
 
 #include <fmt/format.h>
 
@@ -46,7 +47,7 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
     return share;
   }
   const double high =
-      detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(spec)).value_or(1.0);
+      detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(S.units)).value_or(1.0);
   const auto fits = estimate_memory(spec, *c.gpu, c.layout, S.constants, share).max_batch;
   const long long cap =
       std::min<long long>(fits, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
@@ -107,11 +108,11 @@ void evaluate_inference(const detail::Search& S,
   }
   const InferencePerformance& p = *c.inference;
   const auto& t = inf.targets;
-  const bool embedding = spec.workload.one_pass();
+  const WorkloadUnits& u = S.units;
   if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
     out.problem_kind = "latency";
     out.problem = fmt::format("misses the {} target: {} > {}",
-                              embedding || spec.workload.is_transcription() ? "latency" : "TTFT",
+                              names(u.latency).words,
                               format_seconds(seconds(p.ttft.si() * ttft_high)),
                               format_seconds(*t.ttft));
   } else if (t.tpot && p.tpot.si() * tpot_high > t.tpot->si()) {
@@ -126,21 +127,18 @@ void evaluate_inference(const detail::Search& S,
                               *t.output_tokens_per_s);
   } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
     out.problem_kind = "throughput";
-    const bool images = spec.per_image();
-    out.problem = spec.workload.is_transcription()
-                      ? fmt::format("misses the audio-rate target: {:.1f} < {:.1f} audio seconds/s",
-                                    p.audio_seconds_per_s / rate_high,
+    // A transcription's requests_per_s counts windows: its target is told in audio seconds.
+    out.problem = u.rate == RateUnit::audio_seconds
+                      ? fmt::format("misses the audio-rate target: {:.1f} < {:.1f} {}",
+                                    rate_of(p, u.rate) / rate_high,
                                     *t.requests_per_s *
-                                        spec.workload.inference.transcription->audio_per_window())
-                      : fmt::format("misses the {} target: {:.2f} < {:.2f} {}/s",
-                                    images      ? "image-rate"
-                                    : embedding ? "sequence-rate"
-                                                : "request-rate",
+                                        spec.workload.inference.transcription->audio_per_window(),
+                                    names(u.rate).words)
+                      : fmt::format("misses the {}-rate target: {:.2f} < {:.2f} {}/s",
+                                    u.item,
                                     p.requests_per_s / rate_high,
                                     *t.requests_per_s,
-                                    images      ? "images"
-                                    : embedding ? "sequences"
-                                                : "requests");
+                                    u.items);
   }
   // Load headroom as the search computes it (search_inference.cpp, load_headroom): how far
   // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
@@ -168,7 +166,7 @@ void evaluate_inference(const detail::Search& S,
   if (!c.cost.price_label.empty() && p.priced_tokens_per_s() > 0) {
     c.cost.usd_per_million_tokens =
         to_usd_per_million(c.cost.per_hour / items_per_s(p.priced_tokens_per_s()));
-    if (spec.per_image()) {
+    if (u.price == PriceBasis::per_thousand_images) {
       c.cost.usd_per_thousand_images =
           to_usd_per_thousand(c.cost.per_hour / items_per_s(p.requests_per_s));
     }
@@ -254,10 +252,10 @@ ConfigurationEvaluation evaluate_configuration(const Spec& spec,
           ? spec
           : with_precision(spec, ref.weights, ref.kv_cache));
   const detail::Search S{*c.spec, catalog, constants, efficiency, options};
-  if (spec.workload.is_training()) {
-    evaluate_training(S, c, out);
-  } else {
+  if (S.units.serving) {
     evaluate_inference(S, c, ref.batch, out);
+  } else {
+    evaluate_training(S, c, out);
   }
   if (out.problem_kind != "gone") {
     out.candidate = std::move(c);

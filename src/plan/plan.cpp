@@ -6,6 +6,7 @@
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/invariants.hpp>
+#include <rightsize/plan/unit_values.hpp>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -54,8 +55,8 @@ constexpr double k_overprovisioned_margin = 2.0; // ...and every latency target 
 
 namespace detail {
 
-bool has_targets(const Spec& spec) {
-  if (spec.workload.is_training()) {
+bool has_targets(const Spec& spec, const WorkloadUnits& u) {
+  if (!u.serving) {
     return true;
   }
   const auto& t = spec.workload.inference.targets;
@@ -67,20 +68,21 @@ long long owned_gpus(const Candidate& c) {
   return c.cost.gpus_bought > 0 ? c.cost.gpus_bought : c.total_gpus();
 }
 
-double score(const Candidate& c, Objective o, const Spec& spec) {
+double score(const Candidate& c, Objective o, const Search& S) {
+  const Spec& spec = S.spec;
   switch (o) {
   case Objective::tco:
     return c.cost.tco.si();
   case Objective::cost_per_token:
     // Without targets there is no planned load: every configuration is compared running full.
-    if (!has_targets(spec)) {
+    if (!has_targets(spec, S.units)) {
       return c.cost.usd_per_million_at_full_load.value_or(
           c.cost.usd_per_million_tokens.value_or(1e300));
     }
     return c.cost.usd_per_million_tokens.value_or(1e300);
   case Objective::latency:
-    if (c.inference && spec.workload.is_transcription()) {
-      return c.inference->ttft.si(); // a request's whole latency
+    if (c.inference && S.units.decodes && S.units.latency == LatencyUnit::request) {
+      return c.inference->ttft.si(); // a transcribed request's whole latency
     }
     if (c.inference) {
       return (c.inference->ttft +
@@ -174,8 +176,8 @@ void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
 // and bills stop meaning anything (and would overflow the counts), so such input is refused.
 constexpr double k_max_demand_factor = 1e6;
 
-void check_demand(const Spec& spec) {
-  if (spec.workload.is_training()) {
+void check_demand(const Spec& spec, const WorkloadUnits& u) {
+  if (!u.serving) {
     return;
   }
   const Deployment& d = spec.deployment;
@@ -195,19 +197,19 @@ void check_demand(const Spec& spec) {
 
 // What the workload needs whatever the GPU: parameters, weight bytes, KV cache per request, FLOPs
 // per token.
-Requirements requirements_of(const Spec& spec, const Constants& constants) {
+Requirements requirements_of(const Spec& spec, const WorkloadUnits& u, const Constants& constants) {
   Requirements r;
   r.params_total = spec.model.params_total;
   r.params_active = spec.model.params_active;
   r.weights = weight_bytes(spec.model, spec.weights).total();
-  if (!spec.workload.is_training()) {
+  if (u.serving) {
     const auto& inf = spec.workload.inference;
     r.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
                            .per_sequence(inf.prompt_tokens() + inf.output_tokens);
     // Per output token at the average context; an embedding workload, per token embedded (the
     // attention span of prefill_step_time: all of the sequence, or half of it when causal).
     const auto prompt = static_cast<double>(inf.prompt_tokens());
-    if (spec.model.encoder_decoder) {
+    if (!u.encoder_pass.empty()) {
       // Per output token at the average context; the encoder pass per window (a transcription)
       // or per request (text to text, whose input is the encoder's) is apart.
       r.flops_per_token =
@@ -216,18 +218,15 @@ Requirements requirements_of(const Spec& spec, const Constants& constants) {
       return r;
     }
     r.flops_per_token =
-        spec.workload.is_embedding()
+        u.tokens == TokenRate::input
             ? forward_flops(spec.model, 1, spec.model.encoder_only ? prompt : prompt / 2.0)
             : forward_flops(spec.model, 1, prompt + static_cast<double>(inf.output_tokens) / 2.0);
-    if (spec.embeds_images()) {
-      // As prefill_step_time counts an image encoder's pass: image_flops per image.
-      r.flops_per_image = Flops(image_flops(spec.model));
-      r.flops_per_token = r.flops_per_image / prompt;
-    }
-    if (spec.generates_images()) {
-      // As diffusion_pass counts an image: text encoders, the denoising loop, the VAE decode.
-      const auto& g = *inf.generation;
-      r.flops_per_image = Flops(spec.model.diffusion->image_flops(g.height, g.width, g.steps));
+    if (u.rate == RateUnit::images) {
+      // As prefill_step_time counts an image encoder's pass (image_flops per image), or
+      // diffusion_pass a generated image (text encoders, the denoising loop, the VAE decode).
+      const auto& g = inf.generation;
+      r.flops_per_image = Flops(g ? spec.model.diffusion->image_flops(g->height, g->width, g->steps)
+                                  : image_flops(spec.model));
       r.flops_per_token = r.flops_per_image / prompt;
     }
   } else {
@@ -263,7 +262,7 @@ nlohmann::json dtype_names(const std::vector<DType>& ds) {
 // The changes worth trying for a miss, most modest first: a cheaper allowed format, tensor
 // parallelism across nodes, more GPUs. Only changes the spec does not already make, and for a
 // diffusers pipeline (unquantized, one GPU per replica) only more GPUs.
-std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
+std::vector<Trial> trials_for(const Spec& spec, const WorkloadUnits& u, const Miss& miss) {
   std::vector<Trial> out;
   const bool pipeline = spec.model.diffusion.has_value();
   const bool memory = miss.code == "memory_capacity";
@@ -286,14 +285,13 @@ std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
   for (const DType d : {DType::fp8, DType::int4}) {
     if ((memory || latency || deadline) && !pipeline && !allowed(d) &&
         element_bits(d) < element_bits(spec.precision.weights) &&
-        !(d == DType::int4 && spec.workload.is_training())) {
+        !(d == DType::int4 && !u.serving)) {
       allow(d);
     }
   }
   // The engine has no kernel for the KV cache's format on this GPU (fp8 on Turing): a 16-bit
   // cache, which every engine stores, before any change of the weights.
-  if (miss.code == "engine_support" && !spec.workload.is_training() &&
-      element_bits(spec.precision.kv_cache) < 16) {
+  if (miss.code == "engine_support" && u.serving && element_bits(spec.precision.kv_cache) < 16) {
     Trial t{spec, {"/precision/kv_cache", "bf16"}, "", "a bf16 KV cache"};
     t.spec.precision.kv_cache = DType::bf16;
     t.text = "a 16-bit KV cache (precision.kv_cache: \"bf16\")";
@@ -301,8 +299,7 @@ std::vector<Trial> trials_for(const Spec& spec, const Miss& miss) {
   }
   // The catalog has no rate for the weights' math on this GPU (fp32's), or the engine no kernel
   // for the weights' format on it: the tensor-core formats, in turn.
-  if ((miss.code == "compute_rate" || miss.code == "engine_support") &&
-      !spec.workload.is_training()) {
+  if ((miss.code == "compute_rate" || miss.code == "engine_support") && u.serving) {
     for (const DType d : {DType::bf16, DType::fp16, DType::fp8}) {
       if (!allowed(d) && !(pipeline && d == DType::fp8)) {
         allow(d);
@@ -352,14 +349,14 @@ Rejection rejection_from_miss(const Search& S, const Gpu& g, const Miss& miss) {
     return r;
   }
   std::vector<std::string> tried;
-  for (Trial& t : trials_for(S.spec, miss)) {
+  for (Trial& t : trials_for(S.spec, S.units, miss)) {
     const Search again{t.spec, S.catalog, S.constants, S.eff, S.options, true, S.cache};
     std::vector<Candidate> found;
     Miss trial_miss;
-    if (S.spec.workload.is_training()) {
-      detail::search_training(again, g, found, trial_miss);
-    } else {
+    if (S.units.serving) {
       detail::search_inference(again, g, found, trial_miss);
+    } else {
+      detail::search_training(again, g, found, trial_miss);
     }
     if (!found.empty()) {
       r.nearest_fix = t.text;
@@ -390,7 +387,7 @@ Candidate best_candidate(const Search& S, std::vector<Candidate>& found) {
   const Spec& spec = S.spec;
   const PlanOptions& options = S.options;
   for (auto& c : found) {
-    c.score = score(c, options.objective, spec);
+    c.score = score(c, options.objective, S);
   }
   auto best =
       std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
@@ -419,10 +416,10 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
   }
   std::vector<Candidate> found;
   Miss miss;
-  if (S.spec.workload.is_training()) {
-    search_training(S, g, found, miss);
-  } else {
+  if (S.units.serving) {
     search_inference(S, g, found, miss);
+  } else {
+    search_training(S, g, found, miss);
   }
   if (found.empty()) {
     Rejection r = rejection_from_miss(S, g, miss);
@@ -452,7 +449,7 @@ const Calibration& family_calibration(const Search& S, const Gpu& g) {
     return Search::FamilyCalibration{
         family,
         S.options.uncertainty->calibration(
-            family, engine_name(spec), spec.workload.is_training(), unmeasured_workload(spec))};
+            family, engine_name(spec), !S.units.serving, unmeasured_workload(spec))};
   };
   return remembered(S.calibrations, matches, make).calibration;
 }
@@ -490,7 +487,7 @@ namespace {
 std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& S,
                                                                   const Candidate& best) {
   const Gpu& g = *best.gpu;
-  if (!g.mig || S.spec.workload.is_training()) {
+  if (!g.mig || !S.units.serving) {
     return std::nullopt;
   }
   Spec one = S.spec;
@@ -515,15 +512,19 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
     detail::search_inference(in_slice, *slice, found, ignored);
     if (!found.empty()) {
       const auto& i = *found.front().inference;
-      return std::make_pair(
-          profile,
-          S.spec.workload.is_transcription()
-              ? fmt::format("latency {}, {:.0f} audio seconds/s at the point estimate",
-                            format_seconds(i.ttft),
-                            i.audio_seconds_per_s)
-              : fmt::format("TTFT {}, TPOT {} at the point estimate",
-                            format_seconds(i.ttft),
-                            format_seconds(i.tpot)));
+      // A transcription's speed is its latency and audio rate; every other workload's is told
+      // as TTFT and TPOT (an embedding's TPOT is 0).
+      const WorkloadUnits& u = S.units;
+      return std::make_pair(profile,
+                            u.rate == RateUnit::audio_seconds
+                                ? fmt::format("{} {}, {:.0f} {} at the point estimate",
+                                              names(u.latency).words,
+                                              format_seconds(i.ttft),
+                                              rate_of(i, u.rate),
+                                              names(u.rate).words)
+                                : fmt::format("TTFT {}, TPOT {} at the point estimate",
+                                              format_seconds(i.ttft),
+                                              format_seconds(i.tpot)));
     }
   }
   return std::nullopt;
@@ -533,7 +534,7 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
 // the whole GPU, one slice per replica (no tensor parallelism across slices).
 void plan_slices(const Search& S, Plan& plan) {
   const bool shared = S.options.share_gpus || S.spec.deployment.mode == DeploymentMode::onprem;
-  if (!shared || S.spec.workload.is_training()) {
+  if (!shared || !S.units.serving) {
     return;
   }
   Spec one = S.spec;
@@ -617,10 +618,11 @@ void rank(const Search& S, Plan& plan) {
                       slice->second);
     } else {
       best.verdict = "right-sized";
-      best.verdict_reason = (has_targets(S.spec) ? "the cheapest configuration that meets every "
-                                                   "target; "
-                                                 : "the cheapest configuration; ") +
-                            best.verdict_reason;
+      best.verdict_reason =
+          (has_targets(S.spec, S.units) ? "the cheapest configuration that meets every "
+                                          "target; "
+                                        : "the cheapest configuration; ") +
+          best.verdict_reason;
     }
   }
 }
@@ -635,23 +637,22 @@ Plan make_plan(const Spec& spec,
                const PlanOptions& options) {
   Plan plan;
   plan.spec = spec;
+  plan.units = workload_units(spec);
+  const WorkloadUnits& units = plan.units;
   plan.objective = options.objective;
   plan.confidence = options.confidence;
   // With no targets, the cheapest box that loads the model is not an answer (a 7B model on one L4
   // at 28 tokens/s costs 3x per token what an L40S does): rank by $ per million tokens at full
   // load instead of TCO.
   PlanOptions effective = options;
-  if (!has_targets(spec) && options.objective == Objective::tco) {
+  if (!has_targets(spec, units) && options.objective == Objective::tco) {
     effective.objective = Objective::cost_per_token;
     plan.objective = Objective::cost_per_token;
     plan.notes.push_back(fmt::format("no targets: ranked by $ per {} with every "
                                      "replica at its largest batch (full load), not by TCO",
-                                     spec.workload.is_transcription() ? "audio hour"
-                                     : spec.per_image()               ? "thousand images"
-                                     : spec.workload.is_embedding()   ? "million input tokens"
-                                                                      : "million output tokens"));
+                                     names(units.price).words));
   }
-  if (spec.embeds_images() && spec.model.image->text > 0) {
+  if (units.kind == WorkloadKind::image_embedding && spec.model.image->text > 0) {
     plan.notes.push_back(fmt::format(
         "dual encoder: memory holds the whole {} checkpoint ({:.3g}M parameters, the text tower's "
         "{:.3g}M among them); an image runs through the vision tower only ({:.3g}M), which the "
@@ -672,8 +673,8 @@ Plan make_plan(const Spec& spec,
   }
   plan.catalog_version = catalog.version;
   plan.catalog_digest = catalog.digest;
-  check_demand(spec);
-  if (!spec.workload.is_training() && spec.deployment.growth_per_month >= 0.5) {
+  check_demand(spec, units);
+  if (units.serving && spec.deployment.growth_per_month >= 0.5) {
     // Inside the accepted range, but likely a percentage typed as a fraction.
     plan.notes.push_back(fmt::format(
         "deployment.growth_per_month {:g} means +{:.0f}% a month (demand x{:.3g} by month {}); "
@@ -686,7 +687,7 @@ Plan make_plan(const Spec& spec,
         spec.deployment.growth_per_month / 100.0,
         spec.deployment.growth_per_month));
   }
-  plan.requirements = requirements_of(spec, constants);
+  plan.requirements = requirements_of(spec, units, constants);
   // Validate constraint names up front: a typo is an input error, not a rejection.
   for (const auto& name : spec.constraints.gpus) {
     (void)catalog.resolve(name, spec.constraints.where + "/gpus");

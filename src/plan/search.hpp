@@ -210,6 +210,8 @@ struct Search {
   mutable std::vector<FamilyRatio> high_ratios{}; // band_high_ratio's answers
   mutable std::vector<FamilyBands> serving_bands{};
   mutable std::optional<RatioBand> memory_ratio{};
+  // What the workload counts and is priced by: made once per search, read per candidate.
+  WorkloadUnits units = workload_units(spec);
 };
 
 // The answer in `known` that `matches`, or `make()`'s, kept there for the next ask: the per-plan
@@ -307,11 +309,11 @@ using ::rightsize::mig_slice;
 // --- Ranking (plan.cpp)
 
 // Whether the spec sets any target (training: always).
-bool has_targets(const Spec& spec);
+bool has_targets(const Spec& spec, const WorkloadUnits& u);
 // The GPUs a deployment occupies: on-prem, every GPU of the servers bought.
 long long owned_gpus(const Candidate& c);
 // A candidate's score under the objective: lower is better.
-double score(const Candidate& c, Objective o, const Spec& spec);
+double score(const Candidate& c, Objective o, const Search& S);
 
 // --- Searches (search_inference.cpp, search_training.cpp)
 
@@ -322,15 +324,15 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
 // the search holds targets; none when it holds them at the point (--confidence point).
 std::optional<double>
 band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* metric);
-// The band rates are held to: decode's ("tpot"), or an embedding workload's forward pass
+// The band rates are held to: decode's ("tpot"), or a one-pass workload's forward pass
 // ("ttft").
-inline const char* rate_band_metric(const Spec& spec) {
-  return spec.workload.one_pass() ? "ttft" : "tpot";
+inline const char* rate_band_metric(const WorkloadUnits& u) {
+  return u.decodes ? "tpot" : "ttft";
 }
-// The band latency targets are held to: TTFT's, or for a transcription, whose request latency is
-// mostly decode steps, TPOT's (inference_bands does the same).
-inline const char* latency_band_metric(const Spec& spec) {
-  return spec.workload.is_transcription() ? "tpot" : "ttft";
+// The band latency targets are held to: TTFT's, or for a request whose whole latency is mostly
+// decode steps (a transcription), TPOT's (inference_bands does the same).
+inline const char* latency_band_metric(const WorkloadUnits& u) {
+  return u.decodes && u.latency == LatencyUnit::request ? "tpot" : "ttft";
 }
 
 // Online serving's batch per replica: at least `share` (the spec's concurrency shared among the

@@ -475,7 +475,7 @@ std::optional<double> score_lower_bound(const Search& S, const Gpu& g, const Par
   if (!cost_inference(S, one, 1e300, why, Detail::numbers)) {
     return std::nullopt;
   }
-  return score(one, o, S.spec);
+  return score(one, o, S);
 }
 
 // score_lower_bound of one GPU's layouts, by GPUs per replica: the only term of the layout it
@@ -518,7 +518,10 @@ double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const
 
 // $ per million output tokens (an embedding workload: tokens embedded) at the planned load and
 // with every replica running full, once cost_inference has priced the candidate.
-void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
+void price_per_token(LayoutEvaluator& eval,
+                     Candidate& c,
+                     const WorkloadUnits& units,
+                     const Spec& spec) {
   const double tokens_per_s = c.inference->priced_tokens_per_s();
   if (tokens_per_s <= 0) {
     return;
@@ -531,7 +534,7 @@ void price_per_token(LayoutEvaluator& eval, Candidate& c, const Spec& spec) {
     c.cost.usd_per_million_at_full_load =
         to_usd_per_million(c.cost.per_hour / items_per_s(full_tokens_per_s));
   }
-  if (spec.per_image()) {
+  if (units.price == PriceBasis::per_thousand_images) {
     // Every image is input_tokens tokens: $ per image = $ per token x tokens per image.
     const auto per_thousand = static_cast<double>(spec.workload.inference.input_tokens) / 1e3;
     c.cost.usd_per_thousand_images = *c.cost.usd_per_million_tokens * per_thousand;
@@ -595,9 +598,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.
-    const Bands bands{band_high_ratio(S, g, spec, latency_band_metric(spec)),
+    const Bands bands{band_high_ratio(S, g, spec, latency_band_metric(S.units)),
                       band_high_ratio(S, g, spec, "tpot"),
-                      band_high_ratio(S, g, spec, rate_band_metric(spec))};
+                      band_high_ratio(S, g, spec, rate_band_metric(S.units))};
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
     for (const Parallelism& p : inference_layouts(spec, tps)) {
@@ -638,13 +641,13 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         miss.consider({"no_price", why, "add a price with --catalog (docs/catalog.md)", 1e299});
         continue;
       }
-      price_per_token(eval, c, spec);
+      price_per_token(eval, c, S.units, spec);
       if (S.any) {
         c.spec = spec_for_candidate(variant);
         found.push_back(std::move(c));
         return;
       }
-      const double sc = score(c, S.options.objective, S.spec);
+      const double sc = score(c, S.options.objective, S);
       if (first && sc >= best_score) {
         continue;
       }

@@ -210,7 +210,7 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
       trial.training = t;
       trial.cost = {};
       cost_training(S, price, trial, Detail::numbers);
-      const double sc = score(trial, S.options.objective, S.spec);
+      const double sc = score(trial, S.options.objective, S);
       if (best_variant == nullptr || sc < best_score) {
         best_variant = &variant;
         best_layout = p;

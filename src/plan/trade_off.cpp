@@ -1,6 +1,7 @@
 // A plan's speed-cost trade-off and its Pareto front (include/rightsize/plan/trade_off.hpp).
 
 #include <rightsize/plan/trade_off.hpp>
+#include <rightsize/plan/unit_values.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -54,38 +55,19 @@ TradeOff training_trade_off(const Plan& plan) {
   return a;
 }
 
-// The candidate's price of `kind`, at the planned load or with every replica full.
-std::optional<double> price_of(const Candidate& c, TradePrice kind, bool full_load) {
-  switch (kind) {
-  case TradePrice::per_audio_hour:
-    return full_load ? c.cost.usd_per_audio_hour_at_full_load : c.cost.usd_per_audio_hour;
-  case TradePrice::per_thousand_images:
-    return full_load ? c.cost.usd_per_thousand_images_full_load : c.cost.usd_per_thousand_images;
-  default: // output or input tokens: the tokens a candidate is priced per
-    return full_load ? c.cost.usd_per_million_at_full_load : c.cost.usd_per_million_tokens;
-  }
-}
-
 TradeOff serving_trade_off(const Plan& plan) {
   TradeOff a;
-  const Spec& s = plan.spec;
-  const auto& targets = s.workload.inference.targets;
-  // An embedding workload has no TPOT, a transcription's is not what a person waits for: their
-  // latency is the time; a transcription's cost is per audio hour, an image workload's per
-  // thousand images.
-  const bool transcription = s.workload.is_transcription();
-  const bool embedding = s.workload.one_pass();
-  const bool ttft = embedding || transcription || (targets.ttft && !targets.tpot);
-  a.time = embedding || transcription ? TradeTime::latency
-           : ttft                     ? TradeTime::ttft
-                                      : TradeTime::tpot;
-  a.price = transcription   ? TradePrice::per_audio_hour
-            : s.per_image() ? TradePrice::per_thousand_images
-            : embedding     ? TradePrice::per_million_input_tokens
-                            : TradePrice::per_million_output_tokens;
+  const auto& targets = plan.spec.workload.inference.targets;
+  // A request's whole latency (an embedding has no TPOT, a transcription's is not what a person
+  // waits for) is the time; else TPOT, or TTFT when only TTFT has a target.
+  const bool whole = plan.units.latency == LatencyUnit::request;
+  const bool ttft = whole || (targets.ttft && !targets.tpot);
+  a.time = whole ? TradeTime::latency : ttft ? TradeTime::ttft : TradeTime::tpot;
+  a.price = TradePrice::unit;
+  a.basis = plan.units.price;
   a.full_load =
       !std::all_of(plan.candidates.begin(), plan.candidates.end(), [&](const Candidate& c) {
-        return price_of(c, a.price, false).has_value();
+        return price_of(c.cost, a.basis).has_value();
       });
   if (ttft && targets.ttft) {
     a.target = TradeTarget::ttft;
@@ -95,7 +77,7 @@ TradeOff serving_trade_off(const Plan& plan) {
     a.target_time = *targets.tpot;
   }
   for (const auto& c : plan.candidates) {
-    const auto cost = price_of(c, a.price, a.full_load);
+    const auto cost = price_of(c.cost, a.basis, a.full_load);
     if (!cost) {
       continue;
     }
@@ -135,8 +117,7 @@ std::vector<std::size_t> mark_pareto_front(std::vector<TradePoint>& points) {
 }
 
 TradeOff trade_off(const Plan& plan) {
-  TradeOff a =
-      plan.spec.workload.is_training() ? training_trade_off(plan) : serving_trade_off(plan);
+  TradeOff a = plan.units.serving ? serving_trade_off(plan) : training_trade_off(plan);
   a.front = mark_pareto_front(a.points);
   return a;
 }

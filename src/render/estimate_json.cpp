@@ -4,6 +4,7 @@
 #include "estimate_parts.hpp"
 
 #include <rightsize/core/json_writer.hpp>
+#include <rightsize/plan/unit_values.hpp>
 #include <rightsize/render/estimate.hpp>
 
 namespace rightsize {
@@ -57,18 +58,16 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
       .member("price_usd_per_gpu_hour", c.price.per_gpu.si())
       .member("provider", c.price.provider)
       .member("usd_per_hour", c.per_hour.si());
-  // Image generation is priced per image only: its tokens are latent positions.
-  if (!r.spec.generates_images()) {
-    w.member(r.training                                 ? "usd_per_million_trained_tokens"
-             : r.inference && r.inference->prefill_only ? "usd_per_million_input_tokens"
-                                                        : "usd_per_million_output_tokens",
+  // The workload's token price (image generation has none: its tokens are latent positions),
+  // named output tokens' where the report holds no performance; then its own unit's, if any.
+  const WorkloadUnits u = workload_units(r.spec);
+  if (u.token_price) {
+    const bool held = r.training || (r.inference && r.inference->prefill_only);
+    w.member(names(held ? *u.token_price : PriceBasis::per_million_output_tokens).key,
              c.usd_per_million_tokens);
   }
-  if (r.spec.per_image()) {
-    w.member("usd_per_thousand_images", c.usd_per_thousand_images);
-  }
-  if (r.spec.workload.is_transcription()) {
-    w.member("usd_per_audio_hour", c.usd_per_audio_hour);
+  if (const PriceNames& own = names(u.price); !own.per_token) {
+    w.member(own.key, price_of(c, u.price));
   }
   if (r.training) {
     w.key("usd_to_train");
@@ -86,10 +85,11 @@ void write_per_replica(JsonWriter& w, const EstimateReport& r) {
   const auto& perf = r.inference;
   const double n = r.replicas;
   if (perf && perf->prefill_only) {
+    const WorkloadUnits u = workload_units(r.spec);
     w.begin_object()
         .member("batch", r.memory.batch)
-        .member(r.spec.per_image() ? "images_per_s" : "sequences_per_s", perf->requests_per_s / n);
-    if (!r.spec.generates_images()) { // a pipeline's tokens are latent positions
+        .member(names(u.rate).key, rate_of(*perf, u.rate) / n);
+    if (u.tokens != TokenRate::latent) { // a pipeline's tokens are latent positions
       w.member("tokens_per_s", perf->prefill_tokens_per_s / n);
     }
     w.end_object();
@@ -132,7 +132,7 @@ void render_estimate_json(const EstimateReport& r, std::ostream& out) {
       .member("gpu", r.gpu.name)
       .member("gpus", p.gpus() * r.replicas)
       .member("gpus_per_replica", p.gpus());
-  const bool training = r.spec.workload.is_training();
+  const bool training = !workload_units(r.spec).serving;
   if (!training) {
     w.key("inference");
     write_inference_json(w, r);

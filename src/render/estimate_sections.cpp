@@ -5,6 +5,7 @@
 
 #include <rightsize/core/json_writer.hpp>
 #include <rightsize/render/estimate.hpp>
+#include <rightsize/spec/workload_units.hpp>
 
 namespace rightsize {
 
@@ -127,7 +128,8 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
   const auto& perf = *r.inference;
   // An image encoder's sequence is an image: images_per_s for sequences_per_s (keys in byte
   // order, as JsonWriter wants them).
-  const bool images = r.spec.per_image();
+  const WorkloadUnits u = workload_units(r.spec);
+  const bool images = u.rate == RateUnit::images;
   w.begin_object();
   if (const auto& b = r.inference_bands) {
     w.key("bands").begin_object();
@@ -161,7 +163,7 @@ void write_embedding_json(JsonWriter& w, const EstimateReport& r) {
       .member("latency_ms", to_ms(perf.ttft));
   // A pipeline's tokens are the denoiser's latent positions (FLUX's and SD3's 2 x 2 patches):
   // named as such, and no rate of them, which no one buys.
-  const bool latent = r.spec.generates_images();
+  const bool latent = u.tokens == TokenRate::latent;
   if (latent) {
     w.member("latent_tokens_per_image", r.spec.workload.inference.input_tokens);
   }

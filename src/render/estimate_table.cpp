@@ -4,10 +4,12 @@
 
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
+#include <rightsize/spec/workload_units.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace rightsize {
@@ -55,76 +57,126 @@ std::string rate_band(const Band& b) {
   return fmt::format("{:.0f}-{:.0f}", b.low, b.high);
 }
 
-std::string workload_line(const EstimateReport& r) {
+std::string weights_text(const Spec& s) {
+  return s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights));
+}
+
+std::string training_workload(const EstimateReport& r) {
   const auto& s = r.spec;
   const auto& m = r.memory;
-  if (s.workload.is_training()) {
-    const auto& w = s.workload.training;
-    const std::string kind = s.workload.type == WorkloadType::finetune
-                                 ? fmt::format("{} fine-tuning", to_string(w.method))
-                                 : std::string("training");
-    return fmt::format("{} on {}, seq {} x micro-batch {}, {} recipe ({:.1f} B per trainable "
-                       "parameter), ZeRO {}, recompute {}",
-                       kind,
-                       to_string(w.framework),
-                       w.seq_len,
-                       m.batch,
-                       m.precision_recipe,
-                       m.bytes_per_param,
-                       w.zero_stage,
-                       to_string(w.recompute));
-  }
+  const auto& w = s.workload.training;
+  const std::string kind = s.workload.type == WorkloadType::finetune
+                               ? fmt::format("{} fine-tuning", to_string(w.method))
+                               : std::string("training");
+  return fmt::format("{} on {}, seq {} x micro-batch {}, {} recipe ({:.1f} B per trainable "
+                     "parameter), ZeRO {}, recompute {}",
+                     kind,
+                     to_string(w.framework),
+                     w.seq_len,
+                     m.batch,
+                     m.precision_recipe,
+                     m.bytes_per_param,
+                     w.zero_stage,
+                     to_string(w.recompute));
+}
+
+std::string generation_workload(const EstimateReport& r) {
+  const auto& s = r.spec;
   const auto& i = s.workload.inference;
-  if (const auto& g = s.workload.inference.generation; g && s.generates_images()) {
-    return fmt::format("image generation on diffusers, {} x {} pixels, {} steps{}, weights {}",
-                       g->width,
-                       g->height,
-                       g->steps,
-                       s.model.diffusion->classifier_free_guidance ? " (x2: guidance)" : "",
-                       to_string(s.precision.weights));
-  }
-  if (s.embeds_images()) {
-    return fmt::format("image embeddings on {}, {} x {} pixels, {}, weights {}",
-                       to_string(i.engine),
-                       s.model.image->image_size,
-                       s.model.image->image_size,
-                       s.model.image->cnn ? std::string("a CNN (one input per image)")
-                                          : fmt::format("{} tokens per image", i.input_tokens),
-                       s.weights.quantized() ? s.weights.method
-                                             : std::string(to_string(s.precision.weights)));
-  }
-  if (const auto& a = i.transcription) {
-    return fmt::format(
-        "transcription on {}, {:g} s of audio per request ({} x {:g} s window{}), {} output tokens "
-        "per window, weights {}, KV cache {}",
-        to_string(i.engine),
-        a->audio_seconds,
-        a->windows,
-        a->window_seconds,
-        a->windows == 1 ? "" : "s",
-        i.output_tokens,
-        s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
-        to_string(s.precision.kv_cache));
-  }
-  if (s.workload.is_embedding()) {
-    return fmt::format(
-        "embedding on {}, {} tokens per sequence, weights {}{}",
-        to_string(i.engine),
-        i.input_tokens,
-        s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
-        s.model.encoder_only ? std::string()
-                             : fmt::format(", KV cache {}", to_string(s.precision.kv_cache)));
-  }
-  // A text-to-text model's input is what its encoder reads (its decoder starts from one token).
+  return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}",
+                     to_string(i.engine),
+                     i.describe_input(),
+                     i.output_tokens,
+                     weights_text(s),
+                     to_string(s.precision.kv_cache));
+}
+
+// A text-to-text model's input is what its encoder reads (its decoder starts from one token).
+std::string text_to_text_workload(const EstimateReport& r) {
+  const auto& s = r.spec;
+  const auto& i = s.workload.inference;
   return fmt::format(
-      "{} on {}, {} + {} out tokens, weights {}, KV cache {}",
-      s.model.encoder_decoder ? "text-to-text generation" : "inference",
+      "text-to-text generation on {}, {} in (encoder) + {} out tokens, weights {}, KV cache {}",
       to_string(i.engine),
-      s.model.encoder_decoder ? fmt::format("{} in (encoder)", s.model.encoder_positions)
-                              : i.describe_input(),
+      s.model.encoder_positions,
       i.output_tokens,
-      s.weights.quantized() ? s.weights.method : std::string(to_string(s.precision.weights)),
+      weights_text(s),
       to_string(s.precision.kv_cache));
+}
+
+std::string text_embedding_workload(const EstimateReport& r) {
+  const auto& s = r.spec;
+  const auto& i = s.workload.inference;
+  return fmt::format("embedding on {}, {} tokens per sequence, weights {}{}",
+                     to_string(i.engine),
+                     i.input_tokens,
+                     weights_text(s),
+                     s.model.encoder_only
+                         ? std::string()
+                         : fmt::format(", KV cache {}", to_string(s.precision.kv_cache)));
+}
+
+std::string image_embedding_workload(const EstimateReport& r) {
+  const auto& s = r.spec;
+  const auto& i = s.workload.inference;
+  return fmt::format("image embeddings on {}, {} x {} pixels, {}, weights {}",
+                     to_string(i.engine),
+                     s.model.image->image_size,
+                     s.model.image->image_size,
+                     s.model.image->cnn ? std::string("a CNN (one input per image)")
+                                        : fmt::format("{} tokens per image", i.input_tokens),
+                     weights_text(s));
+}
+
+std::string image_generation_workload(const EstimateReport& r) {
+  const auto& s = r.spec;
+  const auto& g = s.workload.inference.generation;
+  if (!g) {
+    return generation_workload(r);
+  }
+  return fmt::format("image generation on diffusers, {} x {} pixels, {} steps{}, weights {}",
+                     g->width,
+                     g->height,
+                     g->steps,
+                     s.model.diffusion->classifier_free_guidance ? " (x2: guidance)" : "",
+                     to_string(s.precision.weights));
+}
+
+std::string transcription_workload(const EstimateReport& r) {
+  const auto& s = r.spec;
+  const auto& i = s.workload.inference;
+  const auto& a = i.transcription;
+  if (!a) {
+    return generation_workload(r);
+  }
+  return fmt::format(
+      "transcription on {}, {:g} s of audio per request ({} x {:g} s window{}), {} output tokens "
+      "per window, weights {}, KV cache {}",
+      to_string(i.engine),
+      a->audio_seconds,
+      a->windows,
+      a->window_seconds,
+      a->windows == 1 ? "" : "s",
+      i.output_tokens,
+      weights_text(s),
+      to_string(s.precision.kv_cache));
+}
+
+// Each kind's workload line, in WorkloadKind's order.
+using WorkloadSentence = std::string (*)(const EstimateReport&);
+constexpr std::array<WorkloadSentence, 8> k_workload_lines{{
+    generation_workload,       // text_generation
+    text_to_text_workload,     // text_to_text
+    text_embedding_workload,   // text_embedding
+    image_embedding_workload,  // image_embedding
+    image_generation_workload, // image_generation
+    transcription_workload,    // transcription
+    training_workload,         // training
+    training_workload,         // finetune
+}};
+
+std::string workload_line(const EstimateReport& r) {
+  return k_workload_lines[static_cast<std::size_t>(workload_kind(r.spec))](r);
 }
 
 // "8b: llama on 2 x H100 (tp 2, pp 1, dp 1, ep 1)", or with replicas "on 8 x H100: 4 replicas
@@ -239,7 +291,8 @@ void render_training(const EstimateReport& r, std::ostream& out) {
 void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   const auto& i = *r.inference;
   const double n = r.replicas;
-  const char* unit = r.spec.per_image() ? "images" : "sequences";
+  const WorkloadUnits u = workload_units(r.spec);
+  const std::string_view unit = u.items;
   const auto& generation = r.spec.workload.inference.generation;
   const auto& image = r.spec.model.image;
   const bool cnn = image && image->cnn;
@@ -289,7 +342,7 @@ void render_embedding_speed(const EstimateReport& r, std::ostream& out) {
   } else {
     out << fmt::format("  one forward pass of {} {} x {} tokens: {}\n",
                        i.concurrency,
-                       i.concurrency == 1 ? (r.spec.per_image() ? "image" : "sequence") : unit,
+                       i.concurrency == 1 ? u.item : unit,
                        r.spec.workload.inference.input_tokens,
                        format_seconds(i.prefill));
   }
@@ -371,21 +424,21 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
     render_transcription(r, out);
     return;
   }
-  const bool images = r.spec.per_image();
+  const WorkloadUnits u = workload_units(r.spec);
+  const bool images = u.rate == RateUnit::images;
   const auto unit = [images](long long count) {
     return count == 1 ? (images ? "image" : "sequence") : (images ? "images" : "sequences");
   };
   // A pass takes its sequences (or images) together; more wait in the engine's per-request work
   // (render_embedding_speed says how many).
-  const std::string held = r.spec.workload.one_pass()
-                               ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
-                               : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
+  const std::string held = u.one_pass() ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
+                                        : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
   const std::string sequences =
       r.replicas > 1
           ? fmt::format(
                 "per replica: {} ({} over {} replicas)", held, m.batch * r.replicas, r.replicas)
           : held;
-  if (r.spec.generates_images()) {
+  if (u.tokens == TokenRate::latent) {
     out << fmt::format("fits: {}{} {}; one pass takes at most {} {} (no KV cache: the pipeline "
                        "denoises and decodes a batch of images together)\n",
                        m.fits ? "yes" : "NO",
@@ -393,7 +446,7 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        sequences,
                        m.max_batch,
                        unit(m.max_batch));
-  } else if (r.spec.workload.one_pass() && m.kv_per_token.si() <= 0) {
+  } else if (u.one_pass() && m.kv_per_token.si() <= 0) {
     const bool cnn = r.spec.model.image && r.spec.model.image->cnn;
     out << fmt::format("fits: {}{} {}; one forward pass takes at most {} {} (no KV cache: {} "
                        "each whole {} in one pass)\n",
@@ -403,7 +456,7 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        m.max_batch,
                        unit(m.max_batch),
                        cnn ? "the CNN reads" : "the encoder attends over",
-                       r.spec.per_image() ? "image" : "sequence");
+                       u.item);
   } else {
     out << fmt::format("fits: {}{} {}; at most {} fit ({} of KV cache each, {} per token)\n",
                        m.fits ? "yes" : "NO",
@@ -412,7 +465,7 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        m.max_batch,
                        format_bytes(m.kv_per_sequence),
                        format_bytes(m.kv_per_token));
-    if (r.spec.model.encoder_decoder) {
+    if (!u.encoder_pass.empty()) {
       // Text to text: the input is the encoder's, held as cross-attention state beside the
       // decoder's own tokens.
       out << fmt::format("longest decode that fits after the {}-token input: {} decoder tokens\n",
@@ -523,8 +576,8 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
     out << fmt::format("  {} per audio hour at this load\n",
                        format_usd(Usd(*c.usd_per_audio_hour)));
   }
-  if (c.usd_per_million_tokens &&
-      (r.spec.generates_images() || (r.spec.model.image && r.spec.model.image->cnn))) {
+  if (c.usd_per_million_tokens && (workload_units(r.spec).tokens == TokenRate::latent ||
+                                   (r.spec.model.image && r.spec.model.image->cnn))) {
     out << '\n'; // a pipeline's latent tokens, a CNN's one input per image: no price to compare
   } else if (c.usd_per_million_tokens) {
     out << fmt::format("{}{} per million {} tokens at this load",
@@ -545,7 +598,7 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
 void render_estimate_table(const EstimateReport& r, std::ostream& out) {
   render_header(r, out);
   render_memory(r, out);
-  if (r.spec.workload.is_training()) {
+  if (!workload_units(r.spec).serving) {
     render_training(r, out);
   } else {
     render_inference(r, out);

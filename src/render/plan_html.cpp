@@ -9,6 +9,7 @@
 
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/trade_off.hpp>
+#include <rightsize/plan/unit_values.hpp>
 #include <rightsize/render/plan.hpp>
 
 #include <fmt/format.h>
@@ -68,27 +69,16 @@ const char* time_name(TradeTime t) {
   return "TPOT";
 }
 
-std::string price_name(TradePrice p, bool full_load) {
-  std::string name;
-  switch (p) {
+std::string price_name(const TradeOff& t) {
+  switch (t.price) {
   case TradePrice::run:
     return "Cost of the run ($)";
   case TradePrice::per_hour:
     return "$ per hour";
-  case TradePrice::per_audio_hour:
-    name = "$ per audio hour";
-    break;
-  case TradePrice::per_thousand_images:
-    name = "$ per thousand images";
-    break;
-  case TradePrice::per_million_input_tokens:
-    name = "$ per million input tokens";
-    break;
-  case TradePrice::per_million_output_tokens:
-    name = "$ per million output tokens";
+  case TradePrice::unit:
     break;
   }
-  return full_load ? name + ", full load" : name;
+  return fmt::format("$ per {}{}", names(t.basis).words, t.full_load ? ", full load" : "");
 }
 
 TradeAxes trade_axes(const Plan& plan) {
@@ -101,7 +91,7 @@ TradeAxes trade_axes(const Plan& plan) {
   a.x_scale = t.time == TradeTime::time_to_train ? 1.0 / 3600
               : t.time == TradeTime::step_time   ? 1.0
                                                  : 1e3;
-  a.y_name = price_name(t.price, t.full_load);
+  a.y_name = price_name(t);
   if (t.target != TradeTarget::none) {
     a.target_s = t.target_time.si();
     a.target_label = t.target == TradeTarget::deadline ? "deadline " + format_seconds(t.target_time)
@@ -250,7 +240,7 @@ svg::Chart memory_chart(const Plan& plan, const std::vector<const Candidate*>& r
   const auto x = svg::Scale::linear(0, most / k_gib, left, right);
   const double bottom = top + row_h * static_cast<double>(rows.size());
   chart.x_axis(x, bottom, top - 4, "GiB per GPU");
-  const bool training = plan.spec.workload.is_training();
+  const bool training = !plan.units.serving;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Candidate& c = *rows[i];
     const double y0 = top + row_h * static_cast<double>(i) + 4;
@@ -382,9 +372,8 @@ std::string band_text(double point, double low, double high, double scale) {
 
 html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
   html::Table t;
-  const bool training = plan.spec.workload.is_training();
-  const bool embedding = plan.spec.workload.one_pass();
-  const bool transcription = plan.spec.workload.is_transcription();
+  const WorkloadUnits& u = plan.units;
+  const bool training = !u.serving;
   if (training) {
     t.header = {"#",
                 "GPU",
@@ -408,13 +397,10 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
                 "GPUs",
                 "Layout",
                 "Memory/GPU (GiB)",
-                embedding || transcription ? "Latency (ms)" : "TTFT (ms)",
-                transcription           ? "Audio s/s"
-                : plan.spec.per_image() ? "Images/s"
-                : embedding             ? "Sequences/s"
-                                        : "TPOT (ms)",
+                fmt::format("{} (ms)", names(u.latency).title),
+                u.shows_tpot() ? "TPOT (ms)" : std::string(names(u.rate).title),
                 // A pipeline's tokens are the denoiser's latent positions.
-                plan.spec.generates_images() ? "Latent tokens/s" : "Tokens/s",
+                u.tokens == TokenRate::latent ? "Latent tokens/s" : "Tokens/s",
                 "$/hour",
                 a.y_name,
                 "TCO",
@@ -446,17 +432,13 @@ html::Table candidates_table(const Plan& plan, const TradeAxes& a) {
       const auto& b = c.inference_bands;
       row.push_back(b ? band_text(in.ttft.si(), b->ttft.low, b->ttft.high, 1e3)
                       : table_number(in.ttft.si() * 1e3));
-      if (transcription) {
-        row.push_back(fmt::format("{:.0f}", in.audio_seconds_per_s));
-        row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
-      } else if (in.prefill_only) {
-        row.push_back(fmt::format("{:.1f}", in.requests_per_s));
-        row.push_back(fmt::format("{:.0f}", in.prefill_tokens_per_s));
-      } else {
+      if (u.shows_tpot()) {
         row.push_back(b ? band_text(in.tpot.si(), b->tpot.low, b->tpot.high, 1e3)
                         : table_number(in.tpot.si() * 1e3));
-        row.push_back(fmt::format("{:.0f}", in.output_tokens_per_s));
+      } else {
+        row.push_back(fmt::format("{:.{}f}", rate_of(in, u.rate), names(u.rate).decimals));
       }
+      row.push_back(fmt::format("{:.0f}", tokens_of(in, u.tokens)));
     }
     row.push_back(money(c.cost.per_hour.si()));
     if (!training) {
@@ -527,29 +509,34 @@ Plan shown_plan(const Plan& plan, const RenderOptions& o) {
   return shown;
 }
 
+// The recommendation's price in the workload's own unit (per audio hour, per thousand images),
+// else per million of its tokens (image generation's latent positions named output tokens).
+std::string price_text(const Plan& plan, const Candidate& b) {
+  const WorkloadUnits& u = plan.units;
+  if (const auto own = price_of(b.cost, u.price); own && !names(u.price).per_token) {
+    return fmt::format(", {} per {}", money_axis_text(*own), names(u.price).words);
+  }
+  if (b.cost.usd_per_million_tokens) {
+    return fmt::format(", {} per {}",
+                       money_axis_text(*b.cost.usd_per_million_tokens),
+                       names(u.token_price.value_or(PriceBasis::per_million_output_tokens)).words);
+  }
+  return "";
+}
+
 } // namespace
 
 void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostream& out) {
   const Plan plan = shown_plan(full_plan, o);
   const Spec& s = plan.spec;
-  html::Page page("rightsize plan: " + s.name, workload_line(s));
+  html::Page page("rightsize plan: " + s.name, workload_line(plan));
   page.section("Recommendation", "recommendation");
   if (plan.feasible()) {
     const auto& b = plan.candidates.front();
     std::string rest = fmt::format(
         "{}; {} per hour, TCO {}", b.verdict, money(b.cost.per_hour.si()), money(b.cost.tco.si()));
-    if (!s.workload.is_training()) {
-      rest += fmt::format(" over {} months", s.deployment.horizon_months);
-      if (b.cost.usd_per_audio_hour) {
-        rest += fmt::format(", {} per audio hour", money_axis_text(*b.cost.usd_per_audio_hour));
-      } else if (s.per_image() && b.cost.usd_per_thousand_images) {
-        rest += fmt::format(", {} per thousand images",
-                            money_axis_text(*b.cost.usd_per_thousand_images));
-      } else if (b.cost.usd_per_million_tokens) {
-        rest += fmt::format(", {} per million {} tokens",
-                            money_axis_text(*b.cost.usd_per_million_tokens),
-                            s.workload.is_embedding() ? "input" : "output");
-      }
+    if (plan.units.serving) {
+      rest += fmt::format(" over {} months", s.deployment.horizon_months) + price_text(plan, b);
     }
     page.lead(fmt::format("{} ({})", gpu_label(b), layout_cell(b)), rest + ".", "good");
     if (!b.verdict_reason.empty()) {
@@ -561,7 +548,7 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
               "nearest fixes are below.",
               "bad");
   }
-  page.list({"Requirements: " + requirements_line(plan), "Targets: " + targets_line(s)});
+  page.list({"Requirements: " + requirements_line(plan), "Targets: " + targets_line(plan)});
   {
     std::vector<const Candidate*> rows;
     for (const auto& c : plan.candidates) {

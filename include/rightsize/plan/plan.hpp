@@ -11,6 +11,7 @@
 #include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/plan/published.hpp>
 #include <rightsize/spec/spec.hpp>
+#include <rightsize/spec/workload_units.hpp>
 
 #include <memory>
 #include <optional>
@@ -153,6 +154,9 @@ struct Requirements {
 
 struct Plan {
   Spec spec;
+  // What the workload counts and is priced by, workload_units(spec): made once by make_plan, read
+  // by every renderer. A Plan put together by hand sets it.
+  WorkloadUnits units;
   Requirements requirements;
   std::vector<Candidate> candidates; // ranked, best first
   std::vector<Rejection> rejected;   // every GPU without a feasible configuration

@@ -16,19 +16,17 @@ namespace rightsize {
 enum class TradeTime {
   tpot,          // serving: time per output token
   ttft,          // serving with a TTFT target and no TPOT target
-  latency,       // an embedding's or a transcription's latency (its TTFT)
+  latency,       // a request's whole latency: an embedding's, an image's, a transcription's
   time_to_train, // training, when every candidate's run has a time
   step_time,     // training otherwise
 };
 
 // The price a candidate is placed by (USD).
 enum class TradePrice {
-  per_million_output_tokens,
-  per_million_input_tokens, // an embedding workload
-  per_thousand_images,      // an image workload
-  per_audio_hour,           // transcription
-  run,                      // training with a time to train: the run's cost
-  per_hour,                 // training otherwise
+  unit,     // serving: the workload's price (TradeOff::basis), per million tokens, per thousand
+            // images or per audio hour
+  run,      // training with a time to train: the run's cost
+  per_hour, // training otherwise
 };
 
 // The spec's target on the time, drawn as a line.
@@ -49,7 +47,8 @@ struct TradePoint {
 
 struct TradeOff {
   TradeTime time = TradeTime::tpot;
-  TradePrice price = TradePrice::per_million_output_tokens;
+  TradePrice price = TradePrice::unit;
+  PriceBasis basis = PriceBasis::per_million_output_tokens; // serving: the workload's price
   // Serving: the prices with every replica running full, because some candidate has no price at
   // the planned load.
   bool full_load = false;
@@ -61,12 +60,12 @@ struct TradeOff {
   std::vector<std::size_t> front;
 };
 
-// The trade-off of a plan's candidates. Serving: TPOT, or the latency an embedding or a
-// transcription has, or TTFT when only a TTFT target is set; the price per million output tokens
-// (an embedding's input tokens), per thousand images or per audio hour, at the planned load when
-// every candidate has one, else at full load. Training: the time to train and the run's cost
-// (its price per hour over that time, the band of one the other's), or the step time and the price
-// per hour when some candidate has no time to train.
+// The trade-off of a plan's candidates, in the units of plan.units. Serving: TPOT, or a request's
+// whole latency (an embedding's, an image's, a transcription's), or TTFT when only a TTFT target
+// is set; the workload's price (per million output or input tokens, per thousand images, per
+// audio hour), at the planned load when every candidate has one, else at full load. Training: the
+// time to train and the run's cost (its price per hour over that time, the band of one the
+// other's), or the step time and the price per hour when some candidate has no time to train.
 TradeOff trade_off(const Plan& plan);
 
 // Marks the points on the Pareto front and returns their indices, fastest first: sorted by time

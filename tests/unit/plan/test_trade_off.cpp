@@ -74,6 +74,7 @@ TEST_CASE("trade-off: the Pareto front is every point cheaper than all faster on
 TEST_CASE("trade-off: serving is TPOT against $ per million output tokens", "[plan][trade_off]") {
   Plan plan;
   plan.spec = chat_spec({{"ttft_ms", 500}, {"tpot_ms", 50}});
+  plan.units = workload_units(plan.spec);
   plan.candidates = {
       serving(1, 300, 30, 2.0, 1.5), serving(2, 200, 20, 3.0, 2.5), serving(3, 400, 40, 4.0, 3.0)};
   InferenceBands b;
@@ -81,7 +82,8 @@ TEST_CASE("trade-off: serving is TPOT against $ per million output tokens", "[pl
   plan.candidates[0].inference_bands = b;
   const TradeOff t = trade_off(plan);
   CHECK(t.time == TradeTime::tpot);
-  CHECK(t.price == TradePrice::per_million_output_tokens);
+  CHECK(t.price == TradePrice::unit);
+  CHECK(t.basis == PriceBasis::per_million_output_tokens);
   CHECK_FALSE(t.full_load);
   CHECK(t.target == TradeTarget::tpot);
   CHECK(t.target_time.si() == Approx(0.05));
@@ -100,6 +102,7 @@ TEST_CASE("trade-off: serving is TPOT against $ per million output tokens", "[pl
 TEST_CASE("trade-off: a TTFT target alone places serving by TTFT", "[plan][trade_off]") {
   Plan plan;
   plan.spec = chat_spec({{"ttft_ms", 500}});
+  plan.units = workload_units(plan.spec);
   plan.candidates = {serving(1, 300, 30, 2.0, 1.5)};
   const TradeOff t = trade_off(plan);
   CHECK(t.time == TradeTime::ttft);
@@ -113,6 +116,7 @@ TEST_CASE("trade-off: without a price at the planned load for every candidate, f
           "[plan][trade_off]") {
   Plan plan;
   plan.spec = chat_spec({{"tpot_ms", 50}});
+  plan.units = workload_units(plan.spec);
   plan.candidates = {serving(1, 300, 30, 2.0, 1.5), serving(2, 200, 20, -1, 2.5)};
   const TradeOff t = trade_off(plan);
   CHECK(t.full_load);
@@ -127,10 +131,12 @@ TEST_CASE("trade-off: an embedding is its latency against $ per million input to
   plan.spec = parse_spec({{"model", config_path("encoder/bge-m3")},
                           {"workload", {{"type", "embedding"}, {"concurrency", 8}}}},
                          "embed.json");
+  plan.units = workload_units(plan.spec);
   plan.candidates = {serving(1, 20, 0, 0.01, 0.008)};
   const TradeOff t = trade_off(plan);
   CHECK(t.time == TradeTime::latency);
-  CHECK(t.price == TradePrice::per_million_input_tokens);
+  CHECK(t.price == TradePrice::unit);
+  CHECK(t.basis == PriceBasis::per_million_input_tokens);
   CHECK(t.target == TradeTarget::none);
   REQUIRE(t.points.size() == 1);
   CHECK(t.points[0].x == Approx(0.02));
@@ -147,6 +153,7 @@ TEST_CASE("trade-off: training is the time to train against the run's cost", "[p
                             {"tokens", 1e8},
                             {"deadline_hours", 8}}}},
                          "train.json");
+  plan.units = workload_units(plan.spec);
   Candidate c;
   c.training = TrainingPerformance{};
   c.training->step = seconds(2);
