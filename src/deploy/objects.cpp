@@ -45,35 +45,8 @@ Node http_probe(const EngineRecipe& r, int period, int failures, const std::stri
   return p;
 }
 
-// One pod's spec: the engine container with its GPUs, probes and shared memory.
-Node pod_spec(const ServingSettings& s,
-              const EngineRecipe& r,
-              const GpuProduct& product,
-              const std::string& gpu_resource,
-              const std::vector<std::string>& command,
-              const std::vector<std::string>& args,
-              bool serves,
-              bool spread) {
-  Node container = Node::map();
-  container.set("name", Node::str("engine"));
-  container.set(
-      "image",
-      Node::str(s.image),
-      s.image == r.image
-          ? fmt::format("{} {}", s.engine, s.engine_version)
-          : fmt::format("--image; arguments written for {} {}", s.engine, s.engine_version));
-  container.set(
-      "command",
-      strings(command, command == s.engine_args ? s.engine_arg_notes : std::vector<std::string>{}));
-  if (!args.empty()) {
-    container.set("args", strings(args));
-  }
-  Node ports = Node::seq();
-  Node port = Node::map();
-  port.set("name", Node::str("http"));
-  port.set("containerPort", Node::integer(r.port), "the engine's port (data/deploy.json)");
-  ports.push(std::move(port));
-  container.set("ports", std::move(ports));
+// The GPUs one pod requests, with why that many.
+Node gpu_resources(const ServingSettings& s, const std::string& gpu_resource) {
   std::string why;
   if (!s.partition.empty()) {
     why = fmt::format("one MIG slice {} of an {}", s.partition, s.gpu);
@@ -98,7 +71,37 @@ Node pod_spec(const ServingSettings& s,
   Node resources = Node::map();
   resources.set("limits", std::move(limits));
   resources.set("requests", std::move(requests));
-  container.set("resources", std::move(resources));
+  return resources;
+}
+
+// The engine container with its GPUs, probes and shared memory.
+Node engine_container(const ServingSettings& s,
+                      const EngineRecipe& r,
+                      const std::string& gpu_resource,
+                      const std::vector<std::string>& command,
+                      const std::vector<std::string>& args,
+                      bool serves) {
+  Node container = Node::map();
+  container.set("name", Node::str("engine"));
+  container.set(
+      "image",
+      Node::str(s.image),
+      s.image == r.image
+          ? fmt::format("{} {}", s.engine, s.engine_version)
+          : fmt::format("--image; arguments written for {} {}", s.engine, s.engine_version));
+  container.set(
+      "command",
+      strings(command, command == s.engine_args ? s.engine_arg_notes : std::vector<std::string>{}));
+  if (!args.empty()) {
+    container.set("args", strings(args));
+  }
+  Node ports = Node::seq();
+  Node port = Node::map();
+  port.set("name", Node::str("http"));
+  port.set("containerPort", Node::integer(r.port), "the engine's port (data/deploy.json)");
+  ports.push(std::move(port));
+  container.set("ports", std::move(ports));
+  container.set("resources", gpu_resources(s, gpu_resource));
   if (serves) {
     container.set("startupProbe",
                   http_probe(r,
@@ -118,7 +121,19 @@ Node pod_spec(const ServingSettings& s,
   shm.set("mountPath", Node::str("/dev/shm"));
   mounts.push(std::move(shm));
   container.set("volumeMounts", std::move(mounts));
+  return container;
+}
 
+// One pod's spec: the engine container on a node with the GPU, spread over nodes or not.
+Node pod_spec(const ServingSettings& s,
+              const EngineRecipe& r,
+              const GpuProduct& product,
+              const std::string& gpu_resource,
+              const std::vector<std::string>& command,
+              const std::vector<std::string>& args,
+              bool serves,
+              bool spread) {
+  Node container = engine_container(s, r, gpu_resource, command, args, serves);
   Node spec = Node::map();
   Node selector = Node::map();
   selector.set(
