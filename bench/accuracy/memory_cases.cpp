@@ -124,13 +124,11 @@ void append_training(MemoryResults& out,
   }
 }
 
-} // namespace
+using MemoryLines = std::map<std::string, nlohmann::json>;
 
-MemoryResults run_memory_cases(const std::string& validation_dir,
-                               const std::string& configs_dir,
-                               const Catalog& catalog,
-                               const Constants& constants) {
-  std::map<std::string, nlohmann::json> lines;
+// The memory lines of measurements.jsonl, by id.
+MemoryLines read_memory_lines(const std::string& validation_dir) {
+  MemoryLines lines;
   std::ifstream in(validation_dir + "/measurements.jsonl");
   if (!in) {
     throw InputError(validation_dir + "/measurements.jsonl", "cannot read the validation data");
@@ -144,21 +142,28 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
       lines[j["id"].get<std::string>()] = j;
     }
   }
-  MemoryResults out;
-  const auto measured_gib = [&](const std::string& id) {
-    return gib(lines.at(id)["value"].get<double>()).si();
-  };
-  const auto measured_mib = [&](const std::string& id) {
-    return mib(lines.at(id)["value"].get<double>()).si();
-  };
-  const Gpu& l40s = catalog.resolve("L40S", "accuracy");
-  const Gpu& a100 = catalog.resolve("A100-80GB", "accuracy");
-  const Gpu rtx3090 = consumer_gpu("RTX-3090-24GB", gib(24));
-  const Parallelism single;
+  return lines;
+}
 
-  // PEFT MetaMathQA: Llama-3.2-3B, batch 4, max length 768, AdamW, no gradient checkpointing,
-  // model loaded in bf16 without AMP (so parameters, gradients and AdamW states are bf16),
-  // transformers with SDPA attention. Measured: peak reserved memory (torch).
+double measured_gib(const MemoryLines& lines, const std::string& id) {
+  nlohmann::json line = lines.at(id); // a copy: a line without a value fails in get<double>()
+  return gib(line["value"].get<double>()).si();
+}
+
+double measured_mib(const MemoryLines& lines, const std::string& id) {
+  nlohmann::json line = lines.at(id); // a copy: a line without a value fails in get<double>()
+  return mib(line["value"].get<double>()).si();
+}
+
+// PEFT MetaMathQA: Llama-3.2-3B, batch 4, max length 768, AdamW, no gradient checkpointing,
+// model loaded in bf16 without AMP (so parameters, gradients and AdamW states are bf16),
+// transformers with SDPA attention. Measured: peak reserved memory (torch).
+void append_peft_cases(MemoryResults& out,
+                       const MemoryLines& lines,
+                       const std::string& configs_dir,
+                       const Gpu& l40s,
+                       const Constants& constants) {
+  const Parallelism single;
   const auto peft =
       [&](const std::string& id, const nlohmann::json& method, const char* what, bool held_out) {
         nlohmann::json w{{"type", "finetune"},
@@ -177,7 +182,7 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
         out.cases.push_back({id,
                              what,
                              "total per GPU vs peak reserved",
-                             measured_gib(id),
+                             measured_gib(lines, id),
                              reserved_peak(e).si(),
                              false,
                              held_out});
@@ -194,9 +199,16 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
        {{"method", "lora"}, {"lora_rank", 64}, {"lora_targets", {"q_proj", "v_proj"}}},
        "Llama-3.2-3B LoRA r64, L40S",
        true);
+}
 
-  // FastChat serving Llama-2-7B with transformers on an RTX 3090: nvidia-smi process memory
-  // (CUDA context included) for a short chat.
+// FastChat serving Llama-2-7B with transformers on an RTX 3090: nvidia-smi process memory
+// (CUDA context included) for a short chat.
+void append_fastchat_cases(MemoryResults& out,
+                           const MemoryLines& lines,
+                           const std::string& configs_dir,
+                           const Constants& constants) {
+  const Gpu rtx3090 = consumer_gpu("RTX-3090-24GB", gib(24));
+  const Parallelism single;
   const auto fastchat =
       [&](const std::string& id, const char* precision, const char* what, bool held_out) {
         const Spec s = spec_from({{"model", "llama-2-7b"},
@@ -213,7 +225,7 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
         out.cases.push_back({id,
                              what,
                              "total per GPU vs nvidia-smi process memory",
-                             measured_mib(id),
+                             measured_mib(lines, id),
                              e.per_gpu.total().si(),
                              false,
                              held_out});
@@ -224,54 +236,62 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
            false);
   fastchat(
       "fastchat-llama2-7b-3090-int8", "int8", "Llama-2-7B int8 chat, transformers, RTX 3090", true);
+}
 
-  // accelerate's model-size estimator page: bert-base-cased loaded in fp32 takes 413.68 MB
-  // (MiB, from torch.cuda.memory_allocated): the weights term alone. The published config, read
-  // as BertModel (token-type embeddings, biases, LayerNorms, pooler); no workload is planned for
-  // an encoder, so the model is read as `rightsize model` reads it.
-  {
-    const std::string id = "accelerate-bert-base-cased-load";
-    const Spec s = parse_spec(
-        {{"model", configs_dir + "/encoder/bert-base-cased/config.json"}, {"precision", "fp32"}},
-        "accuracy:" + id,
-        SpecUse::describe);
-    out.cases.push_back({id,
-                         "bert-base-cased fp32 load",
-                         "weights per GPU vs allocated after load",
-                         measured_mib(id),
-                         weights_per_gpu(s.model, s.weights, single).total().si(),
-                         false,
-                         true});
-  }
+// accelerate's model-size estimator page: bert-base-cased loaded in fp32 takes 413.68 MB
+// (MiB, from torch.cuda.memory_allocated): the weights term alone. The published config, read
+// as BertModel (token-type embeddings, biases, LayerNorms, pooler); no workload is planned for
+// an encoder, so the model is read as `rightsize model` reads it.
+void append_bert_load_case(MemoryResults& out,
+                           const MemoryLines& lines,
+                           const std::string& configs_dir) {
+  const std::string id = "accelerate-bert-base-cased-load";
+  const Spec s = parse_spec(
+      {{"model", configs_dir + "/encoder/bert-base-cased/config.json"}, {"precision", "fp32"}},
+      "accuracy:" + id,
+      SpecUse::describe);
+  out.cases.push_back({id,
+                       "bert-base-cased fp32 load",
+                       "weights per GPU vs allocated after load",
+                       measured_mib(lines, id),
+                       weights_per_gpu(s.model, s.weights, Parallelism{}).total().si(),
+                       false,
+                       true});
+}
 
-  // PEFT README: bloomz-7b1 full fine-tuning runs out of memory on an A100 80GB (recipe and
-  // batch not stated: the default mixed recipe at micro-batch 1).
-  {
-    const std::string id = "peft-readme-bloomz-7b1-full-oom";
-    const Spec s = spec_from(
-        {{"model",
-          {{"name", "bloomz-7b1"},
-           {"params", 7.069e9},
-           {"layers", 30},
-           {"hidden_size", 4096},
-           {"heads", 32},
-           {"vocab_size", 250880},
-           {"gated_mlp", false},
-           {"tied_embeddings", true}}},
-         {"workload",
-          {{"type", "finetune"}, {"method", "full"}, {"seq_len", 512}, {"micro_batch", 1}}}},
-        configs_dir,
-        id.c_str());
-    const auto e = estimate_memory(s, a100, single, constants);
-    out.cases.push_back({id,
-                         "bloomz-7b1 full fine-tune, A100 80GB",
-                         "fits on one GPU (outcome)",
-                         0.0,
-                         e.fits ? 1.0 : 0.0,
-                         true,
-                         true});
-  }
+// PEFT README: bloomz-7b1 full fine-tuning runs out of memory on an A100 80GB (recipe and
+// batch not stated: the default mixed recipe at micro-batch 1).
+void append_bloomz_oom_case(MemoryResults& out,
+                            const std::string& configs_dir,
+                            const Gpu& a100,
+                            const Constants& constants) {
+  const std::string id = "peft-readme-bloomz-7b1-full-oom";
+  const Spec s = spec_from(
+      {{"model",
+        {{"name", "bloomz-7b1"},
+         {"params", 7.069e9},
+         {"layers", 30},
+         {"hidden_size", 4096},
+         {"heads", 32},
+         {"vocab_size", 250880},
+         {"gated_mlp", false},
+         {"tied_embeddings", true}}},
+       {"workload",
+        {{"type", "finetune"}, {"method", "full"}, {"seq_len", 512}, {"micro_batch", 1}}}},
+      configs_dir,
+      id.c_str());
+  const auto e = estimate_memory(s, a100, Parallelism{}, constants);
+  out.cases.push_back({id,
+                       "bloomz-7b1 full fine-tune, A100 80GB",
+                       "fits on one GPU (outcome)",
+                       0.0,
+                       e.fits ? 1.0 : 0.0,
+                       true,
+                       true});
+}
 
+// Every memory line no case evaluates, with why.
+void append_skipped(MemoryResults& out, const MemoryLines& lines) {
   const std::map<std::string, std::string> reasons{
       {"peft-metamathqa-lora--llama-3.2-3B-rank32-dora",
        "DoRA adds a magnitude vector and a weight-norm pass that rightsize does not model"},
@@ -300,6 +320,23 @@ MemoryResults run_memory_cases(const std::string& validation_dir,
       out.skipped.push_back({id, r == reasons.end() ? "not expressible" : r->second});
     }
   }
+}
+
+} // namespace
+
+MemoryResults run_memory_cases(const std::string& validation_dir,
+                               const std::string& configs_dir,
+                               const Catalog& catalog,
+                               const Constants& constants) {
+  const MemoryLines lines = read_memory_lines(validation_dir);
+  MemoryResults out;
+  const Gpu& l40s = catalog.resolve("L40S", "accuracy");
+  const Gpu& a100 = catalog.resolve("A100-80GB", "accuracy");
+  append_peft_cases(out, lines, configs_dir, l40s, constants);
+  append_fastchat_cases(out, lines, configs_dir, constants);
+  append_bert_load_case(out, lines, configs_dir);
+  append_bloomz_oom_case(out, configs_dir, a100, constants);
+  append_skipped(out, lines);
   return out;
 }
 

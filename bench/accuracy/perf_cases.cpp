@@ -54,65 +54,45 @@ double median_of(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-} // namespace
+// Rows skipped, counted by reason.
+using SkipCounts = std::map<std::string, int>;
 
-bool held_out_key(const std::string& key) {
-  return fnv(key) % 4 == 0;
-}
+// --- Serving (serving_measured.csv): the names its columns use, as this repository's.
 
-ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficiency& eff) {
-  ErrorSummary s;
-  std::vector<double> errors;
-  std::vector<double> ratios;
-  double log_sum = 0;
-  for (const auto* c : cases) {
-    const double predicted = c->predict(eff);
-    const double e = std::fabs(predicted - c->measured) / c->measured;
-    errors.push_back(e);
-    ratios.push_back(c->measured / std::max(predicted, 1e-12));
-    log_sum += std::fabs(std::log(std::max(predicted, 1e-12) / c->measured));
-  }
-  s.count = static_cast<int>(errors.size());
-  if (!errors.empty()) {
-    s.median = median_of(errors);
-    s.worst = *std::max_element(errors.begin(), errors.end());
-    s.mean_absolute_log = log_sum / static_cast<double>(errors.size());
-    s.ratio_p10 = quantile_of(ratios, 0.10);
-    s.ratio_p90 = quantile_of(ratios, 0.90);
-  }
-  return s;
-}
+// model_path -> the model's folder under tests/data/configs.
+const std::map<std::string, std::string> k_serving_models{
+    {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"},
+    {"nvidia/Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b"},
+    {"meta-llama/Llama-3.1-70B", "llama-3.1-70b"},
+    {"Qwen/Qwen3-32B", "qwen3-32b"},
+    {"nvidia/Qwen3-32B-NVFP4", "qwen3-32b"},
+    {"openai/gpt-oss-120b", "gpt-oss-120b"},
+    {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
+    {"deepseek-ai/DeepSeek-R1", "deepseek-v3"},
+    {"nvidia/DeepSeek-R1-NVFP4", "deepseek-v3"},
+    {"Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b"}};
+// system -> the catalog's GPU name.
+const std::map<std::string, std::string> k_serving_systems{{"h100_sxm", "H100"},
+                                                           {"h200_sxm", "H200"},
+                                                           {"b200_sxm", "B200"},
+                                                           {"b300_sxm", "B300"},
+                                                           {"gb200", "GB200"},
+                                                           {"gb300", "GB300"}};
+// backend -> rightsize's engine name.
+const std::map<std::string, std::string> k_serving_engines{
+    {"trtllm", "tensorrt-llm"}, {"vllm", "vllm"}, {"sglang", "sglang"}};
 
-PerfCases build_perf_cases(const std::string& validation_dir,
-                           const std::string& configs_dir,
-                           const Catalog& catalog,
-                           const Constants& constants,
-                           const Efficiency& efficiency) {
-  PerfCases out;
-  std::map<std::string, int> skip_counts;
-  const auto skip = [&](const std::string& reason) { ++skip_counts[reason]; };
+// The repeats of one serving configuration.
+struct ServingGroup {
+  std::vector<double> ttft;
+  std::vector<double> tpot;
+  std::map<std::string, std::string> row;
+};
 
-  const std::map<std::string, std::string> models{
-      {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"},
-      {"nvidia/Llama-3.1-8B-Instruct-FP8", "llama-3.1-8b"},
-      {"meta-llama/Llama-3.1-70B", "llama-3.1-70b"},
-      {"Qwen/Qwen3-32B", "qwen3-32b"},
-      {"nvidia/Qwen3-32B-NVFP4", "qwen3-32b"},
-      {"openai/gpt-oss-120b", "gpt-oss-120b"},
-      {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
-      {"deepseek-ai/DeepSeek-R1", "deepseek-v3"},
-      {"nvidia/DeepSeek-R1-NVFP4", "deepseek-v3"},
-      {"Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b"}};
-  const std::map<std::string, std::string> systems{{"h100_sxm", "H100"},
-                                                   {"h200_sxm", "H200"},
-                                                   {"b200_sxm", "B200"},
-                                                   {"b300_sxm", "B300"},
-                                                   {"gb200", "GB200"},
-                                                   {"gb300", "GB300"}};
-  const std::map<std::string, std::string> engines{
-      {"trtllm", "tensorrt-llm"}, {"vllm", "vllm"}, {"sglang", "sglang"}};
-
-  // --- Serving: aggregated rows, grouped by configuration, median of repeats.
+// Serving: aggregated rows, grouped by configuration (key: its fields joined by '|').
+std::map<std::string, ServingGroup>
+read_serving_groups(const std::string& validation_dir, PerfCases& out, SkipCounts& skips) {
+  const auto skip = [&](const std::string& reason) { ++skips[reason]; };
   std::ifstream csv(validation_dir + "/serving_measured.csv");
   if (!csv) {
     throw InputError(validation_dir + "/serving_measured.csv", "cannot read the validation data");
@@ -124,12 +104,7 @@ PerfCases build_perf_cases(const std::string& validation_dir,
   for (std::size_t i = 0; i < header.size(); ++i) {
     col[header[i]] = i;
   }
-  struct Group {
-    std::vector<double> ttft;
-    std::vector<double> tpot;
-    std::map<std::string, std::string> row;
-  };
-  std::map<std::string, Group> groups;
+  std::map<std::string, ServingGroup> groups;
   for (std::string line; std::getline(csv, line);) {
     const auto f = split_csv_line(line);
     if (f.size() != header.size()) {
@@ -142,7 +117,7 @@ PerfCases build_perf_cases(const std::string& validation_dir,
       continue;
     }
     ++out.serving_rows_read;
-    if (models.count(get("model_path")) == 0) {
+    if (k_serving_models.count(get("model_path")) == 0) {
       skip("serving: model without a config here (MiniMax-M2.5, Qwen3.5, Kimi-K2.5, GLM-5)");
       continue;
     }
@@ -182,96 +157,314 @@ PerfCases build_perf_cases(const std::string& validation_dir,
       g.row[name] = get(name);
     }
   }
-  out.serving_configurations = static_cast<int>(groups.size());
-  for (const auto& [key, g] : groups) {
-    const auto& row = g.row;
-    const Gpu& gpu = catalog.resolve(systems.at(row.at("system")), "serving");
-    nlohmann::json precision;
-    const std::string prec = row.at("precision");
-    const std::string gemm = row.at("gemm_quant_mode");
-    if (prec == "fp8" || gemm == "fp8" || gemm == "fp8_block") {
-      precision = {{"weights", "fp8"}, {"kv_cache", "fp8"}};
-    } else if (prec == "fp4" || gemm == "nvfp4") {
-      precision = {{"weights", "fp4"}, {"kv_cache", "fp8"}};
-    } else if (prec == "int4" || gemm == "int4_wo") {
-      precision = {{"weights", "int4"}, {"kv_cache", "bf16"}};
-    } else {
-      precision = "bf16";
-    }
-    const std::string model = models.at(row.at("model_path"));
-    Spec spec;
-    try {
-      spec = parse_spec({{"model", configs_dir + "/" + model + "/config.json"},
-                         {"precision", precision},
-                         {"workload",
-                          {{"type", "inference"},
-                           {"engine", engines.at(row.at("backend"))},
-                           {"input_tokens", std::stoll(row.at("isl"))},
-                           {"output_tokens", std::stoll(row.at("osl"))},
-                           {"concurrency", std::stoll(row.at("batch_size"))}}}},
-                        "serving:" + key);
-    } catch (const InputError&) {
-      skip("serving: the spec could not be expressed");
-      continue;
-    }
-    Parallelism p;
-    p.tp = std::stoi(row.at("tp_size"));
-    const int ep = row.at("moe_ep_size").empty() ? 1 : std::stoi(row.at("moe_ep_size"));
-    p.ep = (ep > 1 && spec.model.is_moe()) ? ep : 1;
-    if (spec.model.heads % p.tp != 0) {
-      skip("serving: tensor parallelism does not divide the heads");
-      continue;
-    }
-    const MemoryEstimate memory = estimate_memory(spec, gpu, p, constants);
-    if (memory.max_batch < 1) {
-      skip("serving: rightsize's memory model says the weights do not fit");
-      continue;
-    }
-    auto prepared = std::make_shared<Prepared>(Prepared{spec, gpu, p, memory});
-    const bool held = held_out_key(key);
-    const std::string family = efficiency.family_name(gpu);
-    const auto predictor = [prepared, &constants](bool want_ttft) {
-      return [prepared, &constants, want_ttft](const Efficiency& eff) {
-        const auto r = estimate_inference(
-            prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants);
-        return want_ttft ? to_ms(r.ttft) : to_ms(r.tpot);
-      };
-    };
-    out.cases.push_back({"serving:" + key,
-                         "ttft",
-                         "serving",
-                         family,
-                         engines.at(row.at("backend")),
-                         median_of(g.ttft),
-                         held,
-                         predictor(true)});
-    out.cases.push_back({"serving:" + key,
-                         "tpot",
-                         "serving",
-                         family,
-                         engines.at(row.at("backend")),
-                         median_of(g.tpot),
-                         held,
-                         predictor(false)});
-  }
+  return groups;
+}
 
-  // --- TensorRT-LLM tables (measurements.jsonl): first-token latency at batch 1, and offline
-  // static-batch throughput.
-  std::ifstream jsonl(validation_dir + "/measurements.jsonl");
-  const std::map<std::string, std::string> table_models{
-      {"LLaMA 7B", "llama-2-7b"}, {"LLaMA 70B", "llama-2-70b"}, {"GPT-J 6B", "gpt-j-6b"}};
-  const auto table_gpu = [&](const std::string& name) -> const Gpu* {
-    if (name.rfind("H100", 0) == 0) {
-      return &catalog.resolve("H100", "table");
-    }
-    if (name.rfind("L40S", 0) == 0) {
-      return &catalog.resolve("L40S", "table");
-    }
-    if (name.rfind("A100", 0) == 0) {
-      return &catalog.resolve("A100-80GB", "table");
-    }
-    return nullptr;
+// The spec's precision for a row's precision and GEMM quantization columns.
+nlohmann::json serving_precision(const std::string& prec, const std::string& gemm) {
+  if (prec == "fp8" || gemm == "fp8" || gemm == "fp8_block") {
+    return {{"weights", "fp8"}, {"kv_cache", "fp8"}};
+  }
+  if (prec == "fp4" || gemm == "nvfp4") {
+    return {{"weights", "fp4"}, {"kv_cache", "fp8"}};
+  }
+  if (prec == "int4" || gemm == "int4_wo") {
+    return {{"weights", "int4"}, {"kv_cache", "bf16"}};
+  }
+  return "bf16";
+}
+
+// One configuration's TTFT and TPOT cases, each the median of its repeats.
+void append_serving_cases(PerfCases& out,
+                          const std::string& key,
+                          const ServingGroup& g,
+                          const std::string& configs_dir,
+                          const Catalog& catalog,
+                          const Constants& constants,
+                          const Efficiency& efficiency,
+                          SkipCounts& skips) {
+  const auto skip = [&](const std::string& reason) { ++skips[reason]; };
+  const auto& row = g.row;
+  const Gpu& gpu = catalog.resolve(k_serving_systems.at(row.at("system")), "serving");
+  const nlohmann::json precision =
+      serving_precision(row.at("precision"), row.at("gemm_quant_mode"));
+  const std::string model = k_serving_models.at(row.at("model_path"));
+  Spec spec;
+  try {
+    spec = parse_spec({{"model", configs_dir + "/" + model + "/config.json"},
+                       {"precision", precision},
+                       {"workload",
+                        {{"type", "inference"},
+                         {"engine", k_serving_engines.at(row.at("backend"))},
+                         {"input_tokens", std::stoll(row.at("isl"))},
+                         {"output_tokens", std::stoll(row.at("osl"))},
+                         {"concurrency", std::stoll(row.at("batch_size"))}}}},
+                      "serving:" + key);
+  } catch (const InputError&) {
+    skip("serving: the spec could not be expressed");
+    return;
+  }
+  Parallelism p;
+  p.tp = std::stoi(row.at("tp_size"));
+  const int ep = row.at("moe_ep_size").empty() ? 1 : std::stoi(row.at("moe_ep_size"));
+  p.ep = (ep > 1 && spec.model.is_moe()) ? ep : 1;
+  if (spec.model.heads % p.tp != 0) {
+    skip("serving: tensor parallelism does not divide the heads");
+    return;
+  }
+  const MemoryEstimate memory = estimate_memory(spec, gpu, p, constants);
+  if (memory.max_batch < 1) {
+    skip("serving: rightsize's memory model says the weights do not fit");
+    return;
+  }
+  auto prepared = std::make_shared<Prepared>(Prepared{spec, gpu, p, memory});
+  const bool held = held_out_key(key);
+  const std::string family = efficiency.family_name(gpu);
+  const auto predictor = [prepared, &constants](bool want_ttft) {
+    return [prepared, &constants, want_ttft](const Efficiency& eff) {
+      const auto r = estimate_inference(
+          prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants);
+      return want_ttft ? to_ms(r.ttft) : to_ms(r.tpot);
+    };
   };
+  out.cases.push_back({"serving:" + key,
+                       "ttft",
+                       "serving",
+                       family,
+                       k_serving_engines.at(row.at("backend")),
+                       median_of(g.ttft),
+                       held,
+                       predictor(true)});
+  out.cases.push_back({"serving:" + key,
+                       "tpot",
+                       "serving",
+                       family,
+                       k_serving_engines.at(row.at("backend")),
+                       median_of(g.tpot),
+                       held,
+                       predictor(false)});
+}
+
+// --- TensorRT-LLM tables (measurements.jsonl): first-token latency at batch 1, and offline
+// static-batch throughput.
+
+// The tables' model names -> the model's folder under tests/data/configs.
+const std::map<std::string, std::string> k_table_models{
+    {"LLaMA 7B", "llama-2-7b"}, {"LLaMA 70B", "llama-2-70b"}, {"GPT-J 6B", "gpt-j-6b"}};
+
+// The tables' GPU names (with their form factor after the name) -> the catalog's GPU.
+const Gpu* table_gpu(const Catalog& catalog, const std::string& name) {
+  if (name.rfind("H100", 0) == 0) {
+    return &catalog.resolve("H100", "table");
+  }
+  if (name.rfind("L40S", 0) == 0) {
+    return &catalog.resolve("L40S", "table");
+  }
+  if (name.rfind("A100", 0) == 0) {
+    return &catalog.resolve("A100-80GB", "table");
+  }
+  return nullptr;
+}
+
+// One table line, `kind` latency or throughput, `w` its workload.
+void append_trtllm_table_case(PerfCases& out,
+                              const nlohmann::json& j,
+                              const nlohmann::json& w,
+                              const std::string& kind,
+                              const std::string& configs_dir,
+                              const Catalog& catalog,
+                              const Constants& constants,
+                              const Efficiency& efficiency,
+                              SkipCounts& skips) {
+  std::string model_name = j["model"].get<std::string>();
+  model_name = model_name.substr(0, model_name.find(" ("));
+  const Gpu* gpu = table_gpu(catalog, j["gpu"].get<std::string>());
+  if (k_table_models.count(model_name) == 0 || gpu == nullptr) {
+    ++skips["trtllm table: model or GPU not in the catalog"];
+    return;
+  }
+  const bool fp8 = j.value("precision", "") == "fp8";
+  const long long batch = w.value("batch", 1);
+  const long long isl = w.value("input_len", 128);
+  const long long osl = w.value("output_len", 1);
+  Spec spec = parse_spec(
+      {{"model", configs_dir + "/" + k_table_models.at(model_name) + "/config.json"},
+       {"precision",
+        fp8 ? nlohmann::json{{"weights", "fp8"}, {"kv_cache", "fp8"}} : nlohmann::json("fp16")},
+       {"workload",
+        {{"type", "inference"},
+         {"engine", "tensorrt-llm"},
+         {"input_tokens", isl},
+         {"output_tokens", std::max<long long>(osl, 1)},
+         {"concurrency", batch}}}},
+      "table:" + j["id"].get<std::string>());
+  Parallelism p;
+  p.tp = w.value("tp", 1);
+  const MemoryEstimate memory = estimate_memory(spec, *gpu, p, constants);
+  auto prepared = std::make_shared<Prepared>(Prepared{spec, *gpu, p, memory});
+  const std::string id = j["id"].get<std::string>();
+  const bool held = held_out_key(id);
+  if (kind == "latency") {
+    out.cases.push_back({id,
+                         "first_token",
+                         "trtllm-table",
+                         efficiency.family_name(*gpu),
+                         "tensorrt-llm",
+                         j["value"].get<double>(),
+                         held,
+                         [prepared, &constants](const Efficiency& eff) {
+                           MemoryEstimate m = prepared->memory;
+                           m.batch = 1;
+                           m.max_batch = std::max<long long>(1, m.max_batch);
+                           const auto r = estimate_inference(
+                               prepared->spec, prepared->gpu, prepared->p, m, eff, constants);
+                           return to_ms(r.prefill);
+                         }});
+    return;
+  }
+  // Static batch: all prompts prefilled together, then all outputs decoded together.
+  const bool per_gpu =
+      j["unit"].get<std::string>().find("per-GPU column header") != std::string::npos ||
+      j["unit"].get<std::string>().find("tok/s/GPU") != std::string::npos;
+  out.cases.push_back(
+      {id,
+       "throughput",
+       "trtllm-table",
+       efficiency.family_name(*gpu),
+       "tensorrt-llm",
+       j["value"].get<double>(),
+       held,
+       [prepared, &constants, batch, isl, osl, per_gpu](const Efficiency& eff) {
+         Spec one = prepared->spec;
+         MemoryEstimate m = prepared->memory;
+         m.batch = 1;
+         m.max_batch = std::max<long long>(1, m.max_batch);
+         one.workload.inference.input_tokens = isl * batch;
+         const auto prefill_all =
+             estimate_inference(one, prepared->gpu, prepared->p, m, eff, constants).prefill;
+         MemoryEstimate full = prepared->memory;
+         full.batch = batch;
+         full.max_batch = std::max(full.max_batch, batch);
+         const auto decode =
+             estimate_inference(prepared->spec, prepared->gpu, prepared->p, full, eff, constants)
+                 .decode_step;
+         const double total = static_cast<double>(batch * osl) /
+                              (prefill_all + decode * static_cast<double>(osl)).si();
+         return per_gpu ? total / prepared->p.tp : total;
+       }});
+}
+
+// --- Megatron-LM: 2021 table (achieved TFLOP/s with full recompute) and 2022 MFU (selective
+// recompute + sequence parallelism, DP = 1). Heads per Narayanan et al. 2021 Table 1 and
+// Korthikanti et al. 2022 Table 3.
+struct Gpt {
+  const char* tag;
+  int hidden;
+  int heads;
+  int layers;
+};
+const std::vector<Gpt> k_gpts{{"1.7B", 2304, 24, 24},
+                              {"3.6B", 3072, 32, 30},
+                              {"7.5B", 4096, 32, 36},
+                              {"18B", 6144, 48, 40},
+                              {"39B", 8192, 64, 48},
+                              {"76B", 10240, 80, 60},
+                              {"145B", 12288, 96, 80},
+                              {"310B", 16384, 128, 96},
+                              {"530B", 20480, 128, 105},
+                              {"1T", 25600, 160, 128},
+                              {"22B", 6144, 64, 48},
+                              {"175B", 12288, 96, 96}};
+// The 2022 runs' layouts by model size: TP, PP and global batch.
+const std::map<std::string, std::array<int, 3>> k_megatron22_layouts{
+    {"22B", {8, 1, 4}}, {"175B", {8, 8, 64}}, {"530B", {8, 35, 280}}, {"1T", {8, 64, 512}}};
+
+// One Megatron line (kind "mfu"), `w` its workload.
+void append_megatron_case(PerfCases& out,
+                          const nlohmann::json& j,
+                          const nlohmann::json& w,
+                          const Catalog& catalog,
+                          const Constants& constants,
+                          SkipCounts& skips) {
+  const std::string id = j["id"].get<std::string>();
+  const bool is2022 = id.rfind("megatron22", 0) == 0;
+  const std::string tag = id.substr(id.rfind('-') + 1);
+  const auto gpt = std::find_if(k_gpts.begin(), k_gpts.end(), [&](const Gpt& g) {
+    return tag == g.tag && (is2022 || std::string(g.tag) != "22B");
+  });
+  if (gpt == k_gpts.end()) {
+    ++skips["megatron: model size not in the configuration table"];
+    return;
+  }
+  int tp = 8;
+  int pp = 1;
+  int gpus = 8;
+  long long global = 0;
+  if (is2022) {
+    const auto l = k_megatron22_layouts.at(tag);
+    tp = l[0];
+    pp = l[1];
+    gpus = tp * pp;
+    global = l[2];
+  } else {
+    const int mp = w.value("model_parallel_size", 1);
+    tp = std::min(mp, 8);
+    pp = mp / tp;
+    gpus = j["gpu_count"].get<int>();
+    global = w.value("global_batch", 512);
+  }
+  const std::string name = std::string("gpt-") + gpt->tag;
+  Spec spec = parse_spec({{"model",
+                           {{"name", name},
+                            {"layers", gpt->layers},
+                            {"hidden_size", gpt->hidden},
+                            {"heads", gpt->heads},
+                            {"vocab_size", 51200},
+                            {"gated_mlp", false},
+                            {"intermediate_size", 4 * gpt->hidden},
+                            {"tied_embeddings", true}}},
+                          {"workload",
+                           {{"type", "training"},
+                            {"seq_len", 2048},
+                            {"global_batch", global},
+                            {"micro_batch", 1},
+                            {"recompute", is2022 ? "selective" : "full"},
+                            {"sequence_parallel", is2022}}}},
+                         "megatron:" + id);
+  Parallelism p;
+  p.tp = tp;
+  p.pp = pp;
+  p.dp = gpus / (tp * pp);
+  const Gpu& a100 = catalog.resolve("A100-80GB", "megatron");
+  const MemoryEstimate memory = estimate_memory(spec, a100, p, constants);
+  auto prepared = std::make_shared<Prepared>(Prepared{spec, a100, p, memory});
+  const double measured = is2022 ? j["value"].get<double>() / 100.0 : j["value"].get<double>();
+  out.cases.push_back(
+      {id,
+       is2022 ? "mfu" : "achieved_tflops",
+       "megatron",
+       "ampere",
+       "megatron",
+       measured,
+       is2022,
+       [prepared, is2022](const Efficiency& eff) {
+         const auto r =
+             estimate_training(prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff);
+         return is2022 ? r.mfu
+                       : r.hardware_flops_utilization *
+                             to_tflop_per_s(*prepared->gpu.rate(TensorPrecision::bf16));
+       }});
+}
+
+// measurements.jsonl's TensorRT-LLM table lines and Megatron lines, in the file's order.
+void append_measurement_cases(PerfCases& out,
+                              const std::string& validation_dir,
+                              const std::string& configs_dir,
+                              const Catalog& catalog,
+                              const Constants& constants,
+                              const Efficiency& efficiency,
+                              SkipCounts& skips) {
+  std::ifstream jsonl(validation_dir + "/measurements.jsonl");
   for (std::string line; std::getline(jsonl, line);) {
     if (line.empty()) {
       continue;
@@ -281,180 +474,56 @@ PerfCases build_perf_cases(const std::string& validation_dir,
     const auto& w = j["workload"];
     const std::string framework = w.value("framework", "");
     if ((kind == "latency" || kind == "throughput") && framework.rfind("TensorRT-LLM", 0) == 0) {
-      std::string model_name = j["model"].get<std::string>();
-      model_name = model_name.substr(0, model_name.find(" ("));
-      const Gpu* gpu = table_gpu(j["gpu"].get<std::string>());
-      if (table_models.count(model_name) == 0 || gpu == nullptr) {
-        skip("trtllm table: model or GPU not in the catalog");
-        continue;
-      }
-      const bool fp8 = j.value("precision", "") == "fp8";
-      const long long batch = w.value("batch", 1);
-      const long long isl = w.value("input_len", 128);
-      const long long osl = w.value("output_len", 1);
-      Spec spec = parse_spec(
-          {{"model", configs_dir + "/" + table_models.at(model_name) + "/config.json"},
-           {"precision",
-            fp8 ? nlohmann::json{{"weights", "fp8"}, {"kv_cache", "fp8"}} : nlohmann::json("fp16")},
-           {"workload",
-            {{"type", "inference"},
-             {"engine", "tensorrt-llm"},
-             {"input_tokens", isl},
-             {"output_tokens", std::max<long long>(osl, 1)},
-             {"concurrency", batch}}}},
-          "table:" + j["id"].get<std::string>());
-      Parallelism p;
-      p.tp = w.value("tp", 1);
-      const MemoryEstimate memory = estimate_memory(spec, *gpu, p, constants);
-      auto prepared = std::make_shared<Prepared>(Prepared{spec, *gpu, p, memory});
-      const std::string id = j["id"].get<std::string>();
-      const bool held = held_out_key(id);
-      if (kind == "latency") {
-        out.cases.push_back({id,
-                             "first_token",
-                             "trtllm-table",
-                             efficiency.family_name(*gpu),
-                             "tensorrt-llm",
-                             j["value"].get<double>(),
-                             held,
-                             [prepared, &constants](const Efficiency& eff) {
-                               MemoryEstimate m = prepared->memory;
-                               m.batch = 1;
-                               m.max_batch = std::max<long long>(1, m.max_batch);
-                               const auto r = estimate_inference(
-                                   prepared->spec, prepared->gpu, prepared->p, m, eff, constants);
-                               return to_ms(r.prefill);
-                             }});
-      } else {
-        // Static batch: all prompts prefilled together, then all outputs decoded together.
-        const bool per_gpu =
-            j["unit"].get<std::string>().find("per-GPU column header") != std::string::npos ||
-            j["unit"].get<std::string>().find("tok/s/GPU") != std::string::npos;
-        out.cases.push_back(
-            {id,
-             "throughput",
-             "trtllm-table",
-             efficiency.family_name(*gpu),
-             "tensorrt-llm",
-             j["value"].get<double>(),
-             held,
-             [prepared, &constants, batch, isl, osl, per_gpu](const Efficiency& eff) {
-               Spec one = prepared->spec;
-               MemoryEstimate m = prepared->memory;
-               m.batch = 1;
-               m.max_batch = std::max<long long>(1, m.max_batch);
-               one.workload.inference.input_tokens = isl * batch;
-               const auto prefill_all =
-                   estimate_inference(one, prepared->gpu, prepared->p, m, eff, constants).prefill;
-               MemoryEstimate full = prepared->memory;
-               full.batch = batch;
-               full.max_batch = std::max(full.max_batch, batch);
-               const auto decode =
-                   estimate_inference(
-                       prepared->spec, prepared->gpu, prepared->p, full, eff, constants)
-                       .decode_step;
-               const double total = static_cast<double>(batch * osl) /
-                                    (prefill_all + decode * static_cast<double>(osl)).si();
-               return per_gpu ? total / prepared->p.tp : total;
-             }});
-      }
-      continue;
-    }
-    if (kind == "mfu") {
-      // Megatron-LM: 2021 table (achieved TFLOP/s with full recompute) and 2022 MFU (selective
-      // recompute + sequence parallelism, DP = 1). Heads per Narayanan et al. 2021 Table 1 and
-      // Korthikanti et al. 2022 Table 3.
-      struct Gpt {
-        const char* tag;
-        int hidden;
-        int heads;
-        int layers;
-      };
-      static const std::vector<Gpt> gpts{{"1.7B", 2304, 24, 24},
-                                         {"3.6B", 3072, 32, 30},
-                                         {"7.5B", 4096, 32, 36},
-                                         {"18B", 6144, 48, 40},
-                                         {"39B", 8192, 64, 48},
-                                         {"76B", 10240, 80, 60},
-                                         {"145B", 12288, 96, 80},
-                                         {"310B", 16384, 128, 96},
-                                         {"530B", 20480, 128, 105},
-                                         {"1T", 25600, 160, 128},
-                                         {"22B", 6144, 64, 48},
-                                         {"175B", 12288, 96, 96}};
-      const std::string id = j["id"].get<std::string>();
-      const bool is2022 = id.rfind("megatron22", 0) == 0;
-      const std::string tag = id.substr(id.rfind('-') + 1);
-      const auto gpt = std::find_if(gpts.begin(), gpts.end(), [&](const Gpt& g) {
-        return tag == g.tag && (is2022 || std::string(g.tag) != "22B");
-      });
-      if (gpt == gpts.end()) {
-        skip("megatron: model size not in the configuration table");
-        continue;
-      }
-      int tp = 8;
-      int pp = 1;
-      int gpus = 8;
-      long long global = 0;
-      if (is2022) {
-        const std::map<std::string, std::array<int, 3>> layouts{
-            {"22B", {8, 1, 4}}, {"175B", {8, 8, 64}}, {"530B", {8, 35, 280}}, {"1T", {8, 64, 512}}};
-        const auto l = layouts.at(tag);
-        tp = l[0];
-        pp = l[1];
-        gpus = tp * pp;
-        global = l[2];
-      } else {
-        const int mp = w.value("model_parallel_size", 1);
-        tp = std::min(mp, 8);
-        pp = mp / tp;
-        gpus = j["gpu_count"].get<int>();
-        global = w.value("global_batch", 512);
-      }
-      const std::string name = std::string("gpt-") + gpt->tag;
-      Spec spec = parse_spec({{"model",
-                               {{"name", name},
-                                {"layers", gpt->layers},
-                                {"hidden_size", gpt->hidden},
-                                {"heads", gpt->heads},
-                                {"vocab_size", 51200},
-                                {"gated_mlp", false},
-                                {"intermediate_size", 4 * gpt->hidden},
-                                {"tied_embeddings", true}}},
-                              {"workload",
-                               {{"type", "training"},
-                                {"seq_len", 2048},
-                                {"global_batch", global},
-                                {"micro_batch", 1},
-                                {"recompute", is2022 ? "selective" : "full"},
-                                {"sequence_parallel", is2022}}}},
-                             "megatron:" + id);
-      Parallelism p;
-      p.tp = tp;
-      p.pp = pp;
-      p.dp = gpus / (tp * pp);
-      const Gpu& a100 = catalog.resolve("A100-80GB", "megatron");
-      const MemoryEstimate memory = estimate_memory(spec, a100, p, constants);
-      auto prepared = std::make_shared<Prepared>(Prepared{spec, a100, p, memory});
-      const double measured = is2022 ? j["value"].get<double>() / 100.0 : j["value"].get<double>();
-      out.cases.push_back({id,
-                           is2022 ? "mfu" : "achieved_tflops",
-                           "megatron",
-                           "ampere",
-                           "megatron",
-                           measured,
-                           is2022,
-                           [prepared, is2022](const Efficiency& eff) {
-                             const auto r = estimate_training(
-                                 prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff);
-                             return is2022 ? r.mfu
-                                           : r.hardware_flops_utilization *
-                                                 to_tflop_per_s(
-                                                     *prepared->gpu.rate(TensorPrecision::bf16));
-                           }});
+      append_trtllm_table_case(out, j, w, kind, configs_dir, catalog, constants, efficiency, skips);
+    } else if (kind == "mfu") {
+      append_megatron_case(out, j, w, catalog, constants, skips);
     }
   }
-  for (const auto& [reason, n] : skip_counts) {
+}
+
+} // namespace
+
+bool held_out_key(const std::string& key) {
+  return fnv(key) % 4 == 0;
+}
+
+ErrorSummary summarize(const std::vector<const PerfCase*>& cases, const Efficiency& eff) {
+  ErrorSummary s;
+  std::vector<double> errors;
+  std::vector<double> ratios;
+  double log_sum = 0;
+  for (const auto* c : cases) {
+    const double predicted = c->predict(eff);
+    const double e = std::fabs(predicted - c->measured) / c->measured;
+    errors.push_back(e);
+    ratios.push_back(c->measured / std::max(predicted, 1e-12));
+    log_sum += std::fabs(std::log(std::max(predicted, 1e-12) / c->measured));
+  }
+  s.count = static_cast<int>(errors.size());
+  if (!errors.empty()) {
+    s.median = median_of(errors);
+    s.worst = *std::max_element(errors.begin(), errors.end());
+    s.mean_absolute_log = log_sum / static_cast<double>(errors.size());
+    s.ratio_p10 = quantile_of(ratios, 0.10);
+    s.ratio_p90 = quantile_of(ratios, 0.90);
+  }
+  return s;
+}
+
+PerfCases build_perf_cases(const std::string& validation_dir,
+                           const std::string& configs_dir,
+                           const Catalog& catalog,
+                           const Constants& constants,
+                           const Efficiency& efficiency) {
+  PerfCases out;
+  SkipCounts skips;
+  const auto groups = read_serving_groups(validation_dir, out, skips);
+  out.serving_configurations = static_cast<int>(groups.size());
+  for (const auto& [key, g] : groups) {
+    append_serving_cases(out, key, g, configs_dir, catalog, constants, efficiency, skips);
+  }
+  append_measurement_cases(out, validation_dir, configs_dir, catalog, constants, efficiency, skips);
+  for (const auto& [reason, n] : skips) {
     out.skipped.push_back({fmt::format("{} rows", n), reason});
   }
   return out;

@@ -1,0 +1,48 @@
+// How many concurrent sequences one replica holds while the plan's latency targets hold: the
+// engine's max-num-seqs and the autoscalers' per-replica target (docs/deploy.md, "Capacity per
+// replica").
+
+#include "serving.hpp"
+
+#include <rightsize/core/bisect.hpp>
+
+#include <algorithm>
+
+namespace rightsize::serving {
+
+Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
+  const Spec& spec = *c.spec;
+  const Gpu& g = *c.gpu;
+  const auto& targets = spec.workload.inference.targets;
+  double ttft_high = 1.0;
+  double tpot_high = 1.0;
+  if (in.uncertainty != nullptr && in.confidence == Confidence::band) {
+    const std::string family = in.efficiency.family_name(g);
+    const std::string engine = engine_key(spec.workload.inference.engine);
+    ttft_high = in.uncertainty->high_ratio("ttft", family, engine);
+    tpot_high = in.uncertainty->high_ratio("tpot", family, engine);
+  }
+  const auto evaluate = [&](long long batch) {
+    const MemoryEstimate m =
+        estimate_memory(spec, g, c.layout, in.constants, batch, Detail::numbers);
+    return estimate_inference(
+        spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers);
+  };
+  const auto holds = [&](long long batch) {
+    const InferencePerformance p = evaluate(batch);
+    return (!targets.ttft || p.ttft.si() * ttft_high <= targets.ttft->si()) &&
+           (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si());
+  };
+  const long long limit = std::min<long long>(
+      c.memory.max_batch, static_cast<long long>(in.constants.get(Constant::max_num_seqs)));
+  const long long planned = std::clamp<long long>(c.memory.batch, 1, std::max(1LL, limit));
+  long long cap = limit;
+  if ((targets.ttft || targets.tpot) && !holds(limit)) {
+    cap = holds(planned) ? first_holding(planned, limit, [&](long long b) { return !holds(b); }) - 1
+                         : planned;
+  }
+  cap = std::max(1LL, cap);
+  return {cap, evaluate(cap), cap < limit};
+}
+
+} // namespace rightsize::serving

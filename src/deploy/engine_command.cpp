@@ -1,0 +1,118 @@
+// The engine's command line as data/deploy.json's recipe spells it, with where each value comes
+// from (docs/deploy.md, "The engine's arguments").
+
+#include "serving.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+namespace rightsize::serving {
+
+std::vector<std::string> engine_command_line(const ServingSettings& s,
+                                             const EngineRecipe& r,
+                                             std::vector<std::string>& notes) {
+  std::vector<std::string> a = r.command;
+  notes.assign(a.size(), "");
+  const auto word = [&](std::string w, std::string note = {}) {
+    a.push_back(std::move(w));
+    notes.push_back(std::move(note));
+  };
+  if (!r.model_arg.empty()) {
+    word(r.model_arg);
+  }
+  word(s.model_uri, "the checkpoint to serve");
+  const auto add = [&](const std::string& role, const std::string& value, std::string note) {
+    const std::string& flag = r.arg(role);
+    if (!flag.empty() && !value.empty()) {
+      word(flag);
+      word(value, std::move(note));
+    }
+  };
+  add("served_model_name", s.name, "the name clients ask for, and the model label of its metrics");
+  if (!r.host_arg.empty()) {
+    word(r.host_arg);
+    word("0.0.0.0", "reachable through the Service");
+  }
+  if (!r.port_arg.empty()) {
+    word(r.port_arg);
+    word(std::to_string(r.port), "the engine's port (data/deploy.json)");
+  }
+  add("tensor_parallel", std::to_string(s.layout.tp), "the plan's tensor-parallel size");
+  if (s.layout.pp > 1) {
+    add("pipeline_parallel", std::to_string(s.layout.pp), "the plan's pipeline stages");
+  }
+  if (s.layout.ep > 1) {
+    if (!r.arg("expert_parallel").empty()) {
+      word(r.arg("expert_parallel"), "the plan's experts spread over the TP group");
+    }
+    add("expert_parallel_size", std::to_string(s.layout.ep), "the plan's expert-parallel size");
+  }
+  const char* unit = s.images ? "images" : "sequences";
+  add("max_model_len",
+      std::to_string(s.max_model_len),
+      s.embedding ? fmt::format("tokens per {} of the spec: longer inputs are refused",
+                                s.images ? "image" : "sequence")
+                  : "input + output tokens of the spec: the length the KV cache was sized for");
+  add("max_num_seqs",
+      std::to_string(s.capacity_per_replica),
+      s.latency_bound
+          ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
+                        unit,
+                        s.embedding ? "the latency target holds" : "TTFT and TPOT hold")
+          : fmt::format("capacity per replica: all the {} that fit (no latency target stops it "
+                        "sooner)",
+                        unit));
+  add("memory_fraction",
+      fmt::format("{:.2f}", s.memory_fraction),
+      "the memory fraction the estimate assumed (data/memory.json or --assume)");
+  add("kv_cache_dtype", s.kv_cache_dtype, "the plan's KV-cache format");
+  add("quantization", s.quantization, "the plan's weight format, made on load");
+  if (s.embedding) {
+    // The role's words as they stand ("--runner pooling", "--is-embedding").
+    const std::string& flags = r.arg("embedding");
+    std::size_t start = 0;
+    while (start < flags.size()) {
+      const std::size_t end = std::min(flags.find(' ', start), flags.size());
+      if (end > start) {
+        word(flags.substr(start, end - start),
+             end == flags.size() ? fmt::format("an embedding workload: the engine pools each {} "
+                                               "into a vector and decodes nothing",
+                                               s.images ? "image" : "sequence")
+                                 : "");
+      }
+      start = end + 1;
+    }
+  }
+  add("limit_mm_per_prompt",
+      s.limit_mm_per_prompt,
+      "the spec's images per request: more are refused, and the engine sizes its multimodal "
+      "budget for these (0: text only)");
+  return a;
+}
+
+std::string shell_quote(const std::string& word) {
+  const bool plain = std::all_of(word.begin(), word.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) != 0 ||
+           std::string_view("-_./:=,@%+$()").find(ch) != std::string_view::npos;
+  });
+  if (plain && !word.empty()) {
+    return word;
+  }
+  std::string out = "'";
+  for (const char ch : word) {
+    out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  }
+  return out + "'";
+}
+
+std::string replace_all(std::string text, const std::string& from, const std::string& to) {
+  for (auto at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+} // namespace rightsize::serving
