@@ -40,7 +40,7 @@ Target deploy_target(const Plan& plan,
                      const DeployInputs& in,
                      const DeployOptions& o,
                      const Candidate* chosen) {
-  if (plan.spec.workload.is_training()) {
+  if (!plan.units.serving) {
     throw InputError(plan.spec.file + ":/workload/type",
                      "rightsize deploy writes serving deployments; this spec is a training job");
   }
@@ -147,8 +147,10 @@ place_on_nodes(DeployReport& report, const Plan& plan, const Target& t, const De
 void set_request_shape(DeployReport& report, const Spec& spec, const EngineRecipe& r) {
   ServingSettings& s = report.settings;
   s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
-  s.embedding = spec.workload.is_embedding();
-  s.images = spec.embeds_images();
+  const WorkloadUnits units = workload_units(spec);
+  s.embedding =
+      units.kind == WorkloadKind::text_embedding || units.kind == WorkloadKind::image_embedding;
+  s.images = units.kind == WorkloadKind::image_embedding;
   if (spec.model.vision) {
     s.limit_mm_per_prompt =
         fmt::format(R"({{"image":{}}})", spec.workload.inference.images_per_request);

@@ -4,6 +4,7 @@
 #include "serving.hpp"
 
 #include <rightsize/core/error.hpp>
+#include <rightsize/spec/workload_units.hpp>
 
 #include <fmt/format.h>
 
@@ -12,13 +13,14 @@ namespace rightsize {
 using serving::engine_key;
 
 const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
-  if (spec.workload.is_image_generation()) {
+  const WorkloadUnits units = workload_units(spec);
+  if (units.kind == WorkloadKind::image_generation) {
     // diffusers is a library, not a server: data/deploy.json has no recipe that serves it.
     throw InputError(spec.file + ":/workload/type",
                      "rightsize deploy has no image generation recipe (diffusers is a library, "
                      "not a server); `rightsize plan` sizes it");
   }
-  if (spec.workload.is_transcription()) {
+  if (units.kind == WorkloadKind::transcription) {
     // vLLM serves Whisper (/v1/audio/transcriptions), but data/deploy.json has no transcription
     // recipe yet (its autoscaling metrics speak of tokens and prompts).
     throw InputError(spec.file + ":/workload/type",
@@ -26,7 +28,8 @@ const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
                      "it, and vLLM serves it with `vllm serve <model>` "
                      "(/v1/audio/transcriptions)");
   }
-  if (spec.model.encoder_decoder && !spec.workload.is_transcription()) {
+  if (spec.model.encoder_decoder) {
+    // Any encoder-decoder left (text to text): a model fact, whatever its workload.
     // T5 is planned on transformers only (docs/spec.md "Text-to-text generation"), which
     // data/deploy.json has no server recipe for; whatever --engine says.
     throw InputError(spec.file + ":/workload/engine",
@@ -52,7 +55,8 @@ const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data) {
                                      : "an image encoder with --engine vllm: a CLIPModel or "
                                        "SiglipModel checkpoint (vLLM serves no vision-only one)"));
   }
-  if (spec.workload.is_embedding() && it->second.arg("embedding").empty()) {
+  if (units.one_pass() && it->second.arg("embedding").empty()) {
+    // What is left of the one-pass workloads is an embedding, of text or of images.
     throw InputError(spec.file + ":/workload/engine",
                      fmt::format("{} has no embedding recipe in data/deploy.json; deploy an "
                                  "embedding workload with --engine vllm or sglang",
