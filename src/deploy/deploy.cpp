@@ -144,10 +144,12 @@ place_on_nodes(DeployReport& report, const Plan& plan, const Target& t, const De
 }
 
 // What one request is: its length, whether it is embedded (text or images), its images.
-void set_request_shape(DeployReport& report, const Spec& spec, const EngineRecipe& r) {
+void set_request_shape(DeployReport& report,
+                       const Spec& spec,
+                       const WorkloadUnits& units,
+                       const EngineRecipe& r) {
   ServingSettings& s = report.settings;
   s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
-  const WorkloadUnits units = workload_units(spec);
   s.embedding =
       units.kind == WorkloadKind::text_embedding || units.kind == WorkloadKind::image_embedding;
   s.images = units.kind == WorkloadKind::image_embedding;
@@ -352,7 +354,7 @@ DeployReport make_deployment(const Plan& plan,
   ServingSettings& s = report.settings;
   set_identity(s, plan, t, o);
   const std::string gpu_resource = place_on_nodes(report, plan, t, in.data);
-  set_request_shape(report, spec, r);
+  set_request_shape(report, spec, plan.units, r);
 
   const Capacity cap = capacity_per_replica(c, in);
   s.capacity_per_replica = cap.sequences;

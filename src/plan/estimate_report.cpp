@@ -1,11 +1,11 @@
 // One fixed configuration evaluated, its targets judged and its cost priced, as `rightsize
 // estimate` reports it (include/rightsize/plan/estimate_report.hpp).
 
+#include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/catalog/prices.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/plan/estimate_report.hpp>
 #include <rightsize/plan/precision.hpp>
-#include <rightsize/catalog/price_pick.hpp>
 
 #include <fmt/format.h>
 
@@ -223,18 +223,18 @@ EstimateEvaluation estimate_configuration(Spec spec,
     batch = replica_batch(e.spec, batch, e.replicas);
   }
   e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, batch);
-  e.calibration = uncertainty.calibration(
-      efficiency.family_name(gpu), engine_name(e.spec), !serving, unmeasured_workload(e.spec));
+  const std::string family = efficiency.family_name(gpu);
+  e.calibration =
+      uncertainty.calibration(family, engine_name(e.spec), !serving, unmeasured_workload(e.spec));
   if (serving) {
     e.inference =
         estimate_inference(e.spec, gpu, e.parallelism, e.memory, efficiency, constants, e.replicas);
     if (e.inference->concurrency > 0) {
-      e.inference_bands = inference_bands(
-          *e.inference, uncertainty, efficiency.family_name(gpu), engine_name(e.spec));
+      e.inference_bands = inference_bands(*e.inference, uncertainty, family, engine_name(e.spec));
     }
   } else {
     e.training = estimate_training(e.spec, gpu, e.parallelism, e.memory, efficiency);
-    e.training_bands = training_bands(*e.training, uncertainty, efficiency.family_name(gpu));
+    e.training_bands = training_bands(*e.training, uncertainty, family);
   }
   e.memory_band = memory_band(e.memory.per_gpu.total(), uncertainty);
   e.band_coverage = uncertainty.coverage;
