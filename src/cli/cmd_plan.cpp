@@ -6,6 +6,7 @@
 #include <rightsize/check/lock.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/plan/plan.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/render/plan.hpp>
 
 #include <CLI/CLI.hpp>
@@ -105,7 +106,10 @@ void register_plan(CLI::App& app, Context& ctx) {
         ctx.log->info("wrote lock {}", path);
       }
       if (!plan.feasible()) {
-        ctx.log->error("nothing feasible: no GPU configuration satisfies {}", spec.file);
+        ctx.log->error("nothing feasible: {}",
+                       infeasible_because(plan).empty()
+                           ? "no GPU configuration satisfies " + spec.file
+                           : spec.file + ": " + infeasible_because(plan));
         return ExitCode::infeasible;
       }
       return ExitCode::ok;

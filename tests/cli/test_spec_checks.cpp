@@ -1,5 +1,7 @@
 // What `validate` and `plan` refuse of a spec, the same way (issue 43, defect 7): `validate` said
-// "valid" for constraints.gpus ["H1000"] that plan refused.
+// "valid" for constraints.gpus ["H1000"] that plan refused; and a plan with nothing feasible
+// because the only GPUs allowed have no price says so, with the fixes, instead of "nothing
+// feasible" alone.
 
 #include "cli_helpers.hpp"
 #include "test_paths.hpp"
@@ -71,4 +73,39 @@ TEST_CASE("validate: a spec whose GPUs are in the catalog or an overlay is valid
   INFO(with.err);
   CHECK(with.exit_code == 0);
   CHECK(with.out.find(": valid (") != std::string::npos);
+}
+
+TEST_CASE("plan: nothing feasible for want of cloud prices says so and how to fix it",
+          "[cli][plan]") {
+  const ScratchDir dir;
+  const std::string spec = dir.write(
+      "spec.json",
+      spec_with(R"(, "deployment": {"mode": "cloud"}, "constraints": {"vendors": ["amd"]})"));
+  const auto r = run_in_process({"plan", spec});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err == "rightsize: error: nothing feasible: " + spec +
+                     ": MI300X-192GB and MI325X-256GB, the only GPUs the spec allows, were "
+                     "excluded for lack of a price in the cloud mode (no on_demand price in the "
+                     "catalog); plan on-prem with --mode onprem (priced by purchase), or give "
+                     "their cloud prices in a catalog overlay (--catalog FILE, docs/catalog.md)\n");
+  // The table wraps it at 80 columns.
+  CHECK(r.out.find("\nnothing feasible: MI300X-192GB and MI325X-256GB, the only GPUs the spec") !=
+        std::string::npos);
+  CHECK(r.out.find("  were excluded for lack of a price in the cloud mode") != std::string::npos);
+  const auto json = run_in_process({"plan", spec, "--format", "json"});
+  CHECK(json.exit_code == 3);
+  CHECK(json.out.find(R"("infeasible_because": "MI300X-192GB and MI325X-256GB)") !=
+        std::string::npos);
+  // On-prem prices them by purchase: the same spec is feasible there.
+  CHECK(run_in_process({"plan", spec, "--mode", "onprem"}).exit_code == 0);
+}
+
+TEST_CASE("plan: nothing feasible for other reasons keeps the closest misses", "[cli][plan]") {
+  const auto r =
+      run_in_process({"plan", std::string(RIGHTSIZE_EXAMPLES_DIR) + "/infeasible-latency.json"});
+  CHECK(r.exit_code == 3);
+  CHECK(r.out.find("nothing feasible: no GPU configuration meets the spec; closest misses:") !=
+        std::string::npos);
+  CHECK(r.out.find("excluded for lack of a price") == std::string::npos);
 }

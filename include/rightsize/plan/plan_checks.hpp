@@ -1,7 +1,8 @@
 #pragma once
 
-// What plan refuses of a spec that other commands refuse the same way: `validate` resolves the
-// spec's GPU names as plan does.
+// What plan refuses of a spec, or says of a plan with nothing feasible, that other commands say
+// the same way: `validate` resolves the spec's GPU names as plan does, and every renderer of a plan
+// and the CLI's error line give the one cause that explains an empty plan.
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/plan/plan.hpp>
@@ -15,5 +16,11 @@ namespace rightsize {
 // or ambiguous one is an InputError naming the spec's file and field. make_plan calls it first,
 // and `validate` too (check_against_catalog), so that both refuse the same names with one text.
 void check_constraint_gpus(const Spec& spec, const Catalog& catalog);
+
+// Why nothing is feasible, in one sentence with its fixes, where a single cause explains it: every
+// GPU the spec allows was rejected only for want of a price in the deployment's mode
+// (constraints.vendors ["amd"] in the cloud). "" when the plan is feasible or its rejections
+// differ; then they say why, GPU by GPU.
+std::string infeasible_because(const Plan& plan);
 
 } // namespace rightsize
