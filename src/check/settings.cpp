@@ -156,9 +156,10 @@ void apply_settings(const PlanSettings& s, const Catalog& catalog, Spec& spec) {
   resolve_prices(s, catalog, spec);
 }
 
-void check_against_catalog(Spec spec, const Catalog& catalog) {
+void check_as_plan(Spec spec, const Catalog& catalog) {
   apply_settings(PlanSettings{}, catalog, spec);
   check_constraint_gpus(spec, catalog);
+  check_demand_growth(spec);
 }
 
 PlanOptions plan_options_for(const PlanSettings& s,

@@ -92,10 +92,9 @@ void register_validate(CLI::App& app, Context& ctx) {
     ctx.action = [&ctx, options]() {
       const Spec spec = load_spec(options->spec);
       log_warnings(ctx, spec);
-      // The names plan resolves in the catalog (constraints.gpus, deployment.provider), refused
-      // here with plan's errors.
-      check_against_catalog(
-          spec, load_catalog(bundled_catalog_path(), user_catalog_path(options->common)));
+      // What plan refuses before it searches (constraints.gpus and deployment.provider resolved
+      // in the catalog, the demand growth), refused here with plan's errors.
+      check_as_plan(spec, load_catalog(bundled_catalog_path(), user_catalog_path(options->common)));
       renderer(k_validate_formats, options->common.format)(spec, ctx.out);
       return ExitCode::ok;
     };

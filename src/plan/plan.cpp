@@ -637,6 +637,10 @@ void check_constraint_gpus(const Spec& spec, const Catalog& catalog) {
   }
 }
 
+void check_demand_growth(const Spec& spec) {
+  check_demand(spec, workload_units(spec));
+}
+
 // requirements → for each GPU, its best configuration or a rejection → ranking.
 Plan make_plan(const Spec& spec,
                const Catalog& catalog,

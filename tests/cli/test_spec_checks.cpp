@@ -29,7 +29,7 @@ std::string spec_with(const std::string& extra) {
 
 } // namespace
 
-TEST_CASE("validate: GPU names and the provider are resolved in the catalog as plan does",
+TEST_CASE("validate: GPU names, the provider and the growth are checked as plan does",
           "[cli][validate]") {
   const ScratchDir dir;
   struct Case {
@@ -44,6 +44,8 @@ TEST_CASE("validate: GPU names and the provider are resolved in the catalog as p
        R"(/constraints/gpus: GPU name "MI3" is ambiguous: it could be )"},
       {R"(, "deployment": {"mode": "cloud", "provider": "awz"})",
        R"(/deployment/provider: unknown provider "awz" (did you mean "AWS"?))"},
+      {R"(, "deployment": {"horizon_months": 120, "growth_per_month": 1.0})",
+       R"(/deployment/growth_per_month: demand would grow 6.65e+35-fold over 120 months)"},
   };
   for (const Case& c : cases) {
     const std::string spec = dir.write("spec.json", spec_with(c.extra));

@@ -9,7 +9,8 @@
 namespace rightsize {
 
 // The deployment's provider and price kind resolved against the catalog (apply_settings with no
-// overrides) and each GPU of constraints.gpus (check_constraint_gpus), with plan's own errors.
-void check_against_catalog(Spec spec, const Catalog& catalog);
+// overrides), each GPU of constraints.gpus (check_constraint_gpus) and the demand growth over the
+// horizon (check_demand_growth), with plan's own errors.
+void check_as_plan(Spec spec, const Catalog& catalog);
 
 } // namespace rightsize
