@@ -4,7 +4,9 @@
 #include <rightsize/catalog/prices.hpp>
 #include <rightsize/check/lock.hpp>
 #include <rightsize/check/settings.hpp>
+#include <rightsize/check/validate.hpp>
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 
 namespace rightsize {
 
@@ -152,6 +154,12 @@ PlanSettings replay_settings(const nlohmann::json& recorded,
 void apply_settings(const PlanSettings& s, const Catalog& catalog, Spec& spec) {
   apply_overrides(s, spec.deployment);
   resolve_prices(s, catalog, spec);
+}
+
+void check_as_plan(Spec spec, const Catalog& catalog) {
+  apply_settings(PlanSettings{}, catalog, spec);
+  check_constraint_gpus(spec, catalog);
+  check_demand_growth(spec);
 }
 
 PlanOptions plan_options_for(const PlanSettings& s,

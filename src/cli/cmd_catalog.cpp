@@ -36,7 +36,7 @@ constexpr std::array<Format<GpuRenderer>, 2> k_show_formats{
 
 void add_stale_option(CLI::App& sub, CatalogOptions& o) {
   sub.add_option("--stale-days", o.stale_days, "Flag prices older than this many days")
-      ->check(CLI::Range(1L, 36500L))
+      ->transform(whole_number_in(1, 36500))
       ->default_str("180");
 }
 

@@ -120,7 +120,7 @@ void register_check(CLI::App& app, Context& ctx) {
                 "Plan every spec again, even those whose spec, catalog, model data, settings and "
                 "rightsize version are all as locked (whose plan is then the lock's)");
   sub->add_option("-j,--jobs", o->request.jobs, "Specs planned at once (default: one per core)")
-      ->check(CLI::Range(1, 256))
+      ->transform(whole_number_in(1, 256))
       ->type_name("N");
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, format_names(k_formats));

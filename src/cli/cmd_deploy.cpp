@@ -6,6 +6,7 @@
 #include <rightsize/check/locked.hpp>
 #include <rightsize/deploy/deploy.hpp>
 #include <rightsize/deploy/manifest_files.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/render/deploy.hpp>
 
 #include <CLI/CLI.hpp>
@@ -185,8 +186,10 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   const DeployData data = load_deploy_data(bundled_data_dir() + "/deploy.json");
   serving_recipe(run->spec, data);
   if (!run->plan.feasible()) {
-    ctx.log->error("nothing feasible: no GPU configuration satisfies {}; nothing to deploy",
-                   run->spec.file);
+    ctx.log->error("nothing feasible: {}; nothing to deploy",
+                   infeasible_because(run->plan).empty()
+                       ? "no GPU configuration satisfies " + run->spec.file
+                       : run->spec.file + ": " + infeasible_because(run->plan));
     return ExitCode::infeasible;
   }
   const DeployInputs inputs{

@@ -216,25 +216,25 @@ void register_estimate(CLI::App& app, Context& ctx) {
                   o->gpus,
                   "GPUs in total (default: tp x cp x pp x dp); with --tp, the rest are "
                   "data-parallel replicas")
-      ->check(CLI::Range(1, 100000));
-  sub->add_option("--tp", o->tp, "Tensor-parallel size")->check(CLI::Range(1, 1024));
+      ->transform(whole_number_in(1, 100000));
+  sub->add_option("--tp", o->tp, "Tensor-parallel size")->transform(whole_number_in(1, 1024));
   sub->add_option("--cp",
                   o->cp,
                   "Context-parallel size (training, Megatron): each sequence split over this "
                   "many GPUs")
-      ->check(CLI::Range(1, 1024));
-  sub->add_option("--pp", o->pp, "Pipeline-parallel stages")->check(CLI::Range(1, 1024));
+      ->transform(whole_number_in(1, 1024));
+  sub->add_option("--pp", o->pp, "Pipeline-parallel stages")->transform(whole_number_in(1, 1024));
   sub->add_option("--dp",
                   o->dp,
                   "Data-parallel size; serving: replicas sharing the load (a plan's replicas)")
-      ->check(CLI::Range(1, 100000));
-  sub->add_option("--ep", o->ep, "Expert-parallel size")->check(CLI::Range(1, 100000));
+      ->transform(whole_number_in(1, 100000));
+  sub->add_option("--ep", o->ep, "Expert-parallel size")->transform(whole_number_in(1, 100000));
   sub->add_option("--batch",
                   o->batch,
                   "Concurrent sequences per replica (inference) or micro-batch (training); "
                   "default: the spec's concurrency shared among the replicas, or for inference "
                   "without concurrency the largest that fits")
-      ->check(CLI::Range(1LL, 100000000LL));
+      ->transform(whole_number_in(1, 100000000));
   sub->add_option("--weights",
                   o->weights,
                   "Store the weights in this format (a plan's precision.weights: fp8, int4, ...)")

@@ -2,6 +2,8 @@
 #include "cli/common_options.hpp"
 #include "cli/renderers.hpp"
 
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/check/validate.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/render/model.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -85,10 +87,14 @@ void register_validate(CLI::App& app, Context& ctx) {
          "SPEC", options->spec, "A rightsize spec, a Hugging Face config.json or a model folder")
       ->required();
   add_format_option(*sub, options->common, format_names(k_validate_formats));
+  add_catalog_option(*sub, options->common);
   sub->callback([&ctx, options]() {
     ctx.action = [&ctx, options]() {
       const Spec spec = load_spec(options->spec);
       log_warnings(ctx, spec);
+      // What plan refuses before it searches (constraints.gpus and deployment.provider resolved
+      // in the catalog, the demand growth), refused here with plan's errors.
+      check_as_plan(spec, load_catalog(bundled_catalog_path(), user_catalog_path(options->common)));
       renderer(k_validate_formats, options->common.format)(spec, ctx.out);
       return ExitCode::ok;
     };

@@ -111,7 +111,7 @@ void add_input_options(CLI::App& sub, ObserveCliOptions& o) {
                  "Label matchers added to every query: '{namespace=\"serving\"}'")
       ->group(group);
   sub.add_option("--timeout", in.timeout_s, "Seconds per Prometheus request")
-      ->check(CLI::Range(0.1, 3600.0))
+      ->check(number_in(0.1, 3600.0))
       ->default_str("30")
       ->group(group);
   sub.add_option("--watch",
@@ -121,44 +121,44 @@ void add_input_options(CLI::App& sub, ObserveCliOptions& o) {
       ->group(group);
   sub.add_option(
          "--watch-count", o.watch_count, "Stop --watch after this many re-evaluations (0: never)")
-      ->check(CLI::Range(0L, 1000000L))
+      ->transform(whole_number_in(0, 1000000))
       ->group(group);
 }
 
 void add_threshold_options(CLI::App& sub, ObserveSettings& s, const std::string& group) {
   sub.add_option("--percentile", s.work_percentile, "Percentile of the observed work to size for")
-      ->check(CLI::Range(1.0, 100.0))
+      ->check(number_in(1.0, 100.0))
       ->default_str("95")
       ->group(group);
   sub.add_option("--memory-percentile",
                  s.memory_percentile,
                  "Percentile of the observed memory to size for (100: the peak)")
-      ->check(CLI::Range(1.0, 100.0))
+      ->check(number_in(1.0, 100.0))
       ->default_str("100")
       ->group(group);
   sub.add_option("--buffer", s.buffer_percent, "Margin added to the observed need, in percent")
-      ->check(CLI::Range(0.0, 500.0))
+      ->check(number_in(0.0, 500.0))
       ->default_str("20")
       ->group(group);
   sub.add_option("--idle-below", s.idle_below_percent, "Idle: work percentile under this percent")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(number_in(0.0, 100.0))
       ->default_str("5")
       ->group(group);
   sub.add_option(
          "--low-below", s.low_below_percent, "Low utilization: work percentile under this percent")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(number_in(0.0, 100.0))
       ->default_str("40")
       ->group(group);
   sub.add_option("--min-saving",
                  s.min_saving_percent,
                  "Over-provisioned only when a recommendation saves at least this percent")
-      ->check(CLI::Range(0.0, 100.0))
+      ->check(number_in(0.0, 100.0))
       ->default_str("10")
       ->group(group);
   sub.add_option("--scale-out-efficiency",
                  s.scale_out_percent,
                  "Percent of the added GPUs' rate a recommendation on more GPUs gets per doubling")
-      ->check(CLI::Range(10.0, 100.0))
+      ->check(number_in(10.0, 100.0))
       ->default_str("90")
       ->group(group);
 }
@@ -172,7 +172,7 @@ void add_recommendation_options(CLI::App& sub, ObserveCliOptions& o, const std::
   sub.add_option("--gpus", s.gpus, "Recommend only these catalog GPUs (comma-separated)")
       ->group(group);
   sub.add_option("--max-gpus", s.max_gpus, "Most GPUs per workload in a recommendation")
-      ->check(CLI::Range(1L, 1024L))
+      ->transform(whole_number_in(1, 1024))
       ->default_str("8")
       ->group(group);
   sub.add_flag("--no-mig", o.no_mig, "Do not recommend MIG slices")->group(group);
@@ -186,7 +186,7 @@ void add_recommendation_options(CLI::App& sub, ObserveCliOptions& o, const std::
       ->default_str("on_demand")
       ->group(group);
   sub.add_option("--hours-per-month", s.hours_per_month, "Hours a GPU is paid for per month")
-      ->check(CLI::Range(1.0, 744.0))
+      ->check(number_in(1.0, 744.0))
       ->default_str("730")
       ->group(group);
 }

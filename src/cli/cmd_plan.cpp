@@ -6,6 +6,7 @@
 #include <rightsize/check/lock.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/plan/plan.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/render/plan.hpp>
 
 #include <CLI/CLI.hpp>
@@ -49,7 +50,8 @@ void register_plan(CLI::App& app, Context& ctx) {
   add_format_option(*sub, o->plan.common, format_names(k_formats));
   add_catalog_option(*sub, o->plan.common);
   add_plan_options(*sub, o->plan.settings);
-  sub->add_option("--top", o->top, "Show only the best N candidates")->check(CLI::Range(1, 1000));
+  sub->add_option("--top", o->top, "Show only the best N candidates")
+      ->transform(whole_number_in(1, 1000));
   sub->add_option("-o,--output", o->output, "Write the report to FILE instead of stdout")
       ->type_name("FILE");
   sub->add_flag("--wide", o->wide, "Table: every column (default: fits 80 columns)");
@@ -104,7 +106,10 @@ void register_plan(CLI::App& app, Context& ctx) {
         ctx.log->info("wrote lock {}", path);
       }
       if (!plan.feasible()) {
-        ctx.log->error("nothing feasible: no GPU configuration satisfies {}", spec.file);
+        ctx.log->error("nothing feasible: {}",
+                       infeasible_because(plan).empty()
+                           ? "no GPU configuration satisfies " + spec.file
+                           : spec.file + ": " + infeasible_because(plan));
         return ExitCode::infeasible;
       }
       return ExitCode::ok;

@@ -7,9 +7,14 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
+#include <sstream>
 #include <system_error>
 
 namespace rightsize::cli {
@@ -34,6 +39,66 @@ void add_format_option(CLI::App& sub,
       ->transform(CLI::IsMember(choices, CLI::ignore_case))
       ->default_str(choices.front())
       ->group("Global options");
+}
+
+namespace {
+
+// "must be a finite number between 1 and 744"
+std::string expectation(const char* what, const std::string& min, const std::string& max) {
+  return fmt::format("must be a {} between {} and {}", what, min, max);
+}
+
+// `text` as a double, the whole of it; nullopt when it is no number at all.
+std::optional<double> read_number(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())) != 0) {
+    return std::nullopt;
+  }
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size()) {
+    return std::nullopt;
+  }
+  // Overflow reads as infinity, refused below with the rest.
+  return errno == ERANGE && std::fabs(v) < 1.0 ? 0.0 : v;
+}
+
+// Help text as CLI::Range writes it: "FLOAT in [1 - 744]".
+template <class T> std::string range_description(const char* type, T min, T max) {
+  std::ostringstream out;
+  out << type << " in [" << min << " - " << max << "]";
+  return out.str();
+}
+
+} // namespace
+
+CLI::Validator number_in(double min, double max) {
+  return {[min, max](std::string& text) -> std::string {
+            const std::optional<double> v = read_number(text);
+            if (!v || !std::isfinite(*v) || *v < min || *v > max) {
+              return expectation(
+                         "finite number", fmt::format("{:g}", min), fmt::format("{:g}", max)) +
+                     ", got " + text;
+            }
+            return {};
+          },
+          range_description("FLOAT", min, max),
+          k_number_validator};
+}
+
+CLI::Validator whole_number_in(long long min, long long max) {
+  return {[min, max](std::string& text) -> std::string {
+            const std::optional<double> v = read_number(text);
+            if (!v || !std::isfinite(*v) || *v != std::floor(*v) || *v < static_cast<double>(min) ||
+                *v > static_cast<double>(max)) {
+              return expectation("whole number", std::to_string(min), std::to_string(max)) +
+                     ", got " + text;
+            }
+            text = fmt::format("{}", static_cast<long long>(*v)); // "1e3" -> "1000"
+            return {};
+          },
+          range_description("INT", min, max),
+          k_number_validator};
 }
 
 std::string bundled_data_dir() {

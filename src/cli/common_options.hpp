@@ -21,6 +21,16 @@ void add_format_option(CLI::App& sub,
                        CommonOptions& options,
                        const std::vector<std::string>& choices);
 
+// The one check of every number option, shared so that no flag is forgotten: a finite number
+// within [min, max] (whole_number_in: a whole one, "1e3" read as 1000). CLI11's Range lets NaN
+// through, every comparison with NaN being false, so `--growth nan` was accepted. A bad value is
+// refused with the flag's name: "--growth: must be a finite number between -0.5 and 10, got nan".
+// tests/cli/test_number_flags.cpp checks that every number option of every command has one.
+CLI::Validator number_in(double min, double max);
+CLI::Validator whole_number_in(long long min, long long max);
+// The name both validators carry, by which that test finds them.
+inline constexpr const char* k_number_validator = "NUMBER";
+
 // The directory holding the bundled data: <prefix>/share/rightsize next to an installed binary,
 // or the source tree's data/ for a binary run from its build tree.
 std::string bundled_data_dir();

@@ -1,6 +1,7 @@
 #include "cli/plan_setup.hpp"
 
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 
 #include <rightsize/check/lock.hpp>
 #include <rightsize/plan/published.hpp>
@@ -90,27 +91,27 @@ void add_plan_options(CLI::App& sub, PlanSettings& s) {
   auto* dep = "Deployment (override the spec's deployment)";
   add_choice(sub, "--mode", mode_names(), s.mode, "cloud or onprem")->group(dep);
   add_override(sub, "--horizon-months", s.horizon_months, "TCO horizon")
-      ->check(CLI::Range(1LL, 240LL))
+      ->transform(whole_number_in(1, 240))
       ->group(dep);
   add_override(sub, "--growth", s.growth, "Demand growth per month (0.05 = 5%)")
-      ->check(CLI::Range(-0.5, 10.0))
+      ->check(number_in(-0.5, 10.0))
       ->group(dep);
   add_override(sub, "--hours-per-month", s.hours_per_month, "Billed hours per month (730)")
-      ->check(CLI::Range(1.0, 744.0))
+      ->check(number_in(1.0, 744.0))
       ->group(dep);
   add_text_override(sub, "--provider", s.provider, "Use this provider's prices")->group(dep);
   add_text_override(sub, "--price-kind", s.price_kind, "on_demand, spot or committed")->group(dep);
   add_override(sub, "--pue", s.pue, "Power usage effectiveness (1.3)")
-      ->check(CLI::Range(1.0, 5.0))
+      ->check(number_in(1.0, 5.0))
       ->group(dep);
   add_override(sub, "--electricity", s.electricity_usd_per_kwh, "USD per kWh (0.12)")
-      ->check(CLI::Range(0.0, 10.0))
+      ->check(number_in(0.0, 10.0))
       ->group(dep);
   add_override(sub, "--amortization-years", s.amortization_years, "On-prem amortization (4)")
-      ->check(CLI::Range(0.1, 20.0))
+      ->check(number_in(0.1, 20.0))
       ->group(dep);
   add_override(sub, "--utilization", s.utilization, "Average power draw as a share of TDP (0.7)")
-      ->check(CLI::Range(0.01, 1.0))
+      ->check(number_in(0.01, 1.0))
       ->group(dep);
 }
 

@@ -473,11 +473,15 @@ long long FieldReader::as_integer(Range range) const {
     fail("must be an integer");
   }
   const double v = m_value->get<double>();
-  if (std::floor(v) != v || std::fabs(v) > k_max_exact_integer) {
+  if (std::floor(v) != v) {
     fail("must be an integer");
   }
+  // 1e308 is a whole number, just far too large: say the range it misses.
   if (!range.contains(v)) {
     fail(range.describe());
+  }
+  if (std::fabs(v) > k_max_exact_integer) {
+    fail("must be an integer of at most 2^53 (9007199254740992), exactly as JSON numbers hold");
   }
   return m_value->is_number_float() ? static_cast<long long>(v) : m_value->get<long long>();
 }

@@ -6,6 +6,7 @@
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/invariants.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/plan/unit_values.hpp>
 
 #include <fmt/format.h>
@@ -629,6 +630,17 @@ void rank(const Search& S, Plan& plan) {
 
 } // namespace
 
+// A typo in constraints.gpus is an input error, not a rejection: resolved before any search.
+void check_constraint_gpus(const Spec& spec, const Catalog& catalog) {
+  for (const auto& name : spec.constraints.gpus) {
+    (void)catalog.resolve(name, spec.constraints.where + "/gpus");
+  }
+}
+
+void check_demand_growth(const Spec& spec) {
+  check_demand(spec, workload_units(spec));
+}
+
 // requirements → for each GPU, its best configuration or a rejection → ranking.
 Plan make_plan(const Spec& spec,
                const Catalog& catalog,
@@ -688,10 +700,7 @@ Plan make_plan(const Spec& spec,
         spec.deployment.growth_per_month));
   }
   plan.requirements = requirements_of(spec, units, constants);
-  // Validate constraint names up front: a typo is an input error, not a rejection.
-  for (const auto& name : spec.constraints.gpus) {
-    (void)catalog.resolve(name, spec.constraints.where + "/gpus");
-  }
+  check_constraint_gpus(spec, catalog);
   // At most one candidate per GPU and one per MIG profile, each placed once: a growing vector
   // would move every candidate (about 5 KB) into fresh pages at each doubling.
   std::size_t most = catalog.gpus.size();

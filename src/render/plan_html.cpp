@@ -8,6 +8,7 @@
 #include "svg.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/plan/trade_off.hpp>
 #include <rightsize/plan/unit_values.hpp>
 #include <rightsize/render/plan.hpp>
@@ -544,8 +545,9 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
     }
   } else {
     page.lead("Nothing feasible:",
-              "no GPU configuration meets the spec; the reasons and the "
-              "nearest fixes are below.",
+              infeasible_because(plan).empty() ? "no GPU configuration meets the spec; the reasons "
+                                                 "and the nearest fixes are below."
+                                               : infeasible_because(plan) + ".",
               "bad");
   }
   page.list({"Requirements: " + requirements_line(plan), "Targets: " + targets_line(plan)});

@@ -5,6 +5,7 @@
 #include "published_text.hpp"
 
 #include <rightsize/core/json_writer.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/plan/unit_values.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/render/plan.hpp>
@@ -205,10 +206,11 @@ void render_plan_json(const Plan& plan, const RenderOptions& o, std::ostream& ou
       .member("digest", plan.catalog_digest)
       .member("version", plan.catalog_version)
       .end_object()
-      .member("feasible", plan.feasible())
-      .member("notes", plan.notes)
-      .member("objective", to_string(plan.objective))
-      .key("rejected");
+      .member("feasible", plan.feasible());
+  if (!infeasible_because(plan).empty()) {
+    w.member("infeasible_because", infeasible_because(plan));
+  }
+  w.member("notes", plan.notes).member("objective", to_string(plan.objective)).key("rejected");
   write_rejected(w, plan);
   hand_over();
   w.key("requirements").begin_object();

@@ -5,6 +5,7 @@
 #include "published_text.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/plan/unit_values.hpp>
 #include <rightsize/render/plan.hpp>
 
@@ -94,7 +95,10 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
                        money(b.cost.tco.si()),
                        plan.units.serving ? s.deployment.horizon_months : 0);
   } else {
-    out << "**Nothing feasible**: no GPU configuration meets the spec.\n\n";
+    out << "**Nothing feasible**: "
+        << (infeasible_because(plan).empty() ? "no GPU configuration meets the spec."
+                                             : infeasible_because(plan) + ".")
+        << "\n\n";
   }
   out << "- Workload: " << workload_line(plan) << "\n- Requirements: " << requirements_line(plan)
       << "\n- Targets: " << targets_line(plan) << "\n";

@@ -6,6 +6,7 @@
 #include "published_text.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/plan/unit_values.hpp>
 #include <rightsize/render/plan.hpp>
 
@@ -326,7 +327,11 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     line("  note:         " + note, 16);
   }
   out << '\n';
-  if (!plan.feasible()) {
+  if (!plan.feasible() && !infeasible_because(plan).empty()) {
+    const std::string head = "nothing feasible";
+    out << bold(head) << wrap(head + ": " + infeasible_because(plan), width, 2).substr(head.size())
+        << '\n';
+  } else if (!plan.feasible()) {
     out << bold("nothing feasible") << ": no GPU configuration meets the spec; closest misses:\n";
   } else {
     const auto rows = shown(plan, o);

@@ -104,10 +104,17 @@ TEST_CASE("error: FieldReader names the file, pointer, expectation and value", "
 }
 
 TEST_CASE("error: absurd numbers are rejected by range", "[error][json]") {
-  const auto doc = nlohmann::json::parse(R"({"tokens": 1e30, "neg": -5})");
+  const auto doc =
+      nlohmann::json::parse(R"({"tokens": 1e30, "neg": -5, "huge": 1e308, "inexact": 1e17})");
   const FieldReader root(doc, "s.json");
+  // A whole number out of range says the range, not "must be an integer" (issue 43).
   REQUIRE_THROWS_WITH(root.integer("tokens", Range::positive(1e15)),
-                      "s.json:/tokens: must be an integer, got 1e+30");
+                      "s.json:/tokens: must be > 0 and <= 1e+15, got 1e+30");
+  REQUIRE_THROWS_WITH(root.integer("huge", Range{1, 1e7}),
+                      "s.json:/huge: must be between 1 and 1e+07, got 1e+308");
+  REQUIRE_THROWS_WITH(root.integer("inexact", Range::positive()),
+                      "s.json:/inexact: must be an integer of at most 2^53 (9007199254740992), "
+                      "exactly as JSON numbers hold, got 1e+17");
   REQUIRE_THROWS_WITH(root.number("tokens", Range::positive(1e15)),
                       "s.json:/tokens: must be > 0 and <= 1e+15, got 1e+30");
   REQUIRE_THROWS_WITH(root.number("neg", Range::non_negative()),

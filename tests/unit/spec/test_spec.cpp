@@ -76,7 +76,13 @@ TEST_CASE("spec: bad input is one InputError naming file, field and value", "[sp
         "transcription, image_generation (did you mean \"inference\"?), got \"inferense\"");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
         "input_tokens": 1e30}})") ==
-        "spec.json:/workload/input_tokens: must be an integer, got 1e+30");
+        "spec.json:/workload/input_tokens: must be between 1 and 1e+07, got 1e+30");
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+        "input_tokens": 1e308}})") ==
+        "spec.json:/workload/input_tokens: must be between 1 and 1e+07, got 1e+308");
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+        "input_tokens": 2.5}})") ==
+        "spec.json:/workload/input_tokens: must be an integer, got 2.5");
   CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
         "input_tokens": -5}})") ==
         "spec.json:/workload/input_tokens: must be between 1 and 1e+07, got -5");
