@@ -161,6 +161,13 @@ void add_threshold_options(CLI::App& sub, ObserveSettings& s, const std::string&
       ->check(number_in(10.0, 100.0))
       ->default_str("90")
       ->group(group);
+  sub.add_option("--min-window", s.min_window, "Shortest telemetry window judged (else: observe longer)")
+      ->default_str("10m")
+      ->group(group);
+  sub.add_option("--min-samples", s.min_samples, "Fewest work samples per GPU judged")
+      ->check(CLI::Range(1L, 1000000L))
+      ->default_str("10")
+      ->group(group);
 }
 
 void add_recommendation_options(CLI::App& sub, ObserveCliOptions& o, const std::string& group) {

@@ -50,14 +50,14 @@ void add_to_summary(ObserveSummary& s, const WorkloadObservation& w, double curr
   if (!w.recommendation) {
     return;
   }
+  // The totals are the sums of what the rows show, whatever the verdict: an under-provisioned
+  // workload whose larger configuration happens to cost less saves money too.
   const auto& r = *w.recommendation;
+  const double saved = r.usd_per_month_saved.value_or(0);
   s.usd_per_month_now += r.usd_per_month_now.value_or(0);
-  if (w.verdict == "idle" || w.verdict == "over-provisioned") {
-    s.gpus_freed += r.gpus_freed;
-    s.usd_per_month_saved += std::max(0.0, r.usd_per_month_saved.value_or(0));
-  } else if (w.verdict == "under-provisioned") {
-    s.usd_per_month_added += std::max(0.0, -r.usd_per_month_saved.value_or(0));
-  }
+  s.gpus_freed += r.gpus_freed;
+  s.usd_per_month_saved += std::max(0.0, saved);
+  s.usd_per_month_added += std::max(0.0, -saved);
 }
 
 } // namespace
@@ -75,7 +75,8 @@ ObserveReport observe(const Telemetry& telemetry,
     report.warnings.insert(
         report.warnings.end(), t.profile.warnings.begin(), t.profile.warnings.end());
   }
-  for (const auto& verdict : {"over-provisioned", "under-provisioned", "right-sized", "idle"}) {
+  for (const auto& verdict :
+       {"over-provisioned", "under-provisioned", "right-sized", "idle", "inconclusive"}) {
     report.summary.by_verdict[verdict] = 0;
   }
 

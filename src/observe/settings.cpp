@@ -2,6 +2,7 @@
 
 #include <rightsize/catalog/prices.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/observe/inputs.hpp>
 #include <rightsize/observe/settings.hpp>
 
 #include <fmt/format.h>
@@ -61,6 +62,8 @@ ObserveOptions resolve_observe_options(const ObserveSettings& s, const Catalog& 
   a.low_utilization_below = s.low_below_percent / 100;
   a.min_saving = s.min_saving_percent / 100;
   a.scale_out_efficiency = s.scale_out_percent / 100;
+  a.min_window_s = parse_duration(s.min_window, "--min-window");
+  a.min_samples_per_gpu = static_cast<int>(s.min_samples);
   if (a.idle_below > a.low_utilization_below) {
     throw InputError(
         "--idle-below",

@@ -124,6 +124,9 @@ std::string recommendation_text(const WorkloadObservation& w) {
   if (w.verdict == "right-sized") {
     return "keep";
   }
+  if (w.verdict == "inconclusive") {
+    return r.text.rfind("fix the input", 0) == 0 ? "fix input first" : "observe longer";
+  }
   return gpu_text(r.gpu, r.gpus, r.partition);
 }
 
@@ -151,7 +154,8 @@ std::string memory_peak(const WorkloadObservation& w) {
 
 std::string verdict_counts(const ObserveSummary& s) {
   std::string out;
-  for (const auto* v : {"over-provisioned", "under-provisioned", "right-sized", "idle"}) {
+  for (const auto* v :
+       {"over-provisioned", "under-provisioned", "right-sized", "idle", "inconclusive"}) {
     const auto it = s.by_verdict.find(v);
     const int n = it == s.by_verdict.end() ? 0 : it->second;
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, v);

@@ -250,7 +250,7 @@ for selection in 'namespace="inference"|node-a/gpu0 node-a/gpu1' \
 done
 
 # --- The CLI: rightsize observe ---------------------------------------------------------------------
-"$rightsize" observe --prometheus "$url" --range 1m --step 1s --format json \
+"$rightsize" observe --prometheus "$url" --range 1m --step 1s --min-window 1s --min-samples 2 --format json \
   >"$scratch/cli.json" 2>"$scratch/cli.err"
 rc=$?
 if [ "$rc" -ne 0 ]; then
@@ -288,7 +288,7 @@ fi
 
 # --watch: the report, then two more rounds against the live server; exit 0, and whatever it
 # prints after the report are lines "[time]" or "workload: verdict -> ... (was ...)".
-if timeout 20 "$rightsize" observe --prometheus "$url" --range 1m --step 1s --watch 1s \
+if timeout 20 "$rightsize" observe --prometheus "$url" --range 1m --step 1s --min-window 1s --min-samples 2 --watch 1s \
     --watch-count 2 >"$scratch/watch.out" 2>"$scratch/watch.err"; then
   if head -1 "$scratch/watch.out" | grep -q '^rightsize observe: 3 workloads' &&
      ! sed '1,/^WORK: /d' "$scratch/watch.out" | grep -v '^$' | grep -v '^  ' | grep -v ': ' |

@@ -46,6 +46,11 @@ struct ObserveOptions {
   // A recommendation on more GPUs than the workload runs on delivers this share of the added
   // rate per doubling (tensor or data parallelism is not free).
   double scale_out_efficiency = 0.90;
+  // Evidence too short to act on: under these the verdict is "inconclusive" (observe longer),
+  // never a saving or a change. docs/observe.md, "Too little evidence".
+  int min_samples_per_gpu = 10;    // telemetry: time points of the work metric per GPU
+  double min_window_s = 600;       // telemetry: the window, first sample to last
+  double min_trace_window_s = 1.0; // a workload known only from traces: the trace's window
 
   GroupBy group_by = GroupBy::automatic;
   Deployment pricing;            // provider, price kind, hours per month (cloud prices)
@@ -128,7 +133,7 @@ struct WorkloadObservation {
   double memory_capacity_bytes = 0;          // per GPU (or slice)
   std::optional<double> memory_needed_bytes; // total over the workload's GPUs, buffer included
   double work_needed_gpus = 0;               // in current GPUs, buffer included
-  std::string verdict; // over-provisioned, under-provisioned, right-sized, idle
+  std::string verdict; // over-provisioned, under-provisioned, right-sized, idle, inconclusive
   std::vector<ObserveReason> reasons;
   std::optional<ObserveRecommendation> recommendation;
   std::vector<GpuObservation> per_gpu;
@@ -145,8 +150,8 @@ struct ObserveSummary {
   double gpus_observed = 0;
   double gpus_freed = 0;
   double usd_per_month_now = 0;
-  double usd_per_month_saved = 0; // over-provisioned and idle workloads
-  double usd_per_month_added = 0; // under-provisioned workloads
+  double usd_per_month_saved = 0; // the sum of the workloads' positive savings
+  double usd_per_month_added = 0; // the sum of their negative savings (costs added)
 };
 
 struct ObserveReport {

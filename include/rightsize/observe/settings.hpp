@@ -24,6 +24,8 @@ struct ObserveSettings {
   double low_below_percent = 40;
   double min_saving_percent = 10;
   double scale_out_percent = 90;
+  std::string min_window = "10m"; // --min-window: the shortest telemetry window judged
+  long min_samples = 10;          // --min-samples: the fewest work samples per GPU judged
   std::string group_by = "auto"; // auto, host, gpu
   std::string gpus;              // --gpus: catalog names, comma-separated
   bool gpus_given = false;       // --gpus was given (an empty list is then an error)

@@ -4,6 +4,8 @@
 #include "text.hpp"
 #include "workload_analysis.hpp"
 
+#include <rightsize/core/units_format.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,7 +50,15 @@ void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
   const Option* best =
       cheapest_covering(options, n, [&](const Option& o) { return !under || is_larger(o); });
 
-  if (has_reason("idle")) {
+  if (const std::string wait = inconclusive_text(); !wait.empty()) {
+    // What the evidence cannot carry: keep what runs, save nothing, free nothing.
+    m_w.verdict = "inconclusive";
+    r.gpu = m_whole.name;
+    r.gpus = m_w.gpus;
+    r.partition = m_w.partition;
+    r.usd_per_month_recommended = r.usd_per_month_now;
+    r.text = wait;
+  } else if (has_reason("idle")) {
     m_w.verdict = "idle";
     r.gpus = 0;
     r.usd_per_month_recommended = 0.0;
@@ -90,6 +100,38 @@ void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
     r.usd_per_month_saved = *r.usd_per_month_now - *r.usd_per_month_recommended;
   }
   m_w.recommendation = r;
+}
+
+// Why the evidence cannot carry a verdict, or empty: too short a window or too few samples
+// (observe longer), or a GPU that waits on its input (fix the input pipeline first; memory that
+// runs out is a fact whatever feeds the GPU, so memory pressure still decides).
+std::string WorkloadAnalysis::inconclusive_text() const {
+  const std::string window = format_seconds(seconds(m_w.window_s));
+  if (m_w.work_metric == "trace") {
+    if (m_w.window_s < m_o.min_trace_window_s) {
+      return fmt::format("observe longer: a trace of {} (< {}) holds too few steps to size the "
+                         "job on; keep it and profile a longer run",
+                         window,
+                         format_seconds(seconds(m_o.min_trace_window_s)));
+    }
+  } else {
+    const double per_gpu =
+        m_w.gpus > 0 ? static_cast<double>(m_w.samples) / static_cast<double>(m_w.gpus) : 0;
+    if (per_gpu < m_o.min_samples_per_gpu || m_w.window_s < m_o.min_window_s) {
+      return fmt::format("observe longer: {:.0f} samples per GPU over {} (a verdict needs at "
+                         "least {} over {}); keep it until then",
+                         per_gpu,
+                         window,
+                         m_o.min_samples_per_gpu,
+                         format_seconds(seconds(m_o.min_window_s)));
+    }
+  }
+  if (has_reason("input_bound") && !has_reason("memory_pressure")) {
+    return "fix the input pipeline first (DataLoader workers, pinned memory, prefetch), then "
+           "observe again: a GPU that waits on its input would wait on any GPU, so its work "
+           "says nothing yet about the size it needs";
+  }
+  return {};
 }
 
 // Whether `o` has more of what runs short than the workload has now: memory per GPU times GPUs

@@ -58,6 +58,7 @@ private:
   Need need() const;
   std::string option_text(const Option& o) const;
   void decide(std::vector<std::string>& warnings);
+  std::string inconclusive_text() const;
   bool is_larger(const Option& o) const;
   void fill(ObserveRecommendation& r, const Option& best, double current_share) const;
 

@@ -177,7 +177,7 @@ TEST_CASE("observe: memory pressure is under-provisioned; the cover keeps NVLink
       "node1",
       "0",
       h100,
-      20,
+      21,
       [](std::size_t) { return 0.5; },
       [](std::size_t) { return 79 * k_gib; }));
   const auto report = run(t);
@@ -198,7 +198,7 @@ TEST_CASE("observe: a saturated GPU is under-provisioned", "[observe]") {
       "node1",
       "0",
       h100,
-      20,
+      21,
       [](std::size_t) { return 0.95; },
       [](std::size_t) { return 40 * k_gib; }));
   const auto report = run(t);
@@ -225,7 +225,7 @@ TEST_CASE("observe: busy enough and nothing cheaper is right-sized", "[observe]"
       "node1",
       "0",
       h100,
-      20,
+      21,
       [](std::size_t) { return 0.7; },
       [](std::size_t) { return 40 * k_gib; }));
   const auto report = run(t);
@@ -241,7 +241,7 @@ TEST_CASE("observe: throttling, NVLink traffic and input waits are reasons", "[o
       "node1",
       "0",
       h100,
-      10,
+      21,
       [](std::size_t) { return 0.7; },
       [](std::size_t) { return 40 * k_gib; });
   for (std::size_t i = 0; i < 10; ++i) {
@@ -277,7 +277,7 @@ TEST_CASE("observe: PCIe input traffic and NCCL-heavy traces are reasons too", "
       "node1",
       "0",
       h100,
-      10,
+      21,
       [](std::size_t) { return 0.2; },
       [](std::size_t) { return 20 * k_gib; });
   for (std::size_t i = 0; i < 10; ++i) {
@@ -333,7 +333,7 @@ TEST_CASE("observe: pods group their GPUs; hosts and GPUs group on request", "[o
         "node1",
         index,
         h100,
-        10,
+        21,
         [](std::size_t) { return 0.6; },
         [](std::size_t) { return 30 * k_gib; });
     g.id.namespace_name = "serving";
@@ -405,7 +405,7 @@ TEST_CASE("observe: a MIG instance is costed as its slice", "[observe]") {
       "node1",
       "0",
       h100,
-      10,
+      21,
       [](std::size_t) { return 0.9; },
       [](std::size_t) { return 18 * k_gib; },
       20);
@@ -459,7 +459,7 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
         "node1",
         "0",
         h100,
-        20,
+        21,
         [](std::size_t) { return 0.95; },
         [](std::size_t) { return 40 * k_gib; }));
     ObserveOptions o;
@@ -475,7 +475,7 @@ TEST_CASE("observe: defects a new user found", "[observe]") {
         "node1",
         "0",
         h100,
-        20,
+        21,
         [](std::size_t) { return 0.5; },
         [](std::size_t) { return 10 * k_gib; }));
     GpuSeries blind;
@@ -542,6 +542,75 @@ TEST_CASE("observe: the timeline cuts the window into equal slices of pooled per
 
   o.timeline_slices = 0;
   CHECK(run(gap, o).workloads.at(0).timeline.empty());
+}
+
+TEST_CASE("observe: too little evidence and an input-bound GPU give no saving", "[observe]") {
+  SECTION("3 samples over 60 s: observe longer, keep it, nothing saved or freed") {
+    const auto t = one(gpu(
+        "node1",
+        "3",
+        h100,
+        3,
+        [](std::size_t) { return 0.0; },
+        [](std::size_t) { return 1 * k_gib; }));
+    const auto report = run(t);
+    const auto& w = report.workloads[0];
+    CHECK(w.verdict == "inconclusive");
+    CHECK_THAT(w.recommendation->text,
+               Catch::StartsWith("observe longer: 3 samples per GPU over 60.0 s"));
+    CHECK(w.recommendation->gpus == 1);
+    CHECK(*w.recommendation->usd_per_month_saved == Approx(0));
+    CHECK(w.recommendation->gpus_freed == 0);
+    CHECK(report.summary.usd_per_month_saved == 0);
+    CHECK(report.summary.gpus_freed == 0);
+    CHECK(report.summary.by_verdict.at("inconclusive") == 1);
+  }
+  SECTION("--min-window and --min-samples lower the bar, and the idle GPU is freed") {
+    ObserveOptions o;
+    o.min_window_s = 60;
+    o.min_samples_per_gpu = 3;
+    const auto report = run(one(gpu(
+                                "node1",
+                                "3",
+                                h100,
+                                3,
+                                [](std::size_t) { return 0.0; },
+                                [](std::size_t) { return 1 * k_gib; })),
+                            o);
+    CHECK(report.workloads[0].verdict == "idle");
+  }
+  TraceProfile trace;
+  trace.source = "ddp.sqlite";
+  trace.format = "nsys";
+  trace.device_name = h100;
+  trace.devices = 2;
+  trace.gpu_busy_s = 0.2 * 2 * 50e-6;
+  trace.peak_memory_bytes = 3 * k_gib;
+  SECTION("a 50 us trace: observe longer") {
+    trace.window_s = 50e-6;
+    const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), products(), {});
+    const auto& w = report.workloads[0];
+    CHECK(w.verdict == "inconclusive");
+    CHECK_THAT(w.recommendation->text, Catch::StartsWith("observe longer: a trace of 50.0 us"));
+    CHECK(report.summary.usd_per_month_saved == 0);
+    CHECK(report.summary.gpus_freed == 0);
+  }
+  SECTION("a trace whose GPU waits on its input 70%: fix the input pipeline first") {
+    trace.window_s = 2;
+    trace.gpu_busy_s = 0.2 * 2 * 2;
+    trace.input_wait_s = 0.7 * 2 * 2;
+    const auto report = observe({}, {NamedTrace{"", trace}}, test::catalog(), products(), {});
+    const auto& w = report.workloads[0];
+    CHECK(has_reason(w, "input_bound"));
+    CHECK(has_reason(w, "low_utilization"));
+    CHECK(w.verdict == "inconclusive");
+    CHECK_THAT(w.recommendation->text, Catch::StartsWith("fix the input pipeline first"));
+    CHECK(w.recommendation->gpu == "H100-SXM-80GB");
+    CHECK(w.recommendation->gpus == 2);
+    CHECK(*w.recommendation->usd_per_month_saved == Approx(0));
+    CHECK(report.summary.usd_per_month_saved == 0);
+    CHECK(report.summary.gpus_freed == 0);
+  }
 }
 
 } // namespace rightsize
