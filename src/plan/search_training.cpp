@@ -166,7 +166,8 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   }
   const std::optional<double> edge = deadline_ratio(S, g);
   std::vector<Spec> made;
-  const std::vector<Variant> variants = variants_of(S, made);
+  std::deque<Spec> fp16_copies;
+  const std::vector<Variant> variants = variants_of(S, g, made, fp16_copies);
   const Variant* best_variant = nullptr;
   Parallelism best_layout;
   double best_score = 0;
