@@ -4,6 +4,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/estimate/frameworks.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -164,6 +165,9 @@ Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   }
   check_expert_parallelism(p, spec);
   check_context_parallelism(p, spec);
+  if (const FrameworkRefusal no = framework_refusal(spec, p); no.refused()) {
+    throw InputError(no.option, no.reason);
+  }
   return p;
 }
 
