@@ -193,7 +193,7 @@ Spec estimate_spec(const Spec& loaded,
   if (!on_gpu.note.empty()) {
     spec.warnings.push_back(std::move(on_gpu.note));
   }
-  if (const std::string why = engine_refusal(spec, gpu, engines); !why.empty()) {
+  if (const std::string why = engine_refusal(spec, gpu, engines, true); !why.empty()) {
     throw InputError("--gpu",
                      fmt::format("{}: {}; plan rejects it too: try other --weights or --kv-cache "
                                  "formats, or another GPU",

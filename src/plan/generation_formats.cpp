@@ -42,7 +42,9 @@ DType fp16_for(DType d) {
 } // namespace
 
 bool computes_bf16(const Spec& spec, const Gpu& gpu, const EngineSupport* engines) {
-  if (!spec.workload.is_training() && engines != nullptr) {
+  // A generation the engine data does not know: the catalog's rates speak for it.
+  if (!spec.workload.is_training() && engines != nullptr &&
+      engines->generations.count(gpu.generation) > 0) {
     if (const EngineInfo* e = engines->find(to_string(spec.workload.inference.engine))) {
       return std::any_of(e->math.begin(), e->math.end(), [&](const EngineFormatRow& r) {
         return r.format == "bf16" && std::find(r.generations.begin(),
@@ -102,7 +104,10 @@ FormatsOnGpu formats_on_gpu(const Spec& spec, const Gpu& gpu, const EngineSuppor
   return {in_fp16(spec), std::move(note)};
 }
 
-std::string engine_refusal(const Spec& spec, const Gpu& gpu, const EngineSupport* engines) {
+std::string engine_refusal(const Spec& spec,
+                           const Gpu& gpu,
+                           const EngineSupport* engines,
+                           bool known_only) {
   if (engines == nullptr || spec.workload.is_training()) {
     return {};
   }
@@ -118,7 +123,10 @@ std::string engine_refusal(const Spec& spec, const Gpu& gpu, const EngineSupport
                to_string(pr.weights),
                spec.keeps_kv_cache() ? to_string(pr.kv_cache) : std::string_view(),
                math);
-  return a.runs() ? std::string() : a.reason;
+  if (a.runs() || (known_only && a.status == SupportStatus::unknown)) {
+    return {};
+  }
+  return a.reason;
 }
 
 std::string fp16_risk(const ModelArch& model) {

@@ -45,7 +45,12 @@ std::string bf16_note(const Spec& spec, const Gpu& gpu, const EngineSupport* eng
 
 // Why `engine` cannot run the spec's formats on `gpu` (serving, data/engines.json; the reason plan
 // gives its rejection), or empty when it can, the workload is training, or there is no engine data.
-std::string engine_refusal(const Spec& spec, const Gpu& gpu, const EngineSupport* engines);
+// `known_only`: also empty when the data does not know the engine or generation (estimate, whose
+// later checks name the file that lacks the generation).
+std::string engine_refusal(const Spec& spec,
+                           const Gpu& gpu,
+                           const EngineSupport* engines,
+                           bool known_only = false);
 
 // A model family known to misbehave in fp16 (overflow to inf/NaN): "T5 is known to overflow to
 // inf/NaN in fp16 (transformers #4586, #5651)"; empty for other families.
