@@ -3,6 +3,8 @@
 #include "cli/renderers.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/engines.hpp>
+#include <rightsize/estimate/frameworks.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -163,6 +165,9 @@ Parallelism layout(const EstimateOptions& o, const Spec& spec) {
   }
   check_expert_parallelism(p, spec);
   check_context_parallelism(p, spec);
+  if (const FrameworkRefusal no = framework_refusal(spec, p); no.refused()) {
+    throw InputError(no.option, no.reason);
+  }
   return p;
 }
 
@@ -256,15 +261,16 @@ void register_estimate(CLI::App& app, Context& ctx) {
   sub->callback([&ctx, o]() {
     ctx.action = [&ctx, o]() {
       const Spec loaded = load_spec(o->spec);
-      for (const auto& w : loaded.warnings) {
-        ctx.log->warn("{}: {}", loaded.file, w);
-      }
       const Catalog catalog = load_catalog(
           bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
       const Gpu& gpu = catalog.resolve(o->gpu, "--gpu");
       const auto weights = dtype_option(o->weights, "--weights");
       const auto kv_cache = dtype_option(o->kv_cache, "--kv-cache");
-      Spec spec = estimate_spec(loaded, catalog, gpu, weights, kv_cache);
+      const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
+      Spec spec = estimate_spec(loaded, catalog, gpu, weights, kv_cache, &engines);
+      for (const auto& w : spec.warnings) {
+        ctx.log->warn("{}: {}", spec.file, w);
+      }
       const Constants constants = load_constants(o->assume);
       const Parallelism whole = layout(*o, spec);
       const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");

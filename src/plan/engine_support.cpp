@@ -20,20 +20,14 @@ bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
   const Engine engine = spec.workload.inference.engine;
   const Precision& pr = spec.precision;
   const auto ask = [&] {
-    // The engine table names math formats: every 4-bit float activation (fp4, nvfp4, mxfp4) is
-    // fp4 math there.
-    const DType act = pr.activations;
-    const std::string math = element_bits(act) == 4 ? "fp4" : std::string(to_string(act));
-    // A workload that keeps no KV cache (embeddings, image generation) asks nothing of it:
-    // "fp8" as the spec's shorthand names a KV format too, which no encoder stores.
-    SupportAnswer a = supports(*S.options.engines,
-                               to_string(engine),
-                               g,
-                               to_string(pr.weights),
-                               spec.keeps_kv_cache() ? to_string(pr.kv_cache) : std::string_view(),
-                               math);
-    return EvaluationCache::EngineAnswer{
-        g.generation, engine, pr.weights, pr.kv_cache, act, a.runs(), std::move(a.reason)};
+    std::string reason = engine_refusal(spec, g, S.options.engines);
+    return EvaluationCache::EngineAnswer{g.generation,
+                                         engine,
+                                         pr.weights,
+                                         pr.kv_cache,
+                                         pr.activations,
+                                         reason.empty(),
+                                         std::move(reason)};
   };
   EvaluationCache::EngineAnswer asked;
   const EvaluationCache::EngineAnswer* known = nullptr;

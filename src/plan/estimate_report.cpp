@@ -5,6 +5,7 @@
 #include <rightsize/catalog/prices.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/plan/estimate_report.hpp>
+#include <rightsize/plan/generation_formats.hpp>
 #include <rightsize/plan/precision.hpp>
 
 #include <fmt/format.h>
@@ -174,7 +175,8 @@ Spec estimate_spec(const Spec& loaded,
                    const Catalog& catalog,
                    const Gpu& gpu,
                    std::optional<DType> weights,
-                   std::optional<DType> kv_cache) {
+                   std::optional<DType> kv_cache,
+                   const EngineSupport* engines) {
   Spec spec = weights || kv_cache
                   ? with_requested_precision(loaded,
                                              weights.value_or(loaded.precision.weights),
@@ -183,6 +185,20 @@ Spec estimate_spec(const Spec& loaded,
   auto& d = spec.deployment;
   if (d.mode == DeploymentMode::cloud && d.provider) {
     d.provider = resolve_provider(catalog, *d.provider, spec.file + ":/deployment/provider");
+  }
+  // The rule plan's search applies (plan/generation_formats.hpp): bf16 runs in fp16 on a GPU
+  // without it, and what the engine does not run on the GPU's generation is refused.
+  FormatsOnGpu on_gpu = formats_on_gpu(spec, gpu, engines);
+  spec = std::move(on_gpu.spec);
+  if (!on_gpu.note.empty()) {
+    spec.warnings.push_back(std::move(on_gpu.note));
+  }
+  if (const std::string why = engine_refusal(spec, gpu, engines, true); !why.empty()) {
+    throw InputError("--gpu",
+                     fmt::format("{}: {}; plan rejects it too: try other --weights or --kv-cache "
+                                 "formats, or another GPU",
+                                 gpu.name,
+                                 why));
   }
   if (const auto missing = missing_compute_rate(spec, gpu)) {
     throw InputError("--gpu",

@@ -394,11 +394,21 @@ Candidate best_candidate(const Search& S, std::vector<Candidate>& found) {
       std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
         return a.score < b.score;
       });
-  if (best->spec->precision.weights != spec.precision.weights ||
-      best->spec->precision.kv_cache != spec.precision.kv_cache) {
+  // The spec's own formats as the GPU runs them: bf16 is fp16 where the GPU has no bf16.
+  const bool no_bf16 = !computes_bf16(spec, *best->gpu, options.engines);
+  const auto on_gpu = [no_bf16](DType d) { return no_bf16 && d == DType::bf16 ? DType::fp16 : d; };
+  const Precision& got = best->spec->precision;
+  if (got.weights != on_gpu(spec.precision.weights) ||
+      got.kv_cache != on_gpu(spec.precision.kv_cache)) {
     best->precision_note = fmt::format("uses {} (allowed by precision.allow) instead of {}",
                                        precision_label(*best->spec),
                                        precision_label(spec));
+  } else if (got.weights != spec.precision.weights || got.kv_cache != spec.precision.kv_cache) {
+    best->precision_note = fmt::format("uses {} instead of {}: {} ({}) has no bf16",
+                                       precision_label(*best->spec),
+                                       precision_label(spec),
+                                       best->gpu->name,
+                                       best->gpu->generation);
   }
   if (options.uncertainty != nullptr) {
     best->memory_band = detail::memory_band_of(S, best->memory.per_gpu.total());
@@ -720,6 +730,14 @@ Plan make_plan(const Spec& spec,
   }
   plan_slices(S, plan);
   rank(S, plan);
+  // A candidate on a GPU without bf16 runs the spec's bf16 in fp16: said once per GPU, with the
+  // model family's fp16 caveat (plan/generation_formats.hpp).
+  for (const Candidate& c : plan.candidates) {
+    std::string note = bf16_note(spec, *c.gpu, options.engines);
+    if (!note.empty() && std::find(plan.notes.begin(), plan.notes.end(), note) == plan.notes.end()) {
+      plan.notes.push_back(std::move(note));
+    }
+  }
   if (!plan.candidates.empty()) {
     for (const auto& a : plan.candidates.front().memory.assumptions) {
       plan.assumptions.push_back(a);

@@ -6,10 +6,12 @@
 #include <rightsize/catalog/mig.hpp>
 #include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/plan/generation_formats.hpp>
 #include <rightsize/plan/plan.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -259,19 +261,31 @@ struct Variant {
   std::shared_ptr<const Spec> shared;
 };
 // The spec's precision variants, the spec's own first: S.variants, or S.spec and the others made
-// into `made` (a rejection's fix trials search without S.variants: no copy of their spec).
-inline std::vector<Variant> variants_of(const Search& S, std::vector<Spec>& made) {
+// into `made` (a rejection's fix trials search without S.variants: no copy of their spec). On a
+// GPU without bf16 a variant that keeps bf16 is its fp16 copy, made into `fp16_copies`
+// (formats_on_gpu, plan/generation_formats.hpp): the formats the GPU computes and stores.
+inline std::vector<Variant> variants_of(const Search& S,
+                                        const Gpu& g,
+                                        std::vector<Spec>& made,
+                                        std::deque<Spec>& fp16_copies) {
   std::vector<Variant> out;
   if (S.variants != nullptr) {
     for (const auto& v : *S.variants) {
       out.push_back({v.get(), v});
     }
-    return out;
+  } else {
+    made = other_precision_variants(S.spec);
+    out.push_back({&S.spec, nullptr});
+    for (const Spec& v : made) {
+      out.push_back({&v, nullptr});
+    }
   }
-  made = other_precision_variants(S.spec);
-  out.push_back({&S.spec, nullptr});
-  for (const Spec& v : made) {
-    out.push_back({&v, nullptr});
+  if (!computes_bf16(S.spec, g, S.options.engines)) {
+    for (Variant& v : out) {
+      if (uses_bf16(*v.spec)) {
+        v = {&fp16_copies.emplace_back(in_fp16(*v.spec)), nullptr};
+      }
+    }
   }
   return out;
 }

@@ -591,7 +591,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   double best_score = 0;     // of the best so far: `best`, else `first`
   ScoreBounds bounds;
   std::vector<Spec> made;
-  const std::vector<Variant> variants = variants_of(S, made);
+  std::deque<Spec> fp16_copies;
+  const std::vector<Variant> variants = variants_of(S, g, made, fp16_copies);
   for (const Variant& variant : variants) {
     const Spec& spec = *variant.spec;
     if (!engine_runs(S, spec, g, miss) || !compute_rate_known(spec, g, miss)) {

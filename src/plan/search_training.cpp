@@ -4,6 +4,7 @@
 #include "search.hpp"
 
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/estimate/frameworks.hpp>
 
 #include <fmt/format.h>
 
@@ -15,12 +16,17 @@ namespace {
 
 // Training layouts, narrowest first: tensor parallel within the NVLink domain, context parallel
 // for long sequences, pipeline stages up to 64 (and the layer count), data parallel while it
-// divides the global batch into micro-batches.
+// divides the global batch into micro-batches; only those the spec's framework runs
+// (estimate/frameworks.hpp), and TP 1 where its row keeps tensor parallelism out of the search.
 std::vector<Parallelism> training_layouts(const Spec& spec, const Gpu& g, long long max_gpus) {
   const auto& w = spec.workload.training;
   std::vector<Parallelism> out;
   const std::vector<int> cps = cp_options(spec);
-  for (const int tp : tp_options(spec, g)) {
+  std::vector<int> tps = tp_options(spec, g);
+  if (!framework_row(w.framework).search_tensor_parallel) {
+    tps = {1};
+  }
+  for (const int tp : tps) {
     for (const int cp : cps) {
       for (int pp = 1; pp <= 64 && pp <= spec.model.layers; pp *= 2) {
         for (long long dp = 1; static_cast<long long>(tp) * cp * pp * dp <= max_gpus; dp *= 2) {
@@ -32,7 +38,9 @@ std::vector<Parallelism> training_layouts(const Spec& spec, const Gpu& g, long l
           p.cp = cp;
           p.pp = pp;
           p.dp = static_cast<int>(dp);
-          out.push_back(p);
+          if (!framework_refusal(spec, p).refused()) {
+            out.push_back(p);
+          }
         }
       }
     }
@@ -166,7 +174,8 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   }
   const std::optional<double> edge = deadline_ratio(S, g);
   std::vector<Spec> made;
-  const std::vector<Variant> variants = variants_of(S, made);
+  std::deque<Spec> fp16_copies;
+  const std::vector<Variant> variants = variants_of(S, g, made, fp16_copies);
   const Variant* best_variant = nullptr;
   Parallelism best_layout;
   double best_score = 0;

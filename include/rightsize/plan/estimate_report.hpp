@@ -6,6 +6,7 @@
 // Judging and pricing happen here; render only formats the result (render/estimate.hpp).
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/engines.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -107,12 +108,17 @@ void price_report(EstimateReport& r, const std::string& today);
 // spec's cloud provider in the catalog's spelling ("aws" -> "AWS"), as plan reads it. Throws an
 // InputError when QLoRA is asked for base weights other than nf4 or int4 (`--weights`), when the
 // provider is unknown (`<spec>:/deployment/provider`), and when the catalog has no rate for the
-// precision the GPU would compute in (`--gpu`).
+// precision the GPU would compute in (`--gpu`). The formats on the GPU follow plan's rule
+// (plan/generation_formats.hpp): bf16 becomes fp16 on a GPU without bf16, with a warning in the
+// spec's warnings, and formats the spec's engine does not run on the GPU's generation
+// (`engines`, data/engines.json; null: not checked) are an InputError naming `--gpu` with plan's
+// reason.
 Spec estimate_spec(const Spec& loaded,
                    const Catalog& catalog,
                    const Gpu& gpu,
                    std::optional<DType> weights,
-                   std::optional<DType> kv_cache);
+                   std::optional<DType> kv_cache,
+                   const EngineSupport* engines);
 
 // Serving: the batch of one of `replicas` replicas: `given` (--batch) when set; else the spec's
 // concurrency shared among the replicas as plan shares it, ceil(concurrency / replicas); else none

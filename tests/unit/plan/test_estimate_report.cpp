@@ -297,19 +297,19 @@ TEST_CASE("estimate report: the spec as estimate evaluates it", "[plan][estimate
   const Spec spec = spec_of(chat_json());
   const Gpu& h100 = catalog().resolve("H100", "--gpu");
   SECTION("the spec's formats when none are asked for") {
-    const Spec s = estimate_spec(spec, catalog(), h100, std::nullopt, std::nullopt);
+    const Spec s = estimate_spec(spec, catalog(), h100, std::nullopt, std::nullopt, nullptr);
     CHECK(s.precision.weights == DType::bf16);
     CHECK(s.precision.kv_cache == spec.precision.kv_cache);
   }
   SECTION("the formats asked for") {
-    const Spec s = estimate_spec(spec, catalog(), h100, DType::fp8, DType::fp8);
+    const Spec s = estimate_spec(spec, catalog(), h100, DType::fp8, DType::fp8, nullptr);
     CHECK(s.precision.weights == DType::fp8);
     CHECK(s.precision.kv_cache == DType::fp8);
   }
   SECTION("the provider in the catalog's spelling") {
     nlohmann::json body = chat_json();
     body["deployment"]["provider"] = "aws";
-    const Spec s = estimate_spec(spec_of(body), catalog(), h100, std::nullopt, std::nullopt);
+    const Spec s = estimate_spec(spec_of(body), catalog(), h100, std::nullopt, std::nullopt, nullptr);
     CHECK(s.deployment.provider == std::optional<std::string>("AWS"));
   }
 }
