@@ -108,8 +108,10 @@ void register_compare(CLI::App& app, Context& ctx) {
       }
       filter.scenario = scenario_of(o->scenario);
       const Constants constants = load_constants(o->common, {});
-      const Efficiency efficiency = Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
-      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
+      const Efficiency efficiency =
+          Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
+      const Uncertainty uncertainty =
+          Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
       const Comparison c =
           compare_published(spec, data, catalog, constants, efficiency, &uncertainty, filter);
       renderer(k_formats, o->common.format)(c, rendered);

@@ -267,8 +267,10 @@ void register_estimate(CLI::App& app, Context& ctx) {
       Spec spec = estimate_spec(loaded, catalog, gpu, weights, kv_cache);
       const Constants constants = load_constants(o->common, o->assume);
       const Parallelism whole = layout(*o, spec);
-      const Efficiency efficiency = Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
-      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
+      const Efficiency efficiency =
+          Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
+      const Uncertainty uncertainty =
+          Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
       const auto batch = o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
       const EstimateEvaluation evaluation = estimate_configuration(
           std::move(spec), gpu, whole, batch, constants, efficiency, uncertainty);

@@ -222,8 +222,8 @@ void watch(const ObserveCliOptions& o,
 }
 
 ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
-  const Catalog catalog =
-      load_catalog(bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
+  const Catalog catalog = load_catalog(
+      bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
   const GpuProducts products = load_gpu_products(bundled_data_dir(o.common) + "/deploy.json");
   const ObserveOptions options = resolve_observe_options(o.settings, catalog);
   const ObservedFiles files = read_observe_files(o.inputs);

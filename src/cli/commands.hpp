@@ -27,8 +27,7 @@ void register_model(CLI::App& app, Context& ctx);
 void register_compare(CLI::App& app, Context& ctx);
 
 // memory.json of the data directory (bundled_data_dir) with --assume NAME=VALUE overrides applied.
-Constants load_constants(const CommonOptions& common,
-                         const std::vector<std::string>& assume);
+Constants load_constants(const CommonOptions& common, const std::vector<std::string>& assume);
 
 // The published data's index: --published FILE, else the bundled data/published/published.json.
 std::string published_index_path(const CommonOptions& common, const std::string& option);

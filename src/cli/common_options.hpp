@@ -29,11 +29,11 @@ void add_format_option(CLI::App& sub,
 // tree's data/ for a binary inside its build tree, else the data compiled into the binary
 // (k_compiled_in_data_dir, core/files.hpp).
 struct DataDirSearch {
-  std::string option;     // --data
-  std::string env;        // $RIGHTSIZE_DATA
-  std::string executable; // the running binary's path ("" when unknown)
-  std::string build_dir;  // the build tree the binary was built in
-  std::string source_dir; // the source tree's data/
+  std::string option;         // --data
+  std::string env;            // $RIGHTSIZE_DATA
+  std::string executable;     // the running binary's path ("" when unknown)
+  std::string build_dir;      // the build tree the binary was built in
+  std::string source_dir;     // the source tree's data/
   std::string install_subdir; // share/rightsize, below the installed binary's prefix
 };
 std::string find_data_dir(const DataDirSearch& search);

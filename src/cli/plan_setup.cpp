@@ -157,8 +157,8 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   if (digest) {
     run->spec_digest = digest_spec(spec);
   }
-  run->catalog =
-      load_catalog(bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
+  run->catalog = load_catalog(
+      bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
   apply_settings(o.settings, run->catalog, spec);
   run->constants = load_constants(o.common, o.settings.assume);
   run->efficiency = Efficiency::load(bundled_data_dir(o.common) + "/efficiency.json");

@@ -1,5 +1,5 @@
-#include <rightsize/core/error.hpp>
 #include <rightsize/core/compiled_in.hpp>
+#include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 
 #include <fmt/format.h>

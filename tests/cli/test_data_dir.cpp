@@ -76,8 +76,9 @@ rightsize::test::CliResult run_copy(const std::string& bin,
                                     const std::string& cwd,
                                     const std::string& command,
                                     const std::string& env = "") {
-  const std::string full = "cd " + cwd + " && env -u RIGHTSIZE_DATA -u RIGHTSIZE_CATALOG HOME=" +
-                           cwd + " " + env + " " + bin + "/rightsize " + command;
+  const std::string full = "cd " + cwd +
+                           " && env -u RIGHTSIZE_DATA -u RIGHTSIZE_CATALOG HOME=" + cwd + " " +
+                           env + " " + bin + "/rightsize " + command;
   return run_shell(full);
 }
 
@@ -99,7 +100,8 @@ TEST_CASE("data: the search takes --data, then RIGHTSIZE_DATA, then what the bin
     CHECK(find_data_dir(search_from(root + "/build/rightsize", root)) ==
           std::string(rightsize::k_compiled_in_data_dir));
   }
-  SECTION("a copy outside the build tree reads its compiled-in data, the source tree there or not") {
+  SECTION(
+      "a copy outside the build tree reads its compiled-in data, the source tree there or not") {
     CHECK(find_data_dir(search_from(root + "/elsewhere/rightsize", root)) ==
           std::string(rightsize::k_compiled_in_data_dir));
     CHECK(find_data_dir(search_from(root + "/build-other/rightsize", root)) ==
@@ -191,13 +193,11 @@ TEST_CASE("data: --data and RIGHTSIZE_DATA point a run at another directory; a b
   CHECK(env.err == "rightsize: error: RIGHTSIZE_DATA: data directory \"" + scratch.path() +
                        "/nowhere\": no such directory\n");
   // A directory without deploy.json: deploy names the file; plan, which does not read it, runs.
-  fs::copy_file(RIGHTSIZE_DATA_DIR "/gpus.json",
-                data + "/gpus.json",
-                fs::copy_options::overwrite_existing);
+  fs::copy_file(
+      RIGHTSIZE_DATA_DIR "/gpus.json", data + "/gpus.json", fs::copy_options::overwrite_existing);
   fs::remove(data + "/deploy.json");
   CHECK(run_binary("plan " + spec + " --data " + data).exit_code == 0);
-  const auto deploy =
-      run_binary("deploy " + spec + " --data " + data + k_model_uri);
+  const auto deploy = run_binary("deploy " + spec + " --data " + data + k_model_uri);
   CHECK(deploy.exit_code == 2);
   CHECK(deploy.err.find(data + "/deploy.json: cannot read file") != std::string::npos);
 }
