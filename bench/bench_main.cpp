@@ -40,7 +40,7 @@ constexpr int k_generated_specs = 1000;
 constexpr unsigned k_seed = 1;
 
 std::string data_file(const char* name) {
-  return cli::bundled_data_dir() + "/" + name;
+  return cli::bundled_data_dir({}) + "/" + name;
 }
 
 std::string example(const char* name) {
@@ -49,8 +49,8 @@ std::string example(const char* name) {
 
 // Everything `rightsize plan` loads besides the spec, loaded as it loads it (cmd_plan.cpp).
 struct PlanData {
-  Catalog catalog = load_catalog(cli::bundled_catalog_path());
-  Constants constants = cli::load_constants({});
+  Catalog catalog = load_catalog(cli::bundled_catalog_path({}));
+  Constants constants = cli::load_constants({}, {});
   Efficiency efficiency = Efficiency::load(data_file("efficiency.json"));
   Uncertainty uncertainty = Uncertainty::load(data_file("uncertainty.json"));
   EngineSupport engines = load_engine_support(data_file("engines.json"));
@@ -142,7 +142,7 @@ const GeneratedSpecs& generated_specs() {
 
 // Reading, validating and converting the whole bundled catalog (every field sourced).
 void bm_load_catalog(benchmark::State& state) {
-  const std::string path = cli::bundled_catalog_path();
+  const std::string path = cli::bundled_catalog_path({});
   for (auto _ : state) {
     auto c = load_catalog(path);
     benchmark::DoNotOptimize(c.gpus.data());
@@ -152,7 +152,7 @@ BENCHMARK(bm_load_catalog)->Unit(benchmark::kMicrosecond);
 
 // Only the JSON parse of the catalog file (nlohmann), to see what validation adds on top.
 void bm_parse_catalog_json(benchmark::State& state) {
-  std::ifstream in(cli::bundled_catalog_path());
+  std::ifstream in(cli::bundled_catalog_path({}));
   std::stringstream text;
   text << in.rdbuf();
   const std::string s = text.str();
@@ -166,7 +166,7 @@ BENCHMARK(bm_parse_catalog_json)->Unit(benchmark::kMicrosecond);
 // data/memory.json, as the CLI loads it (no --assume).
 void bm_load_constants(benchmark::State& state) {
   for (auto _ : state) {
-    auto c = cli::load_constants({});
+    auto c = cli::load_constants({}, {});
     benchmark::DoNotOptimize(&c);
   }
 }

@@ -3,6 +3,7 @@
 
 #include "bundled.hpp"
 
+#include <rightsize/catalog/compiled_in.hpp>
 #include <rightsize/core/error.hpp>
 
 #include <filesystem>
@@ -237,3 +238,23 @@ std::optional<std::vector<PublishedResult>> bundled_published_results(const Publ
 }
 
 } // namespace rightsize::detail
+
+namespace rightsize {
+
+std::string_view compiled_in_catalog_data(std::string_view name) {
+  if (name == "gpus.json") {
+    return detail::bundled_catalog_file().text;
+  }
+  if (name == "engines.json") {
+    return detail::bundled_engines_file().text;
+  }
+  if (name == "deploy.json") {
+    return detail::bundled_deploy_file().text;
+  }
+  if (name == "published/published.json") {
+    return detail::bundled_published_index_file().text;
+  }
+  return {};
+}
+
+} // namespace rightsize

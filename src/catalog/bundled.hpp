@@ -23,6 +23,9 @@ namespace rightsize::detail {
 BundledFile bundled_catalog_file();
 BundledFile bundled_engines_file();
 BundledFile bundled_published_index_file();
+// data/deploy.json's text alone (read by load_gpu_products and the deploy stage, which parse it
+// each time): `value` is empty.
+BundledFile bundled_deploy_file();
 // The digest (PublishedData::digest) of the embedded index, whose tables are embedded with it.
 std::string_view bundled_published_index_digest();
 // The results table of the embedded index's model `model`; empty when none is embedded.

@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include "cli/commands.hpp"
+#include "cli/common_options.hpp"
 #include "cli/context.hpp"
 
 #include <rightsize/core/error.hpp>
@@ -174,6 +175,7 @@ int run(const std::vector<std::string>& args,
         Teardown teardown) {
   // Reports are built in a buffer and written when the command succeeds: a failure leaves no
   // partial report on standard output, and a failed write is reported.
+  register_compiled_in_data();
   ReportBuffer buffer;
   std::ostream report(&buffer);
   Context ctx{report, err, nullptr, 0, false, false, {}};

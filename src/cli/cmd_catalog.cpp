@@ -55,7 +55,8 @@ void register_catalog(CLI::App& app, Context& ctx) {
   add_stale_option(*list_cmd, *list);
   list_cmd->callback([&ctx, list]() {
     ctx.action = [&ctx, list]() {
-      const Catalog c = load_catalog(bundled_catalog_path(), user_catalog_path(list->common));
+      const Catalog c =
+          load_catalog(bundled_catalog_path(list->common), user_catalog_path(list->common));
       const CatalogView view{c, today(), list->stale_days};
       renderer(k_list_formats, list->common.format)(view, ctx.out);
       return ExitCode::ok;
@@ -71,7 +72,8 @@ void register_catalog(CLI::App& app, Context& ctx) {
   add_stale_option(*show_cmd, *show);
   show_cmd->callback([&ctx, show]() {
     ctx.action = [&ctx, show]() {
-      const Catalog c = load_catalog(bundled_catalog_path(), user_catalog_path(show->common));
+      const Catalog c =
+          load_catalog(bundled_catalog_path(show->common), user_catalog_path(show->common));
       const Gpu& g = c.resolve(show->name, "NAME");
       const CatalogView view{c, today(), show->stale_days};
       renderer(k_show_formats, show->common.format)(g, view, ctx.out);
@@ -91,7 +93,7 @@ void register_catalog(CLI::App& app, Context& ctx) {
     ctx.action = [&ctx, validate]() {
       const std::string overlay =
           validate->file.empty() ? user_catalog_path(validate->common) : validate->file;
-      const Catalog c = load_catalog(bundled_catalog_path(), overlay);
+      const Catalog c = load_catalog(bundled_catalog_path(validate->common), overlay);
       const CatalogView view{c, today(), validate->stale_days};
       render_catalog_summary(view, ctx.out);
       return ExitCode::ok;

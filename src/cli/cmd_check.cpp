@@ -80,7 +80,7 @@ void log_notes(const Context& ctx, const std::vector<CheckNote>& notes) {
 // The check, its report (to standard output or -o FILE) and its notes; the exit code is the
 // check's wherever the report goes.
 ExitCode run_check_command(Context& ctx, const CheckOptions& o, CheckRequest request) {
-  request.data = {bundled_data_dir(), user_catalog_path(o.common), [] { return today(); }};
+  request.data = {bundled_data_dir(o.common), user_catalog_path(o.common), [] { return today(); }};
   std::vector<CheckNote> notes;
   CheckRun run;
   try {

@@ -57,8 +57,8 @@ std::optional<PublishedScenario> scenario_of(const std::string& name) {
 
 } // namespace
 
-std::string published_index_path(const std::string& option) {
-  return option.empty() ? bundled_data_dir() + "/published/published.json" : option;
+std::string published_index_path(const CommonOptions& common, const std::string& option) {
+  return option.empty() ? bundled_data_dir(common) + "/published/published.json" : option;
 }
 
 void register_compare(CLI::App& app, Context& ctx) {
@@ -88,7 +88,7 @@ void register_compare(CLI::App& app, Context& ctx) {
       throw CLI::RequiredError("SPEC (or --list)");
     }
     ctx.action = [&ctx, o]() {
-      PublishedData data = load_published_index(published_index_path(o->published));
+      PublishedData data = load_published_index(published_index_path(o->common, o->published));
       std::ostringstream rendered;
       if (o->list) {
         load_published_results(data);
@@ -101,15 +101,17 @@ void register_compare(CLI::App& app, Context& ctx) {
         ctx.log->warn("{}: {}", spec.file, w);
       }
       const Catalog catalog = load_catalog(
-          bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
+          bundled_catalog_path(o->common), user_catalog_path(o->common), CatalogDetail::figures);
       CompareFilter filter;
       for (const auto& g : o->gpus) {
         filter.gpus.push_back(catalog.resolve(g, "--gpu").name);
       }
       filter.scenario = scenario_of(o->scenario);
-      const Constants constants = load_constants({});
-      const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
-      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
+      const Constants constants = load_constants(o->common, {});
+      const Efficiency efficiency =
+          Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
+      const Uncertainty uncertainty =
+          Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
       const Comparison c =
           compare_published(spec, data, catalog, constants, efficiency, &uncertainty, filter);
       renderer(k_formats, o->common.format)(c, rendered);

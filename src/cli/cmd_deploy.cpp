@@ -183,7 +183,7 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   }
   const ScopedData<PlanRun> run(
       ctx, run_plan(o.plan, ctx, [&](Spec& spec) { adjust_spec(o, locked, spec); }));
-  const DeployData data = load_deploy_data(bundled_data_dir() + "/deploy.json");
+  const DeployData data = load_deploy_data(bundled_data_dir(o.plan.common) + "/deploy.json");
   serving_recipe(run->spec, data);
   if (!run->plan.feasible()) {
     ctx.log->error("nothing feasible: {}; nothing to deploy",

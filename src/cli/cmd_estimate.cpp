@@ -201,8 +201,8 @@ constexpr std::array<Format<EstimateRenderer>, 2> k_formats{
 
 } // namespace
 
-Constants load_constants(const std::vector<std::string>& assume) {
-  Constants c = Constants::load(bundled_data_dir() + "/memory.json");
+Constants load_constants(const CommonOptions& common, const std::vector<std::string>& assume) {
+  Constants c = Constants::load(bundled_data_dir(common) + "/memory.json");
   c.assume(assume);
   return c;
 }
@@ -262,19 +262,21 @@ void register_estimate(CLI::App& app, Context& ctx) {
     ctx.action = [&ctx, o]() {
       const Spec loaded = load_spec(o->spec);
       const Catalog catalog = load_catalog(
-          bundled_catalog_path(), user_catalog_path(o->common), CatalogDetail::figures);
+          bundled_catalog_path(o->common), user_catalog_path(o->common), CatalogDetail::figures);
       const Gpu& gpu = catalog.resolve(o->gpu, "--gpu");
       const auto weights = dtype_option(o->weights, "--weights");
       const auto kv_cache = dtype_option(o->kv_cache, "--kv-cache");
-      const EngineSupport engines = load_engine_support(bundled_data_dir() + "/engines.json");
+      const EngineSupport engines = load_engine_support(bundled_data_dir(o->common) + "/engines.json");
       Spec spec = estimate_spec(loaded, catalog, gpu, weights, kv_cache, &engines);
       for (const auto& w : spec.warnings) {
         ctx.log->warn("{}: {}", spec.file, w);
       }
-      const Constants constants = load_constants(o->assume);
+      const Constants constants = load_constants(o->common, o->assume);
       const Parallelism whole = layout(*o, spec);
-      const Efficiency efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
-      const Uncertainty uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
+      const Efficiency efficiency =
+          Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
+      const Uncertainty uncertainty =
+          Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
       const auto batch = o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
       const EstimateEvaluation evaluation = estimate_configuration(
           std::move(spec), gpu, whole, batch, constants, efficiency, uncertainty);

@@ -229,9 +229,9 @@ void watch(const ObserveCliOptions& o,
 }
 
 ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
-  const Catalog catalog =
-      load_catalog(bundled_catalog_path(), user_catalog_path(o.common), CatalogDetail::figures);
-  const GpuProducts products = load_gpu_products(bundled_data_dir() + "/deploy.json");
+  const Catalog catalog = load_catalog(
+      bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
+  const GpuProducts products = load_gpu_products(bundled_data_dir(o.common) + "/deploy.json");
   const ObserveOptions options = resolve_observe_options(o.settings, catalog);
   const ObservedFiles files = read_observe_files(o.inputs);
   // What the inputs skipped is said now, before an analysis that may find nothing left.

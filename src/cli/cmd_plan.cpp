@@ -100,7 +100,7 @@ void register_plan(CLI::App& app, Context& ctx) {
         write_lock_entry(plan,
                          o->plan.spec,
                          path,
-                         model_digest(bundled_data_dir(), o->plan.settings.assume),
+                         model_digest(bundled_data_dir(o->plan.common), o->plan.settings.assume),
                          settings_to_json(o->plan.settings),
                          run->spec_digest);
         ctx.log->info("wrote lock {}", path);

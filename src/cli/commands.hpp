@@ -2,6 +2,7 @@
 
 // One register_<name>() per subcommand, each in its own cmd_<name>.cpp.
 
+#include "cli/common_options.hpp"
 #include "cli/context.hpp"
 
 #include <rightsize/estimate/memory.hpp>
@@ -25,10 +26,10 @@ void register_validate(CLI::App& app, Context& ctx);
 void register_model(CLI::App& app, Context& ctx);
 void register_compare(CLI::App& app, Context& ctx);
 
-// data/memory.json with --assume NAME=VALUE overrides applied.
-Constants load_constants(const std::vector<std::string>& assume);
+// memory.json of the data directory (bundled_data_dir) with --assume NAME=VALUE overrides applied.
+Constants load_constants(const CommonOptions& common, const std::vector<std::string>& assume);
 
 // The published data's index: --published FILE, else the bundled data/published/published.json.
-std::string published_index_path(const std::string& option);
+std::string published_index_path(const CommonOptions& common, const std::string& option);
 
 } // namespace rightsize::cli

@@ -1,7 +1,10 @@
 #include "cli/common_options.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/compiled_in.hpp>
+#include <rightsize/core/compiled_in.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/estimate/compiled_in.hpp>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -16,6 +19,7 @@
 #include <optional>
 #include <sstream>
 #include <system_error>
+#include <unistd.h>
 
 namespace rightsize::cli {
 
@@ -27,6 +31,12 @@ void add_catalog_option(CLI::App& sub, CommonOptions& options) {
                  "GPU catalog file: overrides or extends the bundled catalog "
                  "(default: $RIGHTSIZE_CATALOG)")
       ->type_name("FILE")
+      ->group("Global options");
+  sub.add_option("--data",
+                 options.data,
+                 "Data directory (gpus.json, engines.json, memory.json, deploy.json ...) "
+                 "(default: $RIGHTSIZE_DATA, else the installed data, else the data compiled in)")
+      ->type_name("DIR")
       ->group("Global options");
 }
 
@@ -101,20 +111,81 @@ CLI::Validator whole_number_in(long long min, long long max) {
           k_number_validator};
 }
 
-std::string bundled_data_dir() {
+namespace {
+
+// `dir`, given by `where` (--data or RIGHTSIZE_DATA), when it is a readable directory.
+std::string given_data_dir(const std::string& dir, const std::string& where) {
   std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path installed = exe.parent_path().parent_path() / RIGHTSIZE_INSTALL_DATA_SUBDIR;
+  const fs::file_status status = fs::status(dir, ec);
+  std::string problem;
+  if (!fs::exists(status)) {
+    problem = "no such directory";
+  } else if (!fs::is_directory(status)) {
+    problem = "not a directory";
+  } else if (::access(dir.c_str(), R_OK | X_OK) != 0) {
+    problem = "permission denied";
+  }
+  if (!problem.empty()) {
+    throw InputError(where, fmt::format("data directory \"{}\": {}", dir, problem));
+  }
+  return dir;
+}
+
+// Whether `path` lies inside the directory `dir` (both absolute, as written).
+bool is_inside(const fs::path& path, const fs::path& dir) {
+  const fs::path rel = path.lexically_relative(dir);
+  return !dir.empty() && !rel.empty() && *rel.begin() != "..";
+}
+
+std::string_view compiled_in_data(std::string_view name) {
+  const std::string_view catalog = compiled_in_catalog_data(name);
+  return catalog.empty() ? compiled_in_estimate_data(name) : catalog;
+}
+
+} // namespace
+
+std::string find_data_dir(const DataDirSearch& search) {
+  if (!search.option.empty()) {
+    return given_data_dir(search.option, "--data");
+  }
+  if (!search.env.empty()) {
+    return given_data_dir(search.env, "RIGHTSIZE_DATA");
+  }
+  std::error_code ec;
+  if (!search.executable.empty()) {
+    const fs::path exe(search.executable);
+    const fs::path installed = exe.parent_path().parent_path() / search.install_subdir;
     if (fs::exists(installed / "gpus.json", ec)) {
       return installed.string();
     }
+    // A copy of the binary elsewhere, its source tree there or not, takes what it carries.
+    if (is_inside(exe, search.build_dir) && fs::exists(fs::path(search.source_dir), ec)) {
+      return search.source_dir;
+    }
   }
-  return RIGHTSIZE_SOURCE_DATA_DIR;
+  return std::string(k_compiled_in_data_dir);
 }
 
-std::string bundled_catalog_path() {
-  return bundled_data_dir() + "/gpus.json";
+std::string bundled_data_dir(const CommonOptions& options) {
+  DataDirSearch search;
+  search.option = options.data;
+  if (const char* env = std::getenv("RIGHTSIZE_DATA"); env != nullptr) {
+    search.env = env;
+  }
+  std::error_code ec;
+  search.executable = fs::read_symlink("/proc/self/exe", ec).string();
+  search.build_dir = RIGHTSIZE_BUILD_DIR;
+  search.source_dir = RIGHTSIZE_SOURCE_DATA_DIR;
+  search.install_subdir = RIGHTSIZE_INSTALL_DATA_SUBDIR;
+  return find_data_dir(search);
+}
+
+std::string bundled_catalog_path(const CommonOptions& options) {
+  return bundled_data_dir(options) + "/gpus.json";
+}
+
+void register_compiled_in_data() {
+  set_compiled_in_data(&compiled_in_data);
 }
 
 std::string today() {

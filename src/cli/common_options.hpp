@@ -11,10 +11,11 @@ namespace rightsize::cli {
 
 struct CommonOptions {
   std::string catalog; // --catalog FILE (else $RIGHTSIZE_CATALOG, else the bundled catalog)
+  std::string data;    // --data DIR (else $RIGHTSIZE_DATA, else bundled_data_dir's search)
   std::string format = "table";
 };
 
-// Adds --catalog to `sub`, in the "Global options" group.
+// Adds --catalog and --data to `sub`, in the "Global options" group.
 void add_catalog_option(CLI::App& sub, CommonOptions& options);
 // Adds --format with the given choices (the first is the default).
 void add_format_option(CLI::App& sub,
@@ -31,12 +32,31 @@ CLI::Validator whole_number_in(long long min, long long max);
 // The name both validators carry, by which that test finds them.
 inline constexpr const char* k_number_validator = "NUMBER";
 
-// The directory holding the bundled data: <prefix>/share/rightsize next to an installed binary,
-// or the source tree's data/ for a binary run from its build tree.
-std::string bundled_data_dir();
+// Where a run finds its data, in order (docs/cli.md, "Where the data comes from"): the
+// directory --data gives, else $RIGHTSIZE_DATA's (either must be a readable directory: an
+// InputError naming the flag or variable and the directory otherwise), else
+// <prefix>/share/rightsize next to an installed binary (when it holds gpus.json), else the source
+// tree's data/ for a binary inside its build tree, else the data compiled into the binary
+// (k_compiled_in_data_dir, core/files.hpp).
+struct DataDirSearch {
+  std::string option;         // --data
+  std::string env;            // $RIGHTSIZE_DATA
+  std::string executable;     // the running binary's path ("" when unknown)
+  std::string build_dir;      // the build tree the binary was built in
+  std::string source_dir;     // the source tree's data/
+  std::string install_subdir; // share/rightsize, below the installed binary's prefix
+};
+std::string find_data_dir(const DataDirSearch& search);
 
-// The bundled catalog file, bundled_data_dir()/gpus.json.
-std::string bundled_catalog_path();
+// find_data_dir for this process and `options`.
+std::string bundled_data_dir(const CommonOptions& options);
+
+// The bundled catalog file, bundled_data_dir(options)/gpus.json.
+std::string bundled_catalog_path(const CommonOptions& options);
+
+// Registers the data compiled into the binary with core (set_compiled_in_data): the catalog and
+// estimate stages' embedded files.
+void register_compiled_in_data();
 
 // Today as YYYY-MM-DD: $RIGHTSIZE_TODAY when set (reproducible reports and tests), else the
 // system's UTC date.

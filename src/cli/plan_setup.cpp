@@ -158,17 +158,17 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   if (digest) {
     run->spec_digest = digest_spec(spec);
   }
-  run->catalog =
-      load_catalog(bundled_catalog_path(), user_catalog_path(o.common), CatalogDetail::figures);
+  run->catalog = load_catalog(
+      bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
   apply_settings(o.settings, run->catalog, spec);
-  run->constants = load_constants(o.settings.assume);
-  run->efficiency = Efficiency::load(bundled_data_dir() + "/efficiency.json");
-  run->uncertainty = Uncertainty::load(bundled_data_dir() + "/uncertainty.json");
-  run->engines = load_engine_support(bundled_data_dir() + "/engines.json");
+  run->constants = load_constants(o.common, o.settings.assume);
+  run->efficiency = Efficiency::load(bundled_data_dir(o.common) + "/efficiency.json");
+  run->uncertainty = Uncertainty::load(bundled_data_dir(o.common) + "/uncertainty.json");
+  run->engines = load_engine_support(bundled_data_dir(o.common) + "/engines.json");
   run->options = plan_options_for(o.settings, spec, run->uncertainty, run->engines, today());
   run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
   if (o.with_published) {
-    run->published = load_published_index(published_index_path(o.published));
+    run->published = load_published_index(published_index_path(o.common, o.published));
     attach_published(
         run->plan, *run->published, run->catalog, run->constants, run->efficiency, run->options);
   }

@@ -1,3 +1,4 @@
+#include <rightsize/core/compiled_in.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 
@@ -165,11 +166,38 @@ bool rest_is(int fd, const std::string& path, std::string_view known) {
   }
 }
 
+CompiledInData g_compiled_in = nullptr;
+
+// The compiled-in text of `path`, a path under k_compiled_in_data_dir.
+std::string_view compiled_in_text(const std::string& path) {
+  const std::string_view name = std::string_view(path).substr(k_compiled_in_data_dir.size() + 1);
+  const std::string_view text = g_compiled_in != nullptr ? g_compiled_in(name) : std::string_view();
+  if (text.empty()) {
+    throw InputError(path,
+                     "is not compiled into this binary and no data directory was found; give "
+                     "one that holds it with --data DIR or RIGHTSIZE_DATA=DIR (docs/cli.md)");
+  }
+  return text;
+}
+
 } // namespace
+
+bool is_compiled_in_path(std::string_view path) {
+  return path.size() > k_compiled_in_data_dir.size() &&
+         path.substr(0, k_compiled_in_data_dir.size()) == k_compiled_in_data_dir &&
+         path[k_compiled_in_data_dir.size()] == '/';
+}
+
+void set_compiled_in_data(CompiledInData lookup) {
+  g_compiled_in = lookup;
+}
 
 std::string read_input_file(const std::string& path, std::size_t max_bytes, std::string_view what) {
   if (path == "-") {
     return read_capped(STDIN_FILENO, "-", max_bytes, what);
+  }
+  if (is_compiled_in_path(path)) {
+    return std::string(compiled_in_text(path));
   }
   std::size_t size = 0;
   const Fd fd = open_input_file(path, max_bytes, what, size);
@@ -182,6 +210,9 @@ std::optional<std::string> read_input_file_unless(const std::string& path,
                                                   std::string_view what) {
   if (path == "-" || known.empty()) {
     return read_input_file(path, max_bytes, what);
+  }
+  if (is_compiled_in_path(path)) {
+    return std::nullopt; // the embedded value is the compiled-in file
   }
   std::size_t size = 0;
   const Fd fd = open_input_file(path, max_bytes, what, size);

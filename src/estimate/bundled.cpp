@@ -3,6 +3,8 @@
 
 #include "bundled.hpp"
 
+#include <rightsize/estimate/compiled_in.hpp>
+
 #include <type_traits>
 
 namespace rightsize::detail {
@@ -146,3 +148,20 @@ std::optional<Uncertainty> bundled_uncertainty(std::string_view text) {
 }
 
 } // namespace rightsize::detail
+
+namespace rightsize {
+
+std::string_view compiled_in_estimate_data(std::string_view name) {
+  if (name == "memory.json") {
+    return detail::bundled_memory_file().text;
+  }
+  if (name == "efficiency.json") {
+    return detail::bundled_efficiency_file().text;
+  }
+  if (name == "uncertainty.json") {
+    return detail::bundled_uncertainty_file().text;
+  }
+  return {};
+}
+
+} // namespace rightsize

@@ -9,7 +9,11 @@
 #     --prometheus, SQLite linked in) and, run from a directory outside the source tree, plans
 #     examples/llama-3.1-8b-chat.json (exit 0, a "recommended:" line) from the installed data: a
 #     corrupted copy of that data is reported at its installed path, so the binary cannot be
-#     falling back to the source tree's data/;
+#     falling back to the source tree's data/; and bin/rightsize copied alone into an empty
+#     folder, run from another empty folder with HOME there and no RIGHTSIZE_DATA or
+#     RIGHTSIZE_CATALOG, plans and deploys the example from its compiled-in data (docs/cli.md,
+#     "Where the data comes from"), and catalog validate names <compiled-in>/gpus.json, never the
+#     source tree's data/;
 #   * where dpkg-deb exists, `cpack -G DEB` writes the .deb: package rightsize, Depends on libc6
 #     (and libsqlite3-0 only if the binary needs libsqlite3.so.0), Recommends libcurl4,
 #     usr/bin/rightsize and usr/share/rightsize/gpus.json listed; extracted, it runs the same way.
@@ -131,6 +135,40 @@ installed_checks() {
       "(exit $rc): $(head -c 400 "$work/err")"
   fi
   rm -rf "$copy"
+
+  # The binary copied alone: no share/rightsize beside it, cwd and HOME in an empty folder, the
+  # spec and its model elsewhere. It runs on the data compiled into it, not the source tree's.
+  local alone=$scratch/alone-$label empty=$scratch/empty-$label
+  mkdir -p "$alone" "$empty"
+  cp "$exe" "$alone/rightsize"
+  (cd "$empty" && env -u RIGHTSIZE_CATALOG -u RIGHTSIZE_DATA HOME="$empty" \
+    "$alone/rightsize" plan "$work/$example") >"$work/out" 2>"$work/err"
+  rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^recommended: ' "$work/out"; then
+    pass "$label: bin/rightsize copied alone plans $example from an empty folder:" \
+      "$(grep -m1 '^recommended: ' "$work/out")"
+  else
+    fail "$label: bin/rightsize copied alone: plan $example exit $rc, stderr: $(head -c 400 "$work/err")"
+  fi
+  (cd "$empty" && env -u RIGHTSIZE_CATALOG -u RIGHTSIZE_DATA HOME="$empty" \
+    "$alone/rightsize" deploy "$work/$example" --model-uri meta-llama/Llama-3.1-8B-Instruct) \
+    >"$work/out" 2>"$work/err"
+  rc=$?
+  if [ "$rc" -eq 0 ] && grep -q 'kind: Deployment' "$work/out"; then
+    pass "$label: bin/rightsize copied alone deploys $example (deploy.json compiled in)"
+  else
+    fail "$label: bin/rightsize copied alone: deploy $example exit $rc, stderr: $(head -c 400 "$work/err")"
+  fi
+  (cd "$empty" && env -u RIGHTSIZE_CATALOG -u RIGHTSIZE_DATA HOME="$empty" \
+    "$alone/rightsize" catalog validate) >"$work/out" 2>"$work/err"
+  rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^<compiled-in>/gpus.json: ok: ' "$work/out"; then
+    pass "$label: bin/rightsize copied alone reads <compiled-in>/gpus.json, not $source_dir/data"
+  else
+    fail "$label: bin/rightsize copied alone: catalog list exit $rc, not from <compiled-in>:" \
+      "$(head -c 200 "$work/out") $(head -c 400 "$work/err")"
+  fi
+  rm -rf "$alone" "$empty"
 }
 
 # --- TGZ ------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
-// rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json
+// rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json DEPLOY.json
 //
 // Writes OUT.cpp, the catalog stage's bundled_data.cpp (bundled.hpp): the exact text of each data
 // file and what the normal validating loader makes of it, serialized. PUBLISHED.json is the index
-// of published measurements; the results table of each of its models is embedded with it. The build
+// of published measurements; the results table of each of its models is embedded with it.
+// DEPLOY.json is embedded as text alone, for a binary without a data directory. The build
 // runs it whenever a data file or the stage changes (src/catalog/CMakeLists.txt).
 //
 // A file that does not load is embedded empty, with a warning: rightsize then reads it at run time
@@ -62,11 +63,23 @@ std::string embed_published(const std::string& index) {
          "  (void)model;\n  return {};\n}\n";
 }
 
+// bundled_deploy_file: the file's text, no value (its readers parse it each time).
+std::string embed_text(const std::string& path) {
+  using namespace rightsize;
+  const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
+  return fmt::format("BundledFile bundled_deploy_file() {{\n"
+                     "  static constexpr char text[] =\n    {};\n"
+                     "  return {{{{text, sizeof text - 1}}, {{}}}};\n"
+                     "}}\n",
+                     detail::bundle_literal(text));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::cerr << "usage: rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json\n";
+  if (argc != 6) {
+    std::cerr << "usage: rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json "
+                 "DEPLOY.json\n";
     return 2;
   }
   try {
@@ -87,6 +100,8 @@ int main(int argc, char** argv) {
         });
     code += "\n";
     code += embed_published(argv[4]);
+    code += "\n";
+    code += embed_text(argv[5]);
     code += "\n} // namespace rightsize::detail\n";
     rightsize::write_file_atomically(out, code);
   } catch (const std::exception& e) {

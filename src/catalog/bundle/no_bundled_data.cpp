@@ -17,6 +17,10 @@ BundledFile bundled_published_index_file() {
   return {};
 }
 
+BundledFile bundled_deploy_file() {
+  return {};
+}
+
 std::string_view bundled_published_index_digest() {
   return {};
 }
