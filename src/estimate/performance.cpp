@@ -404,17 +404,23 @@ InferencePerformance with_replicas(InferencePerformance one, int replicas) {
 
 namespace {
 
-// Where both serving estimates start: the sequences in flight per replica, the spec's (or all
-// that fit) capped by what fits and by the scheduler's own limit (vLLM --max-num-seqs), and the
-// compute precision. With none in flight, the bottleneck says why.
+// Where both serving estimates start: the sequences asked of a replica (`offered`: the spec's,
+// or all that fit, or more than `memory` holds) and those it runs at once (running_batch), and
+// the compute precision. With none in flight, the bottleneck says why.
 InferencePerformance in_flight(const MemoryEstimate& memory,
                                TensorPrecision precision,
-                               long long max_num_seqs,
-                               bool embedding) {
+                               std::optional<long long> cap,
+                               bool embedding,
+                               std::optional<long long> offered) {
   InferencePerformance r;
   r.compute_precision = precision;
   r.prefill_only = embedding;
-  r.concurrency = std::min({memory.batch, memory.max_batch, max_num_seqs});
+  r.offered = std::max(memory.batch, offered.value_or(0));
+  const long long fits = std::min(r.offered, memory.max_batch);
+  r.concurrency = cap ? std::min(fits, *cap) : fits;
+  if (r.concurrency < r.offered) {
+    r.running_limit = cap && *cap < memory.max_batch ? "max_num_seqs" : "kv_cache";
+  }
   if (r.concurrency < 1) {
     r.bottleneck = "memory_capacity";
     r.explanation = "not even one sequence of this length fits beside the weights";
@@ -422,8 +428,21 @@ InferencePerformance in_flight(const MemoryEstimate& memory,
   return r;
 }
 
-long long max_num_seqs(const Constants& constants) {
-  return static_cast<long long>(constants.get(Constant::max_num_seqs));
+std::optional<long long> engine_cap(const EngineMemoryPolicy& policy) {
+  if (!policy.max_sequences) {
+    return std::nullopt;
+  }
+  return static_cast<long long>(policy.max_sequences->value);
+}
+
+// Why the sequences beyond a replica's running batch queue, in a few words.
+std::string running_limit_words(const InferencePerformance& r, const char* unit) {
+  if (r.running_limit == "max_num_seqs") {
+    return fmt::format("the engine runs at most {} {} at once (its max_num_seqs)",
+                       r.concurrency,
+                       unit);
+  }
+  return fmt::format("only {} {} fit in the KV cache", r.concurrency, unit);
 }
 
 // An embedding workload (docs/model.md, "Embedding workloads"): the engine runs forward passes
@@ -432,12 +451,11 @@ long long max_num_seqs(const Constants& constants) {
 // work and its pass, and, when more are in flight than a pass takes, for the passes ahead of it
 // (Little's law: latency = in flight / rate). `r` is in_flight()'s, with some in flight.
 InferencePerformance estimate_embedding(const StepLayout& steps,
-                                        const MemoryEstimate& memory,
                                         InferencePerformance r,
                                         int replicas,
                                         Detail detail) {
   const auto& inf = steps.spec->workload.inference;
-  const long long wanted = memory.batch;
+  const long long wanted = r.offered;
   const long long c = r.concurrency;
   const auto length = static_cast<double>(inf.input_tokens);
   const StepTime pass = prefill_step(steps, static_cast<double>(c) * length, length);
@@ -513,12 +531,11 @@ InferencePerformance estimate_embedding(const StepLayout& steps,
 InferencePerformance estimate_generation(const StepLayout& steps,
                                          const KvCacheGeometry& kv,
                                          const StepTime& pf,
-                                         const MemoryEstimate& memory,
                                          InferencePerformance r,
                                          int replicas,
                                          Detail detail) {
   const auto& inf = steps.spec->workload.inference;
-  const long long wanted = memory.batch;
+  const long long wanted = r.offered;
   const long long c = r.concurrency;
   const auto isl = static_cast<double>(inf.prompt_tokens());
   const auto osl = static_cast<double>(inf.output_tokens);
@@ -610,11 +627,12 @@ InferencePerformance estimate_generation(const StepLayout& steps,
     return r;
   }
   if (r.queueing) {
-    r.bottleneck = "memory_capacity";
-    r.explanation = fmt::format("only {} of {} concurrent sequences fit in the KV cache; the rest "
-                                "queue, which adds to time to first token",
-                                c,
-                                wanted);
+    r.bottleneck = r.running_limit == "max_num_seqs" ? "engine_cap" : "memory_capacity";
+    r.explanation = fmt::format("{} of the {} concurrent sequences asked of a replica; the other "
+                                "{} queue for a slot, which adds to time to first token",
+                                running_limit_words(r, "sequences"),
+                                wanted,
+                                wanted - c);
   } else if (dec.communication > max(dec.memory, dec.compute)) {
     r.bottleneck = "interconnect";
   } else if (dec.compute > dec.memory) {
@@ -633,6 +651,12 @@ InferencePerformance estimate_generation(const StepLayout& steps,
 
 } // namespace
 
+long long running_batch(long long offered, long long max_batch, const EngineMemoryPolicy& policy) {
+  const long long fits = std::min(offered, max_batch);
+  const auto cap = engine_cap(policy);
+  return cap ? std::min(fits, *cap) : fits;
+}
+
 InferencePerformance estimate_inference(const Spec& spec,
                                         const Gpu& gpu,
                                         const Parallelism& p,
@@ -640,22 +664,25 @@ InferencePerformance estimate_inference(const Spec& spec,
                                         const Efficiency& eff,
                                         const Constants& constants,
                                         int replicas,
-                                        Detail detail) {
+                                        Detail detail,
+                                        std::optional<long long> offered) {
   const bool embedding = spec.workload.one_pass();
-  InferencePerformance r =
-      in_flight(memory, compute_precision(spec, gpu), max_num_seqs(constants), embedding);
+  InferencePerformance r = in_flight(memory,
+                                     compute_precision(spec, gpu),
+                                     engine_cap(constants.engine(spec.workload.inference.engine)),
+                                     embedding,
+                                     offered);
   if (r.concurrency < 1) {
     return r;
   }
   const StepLayout steps = step_layout(spec, gpu, p, eff);
   if (embedding) {
-    return estimate_embedding(steps, memory, r, replicas, detail);
+    return estimate_embedding(steps, r, replicas, detail);
   }
   const auto isl = static_cast<double>(spec.workload.inference.prompt_tokens());
   return estimate_generation(steps,
                              kv_cache_geometry(spec, p, constants),
                              prefill_step(steps, isl, isl),
-                             memory,
                              r,
                              replicas,
                              detail);
@@ -669,8 +696,8 @@ ServingLayout serving_layout(const Spec& spec,
   ServingLayout s;
   s.memory = inference_memory_layout(spec, gpu, p, constants);
   s.compute_precision = compute_precision(spec, gpu);
-  s.max_num_seqs = max_num_seqs(constants);
-  if (s.memory.max_batch < 1 || s.max_num_seqs < 1) {
+  s.max_num_seqs = engine_cap(*s.memory.policy);
+  if (s.memory.max_batch < 1 || s.max_num_seqs.value_or(1) < 1) {
     return s;
   }
   s.steps = step_layout(spec, gpu, p, eff);
@@ -684,11 +711,12 @@ ServingLayout serving_layout(const Spec& spec,
 InferencePerformance estimate_inference(const ServingLayout& layout,
                                         const MemoryEstimate& memory,
                                         int replicas,
-                                        Detail detail) {
+                                        Detail detail,
+                                        std::optional<long long> offered) {
   const Spec& spec = *layout.memory.spec;
   const bool embedding = spec.workload.one_pass();
   InferencePerformance r =
-      in_flight(memory, layout.compute_precision, layout.max_num_seqs, embedding);
+      in_flight(memory, layout.compute_precision, layout.max_num_seqs, embedding, offered);
   if (r.concurrency < 1) {
     return r;
   }
@@ -696,10 +724,10 @@ InferencePerformance estimate_inference(const ServingLayout& layout,
     throw InternalError("estimate_inference: a memory estimate from another layout");
   }
   if (embedding) {
-    return estimate_embedding(*layout.steps, memory, r, replicas, detail);
+    return estimate_embedding(*layout.steps, r, replicas, detail);
   }
   return estimate_generation(
-      *layout.steps, layout.memory.kv, layout.prefill, memory, r, replicas, detail);
+      *layout.steps, layout.memory.kv, layout.prefill, r, replicas, detail);
 }
 
 } // namespace rightsize

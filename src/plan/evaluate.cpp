@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 
 namespace rightsize {
 
@@ -49,15 +50,15 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   const double high =
       detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(S.units)).value_or(1.0);
   const auto fits = estimate_memory(spec, *c.gpu, c.layout, S.constants, share).max_batch;
-  const long long cap =
-      std::min<long long>(fits, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
+  const long long cap = running_batch(
+      std::numeric_limits<long long>::max(), fits, S.constants.engine(inf.engine));
   return detail::online_batch_from(share, cap, [&](long long batch) {
-    const auto memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, batch);
+    const auto memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, std::min(batch, cap));
     if (memory.max_batch < 1) {
       return false;
     }
     const auto perf = estimate_inference(
-        spec, *c.gpu, c.layout, memory, S.eff, S.constants, c.replicas, Detail::numbers);
+        spec, *c.gpu, c.layout, memory, S.eff, S.constants, c.replicas, Detail::numbers, batch);
     return (!t.requests_per_s || perf.requests_per_s / high >= *t.requests_per_s) &&
            (!t.output_tokens_per_s || perf.output_tokens_per_s / high >= *t.output_tokens_per_s);
   });
@@ -79,7 +80,11 @@ void evaluate_inference(const detail::Search& S,
   if (!batch && inf.concurrency) {
     batch = online_batch(S, c);
   }
-  c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, batch);
+  // Memory at the batch a replica runs; the rest of the batch asked of it queues, as the search
+  // judges it (search.hpp, Evaluated).
+  const InferenceMemoryLayout layout = inference_memory_layout(spec, *c.gpu, c.layout, S.constants);
+  const long long offered = detail::offered_batch(layout, batch);
+  c.memory = estimate_memory(layout, detail::planned_batch(layout, offered));
   // As the search judges it: a configuration serves when one sequence fits beside the weights;
   // requests beyond what the KV cache holds queue (and show in TTFT).
   if (c.memory.max_batch < 1) {
@@ -90,8 +95,8 @@ void evaluate_inference(const detail::Search& S,
                               format_bytes(c.memory.budget));
     return;
   }
-  c.inference =
-      estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
+  c.inference = estimate_inference(
+      spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
   double ttft_high = 1.0;
   double tpot_high = 1.0;
   double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
@@ -150,8 +155,10 @@ void evaluate_inference(const detail::Search& S,
     headroom = std::min(headroom, p.output_tokens_per_s / rate_high / *t.output_tokens_per_s);
   }
   if (inf.concurrency) {
+    const long long cap = running_batch(
+        std::numeric_limits<long long>::max(), c.memory.max_batch, S.constants.engine(inf.engine));
     headroom = std::min(headroom,
-                        static_cast<double>(c.memory.max_batch * c.replicas) /
+                        static_cast<double>(cap * c.replicas) /
                             static_cast<double>(*inf.concurrency));
   }
   headroom = headroom > 1e8 ? 1.0 : headroom;

@@ -120,6 +120,17 @@ void check_candidate(const Candidate& c) {
   });
   ck.at_least("memory.per_gpu", c.memory.per_gpu.total().si(), 0.0);
   ck.positive("memory.budget", c.memory.budget.si());
+  // A configuration fits its own memory model: a serving replica's memory is at the batch it
+  // runs (the rest queue), never over what the engine may use (issue 43, defect 2).
+  ck.holds("memory.per_gpu",
+           c.memory.per_gpu.total().si() <= c.memory.budget.si() * (1.0 + 1e-9) &&
+               c.memory.per_gpu.total().si() <= c.memory.capacity.si() * (1.0 + 1e-9),
+           [&] {
+             return fmt::format("{} bytes per GPU at a batch of {}, over the {} bytes usable",
+                                c.memory.per_gpu.total().si(),
+                                c.memory.batch,
+                                c.memory.budget.si());
+           });
   if (c.memory_band) {
     ck.band("memory.bands.total_bytes", *c.memory_band, c.memory.per_gpu.total().si());
   }

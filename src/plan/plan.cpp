@@ -142,7 +142,17 @@ void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
   const double margin = latency_margin(c, spec, at_edge);
   const double edge_margin = latency_margin(c, spec, true);
   const bool serving_offline = c.inference && !spec.workload.inference.concurrency;
-  if (1.0 - used < k_tight_headroom && !serving_offline) {
+  if (c.inference && c.inference->queueing && !serving_offline) {
+    // Asked more sequences than it runs at once: the rest wait, and TTFT says for how long.
+    const InferencePerformance& i = *c.inference;
+    c.verdict = "saturated";
+    c.verdict_reason = fmt::format(
+        "each replica runs {} of the {} sequences asked of it ({}); the other {} queue",
+        i.concurrency,
+        i.offered,
+        i.running_limit == "max_num_seqs" ? "the engine's max_num_seqs" : "all its KV cache holds",
+        i.offered - i.concurrency);
+  } else if (1.0 - used < k_tight_headroom && !serving_offline) {
     c.verdict = "tight";
     c.verdict_reason = fmt::format("{:.0f}% of the usable memory is used", 100.0 * used);
   } else if (!at_edge && edge_margin < 1.0) {

@@ -70,12 +70,28 @@ struct Miss {
   }
 };
 
+// The sequences `batch` asks of a replica (none: the spec's concurrency, or all that fit).
+inline long long offered_batch(const InferenceMemoryLayout& m, std::optional<long long> batch) {
+  return batch.value_or(m.spec->workload.inference.concurrency.value_or(m.max_batch));
+}
+
+// What a replica runs of them at once (running_batch); the offered batch itself when not one
+// sequence fits, so that the memory estimate says by how much.
+inline long long planned_batch(const InferenceMemoryLayout& m, long long offered) {
+  const long long running = running_batch(offered, m.max_batch, *m.policy);
+  return running >= 1 ? running : offered;
+}
+
 // The figures of one serving configuration at one replica (Detail::numbers: no sentences),
-// estimated in place from its layout's batch-independent terms.
+// estimated in place from its layout's batch-independent terms: memory at the batch the replica
+// runs, performance with the rest of `batch` queued (docs/plan.md, "Saturation").
 struct Evaluated {
   Evaluated(const ServingLayout& layout, std::optional<long long> batch)
-      : memory(estimate_memory(layout.memory, batch, Detail::numbers)),
-        perf(estimate_inference(layout, memory, 1, Detail::numbers)) {}
+      : memory(estimate_memory(layout.memory,
+                               planned_batch(layout.memory, offered_batch(layout.memory, batch)),
+                               Detail::numbers)),
+        perf(estimate_inference(
+            layout, memory, 1, Detail::numbers, offered_batch(layout.memory, batch))) {}
   MemoryEstimate memory;
   InferencePerformance perf;
 };

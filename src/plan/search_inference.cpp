@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rightsize::detail {
 
@@ -233,6 +234,14 @@ bool latency_floor_misses(const Search& S,
   return S.options.prune && (t.ttft || t.tpot) && latency_ratio(t, eval.held(probe)) > 1.0;
 }
 
+// The most sequences a replica of the layout runs at once: what its KV cache holds, capped by
+// the engine's max_num_seqs (running_batch).
+long long running_cap(const Search& S, const At& probe) {
+  return running_batch(std::numeric_limits<long long>::max(),
+                       probe.memory().max_batch,
+                       S.constants.engine(S.spec.workload.inference.engine));
+}
+
 // Offline serving: the largest batch per replica that meets the latency targets (all that fits,
 // or less, found by bisection).
 long long largest_batch_meeting_latency(
@@ -240,7 +249,7 @@ long long largest_batch_meeting_latency(
   const auto misses = [&](long long batch) {
     return latency_ratio(t, eval.held(eval(batch, replicas))) > 1.0;
   };
-  const long long hi = probe.memory().max_batch;
+  const long long hi = running_cap(S, probe);
   if (!(t.ttft || t.tpot)) {
     return hi;
   }
@@ -267,8 +276,7 @@ long long online_batch(const Search& S,
   if (!t.rps && !t.tokens) {
     return share;
   }
-  const long long cap = std::min<long long>(
-      probe.memory().max_batch, static_cast<long long>(S.constants.get(Constant::max_num_seqs)));
+  const long long cap = running_cap(S, probe);
   const auto rated = [&](const At& at) { return throughput_ratio(t, eval.held(at)); };
   const auto ratio = [&](long long batch) { return rated(eval(batch, replicas)); };
   if (!S.options.prune) {
@@ -315,6 +323,15 @@ Attempt attempt_replicas(const Search& S,
   if (thr > 1.0) {
     a.code = "throughput_target";
     a.distance = thr;
+    return a;
+  }
+  // A replica that queues requests of a decode workload without a time-to-first-token target
+  // to bound the wait is saturated: more replicas share the load (docs/plan.md, "Saturation").
+  const InferencePerformance& one = a.result.one->perf;
+  if (one.queueing && !t.ttft && !one.prefill_only) {
+    a.code = "saturated";
+    a.distance =
+        static_cast<double>(one.offered) / static_cast<double>(std::max(1LL, one.concurrency));
   }
   return a;
 }
@@ -402,6 +419,17 @@ ReplicaSearch online_replicas(const Search& S,
 
 void consider_target_miss(const ReplicaSearch& r, const Parallelism& p, Miss& miss) {
   miss.consider(r.code, r.distance, [&] {
+    if (r.code == "saturated") {
+      const InferencePerformance& one = r.best.one->perf;
+      return fmt::format("saturated even with {} replicas (the most searched): each is asked "
+                         "{} concurrent sequences and runs {} at once ({}); the rest queue "
+                         "without a TTFT target to bound the wait",
+                         r.replicas,
+                         one.offered,
+                         one.concurrency,
+                         one.running_limit == "max_num_seqs" ? "the engine's max_num_seqs"
+                                                             : "what its KV cache holds");
+    }
     return r.code == "latency_target"
                ? fmt::format("misses the latency target by {:.0f}% even at TP={}",
                              100.0 * (r.distance - 1.0),
@@ -439,9 +467,10 @@ struct Kept {
 void explain(const Search& S, Kept& kept) {
   Candidate& c = kept.candidate;
   const Spec& spec = *kept.variant->spec;
+  const long long offered = c.inference->offered;
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
-  c.inference =
-      estimate_inference(spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas);
+  c.inference = estimate_inference(
+      spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
   if (S.options.uncertainty != nullptr) {
     c.inference_bands = serving_bands(S, *c.gpu, engine_name(spec), *c.inference);
   }
@@ -498,7 +527,10 @@ private:
 
 // Load headroom: how far demand may grow before these replicas stop meeting targets (1 when no
 // target bounds it).
-double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const ReplicaSearch& r) {
+double load_headroom(const LayoutEvaluator& eval,
+                     const ServingGoal& goal,
+                     const ReplicaSearch& r,
+                     long long cap) {
   const Targets& t = goal.targets;
   const Held h = eval.held(r.best);
   double headroom = 1e9;
@@ -510,7 +542,7 @@ double load_headroom(const LayoutEvaluator& eval, const ServingGoal& goal, const
   }
   if (goal.concurrency) {
     headroom = std::min(headroom,
-                        static_cast<double>(r.best.memory().max_batch * r.replicas) /
+                        static_cast<double>(cap * r.replicas) /
                             static_cast<double>(*goal.concurrency));
   }
   return headroom > 1e8 ? 1.0 : headroom;
@@ -635,7 +667,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         consider_target_miss(r, p, miss);
         continue;
       }
-      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r)), &variant};
+      Kept k{serving_candidate(g, p, r), std::max(1.0, load_headroom(eval, goal, r, running_cap(S, probe))), &variant};
       Candidate& c = k.candidate;
       std::string why;
       if (!cost_inference(S, c, k.headroom, why, Detail::numbers)) {

@@ -114,7 +114,12 @@ struct InferencePerformance {
   double output_tokens_per_s = 0;  // all replicas
   double requests_per_s = 0;       // all replicas
   double prefill_tokens_per_s = 0; // all replicas
-  bool queueing = false;           // more concurrency than the KV cache holds
+  // Sequences per replica asked for; more than `concurrency` when some queue (queueing).
+  long long offered = 0;
+  bool queueing = false; // more sequences asked for than a replica runs at once
+  // What caps `concurrency` below `offered`: "kv_cache" (what fits beside the weights) or
+  // "max_num_seqs" (the engine's own cap, its memory policy's max_sequences); empty when none.
+  std::string running_limit;
   // An embedding workload: one forward pass per sequence, no decode. The decode and TPOT figures
   // are zero, `ttft` is a sequence's latency, `requests_per_s` its sequences per second and
   // `prefill_tokens_per_s` the tokens embedded per second.
@@ -231,7 +236,13 @@ InferencePerformance estimate_inference(const Spec& spec,
                                         const Efficiency& eff,
                                         const Constants& constants,
                                         int replicas = 1,
-                                        Detail detail = Detail::full);
+                                        Detail detail = Detail::full,
+                                        std::optional<long long> offered = std::nullopt);
+
+// The sequences a replica runs at once when `offered` are in flight: the fewest of those, what
+// the KV cache holds (`max_batch`) and the engine's cap (its memory policy's max_sequences,
+// data/memory.json "engines"; none: no cap). The rest queue for a slot.
+long long running_batch(long long offered, long long max_batch, const EngineMemoryPolicy& policy);
 
 // A collective's link: the bandwidth it reaches and its fixed latency per call (docs/model.md,
 // "Interconnect").
@@ -262,7 +273,8 @@ struct StepLayout {
 struct ServingLayout {
   InferenceMemoryLayout memory;
   TensorPrecision compute_precision = TensorPrecision::bf16;
-  long long max_num_seqs = 0; // the scheduler's limit on sequences in flight
+  // The engine's limit on sequences in flight (its policy's max_sequences); none: no cap.
+  std::optional<long long> max_num_seqs;
   // Only when a sequence fits (memory.max_batch >= 1): with none in flight an estimate looks none
   // of it up, so neither does a layout that cannot hold one.
   std::optional<StepLayout> steps;
@@ -280,7 +292,8 @@ ServingLayout serving_layout(const Spec& spec,
 InferencePerformance estimate_inference(const ServingLayout& layout,
                                         const MemoryEstimate& memory,
                                         int replicas = 1,
-                                        Detail detail = Detail::full);
+                                        Detail detail = Detail::full,
+                                        std::optional<long long> offered = std::nullopt);
 // A one-replica estimate as `replicas` copies serving together: the rates add up, latencies stay.
 InferencePerformance with_replicas(InferencePerformance one, int replicas);
 
