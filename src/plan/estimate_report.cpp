@@ -239,12 +239,31 @@ EstimateEvaluation estimate_configuration(Spec spec,
     batch = replica_batch(e.spec, batch, e.replicas);
   }
   e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, batch);
+  // A replica asked more sequences than its KV cache holds or its engine runs at once
+  // (running_batch) runs what it can and queues the rest: its memory is that of the running
+  // batch, as plan sizes it (docs/plan.md, "Saturation").
+  std::optional<long long> offered;
+  if (serving && batch) {
+    const long long running = running_batch(
+        *batch, e.memory.max_batch, constants.engine(e.spec.workload.inference.engine));
+    if (running >= 1 && running < *batch) {
+      offered = batch;
+      e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, running);
+    }
+  }
   const std::string family = efficiency.family_name(gpu);
   e.calibration =
       uncertainty.calibration(family, engine_name(e.spec), !serving, unmeasured_workload(e.spec));
   if (serving) {
-    e.inference =
-        estimate_inference(e.spec, gpu, e.parallelism, e.memory, efficiency, constants, e.replicas);
+    e.inference = estimate_inference(e.spec,
+                                     gpu,
+                                     e.parallelism,
+                                     e.memory,
+                                     efficiency,
+                                     constants,
+                                     e.replicas,
+                                     Detail::full,
+                                     offered);
     if (e.inference->concurrency > 0) {
       e.inference_bands = inference_bands(*e.inference, uncertainty, family, engine_name(e.spec));
     }

@@ -142,7 +142,9 @@ void set_verdict(Candidate& c, const Spec& spec, const PlanOptions& options) {
   const double margin = latency_margin(c, spec, at_edge);
   const double edge_margin = latency_margin(c, spec, true);
   const bool serving_offline = c.inference && !spec.workload.inference.concurrency;
-  if (c.inference && c.inference->queueing && !serving_offline) {
+  // A one-pass workload (embeddings) waiting for the next pass is how its engine runs, already in
+  // its latency (the search treats it so too: attempt_replicas).
+  if (c.inference && c.inference->queueing && !c.inference->prefill_only && !serving_offline) {
     // Asked more sequences than it runs at once: the rest wait, and TTFT says for how long.
     const InferencePerformance& i = *c.inference;
     c.verdict = "saturated";

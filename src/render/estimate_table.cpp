@@ -433,11 +433,15 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   // (render_embedding_speed says how many).
   const std::string held = u.one_pass() ? fmt::format("{} {} per pass", m.batch, unit(m.batch))
                                         : fmt::format("{} concurrent {}", m.batch, unit(m.batch));
+  // Asked more than it runs at once: the rest queue (the speed section says for how long).
+  const long long asked = r.inference ? r.inference->offered : m.batch;
+  const std::string queued =
+      asked > m.batch ? fmt::format(" of the {} asked, the rest queue", asked) : std::string();
   const std::string sequences =
       r.replicas > 1
           ? fmt::format(
-                "per replica: {} ({} over {} replicas)", held, m.batch * r.replicas, r.replicas)
-          : held;
+                "per replica: {}{} ({} over {} replicas)", held, queued, m.batch * r.replicas, r.replicas)
+          : held + queued;
   if (u.tokens == TokenRate::latent) {
     out << fmt::format("fits: {}{} {}; one pass takes at most {} {} (no KV cache: the pipeline "
                        "denoises and decodes a batch of images together)\n",

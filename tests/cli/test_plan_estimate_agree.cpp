@@ -1,5 +1,6 @@
 // One evaluation path: every candidate `rightsize plan` ranks, evaluated again with `rightsize
-// estimate` at the candidate's GPU, layout, replicas, precision and per-replica batch, gives the
+// estimate` with the candidate's check-it command (GPU, layout, replicas, precision and the batch
+// asked of a replica), gives the
 // same memory, speed, target verdicts and price. Both run through the real binary, as a user
 // would run them.
 
@@ -52,30 +53,14 @@ std::string qwen3_moe_spec(const ScratchDir& dir) {
               "targets": {"ttft_ms": 3000, "tpot_ms": 50}}})");
 }
 
-// The estimate command line that reproduces one plan candidate.
-std::string estimate_args(const std::string& spec, const nlohmann::json& c) {
-  const auto& p = c.at("parallelism");
-  const bool serving = c.contains("inference");
-  // Serving: replicas are estimate's data parallelism and the batch is one replica's share.
-  // Training: the layout is the whole job.
-  const auto dp = serving ? c.at("replicas").get<long long>() : p.at("dp").get<long long>();
-  // A transcription's batch is its windows in flight.
-  const auto& inference = serving ? c.at("inference") : nlohmann::json();
-  const auto batch = !serving ? c.at("training").at("micro_batch").get<long long>()
-                     : inference.contains("windows_in_flight")
-                         ? inference.at("windows_in_flight").get<long long>()
-                         : inference.at("batch").get<long long>();
-  return fmt::format("estimate {} --gpu {} --tp {} --pp {} --ep {} --dp {} --weights {} "
-                     "--kv-cache {} --batch {} --format json",
-                     spec,
-                     c.at("gpu").get<std::string>(),
-                     p.at("tp").get<long long>(),
-                     p.at("pp").get<long long>(),
-                     p.at("ep").get<long long>(),
-                     dp,
-                     c.at("precision").at("weights").get<std::string>(),
-                     c.at("precision").at("kv_cache").get<std::string>(),
-                     batch);
+// The estimate command line that reproduces one plan candidate: the plan's own check-it command
+// (its "estimate_command"), as a user would paste it. Serving passes the sequences asked of each
+// replica as --batch (estimate works out what the replica runs of them); training its micro-batch.
+std::string estimate_args(const nlohmann::json& c) {
+  const std::string command = c.at("estimate_command").get<std::string>();
+  const std::string prefix = "rightsize ";
+  REQUIRE(command.rfind(prefix, 0) == 0);
+  return command.substr(prefix.size()) + " --format json";
 }
 
 bool same(const nlohmann::json& a, const nlohmann::json& b) {
@@ -134,7 +119,7 @@ TEST_CASE("plan and estimate: every candidate estimates to what the plan reporte
       if (!c.at("partition").is_null()) {
         continue; // estimate evaluates whole GPUs; MIG slices are plan's (docs/plan.md)
       }
-      const std::string args = estimate_args(spec, c);
+      const std::string args = estimate_args(c);
       INFO(args);
       const auto e = run_binary(args, k_env);
       INFO(e.err);

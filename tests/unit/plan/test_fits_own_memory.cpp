@@ -128,7 +128,11 @@ TEST_CASE("fits: a replica that queues under a TTFT target is saturated, and say
 }
 
 TEST_CASE("fits: a load no replica count serves ends infeasible, saying why", "[plan][fits]") {
-  const Plan plan = plan_of(chat_8b(100'000'000, R"({"tpot_ms": 60})"));
+  // A million sequences need about 3,900 replicas of 256 (vLLM's max_num_seqs); 1,024 GPUs
+  // leave every replica saturated.
+  Spec spec = chat_8b(1'000'000, R"({"tpot_ms": 60})");
+  spec.constraints.max_gpus = 1024;
+  const Plan plan = plan_of(spec);
   CHECK_FALSE(plan.feasible());
   bool saturated = false;
   for (const Rejection& r : plan.rejected) {
