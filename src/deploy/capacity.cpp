@@ -7,6 +7,7 @@
 #include <rightsize/core/bisect.hpp>
 
 #include <algorithm>
+#include <limits>
 
 namespace rightsize::serving {
 
@@ -33,8 +34,11 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
     return (!targets.ttft || p.ttft.si() * ttft_high <= targets.ttft->si()) &&
            (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si());
   };
-  const long long limit = std::min<long long>(
-      c.memory.max_batch, static_cast<long long>(in.constants.get(Constant::max_num_seqs)));
+  // What the replica runs at once: its KV cache, capped by its engine's max_num_seqs (the
+  // engine's memory policy, as plan's running_batch).
+  const long long limit = running_batch(std::numeric_limits<long long>::max(),
+                                        c.memory.max_batch,
+                                        in.constants.engine(spec.workload.inference.engine));
   const long long planned = std::clamp<long long>(c.memory.batch, 1, std::max(1LL, limit));
   long long cap = limit;
   if ((targets.ttft || targets.tpot) && !holds(limit)) {

@@ -221,7 +221,10 @@ void set_formats(DeployReport& report, const Plan& plan, const Spec& spec, const
   }
 }
 
-// The replicas: the plan's first month, the horizon's peak, and the autoscaler's floor.
+// The replicas: the plan's first month, the horizon's peak, and the autoscaler's floor. The
+// peak is read from the plan's own month-by-month series (cost.months: each month the fewest
+// replicas that meet the targets under the grown concurrency and rates), so that plan and
+// deploy cannot disagree.
 void set_replicas(ServingSettings& s,
                   const Candidate& c,
                   const Spec& spec,
@@ -230,16 +233,6 @@ void set_replicas(ServingSettings& s,
   s.max_replicas = c.replicas;
   for (const auto& month : c.cost.months) {
     s.max_replicas = std::max<int>(s.max_replicas, static_cast<int>(month.replicas));
-  }
-  // The plan grows the rate targets; the concurrency grows with demand too, and each replica
-  // holds at most the capacity: the peak month's concurrency over the capacity.
-  const auto& d = spec.deployment;
-  if (spec.workload.inference.concurrency && d.growth_per_month > 0) {
-    const double peak =
-        static_cast<double>(*spec.workload.inference.concurrency) *
-        std::pow(1.0 + d.growth_per_month, static_cast<double>(d.horizon_months - 1));
-    const double needed = std::ceil(peak / static_cast<double>(s.capacity_per_replica) - 1e-9);
-    s.max_replicas = std::max(s.max_replicas, static_cast<int>(std::min(needed, 1e6)));
   }
   s.autoscaled = o.autoscaler != Autoscaler::none;
   s.min_replicas = spec.deployment.scale_to_zero && o.autoscaler == Autoscaler::keda ? 0 : 1;

@@ -12,16 +12,8 @@
 
 namespace rightsize::detail {
 
-namespace {
+namespace {} // namespace
 
-// Replicas needed in a month: never fewer than planned, and computed in floating point (the
-// demand is bounded by check_demand, so the count fits a long long exactly).
-long long replicas_for(const Candidate& c, double demand_factor, double headroom) {
-  return std::max<long long>(
-      c.replicas, static_cast<long long>(std::ceil(c.replicas * demand_factor / headroom - 1e-9)));
-}
-
-// Demand in each month of the horizon relative to the first: (1 + growth)^(month - 1).
 const std::vector<double>& demand_curve(const Search& S) {
   const Deployment& d = S.spec.deployment;
   auto& curve = S.demand_by_month;
@@ -35,6 +27,14 @@ const std::vector<double>& demand_curve(const Search& S) {
   }
   return curve;
 }
+
+GrowthSeries flat_growth(const Search& S, long long replicas) {
+  GrowthSeries g;
+  g.replicas.assign(static_cast<std::size_t>(S.spec.deployment.horizon_months), replicas);
+  return g;
+}
+
+namespace {
 
 // Whole servers for `replicas` replicas of `per_replica` GPUs: a replica never straddles two
 // servers unless it is larger than one (an HGX board is one NVLink domain; a PCIe replica runs
@@ -138,6 +138,26 @@ std::string fleet_phrase(const CostBreakdown& k) {
   return s;
 }
 
+// Month `m` of a series, costing `cost`.
+MonthCost month_cost(const GrowthSeries& growth, int m, int per_replica, Usd cost) {
+  const auto i = static_cast<std::size_t>(m - 1);
+  MonthCost out{m, growth.replicas[i], growth.replicas[i] * per_replica, std::nullopt, cost};
+  if (i < growth.concurrency.size()) {
+    out.concurrency = growth.concurrency[i];
+  }
+  return out;
+}
+
+// The first month the planned replicas fall short of the grown load.
+std::optional<int> stops_meeting_targets(const Candidate& c, const GrowthSeries& growth) {
+  for (std::size_t i = 0; i < growth.replicas.size(); ++i) {
+    if (growth.replicas[i] > c.replicas) {
+      return static_cast<int>(i) + 1;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string ownership_phrase(const CostBreakdown& k, const Deployment& d) {
   return fmt::format("capex {} amortized over {:g} years, {:.0f}% operations per year",
                      format_usd(k.purchase),
@@ -147,15 +167,14 @@ std::string ownership_phrase(const CostBreakdown& k, const Deployment& d) {
 
 // On-prem buys ahead, in whole servers, for the horizon's peak month (the last one when demand
 // grows, the first when it shrinks), and pays the same every month.
-void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Detail detail) {
+void cost_on_prem_inference(const Search& S,
+                            Candidate& c,
+                            const GrowthSeries& growth,
+                            Detail detail) {
   const Deployment& d = S.spec.deployment;
   const int per_replica = c.gpus_per_replica();
   CostBreakdown& k = c.cost;
-  std::vector<long long> needed;
-  needed.reserve(demand_curve(S).size());
-  for (const double demand : demand_curve(S)) {
-    needed.push_back(replicas_for(c, demand, headroom));
-  }
+  const std::vector<long long>& needed = growth.replicas;
   const auto peak = std::max_element(needed.begin(), needed.end());
   k.peak_month = static_cast<int>(peak - needed.begin()) + 1;
   k.gpus_needed_peak = *peak * per_replica;
@@ -169,7 +188,7 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Deta
   }
   for (int m = 1; m <= static_cast<int>(d.horizon_months); ++m) {
     if (record) {
-      k.months.push_back({m, needed[static_cast<std::size_t>(m - 1)], monthly});
+      k.months.push_back(month_cost(growth, m, per_replica, monthly));
     }
     k.tco += monthly;
   }
@@ -188,7 +207,7 @@ void cost_on_prem_inference(const Search& S, Candidate& c, double headroom, Deta
 } // namespace
 
 bool cost_inference(
-    const Search& S, Candidate& c, double headroom, std::string& why, Detail detail) {
+    const Search& S, Candidate& c, const GrowthSeries& growth, std::string& why, Detail detail) {
   const Deployment& d = S.spec.deployment;
   const Gpu& g = *c.gpu;
   if (d.mode == DeploymentMode::onprem) {
@@ -197,7 +216,7 @@ bool cost_inference(
       return false;
     }
     // Bought for the horizon's peak, so targets stay met: no stops_meeting_targets_month.
-    cost_on_prem_inference(S, c, headroom, detail);
+    cost_on_prem_inference(S, c, growth, detail);
     return true;
   }
   const Price* p = pick_price(g, d.price_kind, d.provider);
@@ -216,35 +235,43 @@ bool cost_inference(
   }
   k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
   // Cloud adds replicas month by month as demand grows.
-  const std::vector<double>& demand = demand_curve(S);
   const bool record = detail == Detail::full; // the search needs the sum, not the months
+  const std::vector<long long>& replicas = growth.replicas;
   if (record) {
-    k.months.reserve(demand.size());
+    k.months.reserve(replicas.size());
   }
-  for (int m = 1; m <= static_cast<int>(demand.size()); ++m) {
-    const long long replicas = replicas_for(c, demand[static_cast<std::size_t>(m - 1)], headroom);
-    const Usd cost = p->per_gpu * static_cast<double>(replicas * per_replica) * month;
+  for (int m = 1; m <= static_cast<int>(replicas.size()); ++m) {
+    const long long n = replicas[static_cast<std::size_t>(m - 1)];
+    const Usd cost = p->per_gpu * static_cast<double>(n * per_replica) * month;
     if (record) {
-      k.months.push_back({m, replicas, cost});
+      k.months.push_back(month_cost(growth, m, per_replica, cost));
     }
     k.tco += cost;
   }
   if (detail == Detail::numbers) {
     return true;
   }
-  k.basis = fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added as demand grows "
-                        "{:.0f}%/month",
-                        c.total_gpus(),
-                        c.total_gpus() == 1 ? "" : "s",
-                        format_usd_per_hour(p->per_gpu),
-                        d.hours_per_month,
-                        100.0 * d.growth_per_month);
-  for (int m = 1; m <= static_cast<int>(demand.size()); ++m) {
-    if (demand[static_cast<std::size_t>(m - 1)] > headroom + 1e-9) {
-      k.stops_meeting_targets_month = m;
-      break;
-    }
-  }
+  const long long last = replicas.empty() ? c.replicas : replicas.back();
+  k.basis = last > c.replicas
+                ? fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added month by month as "
+                              "demand grows {:.0f}%/month ({} GPUs by month {})",
+                              c.total_gpus(),
+                              c.total_gpus() == 1 ? "" : "s",
+                              format_usd_per_hour(p->per_gpu),
+                              d.hours_per_month,
+                              100.0 * d.growth_per_month,
+                              last * per_replica,
+                              replicas.size())
+                : fmt::format("{} GPU{} x {} x {:.0f} h/month{}",
+                              c.total_gpus(),
+                              c.total_gpus() == 1 ? "" : "s",
+                              format_usd_per_hour(p->per_gpu),
+                              d.hours_per_month,
+                              d.growth_per_month > 0
+                                  ? fmt::format(", enough for demand growing {:.0f}%/month",
+                                                100.0 * d.growth_per_month)
+                                  : std::string());
+  k.stops_meeting_targets_month = stops_meeting_targets(c, growth);
   return true;
 }
 

@@ -50,8 +50,8 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   const double high =
       detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(S.units)).value_or(1.0);
   const auto fits = estimate_memory(spec, *c.gpu, c.layout, S.constants, share).max_batch;
-  const long long cap = running_batch(
-      std::numeric_limits<long long>::max(), fits, S.constants.engine(inf.engine));
+  const long long cap =
+      running_batch(std::numeric_limits<long long>::max(), fits, S.constants.engine(inf.engine));
   return detail::online_batch_from(share, cap, [&](long long batch) {
     const auto memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, std::min(batch, cap));
     if (memory.max_batch < 1) {
@@ -145,25 +145,15 @@ void evaluate_inference(const detail::Search& S,
                                     *t.requests_per_s,
                                     u.items);
   }
-  // Load headroom as the search computes it (search_inference.cpp, load_headroom): how far
-  // demand may grow before these replicas stop meeting targets; the cost adds replicas beyond.
-  double headroom = 1e9;
-  if (t.requests_per_s) {
-    headroom = std::min(headroom, p.requests_per_s / rate_high / *t.requests_per_s);
+  // The replicas each month of the horizon needs, as the search works them out (search.hpp,
+  // GrowthSeries); the cost adds them month by month.
+  const detail::GrowthSeries growth = detail::serving_growth(S, spec, *c.gpu, c.layout, c.replicas);
+  if (growth.unmet_month && out.problem.empty()) {
+    out.problem_kind = "latency";
+    out.problem = "misses the targets as demand grows: " + growth.unmet_reason;
   }
-  if (t.output_tokens_per_s) {
-    headroom = std::min(headroom, p.output_tokens_per_s / rate_high / *t.output_tokens_per_s);
-  }
-  if (inf.concurrency) {
-    const long long cap = running_batch(
-        std::numeric_limits<long long>::max(), c.memory.max_batch, S.constants.engine(inf.engine));
-    headroom = std::min(headroom,
-                        static_cast<double>(cap * c.replicas) /
-                            static_cast<double>(*inf.concurrency));
-  }
-  headroom = headroom > 1e8 ? 1.0 : headroom;
   std::string why;
-  if (!detail::cost_inference(S, c, std::max(1.0, headroom), why)) {
+  if (!detail::cost_inference(S, c, growth, why)) {
     if (out.problem.empty()) {
       out.problem_kind = "price";
       out.problem = why;

@@ -746,7 +746,8 @@ Plan make_plan(const Spec& spec,
   // model family's fp16 caveat (plan/generation_formats.hpp).
   for (const Candidate& c : plan.candidates) {
     std::string note = bf16_note(spec, *c.gpu, options.engines);
-    if (!note.empty() && std::find(plan.notes.begin(), plan.notes.end(), note) == plan.notes.end()) {
+    if (!note.empty() &&
+        std::find(plan.notes.begin(), plan.notes.end(), note) == plan.notes.end()) {
       plan.notes.push_back(std::move(note));
     }
   }

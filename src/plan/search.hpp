@@ -280,10 +280,8 @@ struct Variant {
 // into `made` (a rejection's fix trials search without S.variants: no copy of their spec). On a
 // GPU without bf16 a variant that keeps bf16 is its fp16 copy, made into `fp16_copies`
 // (formats_on_gpu, plan/generation_formats.hpp): the formats the GPU computes and stores.
-inline std::vector<Variant> variants_of(const Search& S,
-                                        const Gpu& g,
-                                        std::vector<Spec>& made,
-                                        std::deque<Spec>& fp16_copies) {
+inline std::vector<Variant>
+variants_of(const Search& S, const Gpu& g, std::vector<Spec>& made, std::deque<Spec>& fp16_copies) {
   std::vector<Variant> out;
   if (S.variants != nullptr) {
     for (const auto& v : *S.variants) {
@@ -320,13 +318,40 @@ bool compute_rate_known(const Spec& spec, const Gpu& g, Miss& miss);
 
 // --- Cost (cost.cpp)
 
-// Serving cost: cloud replicas added as demand grows, or on-prem bought for the horizon's peak.
-// False, with `why`, when the catalog has no price for the deployment.
-// Detail::numbers leaves out the price label, its staleness, the basis sentence, the month
-// targets stop being met and the month-by-month costs (months); the figures, the total among
-// them, are the same.
-bool cost_inference(
-    const Search& S, Candidate& c, double headroom, std::string& why, Detail detail = Detail::full);
+// Demand in each month of the horizon relative to the first: (1 + growth)^(month - 1), worked
+// out once per plan.
+const std::vector<double>& demand_curve(const Search& S);
+
+// What a serving configuration needs month by month as demand grows (docs/plan.md, "Growth"):
+// the concurrency and the rate targets grow together, and each month gets the fewest replicas
+// (never fewer than planned) that meet every target at the band's edge with memory at the
+// batch they run, found by the same replica search as month 1.
+struct GrowthSeries {
+  std::vector<long long> replicas;    // one per month
+  std::vector<long long> concurrency; // the month's concurrent requests in all (empty: offline)
+  // The first month no replica count within the limits (constraints.max_gpus, 4,096 replicas)
+  // serves, and why; the months from it on hold the most replicas tried.
+  std::optional<int> unmet_month;
+  std::string unmet_reason;
+};
+// The series of `planned` replicas of one layout (spec variant, GPU, parallelism): for plan's
+// re-evaluation of a given configuration (evaluate.cpp); the search computes it from the
+// evaluations it already holds.
+GrowthSeries
+serving_growth(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, int planned);
+// `replicas` every month (a cost lower bound, a series without growth).
+GrowthSeries flat_growth(const Search& S, long long replicas);
+
+// Serving cost: cloud replicas added month by month as `growth` says, or on-prem bought for the
+// horizon's peak month of it. False, with `why`, when the catalog has no price for the
+// deployment. Detail::numbers leaves out the price label, its staleness, the basis sentence, the
+// month targets stop being met and the month-by-month costs (months); the figures, the total
+// among them, are the same.
+bool cost_inference(const Search& S,
+                    Candidate& c,
+                    const GrowthSeries& growth,
+                    std::string& why,
+                    Detail detail = Detail::full);
 // Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
 // labels and the basis sentence out (the search scores every layout; only the best is shown).
 void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);

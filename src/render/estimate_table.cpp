@@ -437,11 +437,13 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   const long long asked = r.inference ? r.inference->offered : m.batch;
   const std::string queued =
       asked > m.batch ? fmt::format(" of the {} asked, the rest queue", asked) : std::string();
-  const std::string sequences =
-      r.replicas > 1
-          ? fmt::format(
-                "per replica: {}{} ({} over {} replicas)", held, queued, m.batch * r.replicas, r.replicas)
-          : held + queued;
+  const std::string sequences = r.replicas > 1
+                                    ? fmt::format("per replica: {}{} ({} over {} replicas)",
+                                                  held,
+                                                  queued,
+                                                  m.batch * r.replicas,
+                                                  r.replicas)
+                                    : held + queued;
   if (u.tokens == TokenRate::latent) {
     out << fmt::format("fits: {}{} {}; one pass takes at most {} {} (no KV cache: the pipeline "
                        "denoises and decodes a batch of images together)\n",

@@ -22,7 +22,21 @@ namespace {
 // whose tokens are latent positions priced per image only), and its own unit's where it has one.
 void write_cost(detail::JsonWriter& w, const WorkloadUnits& u, const Candidate& c) {
   const auto& cost = c.cost;
-  w.begin_object().member("basis", cost.basis).key("on_prem");
+  w.begin_object().member("basis", cost.basis);
+  // Month by month: the replicas that meet the targets under that month's load, their GPUs, the
+  // load (concurrent requests, online serving) and what the month costs; the TCO is their sum.
+  w.key("months").begin_array();
+  for (const MonthCost& m : cost.months) {
+    w.begin_object()
+        .member("concurrency", m.concurrency)
+        .member("gpus", m.gpus)
+        .member("month", m.month)
+        .member("replicas", m.replicas)
+        .member("usd", m.cost.si())
+        .end_object();
+  }
+  w.end_array();
+  w.key("on_prem");
   if (cost.gpus_bought > 0) {
     w.begin_object()
         .member("amortization_usd_per_month", cost.amortization_per_month.si())

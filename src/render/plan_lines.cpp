@@ -377,8 +377,9 @@ std::string short_verdict(const std::string& v) {
 }
 
 // Replicas are serving's estimate --dp, and --batch the sequences asked of each replica (those
-// beyond what it runs at once queue: estimate works out the same running batch). A workload whose precision.kv_cache names nothing (an
-// encoder, a diffusion pipeline) is given no --kv-cache format.
+// beyond what it runs at once queue: estimate works out the same running batch). A workload whose
+// precision.kv_cache names nothing (an encoder, a diffusion pipeline) is given no --kv-cache
+// format.
 std::string estimate_args(const Plan& plan, const Candidate& c) {
   return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {} --dp {} --weights {}{} "
                      "--batch {}",
@@ -393,8 +394,7 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
                      plan.units.kv_format
                          ? fmt::format(" --kv-cache {}", to_string(c.spec->precision.kv_cache))
                          : std::string(),
-                     c.inference ? std::max(c.inference->offered, c.memory.batch)
-                                 : c.memory.batch);
+                     c.inference ? std::max(c.inference->offered, c.memory.batch) : c.memory.batch);
 }
 
 std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>& rows) {

@@ -374,10 +374,21 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
              best.cost.basis,
          4);
     if (best.cost.stops_meeting_targets_month) {
-      line(fmt::format("  with demand growing {:.0f}%/month it stops meeting targets in month {} "
-                       "unless more replicas are added",
+      const MonthCost& last = best.cost.months.back();
+      line(fmt::format("  with demand growing {:.0f}%/month {} stop{} meeting the targets in "
+                       "month {}; the cost adds replicas month by month, {} by month {} ({} "
+                       "GPUs{}; JSON cost.months)",
                        100.0 * s.deployment.growth_per_month,
-                       *best.cost.stops_meeting_targets_month),
+                       best.replicas == 1 ? std::string("its one replica")
+                                          : fmt::format("its {} replicas", best.replicas),
+                       best.replicas == 1 ? "s" : "",
+                       *best.cost.stops_meeting_targets_month,
+                       last.replicas,
+                       last.month,
+                       last.gpus,
+                       last.concurrency
+                           ? fmt::format(" for {} concurrent requests", *last.concurrency)
+                           : std::string()),
            4);
     }
     if (!best.precision_note.empty()) {

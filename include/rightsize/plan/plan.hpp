@@ -51,6 +51,8 @@ struct PlanOptions {
 struct MonthCost {
   int month = 0; // 1-based
   long long replicas = 0;
+  long long gpus = 0;                   // replicas x GPUs per replica
+  std::optional<long long> concurrency; // the month's concurrent requests (online serving)
   Usd cost;
 };
 
@@ -70,7 +72,9 @@ struct CostBreakdown {
   std::optional<double> usd_per_audio_hour_at_full_load;
   Usd tco; // over the horizon (training: the whole run)
   std::vector<MonthCost> months;
-  std::optional<int> stops_meeting_targets_month; // when growth outruns the recommended size
+  // The first month the planned replicas fall short of the grown load (the cost adds replicas
+  // from then on, months[]); none when they serve the whole horizon.
+  std::optional<int> stops_meeting_targets_month;
   std::string price_label; // "$2.95/h Nebius on_demand (retrieved ..., undated)"
   bool price_stale = false;
   std::string basis; // how the cost was computed, one line; names the same counts as below
@@ -135,7 +139,8 @@ struct SpecChange {
 struct Rejection {
   std::string gpu;
   std::string code; // memory_capacity, latency_target, throughput_target, deadline,
-                    // interconnect, engine_support, compute_rate, constraint, no_price
+                    // interconnect, engine_support, compute_rate, constraint, no_price,
+                    // saturated, growth (the grown load outruns the replicas allowed)
   std::string reason;
   std::string nearest_fix;       // prose; says so when no change within the spec helps
   std::optional<SpecChange> fix; // the change that was tried and makes this GPU feasible

@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 
 using namespace rightsize;
@@ -33,8 +35,8 @@ Spec spec_with(const nlohmann::json& deployment) {
   return parse_spec(body, "spec.json");
 }
 
-// Costs `replicas` replicas of `tp` GPUs of `gpu` the way the search does, at a load headroom
-// of 1 (the planned replicas exactly meet the targets).
+// Costs `replicas` replicas of `tp` GPUs of `gpu` the way the search does, with replicas that
+// grow in proportion to demand (the planned replicas exactly meet the targets each month).
 Candidate costed(const std::string& gpu,
                  int tp,
                  long long replicas,
@@ -48,8 +50,14 @@ Candidate costed(const std::string& gpu,
   REQUIRE(c.gpu != nullptr);
   c.layout.tp = tp;
   c.replicas = static_cast<int>(replicas);
+  detail::GrowthSeries growth;
+  for (const double demand : detail::demand_curve(search)) {
+    growth.replicas.push_back(std::max<long long>(
+        replicas,
+        static_cast<long long>(std::ceil(static_cast<double>(replicas) * demand - 1e-9))));
+  }
   std::string why;
-  REQUIRE(detail::cost_inference(search, c, 1.0, why));
+  REQUIRE(detail::cost_inference(search, c, growth, why));
   return c;
 }
 
@@ -249,13 +257,24 @@ TEST_CASE("cost on-prem: every planned candidate's basis and fields agree", "[pl
     CHECK(k.gpus_needed_first == c.total_gpus());
     CHECK(k.purchase.si() == Approx(static_cast<double>(k.gpus_bought) *
                                     (c.gpu->purchase->gpu + c.gpu->purchase->server_share).si()));
-    const std::string fleet = fmt::format("{} server{} x {} = {} GPUs bought",
+    const std::string fleet = fmt::format("{} server{} x {} = {} GPU{} bought",
                                           k.servers,
                                           k.servers == 1 ? "" : "s",
                                           k.gpus_per_server,
-                                          k.gpus_bought);
+                                          k.gpus_bought,
+                                          k.gpus_bought == 1 ? "" : "s");
     CHECK(k.basis.rfind(fleet, 0) == 0);
-    CHECK(contains(k.basis, fmt::format("({} needed", k.gpus_needed_peak)));
+    // The need is stated where it differs from what is bought (a GPU that serves the whole
+    // horizon's growth alone, bought as one, has nothing to add).
+    if (k.gpus_bought != k.gpus_needed_peak || k.gpus_needed_peak != k.gpus_needed_first) {
+      CHECK(contains(k.basis, fmt::format("{} needed", k.gpus_needed_peak)));
+    }
+    // The peak month's GPUs are the most any month of the series holds.
+    long long most = 0;
+    for (const auto& m : k.months) {
+      most = std::max(most, m.gpus);
+    }
+    CHECK(most == k.gpus_needed_peak);
     double sum = 0;
     for (const auto& m : k.months) {
       sum += m.cost.si();

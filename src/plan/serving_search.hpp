@@ -1,0 +1,188 @@
+#pragma once
+
+// Inside the plan stage: the serving search's evaluator of one layout and its replica search, for
+// search_inference.cpp (layouts to candidates), replica_search.cpp (batch and replicas) and
+// growth.cpp (the replicas each month needs). Not a public header.
+
+#include "search.hpp"
+
+#include <optional>
+#include <string>
+
+namespace rightsize::detail {
+
+inline constexpr int k_max_replicas = 4096;
+
+struct Targets {
+  std::optional<Seconds> ttft;
+  std::optional<Seconds> tpot;
+  std::optional<double> rps;
+  std::optional<double> tokens;
+};
+
+// The values targets are held to: the pessimistic edge of each band (slow latency, low
+// throughput), or the point estimate with --confidence point or without bands.
+struct Held {
+  double ttft = 0; // seconds
+  double tpot = 0; // seconds
+  double requests_per_s = 0;
+  double output_tokens_per_s = 0;
+};
+
+// A one-replica evaluation as `replicas` replicas: rates scale (as with_replicas() does),
+// latencies and memory do not. Points into the layout's memo.
+struct At {
+  const Evaluated* one = nullptr;
+  int replicas = 1;
+  [[nodiscard]] const MemoryEstimate& memory() const { return one->memory; }
+  [[nodiscard]] double requests_per_s() const {
+    return one->perf.requests_per_s * static_cast<double>(replicas);
+  }
+  [[nodiscard]] double output_tokens_per_s() const {
+    return one->perf.output_tokens_per_s * static_cast<double>(replicas);
+  }
+};
+
+// The slow edges of the TTFT and TPOT bands over the point, and of the band rates are held to
+// (rate_band_metric: TPOT's, or an embedding workload's TTFT), as the search holds targets
+// (band_high_ratio); none without bands.
+struct Bands {
+  std::optional<double> ttft_high;
+  std::optional<double> tpot_high;
+  std::optional<double> rate_high;
+};
+
+// Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
+// not depend on the replica count and performance only scales with it (with_replicas), so the
+// searches over batch and replicas below re-use each one-replica evaluation.
+class LayoutEvaluator {
+public:
+  LayoutEvaluator(
+      const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, const Bands& bands)
+      : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(bands.ttft_high),
+        m_tpot_high(bands.tpot_high), m_rate_high(bands.rate_high),
+        m_shared(S.cache != nullptr && S.cache->holds(g)),
+        m_memo(m_shared
+                   ? &S.cache->memo(
+                         {&g, spec.precision.weights, spec.precision.kv_cache, p.tp, p.pp, p.ep})
+                   : &m_own_memo) {}
+  LayoutEvaluator(const LayoutEvaluator&) = delete;
+  LayoutEvaluator& operator=(const LayoutEvaluator&) = delete;
+
+  // `batch` concurrent sequences per replica (nullopt: the spec's concurrency, or all that fit).
+  At operator()(std::optional<long long> batch, int replicas) {
+    const long long key = batch.value_or(-1);
+    const auto hit = std::find_if(
+        m_memo->begin(), m_memo->end(), [&](const auto& entry) { return entry.first == key; });
+    return {hit != m_memo->end() ? hit->second : compute(key, batch), replicas};
+  }
+
+  // As inference_bands() would hold them, without building the bands: a time's slow edge is
+  // point x high_ratio, a rate's low edge point / its band's high_ratio (docs/plan.md).
+  [[nodiscard]] Held held(const At& e) const {
+    const InferencePerformance& one = e.one->perf;
+    if (m_ttft_high) {
+      return {one.ttft.si() * *m_ttft_high,
+              one.tpot.si() * *m_tpot_high,
+              e.requests_per_s() / *m_rate_high,
+              e.output_tokens_per_s() / *m_rate_high};
+    }
+    return {one.ttft.si(), one.tpot.si(), e.requests_per_s(), e.output_tokens_per_s()};
+  }
+
+  // Each batch evaluated so far (not the spec's own concurrency), with its evaluation.
+  template <class Visit> void each_known(const Visit& visit) const {
+    for (const auto& [batch, evaluated] : *m_memo) {
+      if (batch >= 0) {
+        visit(batch, *evaluated);
+      }
+    }
+  }
+
+private:
+  const Evaluated* compute(long long key, std::optional<long long> batch) {
+    if (!m_layout) {
+      m_layout = serving_layout(m_spec, m_gpu, m_p, m_s.constants, m_s.eff);
+    }
+    const Evaluated* kept =
+        m_shared ? &m_s.cache->keep(*m_layout, batch) : &m_own.emplace(*m_layout, batch);
+    m_memo->emplace_back(key, kept);
+    return kept;
+  }
+
+  const Search& m_s;
+  const Spec& m_spec;
+  const Gpu& m_gpu;
+  const Parallelism& m_p;
+  std::optional<double> m_ttft_high;
+  std::optional<double> m_tpot_high;
+  std::optional<double> m_rate_high;
+  // What the layout's evaluations share, worked out at its first (none when the plan's cache
+  // holds every batch the search asks for).
+  std::optional<ServingLayout> m_layout;
+  bool m_shared; // kept in the plan's cache
+  EvaluationCache::Memo m_own_memo;
+  EvaluationCache::Memo* m_memo; // the cache's for this layout, or m_own_memo
+  EvaluationStore m_own{16};     // when the plan's cache does not hold this GPU
+};
+
+// What the replica search must meet, read once from the spec.
+struct ServingGoal {
+  Targets targets;
+  std::optional<long long> concurrency; // total concurrent requests; none: offline (batch) serving
+  long long max_gpus = 0;
+};
+
+// One layout at one replica count: the evaluation, and which target it misses.
+struct Attempt {
+  At result;
+  std::string code;    // empty when every target holds; else latency_target or throughput_target
+  double distance = 0; // achieved / target of the missed constraint
+};
+
+// The fewest replicas of one layout that meet every target, or the most tried and why they miss.
+struct ReplicaSearch {
+  bool found = false;
+  int replicas = 0;
+  At best;          // found: the evaluation at `replicas`
+  std::string code; // not found: the target missed, as in Attempt
+  double distance = 0;
+};
+
+ServingGoal serving_goal(const Spec& s);
+// Whether latency targets hold, and by how much (held value / target, the worse of the two).
+double latency_ratio(const Targets& t, const Held& h);
+// How far throughput falls short of the targets (target / held value, the worse; <= 1: met).
+double throughput_ratio(const Targets& t, const Held& h);
+// The most sequences a replica of the layout runs at once: what its KV cache holds, capped by
+// the engine's max_num_seqs (running_batch).
+long long running_cap(const Search& S, const At& probe);
+// One replica count: the batch per replica (the spec's share, or more for a throughput target;
+// offline the largest that meets the latency targets), evaluated, and the target it misses.
+Attempt attempt_replicas(
+    const Search& S, LayoutEvaluator& eval, const At& probe, const ServingGoal& goal, int replicas);
+// Offline: each replica runs its own largest batch that meets the latency targets, independent
+// of how many replicas there are, so throughput adds up and one evaluation decides.
+ReplicaSearch offline_replicas(const Search& S,
+                               LayoutEvaluator& eval,
+                               const At& probe,
+                               const ServingGoal& goal,
+                               int max_replicas);
+// Online: the fewest replicas that meet every target (doubling, then bisection).
+ReplicaSearch online_replicas(const Search& S,
+                              LayoutEvaluator& eval,
+                              const At& probe,
+                              const ServingGoal& goal,
+                              int max_replicas);
+void consider_memory_miss(const At& at, const Parallelism& p, Miss& miss);
+void consider_target_miss(const ReplicaSearch& r, const Parallelism& p, Miss& miss);
+// The replicas each month of the horizon needs (GrowthSeries, search.hpp), month 1 being the
+// replica search's `planned` (growth.cpp).
+GrowthSeries growth_series(const Search& S,
+                           LayoutEvaluator& eval,
+                           const At& probe,
+                           const ServingGoal& goal,
+                           int planned,
+                           int max_replicas);
+
+} // namespace rightsize::detail
