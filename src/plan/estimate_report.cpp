@@ -7,6 +7,7 @@
 #include <rightsize/plan/estimate_report.hpp>
 #include <rightsize/plan/generation_formats.hpp>
 #include <rightsize/plan/precision.hpp>
+#include <rightsize/plan/unit_values.hpp>
 
 #include <fmt/format.h>
 
@@ -136,7 +137,9 @@ void price_report(EstimateReport& r, const std::string& today) {
   c.price_label = cloud_price_label(*p);
   c.price_stale = is_stale(p->as_of, today, d.stale_price_days);
   c.per_hour = p->per_gpu * static_cast<double>(gpus);
-  const double tokens_per_s = r.inference  ? r.inference->priced_tokens_per_s()
+  // Serving: at the load the spec asks for (share_at_target).
+  const double share = r.inference ? share_at_target(*r.inference, r.spec) : 1.0;
+  const double tokens_per_s = r.inference  ? r.inference->priced_tokens_per_s() * share
                               : r.training ? r.training->tokens_per_s
                                            : 0.0;
   if (tokens_per_s > 0) {
@@ -144,13 +147,14 @@ void price_report(EstimateReport& r, const std::string& today) {
   }
   if (r.spec.per_image() && r.inference && r.inference->requests_per_s > 0) {
     c.usd_per_thousand_images =
-        to_usd_per_thousand(c.per_hour / items_per_s(r.inference->requests_per_s));
+        to_usd_per_thousand(c.per_hour / items_per_s(r.inference->requests_per_s * share));
   }
   if (r.training && r.training->time_to_train) {
     c.to_train = c.per_hour * *r.training->time_to_train;
   }
   if (r.inference && r.inference->audio_seconds_per_s > 0) {
-    c.usd_per_audio_hour = (c.per_hour / items_per_hour(r.inference->audio_seconds_per_s)).si();
+    c.usd_per_audio_hour =
+        (c.per_hour / items_per_hour(r.inference->audio_seconds_per_s * share)).si();
   }
   r.cost = c;
 }

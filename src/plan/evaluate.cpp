@@ -160,16 +160,19 @@ void evaluate_inference(const detail::Search& S,
     }
     return;
   }
+  // At the load the spec asks for (share_at_target), as the search prices it.
+  const double share = share_at_target(p, spec);
   if (!c.cost.price_label.empty() && p.priced_tokens_per_s() > 0) {
     c.cost.usd_per_million_tokens =
-        to_usd_per_million(c.cost.per_hour / items_per_s(p.priced_tokens_per_s()));
+        to_usd_per_million(c.cost.per_hour / items_per_s(p.priced_tokens_per_s() * share));
     if (u.price == PriceBasis::per_thousand_images) {
       c.cost.usd_per_thousand_images =
-          to_usd_per_thousand(c.cost.per_hour / items_per_s(p.requests_per_s));
+          to_usd_per_thousand(c.cost.per_hour / items_per_s(p.requests_per_s * share));
     }
   }
   if (!c.cost.price_label.empty() && p.audio_seconds_per_s > 0) {
-    c.cost.usd_per_audio_hour = (c.cost.per_hour / items_per_hour(p.audio_seconds_per_s)).si();
+    c.cost.usd_per_audio_hour =
+        (c.cost.per_hour / items_per_hour(p.audio_seconds_per_s * share)).si();
   }
 }
 

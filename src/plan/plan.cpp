@@ -402,10 +402,14 @@ Candidate best_candidate(const Search& S, std::vector<Candidate>& found) {
   for (auto& c : found) {
     c.score = score(c, options.objective, S);
   }
-  auto best =
-      std::min_element(found.begin(), found.end(), [](const Candidate& a, const Candidate& b) {
-        return a.score < b.score;
-      });
+  // The last of the lowest: the search's `best`, which it explained, scores no higher than its
+  // `first` (the same when it kept a roomier one: search_inference.cpp, Kept::room).
+  auto best = found.begin();
+  for (auto it = found.begin(); it != found.end(); ++it) {
+    if (it->score <= best->score) {
+      best = it;
+    }
+  }
   // The spec's own formats as the GPU runs them: bf16 is fp16 where the GPU has no bf16.
   const bool no_bf16 = !computes_bf16(spec, *best->gpu, options.engines);
   const auto on_gpu = [no_bf16](DType d) { return no_bf16 && d == DType::bf16 ? DType::fp16 : d; };
@@ -604,7 +608,17 @@ void plan_slices(const Search& S, Plan& plan) {
   }
 }
 
-// Candidates by score (then name, for stable output), real misses before constraint exclusions.
+// Of two candidates that cost the same, which a buyer takes first: right-sized, then
+// over-provisioned (room to spare), then tight, then saturated.
+int verdict_order(const std::string& verdict) {
+  return verdict == "right-sized"        ? 0
+         : verdict == "over-provisioned" ? 1
+         : verdict == "tight"            ? 2
+                                         : 3;
+}
+
+// Candidates by score (then verdict, then name, for stable output), real misses before
+// constraint exclusions.
 void rank(const Search& S, Plan& plan) {
   // A stable sort of their indices, then each candidate moved once into its place: a stable sort
   // of the candidates themselves (about 5 KB each) would take a buffer of half of them or more,
@@ -615,8 +629,13 @@ void rank(const Search& S, Plan& plan) {
   std::sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
     const Candidate& a = candidates[i];
     const Candidate& b = candidates[j];
-    if (a.score != b.score) {
+    // The same score within rounding (an on-prem MIG slice and its whole GPU cost the same
+    // server): the better verdict first, a right-sized slice before an over-provisioned GPU.
+    if (std::fabs(a.score - b.score) > 1e-9 * std::max(std::fabs(a.score), std::fabs(b.score))) {
       return a.score < b.score;
+    }
+    if (verdict_order(a.verdict) != verdict_order(b.verdict)) {
+      return verdict_order(a.verdict) < verdict_order(b.verdict);
     }
     return a.gpu->name != b.gpu->name ? a.gpu->name < b.gpu->name : i < j;
   });
@@ -632,7 +651,15 @@ void rank(const Search& S, Plan& plan) {
   // workload; that shape is then named, with why it is not ranked.
   if (!plan.candidates.empty() && plan.candidates.front().verdict == "over-provisioned") {
     auto& best = plan.candidates.front();
-    if (const auto slice = smallest_slice(S, best)) {
+    // Where slices are ranked (on-prem, --share-gpus), one that served for less would rank
+    // above: none is named as if it were left out.
+    const bool slices_ranked =
+        S.spec.deployment.mode == DeploymentMode::onprem || S.options.share_gpus;
+    std::optional<std::pair<std::string, std::string>> slice;
+    if (!slices_ranked) {
+      slice = smallest_slice(S, best);
+    }
+    if (slice) {
       best.verdict_reason +=
           fmt::format("; a {} MIG slice of it would serve this workload ({}), not ranked because "
                       "cloud prices rent whole GPUs: --share-gpus ranks slices at their share of "

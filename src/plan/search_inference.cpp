@@ -4,6 +4,7 @@
 
 #include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/plan/unit_values.hpp>
 
 #include <fmt/format.h>
 
@@ -63,7 +64,22 @@ struct Kept {
   Candidate candidate;
   GrowthSeries growth;
   const Variant* variant = nullptr;
+  // What it has to spare: the smaller of the memory left and the latency slack at the band's
+  // edge (target / held - 1). Under k_tight_room the plan calls it tight (plan.cpp, set_verdict).
+  double room = 0;
 };
+
+constexpr double k_tight_room = 0.10;
+
+double room_of(const LayoutEvaluator& eval, const ServingGoal& goal, const At& at) {
+  const MemoryEstimate& m = at.memory();
+  double room = 1.0 - m.per_gpu.total() / m.budget;
+  const double ratio = latency_ratio(goal.targets, eval.held(at));
+  if (ratio > 0) {
+    room = std::min(room, 1.0 / ratio - 1.0);
+  }
+  return room;
+}
 
 // The candidate re-evaluated and re-costed with every sentence and band (Detail::full) at the
 // batch and replicas the search settled on: the same figures, now explained. Only the candidates
@@ -135,7 +151,9 @@ void price_per_token(LayoutEvaluator& eval,
                      Candidate& c,
                      const WorkloadUnits& units,
                      const Spec& spec) {
-  const double tokens_per_s = c.inference->priced_tokens_per_s();
+  // At the load the spec asks for (share_at_target), not all the fleet could serve.
+  const double share = share_at_target(*c.inference, spec);
+  const double tokens_per_s = c.inference->priced_tokens_per_s() * share;
   if (tokens_per_s <= 0) {
     return;
   }
@@ -159,7 +177,7 @@ void price_per_token(LayoutEvaluator& eval,
   // Transcription: audio hours transcribed per hour are the audio seconds per second.
   if (c.inference->audio_seconds_per_s > 0) {
     c.cost.usd_per_audio_hour =
-        (c.cost.per_hour / items_per_hour(c.inference->audio_seconds_per_s)).si();
+        (c.cost.per_hour / items_per_hour(c.inference->audio_seconds_per_s * share)).si();
     const double full_audio =
         full.one->perf.audio_seconds_per_s * static_cast<double>(full.replicas);
     if (full_audio > 0) {
@@ -193,13 +211,13 @@ std::size_t EvaluationCache::Hash::operator()(const Layout& l) const {
 
 // For each precision and layout: fit probe (one request, one replica) → replica search → cost →
 // score. Layouts that fail leave the closest miss, to explain a rejection. `found` gets the first
-// configuration that meets the spec and the best by score (the first of the lowest, as plan.cpp
-// ranks) when that is another; a layout whose lowest possible score cannot beat the best so far is
+// configuration that meets the spec and the best by score (of the lowest, the roomiest: Kept::room)
+// when that is another; a layout whose lowest possible score cannot beat the best so far is
 // skipped after its fit probe (PlanOptions::prune).
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss) {
   const ServingGoal goal = serving_goal(S.spec);
   std::optional<Kept> first; // the first configuration that meets the spec
-  std::optional<Kept> best;  // a later one that scores strictly lower, if any
+  std::optional<Kept> best;  // a later one that scores lower (or the same, roomier), if any
   double best_score = 0;     // of the best so far: `best`, else `first`
   ScoreBounds bounds;
   std::vector<Spec> made;
@@ -227,7 +245,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       // that cannot beat it is skipped whether it fits or not (its miss would not be shown, and
       // a deeper pipeline has more GPUs per replica, so its bound is no lower).
       if (first) {
-        if (const auto bound = bounds.of(S, g, p); bound && *bound >= best_score) {
+        if (const auto bound = bounds.of(S, g, p); bound && *bound > best_score) {
           continue;
         }
       }
@@ -249,7 +267,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       }
       Kept k{serving_candidate(g, p, r),
              growth_series(S, eval, probe, goal, r.replicas, max_replicas),
-             &variant};
+             &variant,
+             room_of(eval, goal, r.best)};
       if (k.growth.unmet_month) {
         miss.consider("growth", 1.0 / (1.0 + *k.growth.unmet_month), [&] {
           return fmt::format("serves month 1 with {} replica{}, but {} (TP={}{})",
@@ -274,7 +293,13 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         return;
       }
       const double sc = score(c, S.options.objective, S);
-      if (first && sc >= best_score) {
+      // A tie goes to the earlier (the spec's own formats before an allowed one) unless that is
+      // tight and this one has more to spare: a right-sized fp8 layout over a tight bf16 one at
+      // the same cost, never an fp8 one for nothing.
+      const Kept* kept = first ? (best ? &*best : &*first) : nullptr;
+      const bool roomier_tie =
+          kept != nullptr && sc == best_score && kept->room < k_tight_room && k.room > kept->room;
+      if (first && sc >= best_score && !roomier_tie) {
         continue;
       }
       (first ? best : first) = std::move(k);

@@ -2,6 +2,8 @@
 
 #include <rightsize/plan/unit_values.hpp>
 
+#include <algorithm>
+
 namespace rightsize {
 
 double rate_of(const InferencePerformance& p, RateUnit r) {
@@ -74,6 +76,18 @@ std::optional<double> price_of(const EstimateCost& c, PriceBasis basis) {
     break;
   }
   return c.usd_per_million_tokens;
+}
+
+double share_at_target(const InferencePerformance& p, const Spec& spec) {
+  const auto& t = spec.workload.inference.targets;
+  double share = 1.0;
+  if (t.requests_per_s && p.requests_per_s > 0) {
+    share = std::min(share, *t.requests_per_s / p.requests_per_s);
+  }
+  if (t.output_tokens_per_s && p.output_tokens_per_s > 0) {
+    share = std::min(share, *t.output_tokens_per_s / p.output_tokens_per_s);
+  }
+  return share;
 }
 
 } // namespace rightsize

@@ -5,6 +5,8 @@
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -188,9 +190,15 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
   CHECK(j["cost"]["usd_per_hour"].get<double>() == Approx(4 * price).epsilon(1e-12));
   CHECK(j["cost"]["kind"] == "on_demand");
   CHECK_THAT(j["cost"]["price"].get<std::string>(), Catch::Contains("on_demand"));
+  // At the load asked: the chat example's targets, 2 requests/s and 1,000 output tokens/s,
+  // where the configuration serves more.
+  const double served = j["inference"]["output_tokens_per_s"].get<double>();
+  const double share = std::min({1.0,
+                                 2.0 / j["inference"]["requests_per_s"].get<double>(),
+                                 1000.0 / served});
+  CHECK(share < 1.0);
   CHECK(j["cost"]["usd_per_million_output_tokens"].get<double>() ==
-        Approx(4 * price / (j["inference"]["output_tokens_per_s"].get<double>() * 3600) * 1e6)
-            .epsilon(1e-12));
+        Approx(4 * price / (served * share * 3600) * 1e6).epsilon(1e-12));
 
   SECTION("in the table") {
     const auto r = estimate({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "2"});

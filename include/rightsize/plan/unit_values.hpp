@@ -22,6 +22,11 @@ double rate_of(const InferencePerformance& p, RateUnit r);
 Band rate_band_of(const InferenceBands& b, const Spec& spec, RateUnit r);
 // The tokens per second `t` counts: output tokens, or the prefill's (embedded or latent) tokens.
 double tokens_of(const InferencePerformance& p, TokenRate t);
+// The share of its predicted output a configuration is asked for: its rate targets over what it
+// serves (requests/s, output tokens/s; the smaller), at most 1; 1 without rate targets (the load
+// is the concurrency's). Prices per token, image and audio hour are at this load, the one the
+// spec asks for, not at what a fleet provisioned for a latency target could serve.
+double share_at_target(const InferencePerformance& p, const Spec& spec);
 // The price per `basis` a cost holds, at the planned load or with every replica full; every
 // per-million-token basis is the cost's token price (the workload's own tokens).
 std::optional<double> price_of(const CostBreakdown& c, PriceBasis basis, bool full_load = false);

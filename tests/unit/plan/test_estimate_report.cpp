@@ -197,8 +197,9 @@ TEST_CASE("estimate report: a cloud configuration priced per hour and per item",
   const MemoryEstimate memory;
   InferencePerformance perf = chat_performance();
   SECTION("per hour and per million output tokens") {
-    // 2 replicas of tp 2: 4 GPUs x $2.50/h = $10/h; 1,200 output tokens/s are 4.32 million an
-    // hour: $10 / 4.32 = $2.3148 per million.
+    // 2 replicas of tp 2: 4 GPUs x $2.50/h = $10/h. Priced at the load asked: the target's 4
+    // requests/s are 0.8 of the 5 served (1,000 output tokens/s would be 0.83), so 0.8 x 1,200 =
+    // 960 output tokens/s, 3.456 million an hour: $10 / 3.456 = $2.8935 per million.
     EstimateReport r = report_of(spec, gpu, memory, &perf, nullptr, 2, true);
     price_report(r, "2026-11-21");
     REQUIRE(r.cost);
@@ -208,7 +209,7 @@ TEST_CASE("estimate report: a cloud configuration priced per hour and per item",
     CHECK(r.cost->price_label == "$2.50/h Acme on_demand (as of 2026-11-01)");
     CHECK_FALSE(r.cost->price_stale);
     REQUIRE(r.cost->usd_per_million_tokens);
-    CHECK(*r.cost->usd_per_million_tokens == Approx(2.3148148148));
+    CHECK(*r.cost->usd_per_million_tokens == Approx(2.8935185185));
     CHECK_FALSE(r.cost->usd_per_thousand_images);
     CHECK_FALSE(r.cost->usd_per_audio_hour);
     CHECK_FALSE(r.cost->to_train);
@@ -220,14 +221,14 @@ TEST_CASE("estimate report: a cloud configuration priced per hour and per item",
     CHECK(r.cost->price_stale);
   }
   SECTION("per audio hour") {
-    // A transcription's 90 audio seconds per second are 90 audio hours an hour: one replica of
-    // tp 2 at $5/h, $0.0556 per audio hour.
+    // A transcription's 90 audio seconds per second are 90 audio hours an hour, 72 of them at
+    // the load asked (0.8, above): one replica of tp 2 at $5/h, $0.0694 per audio hour.
     perf.audio_seconds_per_s = 90;
     EstimateReport r = report_of(spec, gpu, memory, &perf, nullptr, 1, true);
     price_report(r, "2026-11-21");
     REQUIRE(r.cost);
     REQUIRE(r.cost->usd_per_audio_hour);
-    CHECK(*r.cost->usd_per_audio_hour == Approx(5.0 / 90));
+    CHECK(*r.cost->usd_per_audio_hour == Approx(5.0 / 72));
   }
   SECTION("no price of the deployment's kind: a note") {
     nlohmann::json body = chat_json();

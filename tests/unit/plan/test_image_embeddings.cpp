@@ -13,6 +13,8 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -25,6 +27,13 @@ using rightsize::test::efficiency;
 using rightsize::test::uncertainty;
 
 namespace {
+
+// The images per second a plan prices: the spec's target when the fleet serves more (the load
+// asked, plan/unit_values.hpp share_at_target), else what it serves.
+double asked_images_per_s(const rightsize::Spec& spec, const rightsize::InferencePerformance& i) {
+  const auto& target = spec.workload.inference.targets.requests_per_s;
+  return target ? std::min(i.requests_per_s, *target) : i.requests_per_s;
+}
 
 Spec images(const char* model, nlohmann::json workload, nlohmann::json precision = "bf16") {
   workload["type"] = "embedding";
@@ -178,9 +187,10 @@ TEST_CASE("images: the plan prices a thousand images", "[plan][images]") {
     CHECK(*c.cost.usd_per_thousand_images > 0.0);
     CHECK(*c.cost.usd_per_thousand_images ==
           Approx(*c.cost.usd_per_million_tokens * 729.0 / 1000.0));
-    // $/hour over images per hour, the same figure from the other side.
+    // $/hour over the images per hour asked (the target, when the fleet serves more), the same
+    // figure from the other side.
     CHECK(*c.cost.usd_per_thousand_images ==
-          Approx(c.cost.per_hour.si() / (i.requests_per_s * 3600.0) * 1000.0));
+          Approx(c.cost.per_hour.si() / (asked_images_per_s(p.spec, i) * 3600.0) * 1000.0));
   }
 }
 
@@ -225,7 +235,7 @@ TEST_CASE("images: a ResNet is planned in images per second", "[plan][images][re
     CHECK(i.ttft.si() <= 0.2);
     REQUIRE(c.cost.usd_per_thousand_images);
     CHECK(*c.cost.usd_per_thousand_images ==
-          Approx(c.cost.per_hour.si() / (i.requests_per_s * 3600.0) * 1000.0));
+          Approx(c.cost.per_hour.si() / (asked_images_per_s(p.spec, i) * 3600.0) * 1000.0));
     REQUIRE(c.calibration);
     CHECK_FALSE(c.calibration->measured);
     CHECK_THAT(c.calibration->text,

@@ -16,6 +16,8 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -26,6 +28,13 @@ using rightsize::test::constants;
 using rightsize::test::efficiency;
 
 namespace {
+
+// The images per second a plan prices: the spec's target when the fleet serves more (the load
+// asked, plan/unit_values.hpp share_at_target), else what it serves.
+double asked_images_per_s(const rightsize::Spec& spec, const rightsize::InferencePerformance& i) {
+  const auto& target = spec.workload.inference.targets.requests_per_s;
+  return target ? std::min(i.requests_per_s, *target) : i.requests_per_s;
+}
 
 std::string pipeline_dir(const std::string& name) {
   return std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs/diffusion/" + name;
@@ -204,7 +213,7 @@ TEST_CASE("image generation: the plan prices a thousand images, uncalibrated",
     CHECK(i.ttft.si() > 0.0);
     REQUIRE(c.cost.usd_per_thousand_images);
     CHECK(*c.cost.usd_per_thousand_images ==
-          Approx(c.cost.per_hour.si() / (i.requests_per_s * 3600.0) * 1000.0));
+          Approx(c.cost.per_hour.si() / (asked_images_per_s(p.spec, i) * 3600.0) * 1000.0));
     REQUIRE(c.calibration);
     CHECK_FALSE(c.calibration->measured);
     CHECK_THAT(

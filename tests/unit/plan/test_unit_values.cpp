@@ -112,3 +112,22 @@ TEST_CASE("unit values: a plan holds its spec's description", "[plan][units]") {
   CHECK(rate_of(*best.inference, plan.units.rate) == best.inference->audio_seconds_per_s);
   CHECK(price_of(best.cost, plan.units.price) == best.cost.usd_per_audio_hour);
 }
+
+TEST_CASE("prices: $ per million tokens is at the load the spec asks for, not all a fleet serves",
+          "[plan][cost]") {
+  // Issue 43, defect 7: BGE-M3 asks 2,000 sequences/s of 512 tokens; a fleet of L40S sized for
+  // the 200 ms latency serves 5,652, and its $/MTOK was $0.000825 at those, a third of the
+  // $0.00233 that the 2,000 asked cost.
+  const Spec spec = load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/bge-m3-rag-embeddings.json");
+  const Plan plan = make_plan(
+      spec, catalog(), constants(), efficiency(), rightsize::test::cli_plan_options("2026-11-21"));
+  REQUIRE(plan.feasible());
+  for (const Candidate& c : plan.candidates) {
+    CAPTURE(c.gpu->name);
+    REQUIRE(c.cost.usd_per_million_tokens);
+    CHECK(c.inference->requests_per_s >= 2000.0);
+    // 2,000 x 512 tokens a second, 3,686.4 million an hour.
+    CHECK(*c.cost.usd_per_million_tokens == Approx(c.cost.per_hour.si() / 3686.4));
+    CHECK(share_at_target(*c.inference, spec) == Approx(2000.0 / c.inference->requests_per_s));
+  }
+}
