@@ -161,7 +161,8 @@ void add_threshold_options(CLI::App& sub, ObserveSettings& s, const std::string&
       ->check(number_in(10.0, 100.0))
       ->default_str("90")
       ->group(group);
-  sub.add_option("--min-window", s.min_window, "Shortest telemetry window judged (else: observe longer)")
+  sub.add_option(
+         "--min-window", s.min_window, "Shortest telemetry window judged (else: observe longer)")
       ->default_str("10m")
       ->group(group);
   sub.add_option("--min-samples", s.min_samples, "Fewest work samples per GPU judged")
@@ -232,7 +233,8 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
   const Catalog catalog = load_catalog(
       bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
   const GpuProducts products = load_gpu_products(bundled_data_dir(o.common) + "/deploy.json");
-  const ObserveOptions options = resolve_observe_options(o.settings, catalog);
+  ObserveOptions options = resolve_observe_options(o.settings, catalog);
+  options.serving_engines = load_engine_workload_names(bundled_data_dir(o.common) + "/deploy.json");
   const ObservedFiles files = read_observe_files(o.inputs);
   // What the inputs skipped is said now, before an analysis that may find nothing left.
   WarningLog warnings(ctx);

@@ -37,6 +37,7 @@ std::map<std::string, std::string> string_map(const FieldReader& r) {
 
 EngineRecipe read_engine(const FieldReader& e) {
   e.reject_unknown({"version",
+                    "workload_names",
                     "image",
                     "command",
                     "model_arg",

@@ -125,7 +125,9 @@ std::string recommendation_text(const WorkloadObservation& w) {
     return "keep";
   }
   if (w.verdict == "inconclusive") {
-    return r.text.rfind("fix the input", 0) == 0 ? "fix input first" : "observe longer";
+    return r.text.rfind("fix the input", 0) == 0 ? "fix input first"
+           : r.text.rfind("judge the", 0) == 0   ? "needs engine metrics"
+                                                 : "observe longer";
   }
   return gpu_text(r.gpu, r.gpus, r.partition);
 }

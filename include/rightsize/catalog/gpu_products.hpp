@@ -11,6 +11,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rightsize {
 
@@ -30,5 +31,14 @@ GpuProducts parse_gpu_products(const nlohmann::json& deploy_json, const std::str
 // Reads `path` (data/deploy.json) and parses its "gpu_products"; the rest of the file is
 // deploy's to read.
 GpuProducts load_gpu_products(const std::string& path);
+
+// Each serving engine of the "engines" object of data/deploy.json with the words that, in a
+// workload's name (a pod's), say it runs that engine ("workload_names"; the engine's own name
+// when absent), lower case. observe recognises an engine's pods by them: their memory.used is
+// what the engine preallocated, not what they need.
+using EngineWorkloadNames = std::map<std::string, std::vector<std::string>>;
+EngineWorkloadNames parse_engine_workload_names(const nlohmann::json& deploy_json,
+                                                const std::string& file);
+EngineWorkloadNames load_engine_workload_names(const std::string& path);
 
 } // namespace rightsize

@@ -59,6 +59,10 @@ struct ObserveOptions {
   std::vector<std::string> gpus; // catalog names to recommend from; empty: all with a price
   // Observed model names (as NVML writes them) mapped to catalog names: --gpu-model NAME=GPU.
   std::map<std::string, std::string> gpu_models;
+  // Serving engines by the words in a workload's name that say it runs one (data/deploy.json,
+  // "workload_names"): such a workload's memory.used is the engine's preallocation, not a need,
+  // and its gpu_utilization the engine's busy loop (docs/observe.md, "Serving engines").
+  std::map<std::string, std::vector<std::string>> serving_engines;
   // The window cut into this many equal slices for the HTML report's charts (0: none).
   int timeline_slices = 48;
 };
@@ -129,6 +133,7 @@ struct WorkloadObservation {
   std::size_t samples = 0;
   double window_s = 0;
   std::string work_metric; // which metric measured work: sm_active, gpu_utilization or trace
+  std::string engine;      // the serving engine its name says it runs (vllm ...), or empty
   std::map<Metric, Percentiles> observed;
   double memory_capacity_bytes = 0;          // per GPU (or slice)
   std::optional<double> memory_needed_bytes; // total over the workload's GPUs, buffer included

@@ -2,6 +2,7 @@
 // docs/observe.md, "From samples to a workload" and "Work: what the GPU did".
 
 #include "percentiles.hpp"
+#include "text.hpp"
 #include "workload_analysis.hpp"
 
 #include <rightsize/catalog/mig.hpp>
@@ -10,8 +11,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <numeric>
 
 namespace rightsize::analysis {
@@ -190,8 +193,30 @@ void WorkloadAnalysis::build_timeline() {
   }
 }
 
+namespace {
+
+// The serving engine the workload's name says it runs (ObserveOptions::serving_engines), or "".
+std::string engine_of(const std::string& name,
+                      const std::map<std::string, std::vector<std::string>>& engines) {
+  std::string lower = name;
+  for (char& ch : lower) {
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  for (const auto& [engine, words] : engines) {
+    for (const auto& w : words) {
+      if (!w.empty() && lower.find(w) != std::string::npos) {
+        return engine;
+      }
+    }
+  }
+  return {};
+}
+
+} // namespace
+
 void WorkloadAnalysis::measure_memory() {
   m_capacity = m_shape.plannable_memory().si();
+  m_w.engine = engine_of(m_w.name, m_o.serving_engines);
   double observed_total = 0;
   for (const auto* s : m_group.gpus) {
     const auto& totals = (*s)[Metric::memory_total].value;
@@ -232,7 +257,18 @@ void WorkloadAnalysis::measure_memory() {
       }
     }
   }
-  if (known) {
+  if (known && !m_w.engine.empty()) {
+    // A serving engine takes its memory fraction of each GPU at start (vLLM 0.90 by default)
+    // and fills it with KV cache: memory.used is what it reserved, not what the model needs.
+    m_peak_share = 0;
+    m_largest_gpu_need = 0;
+    m_w.notes.push_back(fmt::format(
+        "{} preallocates most of each GPU's memory at start (its memory fraction) for its KV "
+        "cache: the {} it holds is not what it needs, so no memory figure decides the verdict; "
+        "rightsize plan on the workload's spec sizes its memory",
+        m_w.engine,
+        gib_text(needed / std::max(1, m_w.gpus))));
+  } else if (known) {
     m_w.memory_needed_bytes = needed * (1.0 + m_o.buffer);
   } else {
     m_w.notes.push_back("no memory samples: the recommendation keeps at least the current "

@@ -51,7 +51,17 @@ void WorkloadAnalysis::find_reasons() {
                        percent(m_work_level),
                        percent(m_o.low_utilization_below)));
   }
-  if (m_work.p50 >= m_o.saturated_above) {
+  if (m_work.p50 >= m_o.saturated_above && !m_w.engine.empty() &&
+      m_w.work_metric == "gpu_utilization") {
+    // A serving engine's scheduler keeps a kernel running whenever it holds a request, so its
+    // gpu_utilization sits near 100% at any batch: no evidence of saturation.
+    reason("engine_busy",
+           fmt::format("gpu_utilization median is {} for a {} server, whose loop keeps a kernel "
+                       "running whenever it holds a request: it says nothing of how full the GPU "
+                       "is",
+                       percent(m_work.p50),
+                       m_w.engine));
+  } else if (m_work.p50 >= m_o.saturated_above) {
     // utilization.gpu counts the GPU busy whenever any kernel runs: saturated by it means
     // never idle, which a serving engine can be at a small batch. Say so.
     const char* caveat = m_w.work_metric == "gpu_utilization"

@@ -126,6 +126,15 @@ std::string WorkloadAnalysis::inconclusive_text() const {
                          format_seconds(seconds(m_o.min_window_s)));
     }
   }
+  if (has_reason("engine_busy")) {
+    return fmt::format(
+        "judge the {} server on DCGM's profiling metrics (SM activity, DRAM activity: "
+        "dcgm-exporter with DCP fields) or its own queue ({} waiting requests), or size it "
+        "with rightsize plan on its spec: its gpu_utilization and memory.used are what the "
+        "engine holds, not what it needs; keep it until then",
+        m_w.engine,
+        m_w.engine == "vllm" ? "vllm:num_requests_waiting" : "the engine's");
+  }
   if (has_reason("input_bound") && !has_reason("memory_pressure")) {
     return "fix the input pipeline first (DataLoader workers, pinned memory, prefetch), then "
            "observe again: a GPU that waits on its input would wait on any GPU, so its work "
