@@ -144,6 +144,18 @@ void check_subcommand_name(const std::vector<std::string>& args) {
   if (it == args.end()) {
     return;
   }
+  // A command's option before the command: its value would be read as the command's name
+  // ("rightsize --data DIR plan" said 'unknown command "DIR"').
+  for (auto a = args.begin(); a != it; ++a) {
+    const std::string flag = a->substr(0, a->find('='));
+    if (!is_verbosity_flag(flag) && flag != "-h" && flag != "--help" && flag != "--version") {
+      throw InputError(flag,
+                       "is not an option of rightsize itself (only -v, -q, --help and "
+                       "--version come before the command): give a command's options after "
+                       "its name (rightsize plan SPEC " +
+                           flag + " ...); see 'rightsize --help'");
+    }
+  }
   std::vector<std::string> names;
   for (const Command& c : k_commands) {
     names.emplace_back(c.name);

@@ -10,11 +10,23 @@
 namespace rightsize::detail {
 
 bool engine_runs(const Search& S, const Spec& spec, const Gpu& g, Miss& miss) {
-  if (S.options.engines == nullptr) {
-    return true;
-  }
-  // Training frameworks are not in the engine table: serving engines only.
+  // Training frameworks are not in the engine table: serving engines only. What a trainer
+  // needs of the GPU itself is fp8 math for fp8 weights (Transformer Engine, torchao: sm89+,
+  // the catalog's fp8 rate); a Turing T4 or an Ampere A100 has none.
   if (spec.workload.is_training()) {
+    if (spec.precision.weights != DType::fp8 || g.rate(TensorPrecision::fp8)) {
+      return true;
+    }
+    miss.consider({"engine_support",
+                   fmt::format("{} ({}) has no fp8 math for fp8 training weights (Transformer "
+                               "Engine and torchao need sm89+; the catalog lists no fp8 rate)",
+                               g.name,
+                               g.generation),
+                   "bf16 or fp16 weights, or QLoRA's nf4",
+                   1e299});
+    return false;
+  }
+  if (S.options.engines == nullptr) {
     return true;
   }
   const Engine engine = spec.workload.inference.engine;

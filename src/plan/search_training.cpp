@@ -184,6 +184,9 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   PendingReason reason;
   for (const Variant& variant : variants) {
     const Spec& spec = *variant.spec;
+    if (!engine_runs(S, spec, g, miss)) {
+      continue;
+    }
     for (const Parallelism& p : training_layouts(spec, g, max_gpus)) {
       const MemoryEstimate m = estimate_memory(spec, g, p, S.constants, {}, Detail::numbers);
       if (!m.fits) {

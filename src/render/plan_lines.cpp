@@ -124,13 +124,15 @@ std::string listed(const std::vector<std::string>& t, std::string_view none) {
                    : fmt::format("{}", fmt::join(t, ", "));
 }
 
-// A training plan without a deadline names the serving default's basis (see the report).
+// A training plan's deadline, if any.
 std::string training_targets(const Plan& p) {
-  std::vector<std::string> t;
-  if (p.spec.workload.training.deadline) {
-    t.push_back("deadline " + format_seconds(*p.spec.workload.training.deadline));
+  const auto& w = p.spec.workload.training;
+  if (w.deadline) {
+    return "deadline " + format_seconds(*w.deadline);
   }
-  return listed(t, names(PriceBasis::per_million_output_tokens).words);
+  // The deployment line names the ranking (tco by default: the run's cost for its tokens, a
+  // month's without tokens); "$ per million output tokens" was a serving default's.
+  return "none: no deadline";
 }
 
 std::string serving_targets(const Plan& p) {

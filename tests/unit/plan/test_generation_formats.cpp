@@ -115,10 +115,9 @@ TEST_CASE("generation formats: estimate runs bf16 as fp16 on a T4 and refuses wh
     body["constraints"] = {{"gpus", {"T4"}}};
     body["precision"] = {{"weights", "fp8"}, {"kv_cache", "fp8"}};
     const Plan p = plan_with_engines(body);
-    const auto t4_rejection =
-        std::find_if(p.rejected.begin(), p.rejected.end(), [](const Rejection& r) {
-          return r.gpu == "T4-16GB";
-        });
+    const auto t4_rejection = std::find_if(p.rejected.begin(),
+                                           p.rejected.end(),
+                                           [](const Rejection& r) { return r.gpu == "T4-16GB"; });
     REQUIRE(t4_rejection != p.rejected.end());
     CHECK(t4_rejection->code == "engine_support");
     const std::string reason = t4_rejection->reason;
@@ -129,4 +128,29 @@ TEST_CASE("generation formats: estimate runs bf16 as fp16 on a T4 and refuses wh
                           "; plan rejects it too: try other --weights or --kv-cache formats, or "
                           "another GPU");
   }
+}
+
+TEST_CASE("formats: training never offers fp8 weights on a GPU without fp8 math",
+          "[plan][formats]") {
+  // The LoRA example on a T4 (sm75) was told "try: allow fp8 weights": Turing has no fp8.
+  Spec spec = load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-2-7b-lora.json");
+  spec.constraints.gpus = {"T4-16GB"};
+  const PlanOptions options = rightsize::test::cli_plan_options("2026-11-21");
+  const Plan plan = make_plan(
+      spec, catalog(), rightsize::test::constants(), rightsize::test::efficiency(), options);
+  const auto t4 = std::find_if(plan.rejected.begin(), plan.rejected.end(), [](const Rejection& r) {
+    return r.gpu == "T4-16GB";
+  });
+  REQUIRE(t4 != plan.rejected.end());
+  CHECK_THAT(t4->nearest_fix, !Catch::Contains("allow fp8"));
+  // Asked for fp8 weights outright: refused for the GPU, not planned at 16-bit speed.
+  spec.precision.weights = DType::fp8;
+  const Plan fp8 = make_plan(
+      spec, catalog(), rightsize::test::constants(), rightsize::test::efficiency(), options);
+  const auto r = std::find_if(fp8.rejected.begin(), fp8.rejected.end(), [](const Rejection& x) {
+    return x.gpu == "T4-16GB";
+  });
+  REQUIRE(r != fp8.rejected.end());
+  CHECK(r->code == "engine_support");
+  CHECK_THAT(r->reason, Catch::Contains("T4-16GB (sm75) has no fp8 math"));
 }
