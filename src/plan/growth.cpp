@@ -76,43 +76,83 @@ GrowthSeries growth_series(const Search& S,
                            int planned,
                            int max_replicas) {
   const std::vector<double>& demand = demand_curve(S);
+  const std::size_t months = demand.size();
   GrowthSeries out;
-  out.replicas.reserve(demand.size());
+  out.replicas.assign(months, planned);
+  const auto month_goal = [&](std::size_t i) { return grown(goal, std::max(1.0, demand[i])); };
   if (goal.concurrency) {
-    out.concurrency.reserve(demand.size());
-  }
-  int last = planned;
-  for (std::size_t i = 0; i < demand.size(); ++i) {
-    const double factor = demand[i];
-    const ServingGoal month = grown(goal, std::max(1.0, factor));
-    if (goal.concurrency) {
-      out.concurrency.push_back(*month.concurrency);
+    out.concurrency.reserve(months);
+    for (std::size_t i = 0; i < months; ++i) {
+      out.concurrency.push_back(*month_goal(i).concurrency);
     }
-    if (factor > 1.0 + 1e-12 && !out.unmet_month) {
-      std::optional<int> needed;
-      if (goal.concurrency) {
-        needed = fewest_replicas_from(S, eval, probe, month, last, max_replicas);
+  }
+  // Months whose demand is no more than month 1's keep its replicas; demand grows month by month
+  // after the first that exceeds it.
+  std::size_t m = 0;
+  while (m < months && demand[m] <= 1.0 + 1e-12) {
+    ++m;
+  }
+  const auto unmet = [&](std::size_t i) {
+    out.unmet_month = static_cast<int>(i) + 1;
+    const ServingGoal g = month_goal(i);
+    out.unmet_reason = fmt::format(
+        "demand grown {:.3g}-fold by month {}{} needs more than {} replicas",
+        demand[i],
+        i + 1,
+        g.concurrency ? fmt::format(" ({} concurrent requests)", *g.concurrency) : std::string(),
+        max_replicas);
+    std::fill(
+        out.replicas.begin() + static_cast<std::ptrdiff_t>(i), out.replicas.end(), max_replicas);
+  };
+  if (!goal.concurrency) {
+    // Offline: one evaluation a month decides (offline_replicas).
+    int last = planned;
+    for (; m < months; ++m) {
+      const ReplicaSearch r = offline_replicas(S, eval, probe, month_goal(m), max_replicas);
+      if (!r.found) {
+        unmet(m);
+        break;
+      }
+      last = std::max(last, r.replicas);
+      out.replicas[m] = last;
+    }
+    return out;
+  }
+  // Online: whether r replicas meet month i's load falls with i (the load grows) and rises with
+  // r. So a count, once it serves a month, is checked at the horizon's end and else bisected
+  // over the months to the last it serves; the month after gets the fewest replicas that serve
+  // it, galloping up from the count before. A few attempts per distinct count, not per month.
+  const auto meets = [&](int r, std::size_t i) {
+    return attempt_replicas(S, eval, probe, month_goal(i), r).code.empty();
+  };
+  int count = planned;
+  while (m < months) {
+    if (meets(count, m)) {
+      std::size_t lo = m; // served
+      std::size_t hi = months - 1;
+      if (meets(count, hi)) {
+        lo = hi;
       } else {
-        const ReplicaSearch r = offline_replicas(S, eval, probe, month, max_replicas);
-        if (r.found) {
-          needed = std::max(last, r.replicas);
+        while (hi - lo > 1) {
+          const std::size_t mid = lo + (hi - lo) / 2;
+          (meets(count, mid) ? lo : hi) = mid;
         }
       }
-      if (needed) {
-        last = *needed;
-      } else {
-        out.unmet_month = static_cast<int>(i) + 1;
-        last = max_replicas;
-        out.unmet_reason = fmt::format(
-            "demand grown {:.3g}-fold by month {}{} needs more than {} replicas",
-            factor,
-            i + 1,
-            month.concurrency ? fmt::format(" ({} concurrent requests)", *month.concurrency)
-                              : std::string(),
-            max_replicas);
-      }
+      std::fill(out.replicas.begin() + static_cast<std::ptrdiff_t>(m),
+                out.replicas.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
+                count);
+      m = lo + 1;
+      continue;
     }
-    out.replicas.push_back(last);
+    const std::optional<int> next =
+        fewest_replicas_from(S, eval, probe, month_goal(m), count + 1, max_replicas);
+    if (!next) {
+      unmet(m);
+      break;
+    }
+    count = *next;
+    out.replicas[m] = count;
+    ++m;
   }
   return out;
 }

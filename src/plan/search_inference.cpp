@@ -127,6 +127,33 @@ std::optional<double> score_lower_bound(const Search& S, const Gpu& g, const Par
   return score(one, o, S);
 }
 
+// Whether `replicas` replicas of the layout every month (a lower bound of its cost with growth)
+// already score above the best so far, or the same with no more room than it: the tie rule of
+// search_inference (Kept::room) could not keep it either.
+bool score_can_only_lose(const Search& S,
+                         const Gpu& g,
+                         const Parallelism& p,
+                         int replicas,
+                         double room,
+                         double best_score,
+                         double best_room) {
+  const Objective o = S.options.objective;
+  if (o != Objective::tco && o != Objective::gpus && o != Objective::power) {
+    return false;
+  }
+  Candidate flat;
+  flat.gpu = &g;
+  flat.layout = p;
+  flat.replicas = replicas;
+  std::string why;
+  if (!cost_inference(S, flat, flat_growth(S, replicas), why, Detail::numbers)) {
+    return false;
+  }
+  const double bound = score(flat, o, S);
+  return bound > best_score ||
+         (bound == best_score && !(best_room < k_tight_room && room > best_room));
+}
+
 // score_lower_bound of one GPU's layouts, by GPUs per replica: the only term of the layout it
 // depends on (a replica's cost, power and GPU count), the same for every precision variant.
 class ScoreBounds {
@@ -265,10 +292,19 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         consider_target_miss(r, p, miss);
         continue;
       }
+      const double room = room_of(eval, goal, r.best);
+      // Month 1's replicas every month cost no more than the growth series (never fewer
+      // replicas): a layout that cannot beat (or tie, roomier) the best at that cost is skipped
+      // before its series is worked out, month by month the costliest step of a layout.
+      if (first && S.options.prune &&
+          score_can_only_lose(
+              S, g, p, r.replicas, room, best_score, best ? best->room : first->room)) {
+        continue;
+      }
       Kept k{serving_candidate(g, p, r),
              growth_series(S, eval, probe, goal, r.replicas, max_replicas),
              &variant,
-             room_of(eval, goal, r.best)};
+             room};
       if (k.growth.unmet_month) {
         miss.consider("growth", 1.0 / (1.0 + *k.growth.unmet_month), [&] {
           return fmt::format("serves month 1 with {} replica{}, but {} (TP={}{})",
