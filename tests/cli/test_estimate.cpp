@@ -185,11 +185,12 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
   REQUIRE(j["cost"].is_object());
   const double price = j["cost"]["price_usd_per_gpu_hour"];
   CHECK(price > 0);
-  // Two TP2 replicas rent the cheapest shape that holds them (issue 43): one RunPod 4x H100 SXM
-  // pod at 4 x $2.99/h, not Nebius's 1-GPU VMs (TP2 stays in one instance) nor its 8-GPU one.
+  // Two TP2 replicas rent the cheapest shape that holds them (issue 43): two RunPod 2x H100 SXM
+  // pods at 2 x $2.99/h (the 4x pod costs the same; the first listed wins the tie), not Nebius's
+  // 1-GPU VMs (TP2 stays in one instance) nor its 8-GPU one.
   CHECK(j["cost"]["usd_per_hour"].get<double>() == Approx(4 * price).epsilon(1e-12));
   CHECK_THAT(j["cost"]["price"].get<std::string>(),
-             Catch::Contains("$11.96/h RunPod 4x_H100-SXM_SECURE (4 GPUs, instance)"));
+             Catch::Contains("2 x $5.98/h RunPod 2x_H100-SXM_SECURE (2 GPUs, instance)"));
   CHECK(j["cost"]["kind"] == "on_demand");
   CHECK_THAT(j["cost"]["price"].get<std::string>(), Catch::Contains("on_demand"));
   CHECK(j["cost"]["usd_per_million_output_tokens"].get<double>() ==
@@ -200,7 +201,7 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
     const auto r = estimate({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "2"});
     CHECK_THAT(r.out, Catch::Contains("cost: "));
     // What is rented: four 1-GPU instances (issue 43: the label names the instances).
-    CHECK_THAT(r.out, Catch::Contains(" for 4 GPUs: $11.96/h RunPod 4x_H100-SXM_SECURE"));
+    CHECK_THAT(r.out, Catch::Contains(" for 4 GPUs: 2 x $5.98/h RunPod 2x_H100-SXM_SECURE"));
   }
   SECTION("on-prem says where its cost is") {
     const auto m = estimate_json({k_mixtral, "--gpu", "H100", "--tp", "2"});

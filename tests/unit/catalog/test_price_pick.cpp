@@ -25,7 +25,7 @@ Price price(std::string provider,
   p.as_of_stated = stated;
   p.instance = std::move(instance);
   p.gpus_per_instance = gpus_per_instance;
-  p.shape_stated = !instance.empty();
+  p.shape_stated = !p.instance.empty();
   return p;
 }
 
