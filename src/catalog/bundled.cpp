@@ -19,8 +19,13 @@ template <class A, class T, if_is<T, Provenance> = 0> void describe(A& a, T& p) 
 template <class A, class T, if_is<T, CatalogSource> = 0> void describe(A& a, T& s) {
   a(s.name, s.location, s.kind);
 }
+template <class A, class T, if_is<T, PriceHost> = 0> void describe(A& a, T& h) {
+  a(h.name, h.per_instance, h.provenance);
+}
 template <class A, class T, if_is<T, Price> = 0> void describe(A& a, T& p) {
-  a(p.provider, p.kind, p.per_gpu, p.as_of, p.as_of_stated, p.provenance);
+  a(p.provider, p.kind, p.per_gpu, p.listed_per_gpu, p.gpu_only, p.shape_stated, p.instance);
+  a(p.gpus_per_instance);
+  a(p.host, p.as_of, p.as_of_stated, p.provenance);
 }
 template <class A, class T, if_is<T, Purchase> = 0> void describe(A& a, T& p) {
   a(p.gpu,
@@ -88,7 +93,8 @@ template <class A, class T, if_is<T, PublishedData> = 0> void describe(A& a, T& 
 #if defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && defined(__LP64__)
 static_assert(sizeof(Provenance) == 96, "a field of Provenance is missing from describe()");
 static_assert(sizeof(CatalogSource) == 96, "a field of CatalogSource is missing from describe()");
-static_assert(sizeof(Price) == 208, "a field of Price is missing from describe()");
+static_assert(sizeof(PriceHost) == 136, "a field of PriceHost is missing from describe()");
+static_assert(sizeof(Price) == 408, "a field of Price is missing from describe()");
 static_assert(sizeof(Purchase) == 272, "a field of Purchase is missing from describe()");
 static_assert(sizeof(Mig) == 32, "a field of Mig is missing from describe()");
 static_assert(sizeof(Gpu) == 744, "a field of Gpu is missing from describe()");

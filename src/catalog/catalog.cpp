@@ -126,6 +126,38 @@ void check_overlay_prices(const FieldReader& entry) {
     }
     (void)price.optional_string("provider");
     (void)price.optional_string("kind");
+    (void)price.optional_string("instance");
+  }
+}
+
+// An overlay price replaces the bundled price of the same (provider, kind, instance); one that
+// names no instance replaces every shape of its (provider, kind), as one price of a GPU there.
+// New prices go in front, in the overlay's order (`added` so far), so that its errors point at
+// the same index as in the overlay file.
+void merge_price(nlohmann::json& prices, const nlohmann::json& p, std::size_t& added) {
+  const auto same_kind = [&](const nlohmann::json& q) {
+    return q.value("provider", "") == p.value("provider", "") &&
+           q.value("kind", "") == p.value("kind", "");
+  };
+  const bool shaped = p.contains("instance") && p["instance"].is_string();
+  const auto same = [&](const nlohmann::json& q) {
+    return same_kind(q) && (!shaped || q.value("instance", "") == p["instance"].get<std::string>());
+  };
+  const auto first = std::find_if(prices.begin(), prices.end(), same);
+  if (first == prices.end()) {
+    prices.insert(prices.begin() + static_cast<std::ptrdiff_t>(added), p);
+    ++added;
+    return;
+  }
+  *first = p;
+  if (!shaped) {
+    nlohmann::json kept = nlohmann::json::array();
+    for (auto it = prices.begin(); it != prices.end(); ++it) {
+      if (it == first || !same(*it)) {
+        kept.push_back(*it);
+      }
+    }
+    prices = std::move(kept);
   }
 }
 
@@ -134,17 +166,9 @@ void check_overlay_prices(const FieldReader& entry) {
 void merge_into(nlohmann::json& base, const nlohmann::json& over) {
   for (const auto& [key, value] : over.items()) {
     if (key == "prices" && base.contains(key) && base[key].is_array() && value.is_array()) {
+      std::size_t added = 0;
       for (const auto& p : value) {
-        auto& prices = base[key];
-        const auto same = std::find_if(prices.begin(), prices.end(), [&](const auto& q) {
-          return q.value("provider", "") == p.value("provider", "") &&
-                 q.value("kind", "") == p.value("kind", "");
-        });
-        if (same != prices.end()) {
-          *same = p;
-        } else {
-          prices.insert(prices.begin(), p);
-        }
+        merge_price(base[key], p, added);
       }
     } else if (value.is_object() && base.contains(key) && base[key].is_object()) {
       merge_into(base[key], value);

@@ -287,6 +287,10 @@ private:
       e.reject_unknown({"provider",
                         "kind",
                         "usd_per_gpu_hour",
+                        "includes",
+                        "instance",
+                        "gpus_per_instance",
+                        "host",
                         "as_of",
                         "as_of_kind",
                         "source",
@@ -298,8 +302,10 @@ private:
       price.kind = e.choice<std::string>(
           "kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
     });
-    guard_price_field(
-        [&] { price.per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000))); });
+    guard_price_field([&] {
+      price.listed_per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000)));
+    });
+    read_price_shape(e, price);
     guard_price_field([&] { read_date(e, "as_of", price.as_of); });
     guard_price_field([&] {
       if (e.has("as_of_kind")) {
@@ -308,6 +314,45 @@ private:
     });
     guard_price_field([&] { check_source(e, price.provenance); });
     return price;
+  }
+
+  // What a price includes and the shape it is for (docs/catalog.md, "Prices"): absent, a whole
+  // instance of one GPU. A gpu_only price is completed with its host, per GPU of the instance.
+  void read_price_shape(const FieldReader& e, Price& price) {
+    guard_price_field([&] {
+      if (e.has("includes")) {
+        price.gpu_only =
+            e.choice<bool>("includes", {{"instance", false}, {"gpu_only", true}});
+      }
+    });
+    guard_price_field([&] { price.instance = e.optional_string("instance").value_or(""); });
+    price.shape_stated = e.has("gpus_per_instance");
+    guard_price_field([&] {
+      price.gpus_per_instance =
+          static_cast<int>(e.optional_integer("gpus_per_instance", Range::between(1, 72))
+                               .value_or(1));
+    });
+    guard_price_field([&] {
+      if (!e.has("host")) {
+        return;
+      }
+      const auto h = e.object("host");
+      h.reject_unknown({"name", "usd_per_hour", "source", "note", "confidence"});
+      PriceHost host;
+      host.name = h.string("name");
+      host.per_instance = usd_per_hour(h.number("usd_per_hour", Range::positive(1000)));
+      check_source(h, host.provenance);
+      if (!price.gpu_only) {
+        e.member("host").fail("a host completes a \"gpu_only\" price; this price includes "
+                              "the instance (set \"includes\": \"gpu_only\" or drop the host)");
+      }
+      price.host = host;
+    });
+    price.per_gpu = price.listed_per_gpu;
+    if (price.host) {
+      const double n = price.gpus_per_instance;
+      price.per_gpu = (price.listed_per_gpu * n + price.host->per_instance) / n;
+    }
   }
 
   // Like Problems::guard, and counts the failures so that read_prices can tell a bad price.

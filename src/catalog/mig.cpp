@@ -89,6 +89,13 @@ std::optional<Gpu> mig_slice(const Gpu& g,
   if (priced) {
     for (auto& price : s.prices) {
       price.per_gpu = price.per_gpu * share;
+      price.listed_per_gpu = price.listed_per_gpu * share;
+      // A slice is rented by itself at its share (docs/catalog.md, "MIG slices"), not packed into
+      // its GPU's instance shape.
+      price.gpus_per_instance = 1;
+      if (price.host) {
+        price.host->per_instance = price.host->per_instance * share;
+      }
     }
     if (s.purchase) {
       // Bought, a GPU holds floor(1 / share) such slices: each costs that fraction of it.

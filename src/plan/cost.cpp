@@ -12,7 +12,25 @@
 
 namespace rightsize::detail {
 
-namespace {} // namespace
+namespace {
+
+// "1 instance x $5.67/h (g5.12xlarge, 4 GPUs) for 2 replicas of 2 GPUs": the fleet a cost pays.
+std::string fleet_basis(const PricedFleet& f, int per_replica, long long replicas) {
+  const Price& p = *f.price;
+  return fmt::format("{} instance{} x {} ({}{} GPU{}) for {} replica{} of {} GPU{}",
+                     f.instances,
+                     f.instances == 1 ? "" : "s",
+                     format_usd_per_hour(p.per_instance()),
+                     p.instance.empty() ? std::string() : p.instance + ", ",
+                     p.gpus_per_instance,
+                     p.gpus_per_instance == 1 ? "" : "s",
+                     replicas,
+                     replicas == 1 ? "" : "s",
+                     per_replica,
+                     per_replica == 1 ? "" : "s");
+}
+
+} // namespace
 
 const std::vector<double>& demand_curve(const Search& S) {
   const Deployment& d = S.spec.deployment;
@@ -219,78 +237,82 @@ bool cost_inference(
     cost_on_prem_inference(S, c, growth, detail);
     return true;
   }
-  const Price* p = pick_price(g, d.price_kind, d.provider);
-  if (p == nullptr) {
-    why = fmt::format("no {} price{} in the catalog",
-                      d.price_kind,
-                      d.provider ? " from " + *d.provider : std::string());
+  const int per_replica = c.gpus_per_replica();
+  const ReplicaGpus replica{per_replica, c.layout.tp};
+  // Priced as the instances a provider sells (catalog/price_pick.hpp): each month, the cheapest
+  // shape that holds that month's replicas, every GPU of each instance paid for.
+  const auto now = pick_fleet(g, d.price_kind, d.provider, replica, c.replicas, &why);
+  if (!now) {
     return false;
   }
-  const int per_replica = c.gpus_per_replica();
   const Seconds month = hours(d.hours_per_month);
   CostBreakdown& k = c.cost;
   if (detail == Detail::full) {
-    k.price_label = cloud_price_label(*p);
-    k.price_stale = is_stale(p->as_of, S.options.today, d.stale_price_days);
+    k.price_label = cloud_fleet_label(*now);
+    k.price_stale = is_stale(now->price->as_of, S.options.today, d.stale_price_days);
   }
-  k.per_hour = p->per_gpu * static_cast<double>(c.total_gpus());
+  k.per_hour = now->per_hour();
   // Cloud adds replicas month by month as demand grows.
   const bool record = detail == Detail::full; // the search needs the sum, not the months
   const std::vector<long long>& replicas = growth.replicas;
   if (record) {
     k.months.reserve(replicas.size());
   }
+  PricedFleet last_fleet = *now;
   for (int m = 1; m <= static_cast<int>(replicas.size()); ++m) {
     const long long n = replicas[static_cast<std::size_t>(m - 1)];
-    const Usd cost = p->per_gpu * static_cast<double>(n * per_replica) * month;
+    const auto f = pick_fleet(g, d.price_kind, d.provider, replica, n, &why);
+    if (!f) {
+      return false;
+    }
+    const Usd cost = f->per_hour() * month;
     if (record) {
       k.months.push_back(month_cost(growth, m, per_replica, cost));
     }
     k.tco += cost;
+    last_fleet = *f;
   }
   if (detail == Detail::numbers) {
     return true;
   }
   const long long last = replicas.empty() ? c.replicas : replicas.back();
-  k.basis = last > c.replicas
-                ? fmt::format("{} GPU{} x {} x {:.0f} h/month, replicas added month by month as "
-                              "demand grows {:.0f}%/month ({} GPUs by month {})",
-                              c.total_gpus(),
-                              c.total_gpus() == 1 ? "" : "s",
-                              format_usd_per_hour(p->per_gpu),
-                              d.hours_per_month,
-                              100.0 * d.growth_per_month,
-                              last * per_replica,
-                              replicas.size())
-                : fmt::format("{} GPU{} x {} x {:.0f} h/month{}",
-                              c.total_gpus(),
-                              c.total_gpus() == 1 ? "" : "s",
-                              format_usd_per_hour(p->per_gpu),
-                              d.hours_per_month,
-                              d.growth_per_month > 0
-                                  ? fmt::format(", enough for demand growing {:.0f}%/month",
-                                                100.0 * d.growth_per_month)
-                                  : std::string());
+  k.basis = fmt::format("{} x {:.0f} h/month{}", fleet_basis(*now, per_replica, c.replicas),
+                        d.hours_per_month,
+                        last > c.replicas
+                            ? fmt::format(", instances added month by month as demand grows "
+                                          "{:.0f}%/month ({} by month {})",
+                                          100.0 * d.growth_per_month,
+                                          fleet_basis(last_fleet, per_replica, last),
+                                          replicas.size())
+                        : d.growth_per_month > 0
+                            ? fmt::format(", enough for demand growing {:.0f}%/month",
+                                          100.0 * d.growth_per_month)
+                            : std::string());
   k.stops_meeting_targets_month = stops_meeting_targets(c, growth);
   return true;
 }
 
-// A training run costs its GPUs for the time to train (a month when no token count is given).
-void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail) {
+// A training run costs its GPUs for the time to train (a month when no token count is given): in
+// the cloud, the instances that hold its one replica of all its GPUs. False when no shape sold
+// holds them.
+bool cost_training(const Search& S, const Price* price, Candidate& c, Detail detail) {
   const Deployment& d = S.spec.deployment;
   const TrainingPerformance& t = *c.training;
   const Seconds run = t.time_to_train.value_or(hours(d.hours_per_month));
-  const double gpus = c.layout.gpus();
+  const int gpus = c.layout.gpus();
   if (d.mode == DeploymentMode::cloud) {
-    c.cost.per_hour = price->per_gpu * gpus;
+    (void)price;
+    const auto fleet = pick_fleet(*c.gpu, d.price_kind, d.provider, ReplicaGpus{gpus, c.layout.tp}, 1);
+    if (!fleet) {
+      return false;
+    }
+    c.cost.per_hour = fleet->per_hour();
     c.cost.tco = c.cost.per_hour * run;
     if (detail == Detail::full) {
-      c.cost.price_label = cloud_price_label(*price);
-      c.cost.price_stale = is_stale(price->as_of, S.options.today, d.stale_price_days);
-      c.cost.basis = fmt::format("{:.0f} GPU{} x {} for {}{}",
-                                 gpus,
-                                 gpus == 1.0 ? "" : "s",
-                                 format_usd_per_hour(price->per_gpu),
+      c.cost.price_label = cloud_fleet_label(*fleet);
+      c.cost.price_stale = is_stale(fleet->price->as_of, S.options.today, d.stale_price_days);
+      c.cost.basis = fmt::format("{} for {}{}",
+                                 fleet_basis(*fleet, gpus, 1),
                                  format_seconds(run),
                                  t.time_to_train ? "" : " (a month: no tokens given)");
     }
@@ -312,6 +334,7 @@ void cost_training(const Search& S, const Price* price, Candidate& c, Detail det
     c.cost.usd_per_million_tokens =
         to_usd_per_million(c.cost.per_hour / items_per_s(t.tokens_per_s));
   }
+  return true;
 }
 
 } // namespace rightsize::detail

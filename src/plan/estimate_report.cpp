@@ -122,8 +122,7 @@ void price_report(EstimateReport& r, const std::string& today) {
                   "by rightsize plan (docs/plan.md, \"Cost\")";
     return;
   }
-  const Price* p = pick_price(r.gpu, d.price_kind, d.provider);
-  if (p == nullptr) {
+  if (pick_price(r.gpu, d.price_kind, d.provider) == nullptr) {
     r.cost_note = fmt::format("no {} price{} for {} in the catalog; add one with --catalog "
                               "(docs/catalog.md)",
                               d.price_kind,
@@ -131,12 +130,23 @@ void price_report(EstimateReport& r, const std::string& today) {
                               r.gpu.name);
     return;
   }
-  const int gpus = r.parallelism.gpus() * r.replicas;
+  // The instances that hold the replicas, as plan prices them (catalog/price_pick.hpp).
+  std::string why;
+  const auto fleet = pick_fleet(r.gpu,
+                                d.price_kind,
+                                d.provider,
+                                ReplicaGpus{r.parallelism.gpus(), r.parallelism.tp},
+                                r.replicas,
+                                &why);
+  if (!fleet) {
+    r.cost_note = why + "; add a price for a shape that holds it with --catalog (docs/catalog.md)";
+    return;
+  }
   EstimateCost c;
-  c.price = *p;
-  c.price_label = cloud_price_label(*p);
-  c.price_stale = is_stale(p->as_of, today, d.stale_price_days);
-  c.per_hour = p->per_gpu * static_cast<double>(gpus);
+  c.price = *fleet->price;
+  c.price_label = cloud_fleet_label(*fleet);
+  c.price_stale = is_stale(fleet->price->as_of, today, d.stale_price_days);
+  c.per_hour = fleet->per_hour();
   // Serving: at the load the spec asks for (share_at_target).
   const double share = r.inference ? share_at_target(*r.inference, r.spec) : 1.0;
   const double tokens_per_s = r.inference  ? r.inference->priced_tokens_per_s() * share

@@ -212,7 +212,17 @@ void evaluate_training(const detail::Search& S, Candidate& c, ConfigurationEvalu
     }
     return;
   }
-  detail::cost_training(S, price, c);
+  if (!detail::cost_training(S, price, c) && out.problem.empty()) {
+    std::string why;
+    (void)pick_fleet(*c.gpu,
+                     spec.deployment.price_kind,
+                     spec.deployment.provider,
+                     ReplicaGpus{c.layout.gpus(), c.layout.tp},
+                     1,
+                     &why);
+    out.problem_kind = "price";
+    out.problem = why;
+  }
 }
 
 } // namespace

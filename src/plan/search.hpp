@@ -343,8 +343,9 @@ serving_growth(const Search& S, const Spec& spec, const Gpu& g, const Parallelis
 GrowthSeries flat_growth(const Search& S, long long replicas);
 
 // Serving cost: cloud replicas added month by month as `growth` says, or on-prem bought for the
-// horizon's peak month of it. False, with `why`, when the catalog has no price for the
-// deployment. Detail::numbers leaves out the price label, its staleness, the basis sentence, the
+// horizon's peak month of it; in the cloud each month rents the cheapest instances that hold
+// its replicas (pick_fleet). False, with `why`, when the catalog has no price for the deployment
+// or no shape sold holds the layout. Detail::numbers leaves out the price label, its staleness, the basis sentence, the
 // month targets stop being met and the month-by-month costs (months); the figures, the total
 // among them, are the same.
 bool cost_inference(const Search& S,
@@ -352,9 +353,10 @@ bool cost_inference(const Search& S,
                     const GrowthSeries& growth,
                     std::string& why,
                     Detail detail = Detail::full);
-// Training cost for the time to train; `price` may be null on-prem. Detail::numbers leaves the
+// Training cost for the time to train; `price` may be null on-prem (the cloud picks its instances
+// with pick_fleet). False when no instance shape holds the job's GPUs. Detail::numbers leaves the
 // labels and the basis sentence out (the search scores every layout; only the best is shown).
-void cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);
+bool cost_training(const Search& S, const Price* price, Candidate& c, Detail detail = Detail::full);
 
 // --- MIG slices (catalog/mig.hpp)
 

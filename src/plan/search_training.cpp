@@ -154,7 +154,7 @@ Candidate training_candidate(
   if (S.options.uncertainty != nullptr) {
     c.training_bands = training_bands(*c.training, *S.options.uncertainty, S.eff.family_name(g));
   }
-  cost_training(S, price, c);
+  (void)cost_training(S, price, c); // the layout was costed when it was chosen
   return c;
 }
 
@@ -221,7 +221,9 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
       trial.memory = m;
       trial.training = t;
       trial.cost = {};
-      cost_training(S, price, trial, Detail::numbers);
+      if (!cost_training(S, price, trial, Detail::numbers)) {
+        continue; // no instance shape sold holds this layout's GPUs
+      }
       const double sc = score(trial, S.options.objective, S);
       if (best_variant == nullptr || sc < best_score) {
         best_variant = &variant;

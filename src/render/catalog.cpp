@@ -14,8 +14,29 @@ namespace rightsize {
 
 namespace {
 
+// "$1.42/GPU-h AWS on_demand, g5.12xlarge (4 GPUs, instance $5.67/h) (retrieved ...)"; a GPU-only
+// price shows its host and the completed price, or that it is not used without one.
 std::string price_label(const Price& p, const CatalogView& view) {
-  std::string s = fmt::format("{} {} {}", format_usd_per_hour(p.per_gpu), p.provider, p.kind);
+  std::string s =
+      fmt::format("{}/GPU-h {} {}, {}{} GPU{}",
+                  format_usd(usd(p.per_gpu.si())),
+                  p.provider,
+                  p.kind,
+                  p.instance.empty() ? std::string() : p.instance + " (",
+                  p.gpus_per_instance,
+                  p.gpus_per_instance == 1 ? "" : "s");
+  if (p.host) {
+    s += fmt::format(", GPU only {}/GPU-h + host {} {}/h [{}]",
+                     format_usd(usd(p.listed_per_gpu.si())),
+                     p.host->name,
+                     format_usd(usd(p.host->per_instance.si())),
+                     p.host->provenance.source);
+  } else if (p.gpu_only) {
+    s += ", GPU only, no host: not used";
+  } else {
+    s += fmt::format(", instance {}", format_usd_per_hour(p.per_instance()));
+  }
+  s += p.instance.empty() ? "" : ")";
   s += p.as_of_stated ? fmt::format(" (as of {})", p.as_of)
                       : fmt::format(" (retrieved {}, source undated)", p.as_of);
   if (is_stale(p.as_of, view.today, view.stale_days)) {
@@ -79,7 +100,7 @@ void require_sources(const CatalogView& view) {
 const Price* cheapest_on_demand(const Gpu& g) {
   const Price* best = nullptr;
   for (const auto& p : g.prices) {
-    if (p.kind == "on_demand" && (best == nullptr || p.per_gpu < best->per_gpu)) {
+    if (p.kind == "on_demand" && p.usable() && (best == nullptr || p.per_gpu < best->per_gpu)) {
       best = &p;
     }
   }
@@ -94,9 +115,21 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
   }
   nlohmann::json prices = nlohmann::json::array();
   for (const auto& p : g.prices) {
+    nlohmann::json host(nullptr);
+    if (p.host) {
+      host = {{"name", p.host->name},
+              {"usd_per_hour", p.host->per_instance.si()},
+              {"source", p.host->provenance.source}};
+    }
     prices.push_back({{"provider", p.provider},
                       {"kind", p.kind},
-                      {"usd_per_gpu_hour", p.per_gpu.si()},
+                      {"usd_per_gpu_hour", p.listed_per_gpu.si()},
+                      {"includes", p.gpu_only ? "gpu_only" : "instance"},
+                      {"instance", p.instance},
+                      {"gpus_per_instance", p.gpus_per_instance},
+                      {"host", host},
+                      {"effective_usd_per_gpu_hour", p.per_gpu.si()},
+                      {"used", p.usable()},
                       {"as_of", p.as_of},
                       {"as_of_kind", p.as_of_stated ? "stated" : "retrieved"},
                       {"stale", is_stale(p.as_of, view.today, view.stale_days)},

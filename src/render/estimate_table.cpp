@@ -568,7 +568,8 @@ void render_cost(const EstimateReport& r, std::ostream& out) {
   }
   const auto& c = *r.cost;
   const int gpus = r.parallelism.gpus() * r.replicas;
-  out << fmt::format("\ncost: {} = {} GPU{} x {}{}\n",
+  // The label is what is rented: "2 x $5.67/h AWS g5.12xlarge (4 GPUs, instance) ...".
+  out << fmt::format("\ncost: {} for {} GPU{}: {}{}\n",
                      format_usd_per_hour(c.per_hour),
                      gpus,
                      gpus == 1 ? "" : "s",

@@ -513,7 +513,7 @@ TEST_CASE("bad input: names in another case are not bad input", "[bad_input][cli
       run_binary("plan " + spec + " --provider aws --format json", "RIGHTSIZE_TODAY=2026-11-22");
   INFO(json.err);
   CHECK(json.exit_code == 0);
-  CHECK_THAT(json.out, Catch::Contains("AWS on_demand"));
+  CHECK_THAT(json.out, Catch::Contains("/h AWS "));
   CHECK_THAT(json.out, !Catch::Contains("RunPod"));
   CHECK(run_binary("plan " + spec + " --price-kind On-Demand", "RIGHTSIZE_TODAY=2026-11-22")
             .exit_code == 0);

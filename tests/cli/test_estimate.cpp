@@ -187,7 +187,12 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
   REQUIRE(j["cost"].is_object());
   const double price = j["cost"]["price_usd_per_gpu_hour"];
   CHECK(price > 0);
+  // Two TP2 replicas rent the cheapest shape that holds them (issue 43): two RunPod 2x H100 SXM
+  // pods at 2 x $2.99/h (the 4x pod costs the same; the first listed wins the tie), not Nebius's
+  // 1-GPU VMs (TP2 stays in one instance) nor its 8-GPU one.
   CHECK(j["cost"]["usd_per_hour"].get<double>() == Approx(4 * price).epsilon(1e-12));
+  CHECK_THAT(j["cost"]["price"].get<std::string>(),
+             Catch::Contains("2 x $5.98/h RunPod 2x_H100-SXM_SECURE (2 GPUs, instance)"));
   CHECK(j["cost"]["kind"] == "on_demand");
   CHECK_THAT(j["cost"]["price"].get<std::string>(), Catch::Contains("on_demand"));
   // At the load asked: the chat example's targets, 2 requests/s and 1,000 output tokens/s,
@@ -203,7 +208,8 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
   SECTION("in the table") {
     const auto r = estimate({k_chat, "--gpu", "H100", "--tp", "2", "--dp", "2"});
     CHECK_THAT(r.out, Catch::Contains("cost: "));
-    CHECK_THAT(r.out, Catch::Contains("4 GPUs x $"));
+    // What is rented: four 1-GPU instances (issue 43: the label names the instances).
+    CHECK_THAT(r.out, Catch::Contains(" for 4 GPUs: 2 x $5.98/h RunPod 2x_H100-SXM_SECURE"));
   }
   SECTION("on-prem says where its cost is") {
     const auto m = estimate_json({k_mixtral, "--gpu", "H100", "--tp", "2"});

@@ -27,13 +27,39 @@ struct Provenance {
   std::string confidence; // "", "low", "medium", "high"
 };
 
+// The VM a GPU-only price needs to run (docs/catalog.md, "Prices"): priced per instance.
+struct PriceHost {
+  std::string name; // "n1-standard-4"
+  UsdPerHour per_instance;
+  Provenance provenance;
+};
+
 struct Price {
   std::string provider;
   std::string kind; // on_demand, spot, committed
+  // What one GPU costs with all it needs to run: the listed usd_per_gpu_hour for an "instance"
+  // price; for a "gpu_only" price with a host, (listed x gpus_per_instance + host) /
+  // gpus_per_instance; for a "gpu_only" price without one, the listed price (never used: usable()).
   UsdPerHour per_gpu;
+  UsdPerHour listed_per_gpu;      // usd_per_gpu_hour as the file gives it
+  bool gpu_only = false;          // "includes": "gpu_only" (else "instance": the VM with its vCPU, RAM)
+  // The file states gpus_per_instance. A price without it (an overlay's contract price) is a
+  // 1-GPU instance whose shape is not known: a tensor-parallel replica may span such instances,
+  // priced per GPU as before shapes were listed (price_pick.hpp).
+  bool shape_stated = false;
+  std::string instance;           // the shape the price is for ("g5.12xlarge"); empty when unstated
+  int gpus_per_instance = 1;      // GPUs in that shape: a fleet rents whole instances of them
+  std::optional<PriceHost> host;  // a gpu_only price's VM, per instance
   std::string as_of;        // YYYY-MM-DD
   bool as_of_stated = true; // false: the source is undated and as_of is when it was retrieved
   Provenance provenance;
+
+  // A price plan, estimate and observe may rank and cost with: a whole instance, or a GPU-only
+  // price completed with its host.
+  [[nodiscard]] bool usable() const { return !gpu_only || host.has_value(); }
+  [[nodiscard]] UsdPerHour per_instance() const {
+    return per_gpu * static_cast<double>(gpus_per_instance);
+  }
 };
 
 struct Purchase {

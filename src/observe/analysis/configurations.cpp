@@ -74,11 +74,12 @@ double share_of_gpu(const Gpu& whole, const Gpu& shape) {
 }
 
 std::optional<double> monthly(const Gpu& shape, int count, const ObserveOptions& o) {
-  const Price* price = pick_price(shape, o.pricing.price_kind, o.pricing.provider);
-  if (price == nullptr) {
+  // The instances that hold `count` GPUs, as plan and estimate price them (catalog/price_pick.hpp).
+  const auto fleet = pick_fleet(shape, o.pricing.price_kind, o.pricing.provider, ReplicaGpus{}, count);
+  if (!fleet) {
     return std::nullopt;
   }
-  return price->per_gpu.si() * o.pricing.hours_per_month * count;
+  return fleet->per_hour().si() * o.pricing.hours_per_month;
 }
 
 bool covers(const Option& o, const Need& need) {

@@ -89,7 +89,12 @@ Gpu made_up_gpu() {
   g.gpu_link_kind = "nvlink4";
   g.nvlink_domain = 8;
   g.mig = Mig{7, {"1g.10gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"}};
-  g.prices.push_back(Price{"Cloud", "on_demand", usd_per_hour(2.80), "2026-11-21", true, {}});
+  Price cloud;
+  cloud.provider = "Cloud";
+  cloud.kind = "on_demand";
+  cloud.per_gpu = cloud.listed_per_gpu = usd_per_hour(2.80);
+  cloud.as_of = "2026-11-21";
+  g.prices.push_back(cloud);
   Purchase p;
   p.gpu = usd(28000);
   p.server_share = usd(7000);
