@@ -3,6 +3,8 @@
 
 #include "serving_search.hpp"
 
+#include <rightsize/core/bisect.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -58,11 +60,7 @@ std::optional<int> fewest_replicas_from(const Search& S,
     lo = hi;
     step *= 2;
   }
-  while (hi - lo > 1) {
-    const int mid = lo + (hi - lo) / 2;
-    (meets(mid) ? hi : lo) = mid;
-  }
-  return hi;
+  return first_holding(lo, hi, meets);
 }
 
 } // namespace
@@ -133,10 +131,8 @@ GrowthSeries growth_series(const Search& S,
       if (meets(count, hi)) {
         lo = hi;
       } else {
-        while (hi - lo > 1) {
-          const std::size_t mid = lo + (hi - lo) / 2;
-          (meets(count, mid) ? lo : hi) = mid;
-        }
+        // The last month served: one before the first it no longer serves.
+        lo = first_holding(lo, hi, [&](std::size_t i) { return !meets(count, i); }) - 1;
       }
       std::fill(out.replicas.begin() + static_cast<std::ptrdiff_t>(m),
                 out.replicas.begin() + static_cast<std::ptrdiff_t>(lo) + 1,
