@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -31,22 +32,20 @@ inline CliResult run_in_process(const std::vector<std::string>& args) {
   return r;
 }
 
-// Runs the real binary through the shell; stderr is captured into a temporary file. `prefix`
-// goes before the binary (environment assignments, `timeout 20`).
-inline CliResult run_binary(const std::string& args, const std::string& prefix = "") {
+// Runs a shell command, its stdout read through a pipe and its stderr captured through a
+// temporary file; none when the shell cannot be started.
+inline std::optional<CliResult> run_command(const std::string& command) {
   std::string err_file = "/tmp/rightsize-test-stderr-XXXXXX";
   const int fd = ::mkstemp(err_file.data());
   if (fd >= 0) {
     ::close(fd);
   }
-  const std::string command =
-      prefix + " " + std::string(RIGHTSIZE_BINARY) + " " + args + " 2>" + err_file;
-  CliResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
+  FILE* pipe = ::popen(("{ " + command + "; } 2>" + err_file).c_str(), "r");
   if (pipe == nullptr) {
-    r.exit_code = -1;
-    return r;
+    std::remove(err_file.c_str());
+    return std::nullopt;
   }
+  CliResult r;
   std::array<char, 4096> buffer{};
   std::size_t n = 0;
   while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
@@ -62,6 +61,13 @@ inline CliResult run_binary(const std::string& args, const std::string& prefix =
   }
   std::remove(err_file.c_str());
   return r;
+}
+
+// Runs the real binary through the shell (run_command). `prefix` goes before the binary
+// (environment assignments, `timeout 20`).
+inline CliResult run_binary(const std::string& args, const std::string& prefix = "") {
+  return run_command(prefix + " " + std::string(RIGHTSIZE_BINARY) + " " + args)
+      .value_or(CliResult{-1, "", ""});
 }
 
 } // namespace rightsize::test

@@ -13,7 +13,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -51,23 +50,11 @@ std::string copy_example(const std::string& dir) {
   return dir + "/llama-3.1-8b-chat.json";
 }
 
-// Runs a shell command, its stderr captured through a temporary file.
+// Runs a shell command (rightsize::test::run_command), which must start.
 rightsize::test::CliResult run_shell(const std::string& command) {
-  const ScratchDir dir;
-  const std::string err_file = dir.path() + "/stderr";
-  rightsize::test::CliResult r;
-  FILE* pipe = ::popen(("{ " + command + "; } 2>" + err_file).c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    r.out.append(buffer.data(), n);
-  }
-  const int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file, std::ios::binary);
-  r.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return r;
+  const auto r = rightsize::test::run_command(command);
+  REQUIRE(r.has_value());
+  return *r;
 }
 
 // `command` run with the binary copied alone into `bin`, from the empty folder `cwd`, with HOME
