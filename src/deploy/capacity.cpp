@@ -19,7 +19,7 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
   double tpot_high = 1.0;
   if (in.uncertainty != nullptr && in.confidence == Confidence::band) {
     const std::string family = in.efficiency.family_name(g);
-    const std::string engine = engine_key(spec.workload.inference.engine);
+    const std::string engine = engine_band_key(spec, in.efficiency);
     ttft_high = in.uncertainty->high_ratio("ttft", family, engine);
     tpot_high = in.uncertainty->high_ratio("tpot", family, engine);
   }
@@ -36,9 +36,10 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
   };
   // What the replica runs at once: its KV cache, capped by its engine's max_num_seqs (the
   // engine's memory policy, as plan's running_batch).
-  const long long limit = running_batch(std::numeric_limits<long long>::max(),
+  const long long limit = running_batch(spec,
+                                        std::numeric_limits<long long>::max(),
                                         c.memory.max_batch,
-                                        in.constants.engine(spec.workload.inference.engine));
+                                        engine_policy(spec, *c.gpu, in.constants));
   const long long planned = std::clamp<long long>(c.memory.batch, 1, std::max(1LL, limit));
   long long cap = limit;
   if ((targets.ttft || targets.tpot) && !holds(limit)) {

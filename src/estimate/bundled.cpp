@@ -44,10 +44,14 @@ template <class A, class T, if_is<T, Assumption> = 0> void describe(A& a, T& x) 
 template <class A, class T, if_is<T, PolicyConstant> = 0> void describe(A& a, T& x) {
   a(x.name, x.value);
 }
+template <class A, class T, if_is<T, EngineTier> = 0> void describe(A& a, T& t) {
+  a(t.below_gib, t.generations, t.before_version, t.max_batched_tokens, t.max_sequences);
+  a(t.chunked_prefill, t.source);
+}
 template <class A, class T, if_is<T, EngineMemoryPolicy> = 0> void describe(A& a, T& p) {
   a(p.engine, p.memory_fraction, p.fraction_of, p.kv_block_tokens, p.cuda_graphs_mib);
   a(p.activation_peak, p.max_batched_tokens, p.max_sequences, p.allocator_fragmentation);
-  a(p.source);
+  a(p.chunked_prefill, p.unchunked_pass, p.tiers, p.source);
 }
 template <class A, class T, if_is<T, Constants> = 0> void describe(A& a, T& c) {
   BundleAccess::constants(a, c);
@@ -57,6 +61,7 @@ template <class A, class T, if_is<T, FamilyEfficiency> = 0> void describe(A& a, 
 }
 template <class A, class T, if_is<T, EngineOverhead> = 0> void describe(A& a, T& e) {
   a(e.per_layer, e.per_step, e.per_request, e.wave_factor, e.prefill_interference);
+  a(e.oldest_version, e.newest_version, e.versions_source);
 }
 template <class A, class T, if_is<T, GenerationFamily> = 0> void describe(A& a, T& g) {
   a(g.family, g.source);
@@ -85,10 +90,12 @@ void describe(A& a, T& f) {
 #if defined(__GLIBCXX__) && !defined(_GLIBCXX_DEBUG) && defined(__LP64__)
 static_assert(sizeof(Assumption) == 72, "a field of Assumption is missing from describe()");
 static_assert(sizeof(PolicyConstant) == 40, "a field of PolicyConstant is missing");
-static_assert(sizeof(EngineMemoryPolicy) == 368, "a field of EngineMemoryPolicy is missing");
-static_assert(sizeof(Constants) == 168, "a field of Constants is missing from describe()");
+static_assert(sizeof(EngineMemoryPolicy) == 400, "a field of EngineMemoryPolicy is missing");
+static_assert(sizeof(EngineTier) == 208, "a field of EngineTier is missing from describe()");
+// Constants also holds m_tiered, derived from its engines when read back (reindex).
+static_assert(sizeof(Constants) == 192, "a field of Constants is missing from describe()");
 static_assert(sizeof(FamilyEfficiency) == 24, "a field of FamilyEfficiency is missing");
-static_assert(sizeof(EngineOverhead) == 40, "a field of EngineOverhead is missing");
+static_assert(sizeof(EngineOverhead) == 136, "a field of EngineOverhead is missing");
 static_assert(sizeof(GenerationFamily) == 64, "a field of GenerationFamily is missing");
 static_assert(sizeof(Efficiency) == 248, "a field of Efficiency is missing from describe()");
 static_assert(sizeof(Uncertainty) == 160, "a field of Uncertainty is missing from describe()");

@@ -6,6 +6,7 @@
 
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/version.hpp>
 #include <rightsize/estimate/memory.hpp>
 
 #include <fmt/format.h>
@@ -35,7 +36,7 @@ ConstantRule constant_rule(const std::string& name) {
     return name.size() >= suffix.size() &&
            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  if (ends_with("_tokens") || name == "max_num_seqs") {
+  if (ends_with("_tokens") || ends_with("_seqs") || ends_with("_requests")) {
     return {1.0, 1e9, true};
   }
   if (ends_with("_mib")) {
@@ -92,6 +93,60 @@ void Constants::index(const std::string& name) {
     }
   }
   detail::update_policies(m_engines, name, value);
+  resolve_tiers();
+}
+
+void Constants::resolve_tiers() {
+  m_tiered.assign(m_engines.size(), {});
+  for (std::size_t e = 0; e < m_engines.size(); ++e) {
+    for (const EngineTier& tier : m_engines[e].tiers) {
+      EngineMemoryPolicy p = m_engines[e];
+      p.tiers.clear();
+      if (tier.max_batched_tokens) {
+        p.max_batched_tokens = tier.max_batched_tokens;
+      }
+      if (tier.max_sequences) {
+        p.max_sequences = tier.max_sequences;
+      }
+      if (tier.chunked_prefill) {
+        p.chunked_prefill = *tier.chunked_prefill;
+      }
+      m_tiered[e].push_back(std::move(p));
+    }
+  }
+}
+
+namespace {
+
+bool tier_holds(const EngineTier& t, const Gpu& gpu, const std::optional<Version>& version) {
+  if (!t.before_version.empty()) {
+    const auto before = parse_version(t.before_version);
+    return version && before && version_less(*version, *before);
+  }
+  if (t.below_gib && to_gib(gpu.memory) < *t.below_gib) {
+    return true;
+  }
+  return std::find(t.generations.begin(), t.generations.end(), gpu.generation) !=
+         t.generations.end();
+}
+
+} // namespace
+
+const EngineMemoryPolicy&
+Constants::engine(Engine e, const Gpu& gpu, std::string_view version) const {
+  const EngineMemoryPolicy& base = engine(e);
+  const auto i = static_cast<std::size_t>(e);
+  if (base.tiers.empty() || i >= m_tiered.size()) {
+    return base;
+  }
+  const std::optional<Version> v =
+      version.empty() ? std::nullopt : parse_version(version);
+  for (std::size_t t = 0; t < base.tiers.size(); ++t) {
+    if (tier_holds(base.tiers[t], gpu, v)) {
+      return m_tiered[i].at(t);
+    }
+  }
+  return base;
 }
 
 Constants Constants::load(const std::string& path) {
@@ -138,6 +193,7 @@ Constants Constants::load(const std::string& path) {
   if (!errors.empty()) {
     throw InputErrors(errors);
   }
+  c.resolve_tiers();
   return c;
 }
 

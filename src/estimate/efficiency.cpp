@@ -5,6 +5,7 @@
 
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/version.hpp>
 #include <rightsize/estimate/performance.hpp>
 
 #include <fmt/format.h>
@@ -44,13 +45,26 @@ Efficiency Efficiency::from_json(const nlohmann::json& j, const std::string& fil
                       "step_overhead_ms",
                       "ttft_overhead_ms",
                       "ttft_wave_factor",
-                      "prefill_interference"});
-    e.engines[name] =
-        EngineOverhead{microseconds(f.number("layer_overhead_us", Range::non_negative(1e6))),
-                       milliseconds(f.number("step_overhead_ms", Range::non_negative(1e6))),
-                       milliseconds(f.number("ttft_overhead_ms", Range::non_negative(1e6))),
-                       f.number("ttft_wave_factor", Range::between(0.0, 2.0)),
-                       f.number("prefill_interference", Range::between(0.0, 1.0))};
+                      "prefill_interference",
+                      "calibrated_versions"});
+    EngineOverhead o;
+    o.per_layer = microseconds(f.number("layer_overhead_us", Range::non_negative(1e6)));
+    o.per_step = milliseconds(f.number("step_overhead_ms", Range::non_negative(1e6)));
+    o.per_request = milliseconds(f.number("ttft_overhead_ms", Range::non_negative(1e6)));
+    o.wave_factor = f.number("ttft_wave_factor", Range::between(0.0, 2.0));
+    o.prefill_interference = f.number("prefill_interference", Range::between(0.0, 1.0));
+    if (const auto versions = f.optional_object("calibrated_versions")) {
+      versions->reject_unknown({"oldest", "newest", "source"});
+      o.oldest_version = versions->string("oldest");
+      o.newest_version = versions->string("newest");
+      o.versions_source = versions->string("source");
+      for (const char* key : {"oldest", "newest"}) {
+        if (!parse_version(versions->string(key))) {
+          versions->member(key).fail("must be a version such as \"0.11.2\"");
+        }
+      }
+    }
+    e.engines[name] = o;
   }
   for (const NameRow<Engine>& needed : k_engine_names) {
     if (e.engines.count(needed.name) == 0) {
@@ -109,6 +123,11 @@ nlohmann::json Efficiency::to_json() const {
                  {"ttft_overhead_ms", to_ms(o.per_request)},
                  {"ttft_wave_factor", o.wave_factor},
                  {"prefill_interference", o.prefill_interference}};
+    if (!o.oldest_version.empty()) {
+      eng[name]["calibrated_versions"] = {{"oldest", o.oldest_version},
+                                          {"newest", o.newest_version},
+                                          {"source", o.versions_source}};
+    }
   }
   return {{"schema_version", 1},
           {"description",

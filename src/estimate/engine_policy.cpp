@@ -3,6 +3,8 @@
 
 #include "engine_policy.hpp"
 
+#include <rightsize/core/version.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -61,10 +63,48 @@ read_role(const FieldReader& row,
   return PolicyConstant{*name, c.get(*name)};
 }
 
+// One tier of a policy (EngineTier): its condition and the roles it replaces.
+EngineTier read_tier(const FieldReader& row,
+                     const Constants& c,
+                     const std::function<ConstantKind(const std::string&)>& kind_of) {
+  row.reject_unknown({"below_gib",
+                      "generations",
+                      "before_version",
+                      "max_batched_tokens",
+                      "max_sequences",
+                      "chunked_prefill",
+                      "source"});
+  EngineTier t;
+  t.below_gib = row.optional_number("below_gib", Range::positive(1e6));
+  if (row.has("generations")) {
+    t.generations = row.string_array("generations");
+  }
+  t.before_version = row.optional_string("before_version").value_or("");
+  if (!t.before_version.empty() && !parse_version(t.before_version)) {
+    row.member("before_version").fail("must be a version such as \"0.8.0\"");
+  }
+  if (!t.below_gib && t.generations.empty() && t.before_version.empty()) {
+    row.fail_plain("a tier needs a condition: below_gib, generations or before_version");
+  }
+  for (const PolicyRole& role : k_policy_roles) {
+    if (role.key == "max_batched_tokens") {
+      t.max_batched_tokens = read_role(row, role, c, kind_of);
+    } else if (role.key == "max_sequences") {
+      t.max_sequences = read_role(row, role, c, kind_of);
+    }
+  }
+  if (row.has("chunked_prefill")) {
+    t.chunked_prefill = row.choice("chunked_prefill", k_chunked_prefill_names);
+  }
+  t.source = row.string("source");
+  return t;
+}
+
 EngineMemoryPolicy read_policy(const FieldReader& row,
                                const Constants& c,
                                const std::function<ConstantKind(const std::string&)>& kind_of) {
-  std::vector<std::string> keys{"fraction_of", "activation_peak", "source"};
+  std::vector<std::string> keys{
+      "fraction_of", "activation_peak", "chunked_prefill", "unchunked_pass", "tiers", "source"};
   for (const PolicyRole& role : k_policy_roles) {
     keys.emplace_back(role.key);
   }
@@ -78,6 +118,17 @@ EngineMemoryPolicy read_policy(const FieldReader& row,
   if (p.activation_peak == ActivationPeak::profiled_chunk &&
       (!p.max_batched_tokens || !p.max_sequences)) {
     row.fail_plain("a profiled chunk needs max_batched_tokens and max_sequences");
+  }
+  if (row.has("chunked_prefill")) {
+    p.chunked_prefill = row.choice("chunked_prefill", k_chunked_prefill_names);
+  }
+  if (row.has("unchunked_pass")) {
+    p.unchunked_pass = row.choice("unchunked_pass", k_unchunked_pass_names);
+  }
+  if (row.has("tiers")) {
+    for (const FieldReader& tier : row.array("tiers")) {
+      p.tiers.push_back(read_tier(tier, c, kind_of));
+    }
   }
   p.source = row.string("source");
   return p;
@@ -127,12 +178,18 @@ read_engine_policies(const FieldReader& engines,
 void update_policies(std::vector<EngineMemoryPolicy>& policies,
                      const std::string& name,
                      double value) {
+  const auto update = [&](std::optional<PolicyConstant>& constant) {
+    if (constant && constant->name == name) {
+      constant->value = value;
+    }
+  };
   for (EngineMemoryPolicy& policy : policies) {
     for (const PolicyRole& role : k_policy_roles) {
-      auto& constant = policy.*role.member;
-      if (constant && constant->name == name) {
-        constant->value = value;
-      }
+      update(policy.*role.member);
+    }
+    for (EngineTier& tier : policy.tiers) {
+      update(tier.max_batched_tokens);
+      update(tier.max_sequences);
     }
   }
 }

@@ -32,6 +32,42 @@ Bytes KvCacheGeometry::per_sequence(long long tokens) const {
   return per_token_global * paged(tokens) + per_token_local * paged(local_tokens) + state;
 }
 
+long long max_model_len(const Spec& spec) {
+  const auto& inf = spec.workload.inference;
+  const long long request = inf.prompt_tokens() + inf.output_tokens;
+  const long long model = spec.model.max_position > 0 ? spec.model.max_position : request;
+  return std::max(request, inf.max_model_len.value_or(model));
+}
+
+bool chunks_prefill(const Spec& spec, const EngineMemoryPolicy& policy) {
+  if (const auto given = spec.workload.inference.chunked_prefill) {
+    return *given;
+  }
+  switch (policy.chunked_prefill) {
+  case ChunkedPrefill::on:
+    return true;
+  case ChunkedPrefill::off:
+    return false;
+  case ChunkedPrefill::long_context:
+    // vLLM V0 (PR #6666): chunked prefill turns itself on above 32K tokens of context.
+    return max_model_len(spec) > 32768;
+  }
+  return true;
+}
+
+const EngineMemoryPolicy& engine_policy(const Spec& spec, const Gpu& gpu, const Constants& c) {
+  const auto& inf = spec.workload.inference;
+  return c.engine(inf.engine, gpu, inf.engine_version.value_or(""));
+}
+
+std::optional<long long> engine_cap(const Spec& spec, const EngineMemoryPolicy& policy) {
+  if (!policy.max_sequences) {
+    return std::nullopt; // transformers: no scheduler, no cap
+  }
+  return spec.workload.inference.max_num_seqs.value_or(
+      static_cast<long long>(policy.max_sequences->value));
+}
+
 namespace {
 
 double ceil_div(double a, double b) {
@@ -81,9 +117,15 @@ long long batched_tokens(const Spec& spec, double chunk_tokens) {
   return spec.workload.one_pass() ? std::max(budget, inf.input_tokens) : budget;
 }
 
-// The same, with the engine's profiled chunk.
+// The same, with the engine's profiled chunk: its budget, or (prompts not chunked, an engine that
+// then takes a whole request in one pass, vLLM) at least max_model_len (docs/model.md, "Engine
+// settings").
 long long batched_tokens(const Spec& spec, const EngineMemoryPolicy& policy) {
-  return batched_tokens(spec, policy.max_batched_tokens->value);
+  const long long budget = batched_tokens(spec, policy.max_batched_tokens->value);
+  if (policy.unchunked_pass == UnchunkedPass::max_model_len && !chunks_prefill(spec, policy)) {
+    return std::max(budget, max_model_len(spec));
+  }
+  return budget;
 }
 
 Bytes engine_activation_peak(const Spec& spec,
@@ -93,7 +135,10 @@ Bytes engine_activation_peak(const Spec& spec,
   const ModelArch& m = spec.model;
   const auto& inf = spec.workload.inference;
   const double t = p.tp;
-  const double bytes = activation_element_bytes(spec.precision).si();
+  // Hidden states stay in the model's 16-bit dtype when the GEMMs take fp8 or fp4 inputs (the
+  // engines quantize each GEMM's input on the fly, a transient copy), so the reserve is counted
+  // at 16 bits or more.
+  const double bytes = std::max(2.0, activation_element_bytes(spec.precision).si());
   if (spec.generates_images()) {
     // The larger of the denoiser's forward (both guidance branches) and the VAE decode of the
     // whole batch (diffusers decodes it at once unless VAE slicing is enabled).
@@ -126,7 +171,7 @@ Bytes engine_activation_peak(const Spec& spec,
     }
   } else {
     tokens = static_cast<double>(batched_tokens(spec, policy));
-    sequences = std::min(policy.max_sequences->value, tokens);
+    sequences = std::min(static_cast<double>(*engine_cap(spec, policy)), tokens);
   }
   const auto h = static_cast<double>(m.hidden);
   const auto a = static_cast<double>(m.heads);
@@ -469,7 +514,7 @@ long long longest_sequence(const KvCacheGeometry& kv, Bytes pool) {
 }
 
 std::vector<std::string> inference_notes(const Spec& spec,
-                                         const Constants& c,
+                                         const EngineMemoryPolicy& policy,
                                          const MemoryEstimate& e,
                                          long long longest,
                                          long long context_tokens) {
@@ -482,7 +527,7 @@ std::vector<std::string> inference_notes(const Spec& spec,
                                 spec.per_image() ? "images" : "sequences",
                                 context_tokens,
                                 e.max_batch,
-                                batched_tokens(spec, c.get(Constant::max_num_batched_tokens))));
+                                batched_tokens(spec, policy)));
     return notes;
   }
   // A transcription's windows are bounded by the decoder's 448 positions by construction.
@@ -540,7 +585,7 @@ InferenceMemoryLayout inference_memory_layout(const Spec& spec,
   s.kv = kv_cache_geometry(spec, p, c);
   s.context_tokens = inf.prompt_tokens() + inf.output_tokens;
   s.engine = inf.engine;
-  s.policy = &c.engine(inf.engine);
+  s.policy = &engine_policy(spec, gpu, c);
   s.capacity = gpu.plannable_memory();
   s.weights = weights_per_gpu(spec.model, spec.weights, p).total();
   s.kv_per_sequence = s.kv.per_sequence(s.context_tokens);
@@ -581,7 +626,7 @@ estimate_memory(const InferenceMemoryLayout& s, std::optional<long long> batch, 
   const long long longest = longest_sequence(s.kv, e.kv_pool);
   const ModelArch& m = spec.model;
   e.max_context = m.max_position > 0 ? std::min(longest, m.max_position) : longest;
-  e.notes = inference_notes(spec, *s.constants, e, longest, s.context_tokens);
+  e.notes = inference_notes(spec, *s.policy, e, longest, s.context_tokens);
   e.assumptions = recorded_assumptions(*s.constants, inference_assumption_names(*s.policy, s.p));
   return e;
 }

@@ -7,6 +7,7 @@
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/core/version.hpp>
 #include <rightsize/estimate/performance.hpp>
 
 #include <fmt/format.h>
@@ -189,6 +190,36 @@ FlopsPerSecond effective_rate(const Spec& spec, const Gpu& gpu, double efficienc
   return *rate * efficiency;
 }
 
+// The rate attention's score and value products run at: attention kernels (FlashAttention,
+// FlashInfer, FlashMLA) take 16-bit operands unless the KV cache itself is fp8 (then fp8 where
+// the weights' math is fp8 or finer and the GPU has the rate); fp8 or fp4 weights do not make
+// them 8-bit (docs/model.md, "Attention").
+FlopsPerSecond attention_rate(const Spec& spec, const Gpu& gpu, double efficiency) {
+  const TensorPrecision math = compute_precision(spec, gpu);
+  TensorPrecision p = math;
+  const bool low = math == TensorPrecision::fp8 || math == TensorPrecision::fp4;
+  if (low) {
+    p = spec.precision.kv_cache == DType::fp8 && gpu.rate(TensorPrecision::fp8)
+            ? TensorPrecision::fp8
+            : sixteen_bit(gpu, DType::bf16);
+  }
+  const auto rate = gpu.rate(p);
+  return rate ? *rate * efficiency : effective_rate(spec, gpu, efficiency);
+}
+
+// Decode attention FLOPs over those of forward_flops' attention term: MLA decodes in the
+// absorbed form (DeepSeek-V2 section 2.1.2; vLLM's and SGLang's MLA backends, FlashMLA), each head
+// scoring the kv_lora_rank latent plus the rope key and summing the latent, 2 x (2 x kv_lora +
+// rope) per head per cached token against 2 x (qk_head_dim + v_head_dim) in the naive form,
+// which prefills use.
+double decode_attention_scale(const ModelArch& m) {
+  if (m.attention != AttentionKind::mla || m.head_dim + m.v_head_dim <= 0) {
+    return 1.0;
+  }
+  return static_cast<double>(2 * m.kv_lora_rank + m.qk_rope_head_dim) /
+         static_cast<double>(m.head_dim + m.v_head_dim);
+}
+
 // What every step of the layout reads: looked up and derived once per layout.
 StepLayout
 step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Efficiency& eff) {
@@ -199,6 +230,7 @@ step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Effici
   steps.family = &eff.family(gpu);
   steps.engine = &eff.engine(spec.workload.inference.engine);
   steps.compute_rate = effective_rate(spec, gpu, steps.family->compute);
+  steps.attention_rate = attention_rate(spec, gpu, steps.family->compute);
   steps.weights = weights_per_gpu(spec.model, spec.weights, p);
   steps.activation_bytes = activation_element_bytes(spec.precision).si();
   steps.tensor_link = collective_link(spec, gpu, p.tp, eff);
@@ -242,9 +274,17 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   s.bytes =
       (w.total() + (kv.per_sequence(static_cast<long long>(context)) + written) * batch) * p.pp;
   s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
-  const Flops flops = m.encoder_decoder ? decoder_token_flops(m, context) * batch
-                                        : forward_flops(m, batch, context);
-  s.compute = flops / static_cast<double>(p.tp) / steps.compute_rate;
+  if (m.encoder_decoder) {
+    s.compute = decoder_token_flops(m, context) * batch / static_cast<double>(p.tp) /
+                steps.compute_rate;
+  } else {
+    // The weights' products at the math rate, attention over the cache at its own rate.
+    const Flops matmul = forward_flops(m, batch, 0.0);
+    const Flops attention =
+        (forward_flops(m, batch, context) - matmul) * decode_attention_scale(m);
+    s.compute =
+        (matmul / steps.compute_rate + attention / steps.attention_rate) / static_cast<double>(p.tp);
+  }
   const double act = steps.activation_bytes;
   // One all-reduce per mixer and per MLP (two per layer of a plain transformer), Megatron-style;
   // an encoder-decoder's decoder layer has three sublayers (self-attention, cross-attention, MLP).
@@ -329,15 +369,20 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
   // Causal attention: each token attends to half the prompt on average; an encoder's
   // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
   // the step (tokens / prompt of them). An image encoder's prompt is one image (image_flops).
-  Flops flops = spec.embeds_images() && prompt > 0
-                    ? Flops(image_flops(m) * tokens / prompt)
-                    : forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0);
+  const bool image_tower = spec.embeds_images() && prompt > 0;
+  Flops flops = image_tower ? Flops(image_flops(m) * tokens / prompt) : forward_flops(m, tokens, 0.0);
   const auto& inf = spec.workload.inference;
   if (m.vision && inf.images_per_request > 0 && prompt > 0) {
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
                    m.vision->flops(inf.image_width, inf.image_height));
   }
-  s.compute = flops / static_cast<double>(p.tp) / steps.compute_rate;
+  // Attention over the prompt (causal: half of it on average) at attention's rate.
+  const Flops attention =
+      image_tower ? Flops(0)
+                  : forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0) -
+                        forward_flops(m, tokens, 0.0);
+  s.compute = (flops / steps.compute_rate + attention / steps.attention_rate) /
+              static_cast<double>(p.tp);
   const double act = steps.activation_bytes;
   s.communication =
       allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
@@ -426,13 +471,6 @@ InferencePerformance in_flight(const MemoryEstimate& memory,
     r.explanation = "not even one sequence of this length fits beside the weights";
   }
   return r;
-}
-
-std::optional<long long> engine_cap(const EngineMemoryPolicy& policy) {
-  if (!policy.max_sequences) {
-    return std::nullopt;
-  }
-  return static_cast<long long>(policy.max_sequences->value);
 }
 
 // Why the sequences beyond a replica's running batch queue, in a few words.
@@ -537,8 +575,10 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const auto& inf = steps.spec->workload.inference;
   const long long wanted = r.offered;
   const long long c = r.concurrency;
-  const auto isl = static_cast<double>(inf.prompt_tokens());
-  const auto osl = static_cast<double>(inf.output_tokens);
+  // Lengths drawn from [low_ratio x nominal, nominal] average (1 + low_ratio) / 2 of it.
+  const double mean = inf.mean_length_share();
+  const auto isl = static_cast<double>(inf.prompt_tokens()) * mean;
+  const auto osl = static_cast<double>(inf.output_tokens) * mean;
   const StepTime dec = decode_step(steps, kv, static_cast<double>(c), isl + osl / 2.0);
   r.prefill = pf.total();
   r.decode_step = dec.total();
@@ -574,7 +614,10 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const double interference = engine.prefill_interference;
   // Requests that arrive together (benchmarks start them in waves) wait on average for half of
   // the others' prefills.
-  const Seconds wave = prefill * (engine.wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
+  // Drawn lengths (length_low_ratio < 1) end requests at different steps: arrivals stop coming in
+  // waves, and a request waits for the prefills the queue holds, not for a wave's.
+  const double wave_factor = inf.length_low_ratio < 1.0 ? 0.0 : engine.wave_factor;
+  const Seconds wave = prefill * (wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
   const Seconds before_wait = t0 + prefill + decode * 0.5;
   const double later_tokens = std::max(0.0, osl - 1.0);
   const auto at_rate = [&](double lambda, Seconds& ttft_out, Seconds& tpot_out) {
@@ -651,9 +694,34 @@ InferencePerformance estimate_generation(const StepLayout& steps,
 
 } // namespace
 
-long long running_batch(long long offered, long long max_batch, const EngineMemoryPolicy& policy) {
+std::string engine_band_key(const Spec& spec, const Efficiency& eff) {
+  std::string name = engine_name(spec);
+  const auto& version = spec.workload.inference.engine_version;
+  if (!version || spec.workload.is_training()) {
+    return name;
+  }
+  const auto it = eff.engines.find(name);
+  if (it == eff.engines.end() || it->second.oldest_version.empty()) {
+    return name;
+  }
+  const auto given = parse_version(*version);
+  const auto oldest = parse_version(it->second.oldest_version);
+  if (given && oldest && version_less(*given, *oldest)) {
+    return fmt::format("{} {} (older than the {}-{} runs fitted)",
+                       name,
+                       *version,
+                       it->second.oldest_version,
+                       it->second.newest_version);
+  }
+  return name;
+}
+
+long long running_batch(const Spec& spec,
+                        long long offered,
+                        long long max_batch,
+                        const EngineMemoryPolicy& policy) {
   const long long fits = std::min(offered, max_batch);
-  const auto cap = engine_cap(policy);
+  const auto cap = engine_cap(spec, policy);
   return cap ? std::min(fits, *cap) : fits;
 }
 
@@ -669,7 +737,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   const bool embedding = spec.workload.one_pass();
   InferencePerformance r = in_flight(memory,
                                      compute_precision(spec, gpu),
-                                     engine_cap(constants.engine(spec.workload.inference.engine)),
+                                     engine_cap(spec, engine_policy(spec, gpu, constants)),
                                      embedding,
                                      offered);
   if (r.concurrency < 1) {
@@ -679,7 +747,8 @@ InferencePerformance estimate_inference(const Spec& spec,
   if (embedding) {
     return estimate_embedding(steps, r, replicas, detail);
   }
-  const auto isl = static_cast<double>(spec.workload.inference.prompt_tokens());
+  const auto& inf = spec.workload.inference;
+  const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
   return estimate_generation(steps,
                              kv_cache_geometry(spec, p, constants),
                              prefill_step(steps, isl, isl),
@@ -696,13 +765,14 @@ ServingLayout serving_layout(const Spec& spec,
   ServingLayout s;
   s.memory = inference_memory_layout(spec, gpu, p, constants);
   s.compute_precision = compute_precision(spec, gpu);
-  s.max_num_seqs = engine_cap(*s.memory.policy);
+  s.max_num_seqs = engine_cap(spec, *s.memory.policy);
   if (s.memory.max_batch < 1 || s.max_num_seqs.value_or(1) < 1) {
     return s;
   }
   s.steps = step_layout(spec, gpu, p, eff);
   if (!spec.workload.one_pass()) {
-    const auto isl = static_cast<double>(spec.workload.inference.prompt_tokens());
+    const auto& inf = spec.workload.inference;
+    const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
     s.prefill = prefill_step(*s.steps, isl, isl);
   }
   return s;

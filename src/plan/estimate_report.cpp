@@ -259,7 +259,7 @@ EstimateEvaluation estimate_configuration(Spec spec,
   std::optional<long long> offered;
   if (serving && batch) {
     const long long running = running_batch(
-        *batch, e.memory.max_batch, constants.engine(e.spec.workload.inference.engine));
+        e.spec, *batch, e.memory.max_batch, engine_policy(e.spec, gpu, constants));
     if (running >= 1 && running < *batch) {
       offered = batch;
       e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, running);
@@ -267,7 +267,8 @@ EstimateEvaluation estimate_configuration(Spec spec,
   }
   const std::string family = efficiency.family_name(gpu);
   e.calibration =
-      uncertainty.calibration(family, engine_name(e.spec), !serving, unmeasured_workload(e.spec));
+      uncertainty.calibration(
+          family, engine_band_key(e.spec, efficiency), !serving, unmeasured_workload(e.spec));
   if (serving) {
     e.inference = estimate_inference(e.spec,
                                      gpu,
@@ -279,7 +280,8 @@ EstimateEvaluation estimate_configuration(Spec spec,
                                      Detail::full,
                                      offered);
     if (e.inference->concurrency > 0) {
-      e.inference_bands = inference_bands(*e.inference, uncertainty, family, engine_name(e.spec));
+      e.inference_bands = inference_bands(
+          *e.inference, uncertainty, family, engine_band_key(e.spec, efficiency));
     }
   } else {
     e.training = estimate_training(e.spec, gpu, e.parallelism, e.memory, efficiency);

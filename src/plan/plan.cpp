@@ -476,7 +476,7 @@ const Calibration& family_calibration(const Search& S, const Gpu& g) {
     return Search::FamilyCalibration{
         family,
         S.options.uncertainty->calibration(
-            family, engine_name(spec), !S.units.serving, unmeasured_workload(spec))};
+            family, engine_band_key(spec, S.eff), !S.units.serving, unmeasured_workload(spec))};
   };
   return remembered(S.calibrations, matches, make).calibration;
 }

@@ -46,10 +46,11 @@ ServingGoal serving_goal(const Spec& s) {
           s.constraints.max_gpus.value_or(1'000'000)};
 }
 
-long long running_cap(const Search& S, const At& probe) {
-  return running_batch(std::numeric_limits<long long>::max(),
+long long running_cap(const Search& S, const LayoutEvaluator& eval, const At& probe) {
+  return running_batch(eval.spec(),
+                       std::numeric_limits<long long>::max(),
                        probe.memory().max_batch,
-                       S.constants.engine(S.spec.workload.inference.engine));
+                       engine_policy(eval.spec(), eval.gpu(), S.constants));
 }
 
 namespace {
@@ -74,7 +75,7 @@ long long largest_batch_meeting_latency(
   const auto misses = [&](long long batch) {
     return latency_ratio(t, eval.held(eval(batch, replicas))) > 1.0;
   };
-  const long long hi = running_cap(S, probe);
+  const long long hi = running_cap(S, eval, probe);
   if (!(t.ttft || t.tpot)) {
     return hi;
   }
@@ -101,7 +102,7 @@ long long online_batch(const Search& S,
   if (!t.rps && !t.tokens) {
     return share;
   }
-  const long long cap = running_cap(S, probe);
+  const long long cap = running_cap(S, eval, probe);
   const auto rated = [&](const At& at) { return throughput_ratio(t, eval.held(at)); };
   const auto ratio = [&](long long batch) { return rated(eval(batch, replicas)); };
   if (!S.options.prune) {

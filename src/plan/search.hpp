@@ -78,7 +78,7 @@ inline long long offered_batch(const InferenceMemoryLayout& m, std::optional<lon
 // What a replica runs of them at once (running_batch); the offered batch itself when not one
 // sequence fits, so that the memory estimate says by how much.
 inline long long planned_batch(const InferenceMemoryLayout& m, long long offered) {
-  const long long running = running_batch(offered, m.max_batch, *m.policy);
+  const long long running = running_batch(*m.spec, offered, m.max_batch, *m.policy);
   return running >= 1 ? running : offered;
 }
 

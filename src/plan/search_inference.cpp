@@ -92,7 +92,7 @@ void explain(const Search& S, Kept& kept) {
   c.inference = estimate_inference(
       spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands = serving_bands(S, *c.gpu, engine_name(spec), *c.inference);
+    c.inference_bands = serving_bands(S, *c.gpu, engine_band_key(spec, S.eff), *c.inference);
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
   const CostBreakdown priced = c.cost;
@@ -365,7 +365,7 @@ band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* met
   }
   // Each GPU's search asks for three; a family's answer is the same for each of its GPUs.
   const std::string family = S.eff.family_name(g);
-  const std::string engine = engine_name(spec);
+  const std::string engine = engine_band_key(spec, S.eff);
   const auto matches = [&](const Search::FamilyRatio& k) {
     return k.metric == metric && k.family == family && k.engine == engine;
   };

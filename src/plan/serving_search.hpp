@@ -68,6 +68,8 @@ public:
                    : &m_own_memo) {}
   LayoutEvaluator(const LayoutEvaluator&) = delete;
   LayoutEvaluator& operator=(const LayoutEvaluator&) = delete;
+  [[nodiscard]] const Gpu& gpu() const { return m_gpu; }
+  [[nodiscard]] const Spec& spec() const { return m_spec; }
 
   // `batch` concurrent sequences per replica (nullopt: the spec's concurrency, or all that fit).
   At operator()(std::optional<long long> batch, int replicas) {
@@ -156,7 +158,7 @@ double latency_ratio(const Targets& t, const Held& h);
 double throughput_ratio(const Targets& t, const Held& h);
 // The most sequences a replica of the layout runs at once: what its KV cache holds, capped by
 // the engine's max_num_seqs (running_batch).
-long long running_cap(const Search& S, const At& probe);
+long long running_cap(const Search& S, const LayoutEvaluator& eval, const At& probe);
 // One replica count: the batch per replica (the spec's share, or more for a throughput target;
 // offline the largest that meets the latency targets), evaluated, and the target it misses.
 Attempt attempt_replicas(

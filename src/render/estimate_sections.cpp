@@ -243,6 +243,8 @@ void write_inference_json(JsonWriter& w, const EstimateReport& r) {
       .member("kv_cache_per_sequence_bytes", m.kv_per_sequence.si())
       .member("kv_cache_per_token_bytes", m.kv_per_token.si())
       .member("kv_cache_pool_bytes", m.kv_pool.si())
+      // The statistic ttft_ms, tpot_ms and the rates are: steady-state means (docs/model.md).
+      .member("latency_statistic", "mean")
       .member("max_batch", m.max_batch)
       .member("max_context_tokens", m.max_context)
       .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0)

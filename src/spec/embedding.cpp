@@ -90,6 +90,11 @@ void read_image_embedding(Spec& spec, const std::optional<FieldReader>& workload
                       "engine",
                       "gpu_memory_utilization",
                       "max_num_batched_tokens",
+                      "max_num_seqs",
+                      "max_model_len",
+                      "chunked_prefill",
+                      "engine_version",
+                      "length_low_ratio",
                       "targets"});
     read_serving_engine(r, w);
     if (const auto refused = image_engine_refusal(m, w.engine)) {
@@ -153,6 +158,11 @@ void read_embedding(Spec& spec, const std::optional<FieldReader>& workload) {
                       "engine",
                       "gpu_memory_utilization",
                       "max_num_batched_tokens",
+                      "max_num_seqs",
+                      "max_model_len",
+                      "chunked_prefill",
+                      "engine_version",
+                      "length_low_ratio",
                       "targets"});
     read_serving_engine(r, w);
     if (const auto refused = embedding_engine_refusal(w.engine)) {

@@ -115,6 +115,11 @@ void read_transcription(Spec& spec, const std::optional<FieldReader>& workload) 
                       "engine",
                       "gpu_memory_utilization",
                       "max_num_batched_tokens",
+                      "max_num_seqs",
+                      "max_model_len",
+                      "chunked_prefill",
+                      "engine_version",
+                      "length_low_ratio",
                       "targets"});
     read_serving_engine(r, w);
     if (const auto refused = transcription_engine_refusal(w.engine)) {

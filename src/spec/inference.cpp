@@ -3,6 +3,7 @@
 
 #include "reader.hpp"
 
+#include <rightsize/core/version.hpp>
 #include <rightsize/spec/engine_traits.hpp>
 
 #include <fmt/format.h>
@@ -53,6 +54,17 @@ void read_serving_engine(const FieldReader& r, InferenceWorkload& w) {
   w.gpu_memory_utilization = r.optional_number("gpu_memory_utilization", Range{0.0, 1.0, true});
   w.max_num_batched_tokens =
       r.optional_integer("max_num_batched_tokens", Range{1, limits::k_max_tokens});
+  w.max_num_seqs = r.optional_integer("max_num_seqs", Range{1, limits::k_max_concurrency});
+  w.max_model_len = r.optional_integer("max_model_len", Range{1, limits::k_max_tokens});
+  w.chunked_prefill = r.optional_boolean("chunked_prefill");
+  w.length_low_ratio =
+      r.optional_number("length_low_ratio", Range{0.0, 1.0, true}).value_or(1.0);
+  w.engine_version = r.optional_string("engine_version");
+  if (w.engine_version && !parse_version(*w.engine_version)) {
+    r.member("engine_version")
+        .fail("must be a release version such as \"0.11.2\" (digits and dots, an optional suffix "
+              "such as rc1 or .post1)");
+  }
 }
 
 void read_inference(const FieldReader& r, InferenceWorkload& w) {
@@ -63,6 +75,11 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
                     "engine",
                     "gpu_memory_utilization",
                     "max_num_batched_tokens",
+                    "max_num_seqs",
+                    "max_model_len",
+                    "chunked_prefill",
+                    "engine_version",
+                    "length_low_ratio",
                     "targets",
                     "images_per_request",
                     "image_width",

@@ -84,6 +84,38 @@ inline constexpr NameRow<FractionOf> k_fraction_of_rows[] = {
     {FractionOf::capacity, "capacity"}, {FractionOf::free_memory, "free_memory"}};
 inline constexpr NameTable<FractionOf> k_fraction_of_names{k_fraction_of_rows};
 
+// Whether an engine splits long prompts into chunks of its token budget: always, never, or (vLLM's
+// V0 engine) only when the longest request it admits (max_model_len) exceeds 32K tokens.
+enum class ChunkedPrefill { on, off, long_context };
+inline constexpr NameRow<ChunkedPrefill> k_chunked_prefill_rows[] = {
+    {ChunkedPrefill::on, "on"},
+    {ChunkedPrefill::off, "off"},
+    {ChunkedPrefill::long_context, "long_context"}};
+inline constexpr NameTable<ChunkedPrefill> k_chunked_prefill_names{k_chunked_prefill_rows};
+
+// The tokens one forward pass takes when prompts are not chunked: the engine's budget as it is
+// (TensorRT-LLM's max_num_tokens; a longer prompt is refused), or at least max_model_len (vLLM
+// sets max_num_batched_tokens to max_model_len, and profiles its activations with that many).
+enum class UnchunkedPass { budget, max_model_len };
+inline constexpr NameRow<UnchunkedPass> k_unchunked_pass_rows[] = {
+    {UnchunkedPass::budget, "budget"}, {UnchunkedPass::max_model_len, "max_model_len"}};
+inline constexpr NameTable<UnchunkedPass> k_unchunked_pass_names{k_unchunked_pass_rows};
+
+// Defaults of an engine that depend on the GPU or on the engine's version (data/memory.json,
+// engines.<engine>.tiers): the first tier whose condition holds replaces the roles it names.
+// vLLM's V1 engine raises max_num_seqs and max_num_batched_tokens on GPUs of 70 GiB or more
+// (not A100s); SGLang's chunk grows with the GPU's memory; vLLM before 0.8 (the V0 engine) has
+// other defaults.
+struct EngineTier {
+  std::optional<double> below_gib;      // GPUs with less memory than this (GiB)
+  std::vector<std::string> generations; // GPUs of these generations (sm80)
+  std::string before_version;           // engine versions older than this ("0.8.0")
+  std::optional<PolicyConstant> max_batched_tokens;
+  std::optional<PolicyConstant> max_sequences;
+  std::optional<ChunkedPrefill> chunked_prefill;
+  std::string source;
+};
+
 // One engine's memory policy: which constant of data/memory.json plays which role for it (its
 // "engines" section, one row per engine, with its source). A role the engine has no constant for
 // is absent: transformers has no memory fraction (it may use the whole GPU), no paged blocks (its
@@ -105,6 +137,9 @@ struct EngineMemoryPolicy {
   // The caching allocator's slack on transient tensors (activations), as a share of them;
   // absent: none counted.
   std::optional<PolicyConstant> allocator_fragmentation;
+  ChunkedPrefill chunked_prefill = ChunkedPrefill::on;
+  UnchunkedPass unchunked_pass = UnchunkedPass::budget;
+  std::vector<EngineTier> tiers; // GPU- and version-dependent defaults, first match wins
   std::string source;
   // The constants of its roles in the order reports list them: CUDA graphs, the chunk's tokens
   // and sequences, the memory fraction, the allocator's slack.
@@ -143,17 +178,36 @@ public:
     }
     return m_engines[i];
   }
+  // The engine's policy on `gpu` at `version` (empty: the newest): its first tier whose condition
+  // holds applied (an array index and a few comparisons: the search calls it per layout).
+  [[nodiscard]] const EngineMemoryPolicy&
+  engine(Engine e, const Gpu& gpu, std::string_view version) const;
 
 private:
   friend struct detail::BundleAccess;
   void index(const std::string& name);
+  // Rebuilds m_tiered from m_engines (after loading, reading the blob back or an override).
+  void resolve_tiers();
   [[noreturn]] static void no_policy(Engine e);
 
   std::map<std::string, Assumption, std::less<>> m_values; // found by a name's view
   std::array<double, static_cast<std::size_t>(Constant::count)> m_known{};
   std::array<bool, static_cast<std::size_t>(Constant::count)> m_present{};
   std::vector<EngineMemoryPolicy> m_engines; // by Engine's value
+  // Each engine's policy with each of its tiers applied, by Engine's value then tier (derived).
+  std::vector<std::vector<EngineMemoryPolicy>> m_tiered;
 };
+
+// The engine settings a serving estimate runs with (docs/model.md, "Engine settings"): the
+// longest request the engine admits (the spec's max_model_len, else the model's context, the
+// engines' default; never less than the spec's own request), whether it chunks prompts (the
+// spec's chunked_prefill, else its policy's default), and its cap on sequences in flight (the
+// spec's max_num_seqs, else its policy's max_sequences; none: transformers).
+long long max_model_len(const Spec& spec);
+bool chunks_prefill(const Spec& spec, const EngineMemoryPolicy& policy);
+std::optional<long long> engine_cap(const Spec& spec, const EngineMemoryPolicy& policy);
+// The serving engine's memory policy for the spec on `gpu` (its version's and GPU's tier).
+const EngineMemoryPolicy& engine_policy(const Spec& spec, const Gpu& gpu, const Constants& c);
 
 // How much an estimate explains. `numbers` leaves out what only a report reads (notes, the
 // assumptions list, the explanation and bottleneck sentences, the longest context), for the

@@ -37,6 +37,11 @@ struct EngineOverhead {
   Seconds per_request;    // before a request's prefill (tokenize, schedule, first step)
   double wave_factor = 0; // share of the wave of concurrent arrivals a request waits behind
   double prefill_interference = 1; // share of a prefill's time that stalls the decode batch
+  // The engine versions of the runs these were fitted on (empty: not recorded): a spec naming an
+  // older version is not calibrated (engine_band_key).
+  std::string oldest_version;
+  std::string newest_version;
+  std::string versions_source;
 };
 
 // The efficiency family of a GPU generation (data/efficiency.json "generations"): the
@@ -227,6 +232,12 @@ StepTime prefill_step_time(const Spec& spec,
                            double tokens,
                            double prompt);
 
+// The engine as uncertainty bands and calibration key it: the spec's engine (engine_name), or,
+// for an engine_version older than the runs its efficiencies were fitted on, that engine and
+// version, which no band is fitted for: the prediction is uncalibrated and says so
+// (docs/accuracy.md, "Engine versions").
+std::string engine_band_key(const Spec& spec, const Efficiency& eff);
+
 // `replicas` copies of the layout serve the load (inference) or the layout is the whole job
 // (training: replicas = 1, dp inside the layout).
 InferencePerformance estimate_inference(const Spec& spec,
@@ -242,7 +253,10 @@ InferencePerformance estimate_inference(const Spec& spec,
 // The sequences a replica runs at once when `offered` are in flight: the fewest of those, what
 // the KV cache holds (`max_batch`) and the engine's cap (its memory policy's max_sequences,
 // data/memory.json "engines"; none: no cap). The rest queue for a slot.
-long long running_batch(long long offered, long long max_batch, const EngineMemoryPolicy& policy);
+long long running_batch(const Spec& spec,
+                        long long offered,
+                        long long max_batch,
+                        const EngineMemoryPolicy& policy);
 
 // A collective's link: the bandwidth it reaches and its fixed latency per call (docs/model.md,
 // "Interconnect").
@@ -261,6 +275,7 @@ struct StepLayout {
   const FamilyEfficiency* family = nullptr;
   const EngineOverhead* engine = nullptr;
   FlopsPerSecond compute_rate; // the tensor rate at the compute precision x the family's compute
+  FlopsPerSecond attention_rate; // attention's products: 16-bit unless the KV cache is fp8
   WeightBytes weights;         // weights_per_gpu
   double activation_bytes = 0; // one activation element
   LinkModel tensor_link;       // the all-reduces of the tensor-parallel group (p.tp)

@@ -189,6 +189,14 @@ struct InferenceWorkload {
   Engine engine = Engine::vllm;
   std::optional<double> gpu_memory_utilization;    // engine's memory fraction override
   std::optional<long long> max_num_batched_tokens; // prefill chunk override
+  std::optional<long long> max_num_seqs;           // the engine's cap on sequences in flight
+  std::optional<long long> max_model_len;          // the longest request the engine admits
+  std::optional<bool> chunked_prefill;             // whether prompts are chunked
+  std::optional<std::string> engine_version;       // "0.11.2"; absent: the newest defaults
+  // Lengths drawn uniformly from [length_low_ratio x nominal, nominal] (benchmark clients'
+  // --random-range-ratio, SGLang's meaning); 1: fixed. Memory holds the nominal (longest).
+  double length_low_ratio = 1.0;
+  [[nodiscard]] double mean_length_share() const { return (1.0 + length_low_ratio) / 2.0; }
   InferenceTargets targets;
   // Vision-language models: images in each prompt, and their size for dynamic-resolution towers.
   long long images_per_request = 0;
