@@ -7,6 +7,7 @@
 //   (data/uncertainty.json,
 //                 derivation in docs/accuracy.md, "Uncertainty bands")
 
+#include "accuracy/amd_cases.hpp"
 #include "accuracy/measured_cases.hpp"
 #include "accuracy/memory_cases.hpp"
 #include "accuracy/perf_cases.hpp"
@@ -91,7 +92,7 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
     if (serving_run && (c.metric == "tpot" || c.metric == "ttft")) {
       by_key["serving/" + c.family + "/" + c.engine][c.metric + (c.held_out ? "/held" : "/fit")]
           .push_back(&c);
-    } else if (c.group == "trtllm-table") {
+    } else if (c.group == "trtllm-table" || c.group == rightsize::accuracy::k_amd_group) {
       by_key["serving/" + c.family + "/" + c.engine][c.held_out ? "table/held" : "table/fit"]
           .push_back(&c);
     } else if (c.group == "megatron") {
@@ -285,6 +286,13 @@ int main(int argc, char** argv) {
                                                catalog,
                                                constants,
                                                eff);
+    rightsize::accuracy::append_amd_cases(perf,
+                                          std::string(RIGHTSIZE_DATA_DIR) +
+                                              "/measured/cdna3-public.csv",
+                                          std::string(RIGHTSIZE_DATA_DIR) + "/..",
+                                          catalog,
+                                          constants,
+                                          eff);
     fmt::print("\nperformance: {} aggregated serving rows -> {} configurations; {} predictions\n",
                perf.serving_rows_read,
                perf.serving_configurations,
@@ -295,6 +303,11 @@ int main(int argc, char** argv) {
       groups[c.group + " " + c.metric + " " + c.family + "/" + c.engine +
              (c.held_out ? " held-out" : " fit")]
           .push_back(&c);
+      if (c.group == rightsize::accuracy::k_amd_group) {
+        groups[c.group + " " + c.metric + " " + rightsize::accuracy::amd_source(c) +
+               (c.held_out ? " held-out" : " fit")]
+            .push_back(&c);
+      }
     }
     fmt::print("{:<52} {:>6} {:>9} {:>9}\n", "group", "lines", "median", "worst");
     for (const auto& [name, group] : groups) {
