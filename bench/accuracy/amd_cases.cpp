@@ -43,10 +43,11 @@ std::vector<Row> read_rows(const std::string& csv_file) {
   for (std::string line; std::getline(in, line);) {
     const auto f = split_fields(line);
     if (f.size() != header.size()) {
-      throw InputError(csv_file, fmt::format("row with {} fields, the header has {}: {}",
-                                             f.size(),
-                                             header.size(),
-                                             line.substr(0, 40)));
+      throw InputError(csv_file,
+                       fmt::format("row with {} fields, the header has {}: {}",
+                                   f.size(),
+                                   header.size(),
+                                   line.substr(0, 40)));
     }
     Row r;
     for (std::size_t i = 0; i < f.size(); ++i) {
@@ -88,12 +89,8 @@ std::function<double(const Efficiency&)> amd_predictor(std::shared_ptr<Prepared>
   if (metric == "tpot_ms") {
     // A static batch's decode step, alone (bench_one_batch's median decode latency).
     return [prepared, &constants](const Efficiency& eff) {
-      return to_ms(estimate_inference(prepared->spec,
-                                       prepared->gpu,
-                                       prepared->p,
-                                       prepared->memory,
-                                       eff,
-                                       constants)
+      return to_ms(estimate_inference(
+                       prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants)
                        .decode_step);
     };
   }
@@ -106,13 +103,10 @@ std::function<double(const Efficiency&)> amd_predictor(std::shared_ptr<Prepared>
     const double batch = static_cast<double>(prepared->memory.batch);
     const Seconds prefill =
         prefill_step_time(prepared->spec, prepared->gpu, prepared->p, eff, in * batch, in).total();
-    const Seconds decode = estimate_inference(prepared->spec,
-                                              prepared->gpu,
-                                              prepared->p,
-                                              prepared->memory,
-                                              eff,
-                                              constants)
-                               .decode_step;
+    const Seconds decode =
+        estimate_inference(
+            prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants)
+            .decode_step;
     return to_ms(prefill) + to_ms(decode) * out;
   };
 }
@@ -147,8 +141,7 @@ void append_amd_cases(PerfCases& out,
     p.tp = std::stoi(r.at("tp"));
     const MemoryEstimate memory = estimate_memory(spec, gpu, p, constants);
     const bool static_batch = r.at("scenario") == "static_batch";
-    if (memory.max_batch < 1 ||
-        (static_batch && memory.max_batch < std::stoll(r.at("batch")))) {
+    if (memory.max_batch < 1 || (static_batch && memory.max_batch < std::stoll(r.at("batch")))) {
       out.skipped.push_back({id, "amd: rightsize's memory model says the batch does not fit"});
       continue;
     }
