@@ -3,6 +3,7 @@
 // Megatron MFU table is held out whole), then writes data/efficiency.json.
 // Usage: rightsize_fit [VALIDATION_DIR] [OUTPUT]   (default output: data/efficiency.json)
 
+#include "accuracy/amd_cases.hpp"
 #include "accuracy/measured_cases.hpp"
 #include "accuracy/perf_cases.hpp"
 
@@ -10,7 +11,9 @@
 #include <rightsize/core/error.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -119,6 +122,45 @@ double descend(Efficiency& eff,
   return best;
 }
 
+// Stage 3: cdna3's compute and memory efficiency alone, on the fit part of the public AMD runs
+// (data/measured/cdna3-public.csv), each metric weighted equally; moves nothing else. Returns
+// what efficiency.json's fitted_on says of it.
+nlohmann::json fit_cdna3(Efficiency& eff, const PerfCases& cases) {
+  std::map<std::string, std::vector<const PerfCase*>> groups;
+  int fit = 0;
+  int held = 0;
+  for (const auto& c : cases.cases) {
+    if (c.group != k_amd_group) {
+      continue;
+    }
+    ++(c.held_out ? held : fit);
+    if (!c.held_out) {
+      groups[c.metric].push_back(&c);
+    }
+  }
+  const auto loss = [&groups](const Efficiency& e) {
+    double total = 0;
+    for (const auto& [name, group] : groups) {
+      total += summarize(group, e).mean_absolute_log;
+    }
+    return total / static_cast<double>(std::max<std::size_t>(1, groups.size()));
+  };
+  const double final_loss =
+      descend(eff, {family_parameter("cdna3", 0), family_parameter("cdna3", 1)}, loss);
+  return {{"data",
+           "data/measured/cdna3-public.csv: public MI300X runs of vLLM and SGLang on ROCm "
+           "(AMD blogs and performance pages, Oracle, an SGLang pull request; sources in "
+           "data/measured/README.md): offline output throughput, static-batch end-to-end "
+           "latency, decode step"},
+          {"parameters", "cdna3.compute and cdna3.memory only (stage 3); engines unchanged"},
+          {"held_out",
+           "every configuration whose key hashes to 0 mod 4 (FNV-1a), and every MoE row (its "
+           "decode is not the dense model the family efficiencies stand for)"},
+          {"fit_rows", fit},
+          {"held_out_rows", held},
+          {"final_loss", final_loss}};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -136,18 +178,25 @@ int main(int argc, char** argv) {
                           catalog,
                           constants,
                           eff);
+    append_amd_cases(cases,
+                     std::string(RIGHTSIZE_DATA_DIR) + "/measured/cdna3-public.csv",
+                     std::string(RIGHTSIZE_DATA_DIR) + "/..",
+                     catalog,
+                     constants,
+                     eff);
 
     // Groups weighted equally, whatever their row counts. Stage 1 fits the families and the
     // serving engines on the validation data; stage 2 fits the transformers engine alone on our
     // own H200 runs of its generate (data/measured/h200-sxm.json), so that they move nothing
     // else. The H200 step and training measurements are diagnostics, never fitted: the step
     // physics is compared without engine costs (docs/accuracy.md, "Measured on an H200").
+    // Stage 3 (fit_cdna3) fits cdna3 alone on public AMD runs (data/measured/cdna3-public.csv).
     std::map<std::string, std::vector<const PerfCase*>> fit_groups;
     std::map<std::string, std::vector<const PerfCase*>> transformers_groups;
     int fit_rows = 0;
     int held_rows = 0;
     for (const auto& c : cases.cases) {
-      if (c.group == "h200-steps" || c.group == "h200-train") {
+      if (c.group == "h200-steps" || c.group == "h200-train" || c.group == k_amd_group) {
         continue;
       }
       if (c.held_out) {
@@ -194,6 +243,7 @@ int main(int argc, char** argv) {
     const double best = descend(eff, params, loss_over(fit_groups));
     const double transformers_loss =
         descend(eff, engine_parameters("transformers", 5e-3), loss_over(transformers_groups));
+    const nlohmann::json cdna3 = fit_cdna3(eff, cases);
     eff.fitted_on = {
         {"status", "fitted"},
         {"tool",
@@ -216,7 +266,8 @@ int main(int argc, char** argv) {
         {"held_out_rows", held_rows},
         {"final_loss", best},
         {"transformers_final_loss", transformers_loss},
-        {"not_fitted", "turing and cdna3 keep their initial values: no measurements"}};
+        {"cdna3", cdna3},
+        {"not_fitted", "turing keeps its initial values: no measurements"}};
     std::ofstream(output) << eff.to_json().dump(2) << '\n';
     fmt::print("wrote {}\n", output);
   } catch (const std::exception& e) {
