@@ -15,7 +15,7 @@ using rightsize::test::CheckRepo;
 
 namespace {
 
-const char* const k_locked_text = "2 x L40S-48GB (TP1 PP1 DP1, fp8/fp8)";
+const char* const k_locked_text = "1 x L40S-48GB (TP1 PP1 DP1, fp8/fp8)";
 
 } // namespace
 
@@ -35,7 +35,7 @@ TEST_CASE("check run: a spec without a lock entry is added, and --update locks i
     CHECK(added.lock_file == repo.lock_path());
     REQUIRE(added.now);
     CHECK(configuration_text(*added.now) == k_locked_text);
-    CHECK(added.now->usd_per_hour == Approx(1.72));
+    CHECK(added.now->usd_per_hour == Approx(0.86));
     CHECK(added.crossed.empty());
     CHECK_FALSE(std::filesystem::exists(repo.lock_path())); // nothing written without --update
   }
@@ -44,7 +44,7 @@ TEST_CASE("check run: a spec without a lock entry is added, and --update locks i
     const CheckRun run = CheckRepo::check(r);
     REQUIRE(run.results[0].crossed.size() == 1);
     CHECK(run.results[0].crossed[0].check == "added");
-    CHECK(run.results[0].crossed[0].text == "added: " + std::string(k_locked_text) + " at $1.72/h");
+    CHECK(run.results[0].crossed[0].text == "added: " + std::string(k_locked_text) + " at $0.860/h");
     CHECK(run.exit_code == 1);
   }
   SECTION("--update: still 'added', exit 0, and the lock holds the plan") {
@@ -57,8 +57,8 @@ TEST_CASE("check run: a spec without a lock entry is added, and --update locks i
     const LockFile lock = repo.read_lock();
     const LockEntry& entry = lock.entries.at("chat.json");
     REQUIRE(entry.recommended);
-    CHECK(entry.recommended->usd_per_hour == Approx(1.72));
-    CHECK(*entry.recommended->usd_per_month == Approx(1255.6));
+    CHECK(entry.recommended->usd_per_hour == Approx(0.86));
+    CHECK(*entry.recommended->usd_per_month == Approx(627.8));
     CHECK(entry.settings == nlohmann::json{{"objective", "tco"},
                                            {"confidence", "band"},
                                            {"share_gpus", false},
@@ -236,7 +236,7 @@ TEST_CASE("check run: --update accepts a change, says what it accepted and rewri
   CHECK(res.crossed.empty());
   CHECK(res.warnings == std::vector<std::string>{"accepted: cost: $/hour $1.38/h -> $1.72/h "
                                                  "(+25.0%), over the 10% threshold"});
-  CHECK(repo.read_lock().entries.at("chat.json").recommended->usd_per_hour == Approx(1.72));
+  CHECK(repo.read_lock().entries.at("chat.json").recommended->usd_per_hour == Approx(0.86));
 }
 
 TEST_CASE("check run: the lock's settings are replayed, the command line's over them", "[check]") {
