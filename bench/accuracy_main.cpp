@@ -1,12 +1,18 @@
 // Accuracy of the estimator against ../shared/validation and the project's own H200 measurements
 // (data/measured/h200-sxm.json): prints measured, predicted and error per line, with the median
 // and worst absolute percentage error.
-// Usage: rightsize_accuracy [VALIDATION_DIR] [--lines] [--bands FILE]
+// Usage: rightsize_accuracy [VALIDATION_DIR] [--lines] [--bands FILE] [--coverage]
 //   --lines       every performance line with its error, and every published run's
-//   --bands FILE  write the uncertainty bands derived from the held-out lines
-//   (data/uncertainty.json,
-//                 derivation in docs/accuracy.md, "Uncertainty bands")
+//   --bands FILE  write the uncertainty bands derived from the held-out lines and the
+//                 leave-one-group-out refits (data/uncertainty.json; derivation in
+//                 docs/accuracy.md, "Uncertainty bands")
+//   --coverage    per group of every dimension, the share of held-out lines inside the band the
+//                 library prints (data/uncertainty.json as bundled), with the transfer ratios
+//   --logo-rounds N  the fitter's rounds per leave-one-group-out refit (default 40, as
+//   rightsize_fit)
 
+#include "accuracy/amd_cases.hpp"
+#include "accuracy/logo.hpp"
 #include "accuracy/measured_cases.hpp"
 #include "accuracy/memory_cases.hpp"
 #include "accuracy/perf_cases.hpp"
@@ -19,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -27,7 +34,7 @@
 namespace {
 
 // Bands need this many held-out lines in a family/engine group before the group gets its own; the
-// rest use the metric's overall band, widened (docs/accuracy.md).
+// rest take the transfer band of what they lack (leave-one-group-out; docs/accuracy.md).
 constexpr int k_min_group_lines = 20;
 
 nlohmann::json band_entry(double low, double high, int lines) {
@@ -35,12 +42,48 @@ nlohmann::json band_entry(double low, double high, int lines) {
   return {{"low_ratio", round4(low)}, {"high_ratio", round4(high)}, {"lines", lines}};
 }
 
-// Serving TTFT and TPOT per family/engine and overall; training step time from the held-out MFU
-// table (step time is inverse to MFU, so its band is the MFU band inverted); memory from the
-// held-out numeric memory lines.
+// Training step time from every measured training line the project has: the Megatron 2021
+// (achieved TFLOP/s) and 2022 (MFU) tables, whose step-time ratio is predicted / measured (a step
+// is inverse to its throughput), and our own H200 fine-tuning steps (measured / predicted).
+// Fewer than k_min_group_lines lines give no percentiles worth the name: the band is then
+// unsized, the envelope of every line's ratio widened by k_unsized_margin on each side.
+constexpr double k_unsized_margin = 1.1;
+
+nlohmann::json step_time_band(const rightsize::accuracy::PerfCases& perf,
+                              const rightsize::Efficiency& eff) {
+  std::vector<double> ratios;
+  for (const auto& c : perf.cases) {
+    if (c.group == "megatron") {
+      ratios.push_back(c.predict(eff) / c.measured);
+    } else if (c.group == "h200-train") {
+      ratios.push_back(c.measured / c.predict(eff));
+    }
+  }
+  const int lines = static_cast<int>(ratios.size());
+  if (lines >= k_min_group_lines) {
+    std::sort(ratios.begin(), ratios.end());
+    const auto at = [&](double q) { return ratios[static_cast<std::size_t>(q * (lines - 1))]; };
+    return band_entry(std::min(1.0, at(0.1)), std::max(1.0, at(0.9)), lines);
+  }
+  const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+  auto e = band_entry(
+      std::min(1.0, *lo) / k_unsized_margin, std::max(1.0, *hi) * k_unsized_margin, lines);
+  e["unsized"] = true;
+  e["reason"] = fmt::format("{} measured training lines (Megatron 2021 and 2022 tables, our H200 "
+                            "fine-tuning runs), fewer than {}: the envelope of their ratios, "
+                            "widened x{:g}",
+                            lines,
+                            k_min_group_lines,
+                            k_unsized_margin);
+  return e;
+}
+
+// Serving TTFT and TPOT per family/engine and overall; training step time from every measured
+// training line (step_time_band); memory from the held-out numeric memory lines.
 nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
                             const rightsize::accuracy::MemoryResults& memory,
-                            const rightsize::Efficiency& eff) {
+                            const rightsize::Efficiency& eff,
+                            const nlohmann::json& transfer) {
   using rightsize::accuracy::PerfCase;
   std::map<std::string, std::map<std::string, std::vector<const PerfCase*>>> groups;
   for (const auto& c : perf.cases) {
@@ -50,8 +93,6 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
     if (c.group == "serving" && (c.metric == "ttft" || c.metric == "tpot")) {
       groups[c.metric]["all"].push_back(&c);
       groups[c.metric][c.family + "/" + c.engine].push_back(&c);
-    } else if (c.metric == "mfu") {
-      groups["step_time"]["all"].push_back(&c);
     }
   }
   nlohmann::json metrics = nlohmann::json::object();
@@ -66,6 +107,7 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
                                   : band_entry(s.ratio_p10, s.ratio_p90, s.count);
     }
   }
+  metrics["step_time"]["all"] = step_time_band(perf, eff);
   std::vector<double> ratios;
   for (const auto& c : memory.cases) {
     // The H200 lines (transformers' growing KV cache, PyTorch training) compare another quantity
@@ -91,7 +133,7 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
     if (serving_run && (c.metric == "tpot" || c.metric == "ttft")) {
       by_key["serving/" + c.family + "/" + c.engine][c.metric + (c.held_out ? "/held" : "/fit")]
           .push_back(&c);
-    } else if (c.group == "trtllm-table") {
+    } else if (c.group == "trtllm-table" || c.group == rightsize::accuracy::k_amd_group) {
       by_key["serving/" + c.family + "/" + c.engine][c.held_out ? "table/held" : "table/fit"]
           .push_back(&c);
     } else if (c.group == "megatron") {
@@ -136,17 +178,46 @@ nlohmann::json derive_bands(const rightsize::accuracy::PerfCases& perf,
       calibration["training"][key.substr(9)] = entry;
     }
   }
-  return {{"schema_version", 1},
+  return {{"schema_version", 2},
           {"description",
            "Uncertainty bands of rightsize's predictions: a prediction p is reported with "
            "[p x low_ratio, p x high_ratio], the 10th and 90th percentiles of measured / "
-           "predicted over the held-out lines of ../shared/validation (docs/accuracy.md)."},
+           "predicted over the held-out lines of ../shared/validation (docs/accuracy.md). A "
+           "GPU family and engine pair without a band of its own takes the transfer band of "
+           "what it lacks (transfer: leave-one-group-out refits); uncalibrated_widening now "
+           "widens only the step-time band of families without training runs."},
           {"generated_by", "build/bench/rightsize_accuracy --bands data/uncertainty.json"},
           {"coverage", 0.8},
           {"min_group_lines", k_min_group_lines},
           {"uncalibrated_widening", 1.5},
+          {"transfer", transfer},
           {"metrics", metrics},
           {"calibration", calibration}};
+}
+
+// The leave-one-group-out refits (bench/accuracy/logo.hpp) and their transfer bands, timed.
+nlohmann::json derive_transfer(const rightsize::accuracy::PerfCases& perf,
+                               const rightsize::Efficiency& eff,
+                               int rounds) {
+  const auto t0 = std::chrono::steady_clock::now();
+  rightsize::accuracy::LogoOptions options;
+  options.max_rounds = rounds;
+  const auto groups = rightsize::accuracy::leave_one_group_out(perf, eff, options);
+  for (const auto& g : groups) {
+    fmt::print("leave out {} {}: refit in {:.1f} s\n", g.dimension, g.name, g.seconds);
+  }
+  fmt::print("leave-one-group-out: {} refits in {:.1f} s\n",
+             groups.size(),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  auto transfer = rightsize::accuracy::transfer_bands(groups);
+  transfer["description"] =
+      "Leave-one-group-out: per dimension, the efficiencies refitted (bench/accuracy/fit.cpp) with "
+      "one whole group out of the fit set, its lines predicted; measured / predicted pooled over "
+      "the groups (p10, p90). A held-out GPU family or engine takes the mean parameters of the "
+      "other fitted ones. coverage: the share of a group's lines inside the band pooled from the "
+      "other groups of its dimension.";
+  transfer["max_rounds"] = rounds;
+  return transfer;
 }
 
 // The published measurements (data/published), every run predicted as `rightsize compare` does
@@ -205,6 +276,8 @@ void print_published(const rightsize::Catalog& catalog,
 int main(int argc, char** argv) {
   std::string validation = RIGHTSIZE_VALIDATION_DIR;
   bool lines = false;
+  bool coverage = false;
+  int logo_rounds = 40;
   std::string bands_file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -212,6 +285,10 @@ int main(int argc, char** argv) {
       lines = true;
     } else if (a == "--bands" && i + 1 < argc) {
       bands_file = argv[++i];
+    } else if (a == "--coverage") {
+      coverage = true;
+    } else if (a == "--logo-rounds" && i + 1 < argc) {
+      logo_rounds = std::stoi(argv[++i]);
     } else {
       validation = a;
     }
@@ -285,6 +362,13 @@ int main(int argc, char** argv) {
                                                catalog,
                                                constants,
                                                eff);
+    rightsize::accuracy::append_amd_cases(perf,
+                                          std::string(RIGHTSIZE_DATA_DIR) +
+                                              "/measured/cdna3-public.csv",
+                                          std::string(RIGHTSIZE_DATA_DIR) + "/..",
+                                          catalog,
+                                          constants,
+                                          eff);
     fmt::print("\nperformance: {} aggregated serving rows -> {} configurations; {} predictions\n",
                perf.serving_rows_read,
                perf.serving_configurations,
@@ -295,6 +379,11 @@ int main(int argc, char** argv) {
       groups[c.group + " " + c.metric + " " + c.family + "/" + c.engine +
              (c.held_out ? " held-out" : " fit")]
           .push_back(&c);
+      if (c.group == rightsize::accuracy::k_amd_group) {
+        groups[c.group + " " + c.metric + " " + rightsize::accuracy::amd_source(c) +
+               (c.held_out ? " held-out" : " fit")]
+            .push_back(&c);
+      }
     }
     fmt::print("{:<52} {:>6} {:>9} {:>9}\n", "group", "lines", "median", "worst");
     for (const auto& [name, group] : groups) {
@@ -303,8 +392,16 @@ int main(int argc, char** argv) {
           "{:<52} {:>6} {:>8.1f}% {:>8.1f}%\n", name, s.count, 100.0 * s.median, 100.0 * s.worst);
     }
     if (!bands_file.empty()) {
-      std::ofstream(bands_file) << derive_bands(perf, r, eff).dump(2) << '\n';
+      const auto transfer = derive_transfer(perf, eff, logo_rounds);
+      std::ofstream(bands_file) << derive_bands(perf, r, eff, transfer).dump(2) << '\n';
       fmt::print("\nbands written to {}\n", bands_file);
+    }
+    if (coverage) {
+      const std::string file = std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json";
+      const auto u = rightsize::Uncertainty::load(file);
+      nlohmann::json raw = nlohmann::json::parse(std::ifstream(file));
+      rightsize::accuracy::print_coverage(rightsize::accuracy::band_coverage(perf, eff, u),
+                                          raw.value("transfer", nlohmann::json::object()));
     }
     if (lines) {
       for (const auto& c : perf.cases) {

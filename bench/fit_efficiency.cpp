@@ -3,6 +3,8 @@
 // Megatron MFU table is held out whole), then writes data/efficiency.json.
 // Usage: rightsize_fit [VALIDATION_DIR] [OUTPUT]   (default output: data/efficiency.json)
 
+#include "accuracy/amd_cases.hpp"
+#include "accuracy/fit.hpp"
 #include "accuracy/measured_cases.hpp"
 #include "accuracy/perf_cases.hpp"
 
@@ -11,115 +13,11 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <fstream>
-#include <functional>
 #include <iostream>
-#include <map>
 
 using namespace rightsize;
 using namespace rightsize::accuracy;
-
-namespace {
-
-struct Parameter {
-  std::string name;
-  std::function<double(const Efficiency&)> get;
-  std::function<void(Efficiency&, double)> set;
-  double lo;
-  double hi;
-};
-
-Parameter family_parameter(const std::string& family, int which) {
-  const auto field = [which](FamilyEfficiency& f) -> double& {
-    return which == 0 ? f.compute : which == 1 ? f.memory : f.training_compute;
-  };
-  const char* names[] = {"compute", "memory", "training_compute"};
-  return {family + "." + names[which],
-          [family, field](const Efficiency& e) {
-            FamilyEfficiency f = e.families.at(family);
-            return field(f);
-          },
-          [family, field](Efficiency& e, double v) { field(e.families[family]) = v; },
-          0.05,
-          1.0};
-}
-
-Parameter
-seconds_parameter(const std::string& name, std::function<Seconds&(Efficiency&)> ref, double hi) {
-  return {name,
-          [ref](const Efficiency& e) {
-            Efficiency copy = e;
-            return ref(copy).si();
-          },
-          [ref](Efficiency& e, double v) { ref(e) = seconds(v); },
-          0.0,
-          hi};
-}
-
-// An engine's five parameters; `layer_hi` bounds its per-layer cost (seconds).
-std::vector<Parameter> engine_parameters(const std::string& engine, double layer_hi) {
-  return {seconds_parameter(
-              engine + ".layer_overhead",
-              [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_layer; },
-              layer_hi),
-          seconds_parameter(
-              engine + ".step_overhead",
-              [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_step; },
-              0.1),
-          {engine + ".prefill_interference",
-           [engine](const Efficiency& e) { return e.engines.at(engine).prefill_interference; },
-           [engine](Efficiency& e, double v) { e.engines[engine].prefill_interference = v; },
-           0.05,
-           1.0},
-          {engine + ".ttft_wave_factor",
-           [engine](const Efficiency& e) { return e.engines.at(engine).wave_factor; },
-           [engine](Efficiency& e, double v) { e.engines[engine].wave_factor = v; },
-           0.0,
-           2.0},
-          seconds_parameter(
-              engine + ".ttft_overhead",
-              [engine](Efficiency& e) -> Seconds& { return e.engines[engine].per_request; },
-              2.0)};
-}
-
-// Coordinate descent: each parameter in turn scaled up and down by `step`, kept when the loss
-// falls; the step halves when a round improves nothing. Returns the final loss.
-double descend(Efficiency& eff,
-               const std::vector<Parameter>& params,
-               const std::function<double(const Efficiency&)>& loss) {
-  double best = loss(eff);
-  fmt::print("initial loss {:.4f}\n", best);
-  double step = 0.3;
-  for (int round = 0; round < 40 && step > 0.005; ++round) {
-    bool improved = false;
-    for (const auto& prm : params) {
-      for (const double factor : {1.0 + step, 1.0 / (1.0 + step)}) {
-        Efficiency trial = eff;
-        const double before = prm.get(trial);
-        const double v =
-            std::clamp(before == 0.0 ? prm.hi * 0.05 : before * factor, prm.lo, prm.hi);
-        if (v == before) {
-          continue;
-        }
-        prm.set(trial, v);
-        const double l = loss(trial);
-        if (l < best * (1.0 - 1e-4)) {
-          best = l;
-          eff = trial;
-          improved = true;
-        }
-      }
-    }
-    if (!improved) {
-      step /= 2.0;
-    }
-    fmt::print("round {:2}: loss {:.4f} (step {:.3f})\n", round, best, step);
-  }
-  return best;
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
   const std::string validation = argc > 1 ? argv[1] : RIGHTSIZE_VALIDATION_DIR;
@@ -136,64 +34,23 @@ int main(int argc, char** argv) {
                           catalog,
                           constants,
                           eff);
+    append_amd_cases(cases,
+                     std::string(RIGHTSIZE_DATA_DIR) + "/measured/cdna3-public.csv",
+                     std::string(RIGHTSIZE_DATA_DIR) + "/..",
+                     catalog,
+                     constants,
+                     eff);
 
-    // Groups weighted equally, whatever their row counts. Stage 1 fits the families and the
-    // serving engines on the validation data; stage 2 fits the transformers engine alone on our
-    // own H200 runs of its generate (data/measured/h200-sxm.json), so that they move nothing
-    // else. The H200 step and training measurements are diagnostics, never fitted: the step
-    // physics is compared without engine costs (docs/accuracy.md, "Measured on an H200").
-    std::map<std::string, std::vector<const PerfCase*>> fit_groups;
-    std::map<std::string, std::vector<const PerfCase*>> transformers_groups;
-    int fit_rows = 0;
-    int held_rows = 0;
-    for (const auto& c : cases.cases) {
-      if (c.group == "h200-steps" || c.group == "h200-train") {
-        continue;
-      }
-      if (c.held_out) {
-        ++held_rows;
-        continue;
-      }
-      ++fit_rows;
-      (c.group == "h200-generate" ? transformers_groups : fit_groups)[c.group + "/" + c.metric]
-          .push_back(&c);
-    }
-    const auto loss_over = [](const std::map<std::string, std::vector<const PerfCase*>>& groups) {
-      return [&groups](const Efficiency& e) {
-        double total = 0;
-        for (const auto& [name, group] : groups) {
-          total += summarize(group, e).mean_absolute_log;
-        }
-        return total / static_cast<double>(groups.size());
-      };
-    };
-
-    std::vector<Parameter> params;
-    for (const char* fam : {"hopper", "blackwell", "ampere", "ada"}) {
-      params.push_back(family_parameter(fam, 0));
-      params.push_back(family_parameter(fam, 1));
-    }
-    params.push_back(family_parameter("ampere", 2));
-    for (const std::string engine : {"vllm", "sglang", "tensorrt-llm"}) {
-      const auto more = engine_parameters(engine, 1e-3);
-      params.insert(params.end(), more.begin(), more.end());
-    }
-    params.push_back({"training.size_exponent",
-                      [](const Efficiency& e) { return e.training_size_exponent; },
-                      [](Efficiency& e, double v) { e.training_size_exponent = v; },
-                      0.0,
-                      1.0});
-    params.push_back(seconds_parameter(
-        "allreduce_latency", [](Efficiency& e) -> Seconds& { return e.allreduce_latency; }, 1e-3));
-
-    fmt::print("fit rows {}, held-out rows {}, groups {} + {}\n",
-               fit_rows,
-               held_rows,
-               fit_groups.size(),
-               transformers_groups.size());
-    const double best = descend(eff, params, loss_over(fit_groups));
-    const double transformers_loss =
-        descend(eff, engine_parameters("transformers", 5e-3), loss_over(transformers_groups));
+    // The fit itself (bench/accuracy/fit.cpp): stage 1 the families and serving engines on the
+    // validation data, stage 2 the transformers engine alone on our own H200 generate runs
+    // (data/measured/h200-sxm.json), so that they move nothing else; stage 3 cdna3 alone on
+    // public AMD runs (data/measured/cdna3-public.csv).
+    const FitResult fit = fit_efficiency(cases, eff, FitOptions{});
+    eff = fit.efficiency;
+    const int fit_rows = fit.fit_rows;
+    const int held_rows = fit.held_rows;
+    const double best = fit.loss;
+    const double transformers_loss = fit.transformers_loss;
     eff.fitted_on = {
         {"status", "fitted"},
         {"tool",
@@ -216,7 +73,20 @@ int main(int argc, char** argv) {
         {"held_out_rows", held_rows},
         {"final_loss", best},
         {"transformers_final_loss", transformers_loss},
-        {"not_fitted", "turing and cdna3 keep their initial values: no measurements"}};
+        {"cdna3",
+         {{"data",
+           "data/measured/cdna3-public.csv: public MI300X runs of vLLM and SGLang on ROCm "
+           "(AMD blogs and performance pages, Oracle, an SGLang pull request; sources in "
+           "data/measured/README.md): offline output throughput, static-batch end-to-end "
+           "latency, decode step"},
+          {"parameters", "cdna3.compute and cdna3.memory only (stage 3); engines unchanged"},
+          {"held_out",
+           "every configuration whose key hashes to 0 mod 4 (FNV-1a), and every MoE row (its "
+           "decode is not the dense model the family efficiencies stand for)"},
+          {"fit_rows", fit.amd_fit_rows},
+          {"held_out_rows", fit.amd_held_rows},
+          {"final_loss", fit.cdna3_loss}}},
+        {"not_fitted", "turing keeps its initial values: no measurements"}};
     std::ofstream(output) << eff.to_json().dump(2) << '\n';
     fmt::print("wrote {}\n", output);
   } catch (const std::exception& e) {

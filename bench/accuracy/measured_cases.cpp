@@ -125,7 +125,9 @@ void append_measured_cases(PerfCases& out,
              const auto r = estimate_inference(
                  prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff, constants);
              return to_ms(ttft ? r.ttft : r.tpot);
-           }});
+           },
+           {}});
+      describe_serving(out.cases.back(), *prepared, efficiency, constants);
     }
   }
 
@@ -174,7 +176,8 @@ void append_measured_cases(PerfCases& out,
                            prepared->spec, prepared->gpu, prepared->p, eff, constants, b, n)
                      : prefill_step_time(prepared->spec, prepared->gpu, prepared->p, eff, b * n, n);
              return to_ms(s.gpu_work());
-           }});
+           },
+           {}});
     }
   }
 
@@ -203,7 +206,8 @@ void append_measured_cases(PerfCases& out,
            return to_ms(
                estimate_training(prepared->spec, prepared->gpu, prepared->p, prepared->memory, eff)
                    .step);
-         }});
+         },
+         {}});
   }
 }
 

@@ -234,7 +234,8 @@ void append_serving_cases(PerfCases& out,
                        k_serving_engines.at(row.at("backend")),
                        median_of(g.ttft),
                        held,
-                       predictor(true)});
+                       predictor(true),
+                       {}});
   out.cases.push_back({"serving:" + key,
                        "tpot",
                        "serving",
@@ -242,7 +243,10 @@ void append_serving_cases(PerfCases& out,
                        k_serving_engines.at(row.at("backend")),
                        median_of(g.tpot),
                        held,
-                       predictor(false)});
+                       predictor(false),
+                       {}});
+  describe_serving(out.cases[out.cases.size() - 2], *prepared, efficiency, constants);
+  describe_serving(out.cases.back(), *prepared, efficiency, constants);
 }
 
 // --- TensorRT-LLM tables (measurements.jsonl): first-token latency at batch 1, and offline
@@ -319,7 +323,10 @@ void append_trtllm_table_case(PerfCases& out,
                            const auto r = estimate_inference(
                                prepared->spec, prepared->gpu, prepared->p, m, eff, constants);
                            return to_ms(r.prefill);
-                         }});
+                         },
+                         {}});
+    describe_serving(out.cases.back(), *prepared, efficiency, constants);
+    out.cases.back().serving.queueing = false; // one request alone
     return;
   }
   // Static batch: all prompts prefilled together, then all outputs decoded together.
@@ -351,7 +358,9 @@ void append_trtllm_table_case(PerfCases& out,
          const double total = static_cast<double>(batch * osl) /
                               (prefill_all + decode * static_cast<double>(osl)).si();
          return per_gpu ? total / prepared->p.tp : total;
-       }});
+       },
+       {}});
+  describe_serving(out.cases.back(), *prepared, efficiency, constants);
 }
 
 // --- Megatron-LM: 2021 table (achieved TFLOP/s with full recompute) and 2022 MFU (selective
@@ -453,7 +462,8 @@ void append_megatron_case(PerfCases& out,
          return is2022 ? r.mfu
                        : r.hardware_flops_utilization *
                              to_tflop_per_s(*prepared->gpu.rate(TensorPrecision::bf16));
-       }});
+       },
+       {}});
 }
 
 // measurements.jsonl's TensorRT-LLM table lines and Megatron lines, in the file's order.
@@ -482,6 +492,23 @@ void append_measurement_cases(PerfCases& out,
 }
 
 } // namespace
+
+void describe_serving(PerfCase& c,
+                      const Prepared& prepared,
+                      const Efficiency& efficiency,
+                      const Constants& constants) {
+  const auto& model = prepared.spec.model;
+  c.serving.model_kind = model.recurrent_layers() > 0            ? "hybrid"
+                         : model.attention == AttentionKind::mla ? "mla"
+                         : model.is_moe()                        ? "moe"
+                                                                 : "dense";
+  c.serving.input_tokens = prepared.spec.workload.inference.input_tokens;
+  c.serving.output_tokens = prepared.spec.workload.inference.output_tokens;
+  c.serving.queueing =
+      estimate_inference(
+          prepared.spec, prepared.gpu, prepared.p, prepared.memory, efficiency, constants)
+          .queueing;
+}
 
 bool held_out_key(const std::string& key) {
   return fnv(key) % 4 == 0;

@@ -14,6 +14,16 @@
 
 namespace rightsize::accuracy {
 
+// What the leave-one-group-out derivation groups serving lines by (bench/accuracy/logo.hpp): the
+// model's kind (dense, moe, mla, hybrid), the lengths, and whether the batch queues
+// (InferencePerformance::queueing under the efficiencies the cases were built with).
+struct ServingTraits {
+  std::string model_kind;
+  long long input_tokens = 0;
+  long long output_tokens = 0;
+  bool queueing = false;
+};
+
 struct PerfCase {
   std::string id;
   std::string metric; // ttft, tpot, throughput, first_token, achieved_tflops, mfu
@@ -23,6 +33,7 @@ struct PerfCase {
   double measured = 0;
   bool held_out = false;
   std::function<double(const Efficiency&)> predict;
+  ServingTraits serving; // set by describe_serving (serving lines)
 };
 
 // What a predictor keeps of its case: the spec, the GPU, the layout and its memory estimate.
@@ -32,6 +43,12 @@ struct Prepared {
   Parallelism p;
   MemoryEstimate memory;
 };
+
+// Sets `c`'s model kind, lengths and queueing from its prepared spec (serving lines).
+void describe_serving(PerfCase& c,
+                      const Prepared& prepared,
+                      const Efficiency& efficiency,
+                      const Constants& constants);
 
 // One in four configurations is held out of every fit, chosen by a hash (FNV-1a) of its key.
 bool held_out_key(const std::string& key);

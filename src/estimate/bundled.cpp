@@ -22,10 +22,10 @@ struct BundleAccess {
   template <class A, class E> static void generations(A& a, E& e) { a(e.m_generations); }
   static void reindex(Efficiency& e) { e.index_generations(); }
   template <class A, class U> static void uncertainty(A& a, U& u) {
-    a(u.coverage, u.widening, u.m_metrics, u.m_serving, u.m_training);
+    a(u.coverage, u.widening, u.m_metrics, u.m_serving, u.m_training, u.m_transfer);
   }
   template <class A, class E> static void entry(A& a, E& e) {
-    a(e.low_ratio, e.high_ratio, e.lines);
+    a(e.low_ratio, e.high_ratio, e.lines, e.unsized);
   }
   template <class A, class F> static void fitted(A& a, F& f) {
     a(f.fit_runs, f.held_out_runs, f.median_error);
@@ -98,7 +98,7 @@ static_assert(sizeof(FamilyEfficiency) == 24, "a field of FamilyEfficiency is mi
 static_assert(sizeof(EngineOverhead) == 136, "a field of EngineOverhead is missing");
 static_assert(sizeof(GenerationFamily) == 64, "a field of GenerationFamily is missing");
 static_assert(sizeof(Efficiency) == 248, "a field of Efficiency is missing from describe()");
-static_assert(sizeof(Uncertainty) == 160, "a field of Uncertainty is missing from describe()");
+static_assert(sizeof(Uncertainty) == 208, "a field of Uncertainty is missing from describe()");
 #endif
 
 std::string serialize_constants(const Constants& constants) {

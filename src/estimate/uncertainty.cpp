@@ -29,6 +29,75 @@ Band inverted(double point, const RatioBand& r) {
   return {point / r.high_ratio, point / r.low_ratio};
 }
 
+// A band entry of the file: low_ratio, high_ratio, lines (and, in transfer groups, coverage).
+// An unsized entry says why ("reason"), reported by the file, not kept.
+template <class Entry> Entry read_entry(const FieldReader& g) {
+  g.reject_unknown({"low_ratio", "high_ratio", "lines", "coverage", "unsized", "reason"});
+  if (g.has("coverage")) {
+    static_cast<void>(g.number("coverage", Range::between(0.0, 1.0)));
+  }
+  Entry e{g.number("low_ratio", Range{0.0, 1.0, true}),
+          g.number("high_ratio", Range::between(1.0, 1000.0)),
+          g.integer("lines", Range::between(1.0, 1e9))};
+  e.unsized =
+      g.has("unsized") && g.json().at("unsized").is_boolean() && g.json().at("unsized").get<bool>();
+  if (e.unsized && !g.has("reason")) {
+    g.fail_plain("an unsized band needs its \"reason\"");
+  }
+  return e;
+}
+
+// "transfer": per dimension of the leave-one-group-out derivation its pooled ttft and tpot bands
+// and its groups (reported, checked for shape); the bands use gpu_family's and engine's, and the
+// envelope of the two ("both").
+template <class Map> void read_transfer(const FieldReader& t, Map& into) {
+  using Entry = typename Map::mapped_type::mapped_type;
+  t.reject_unknown({"description",
+                    "max_rounds",
+                    "gpu_family",
+                    "engine",
+                    "model_kind",
+                    "input_length",
+                    "output_length",
+                    "kv_regime"});
+  for (const char* dimension : {"gpu_family", "engine"}) {
+    if (!t.has(dimension)) {
+      t.fail_plain(std::string("needs the \"") + dimension + "\" transfer band");
+    }
+  }
+  for (const auto& [dimension, value] : t.json().items()) {
+    if (!value.is_object()) {
+      continue;
+    }
+    const auto d = t.object(dimension);
+    d.reject_unknown({"ttft", "tpot", "groups"});
+    for (const char* metric : {"ttft", "tpot"}) {
+      into[dimension][metric] = read_entry<Entry>(d.object(metric));
+    }
+    if (d.has("groups")) {
+      const auto groups = d.object("groups");
+      for (const auto& [name, g] : groups.json().items()) {
+        const auto group = groups.object(name);
+        group.reject_unknown({"ttft", "tpot"});
+        for (const auto& [metric, e] : g.items()) {
+          read_entry<Entry>(group.object(metric));
+        }
+      }
+    }
+  }
+  for (const char* metric : {"ttft", "tpot"}) {
+    const Entry& f = into.at("gpu_family").at(metric);
+    const Entry& e = into.at("engine").at(metric);
+    into["both"][metric] = Entry{std::min(f.low_ratio, e.low_ratio),
+                                 std::max(f.high_ratio, e.high_ratio),
+                                 std::min(f.lines, e.lines)};
+  }
+  for (auto it = into.begin(); it != into.end();) {
+    const bool used = it->first == "gpu_family" || it->first == "engine" || it->first == "both";
+    it = used ? std::next(it) : into.erase(it);
+  }
+}
+
 } // namespace
 
 Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& file) {
@@ -39,14 +108,18 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
                        "coverage",
                        "min_group_lines",
                        "uncalibrated_widening",
+                       "transfer",
                        "metrics",
                        "calibration"});
-  if (root.integer("schema_version", Range::between(1.0, 1.0)) != 1) {
-    root.fail_plain("unsupported schema_version");
-  }
+  const long long version = root.integer("schema_version", Range::between(1.0, 2.0));
   Uncertainty u;
   u.coverage = root.number("coverage", Range{0.0, 1.0, true});
-  u.widening = root.number("uncalibrated_widening", Range::between(1.0, 10.0));
+  if (version == 1 || root.has("uncalibrated_widening")) {
+    u.widening = root.number("uncalibrated_widening", Range::between(1.0, 10.0));
+  }
+  if (version == 2) {
+    read_transfer(root.object("transfer"), u.m_transfer);
+  }
   const auto metrics = root.object("metrics");
   metrics.reject_unknown({"ttft", "tpot", "step_time", "memory"});
   for (const char* metric : k_metrics) {
@@ -55,12 +128,7 @@ Uncertainty Uncertainty::from_json(const nlohmann::json& j, const std::string& f
       m.fail_plain("needs an \"all\" band");
     }
     for (const auto& [group, value] : m.json().items()) {
-      const auto g = m.object(group);
-      g.reject_unknown({"low_ratio", "high_ratio", "lines"});
-      Entry e{g.number("low_ratio", Range{0.0, 1.0, true}),
-              g.number("high_ratio", Range::between(1.0, 1000.0)),
-              g.integer("lines", Range::between(1.0, 1e9))};
-      u.m_metrics[metric][group] = e;
+      u.m_metrics[metric][group] = read_entry<Entry>(m.object(group));
     }
   }
   if (const auto cal = root.optional_object("calibration")) {
@@ -140,23 +208,30 @@ Calibration Uncertainty::calibration(const std::string& family,
                           it->second.fit_runs,
                           errors(it->second))};
     }
+    const Entry& all = m_metrics.at("step_time").at("all");
     return {false,
-            fmt::format(
-                "{} training: no measured runs; step-time band widened x{:g}", family, widening)};
+            all.unsized ? fmt::format("{} training: no measured runs; step-time band unsized ({} "
+                                      "measured lines of other families)",
+                                      family,
+                                      all.lines)
+                        : fmt::format("{} training: no measured runs; step-time band widened x{:g}",
+                                      family,
+                                      widening)};
   }
   const std::string key = family + "/" + engine;
   if (unmeasured != nullptr) {
     const auto it = m_serving.find(key);
     const long long runs = it == m_serving.end() ? 0 : it->second.fit_runs;
     return {false,
-            runs > 0
-                ? fmt::format("{}: no measured {} runs; its efficiencies are fitted on {} "
-                              "text generation runs",
-                              key,
-                              unmeasured,
-                              runs)
-                : fmt::format(
-                      "{}: no measured {} runs; bands widened x{:g}", key, unmeasured, widening)};
+            runs > 0 ? fmt::format("{}: no measured {} runs; its efficiencies are fitted on {} "
+                                   "text generation runs",
+                                   key,
+                                   unmeasured,
+                                   runs)
+                     : fmt::format("{}: no measured {} runs; {}",
+                                   key,
+                                   unmeasured,
+                                   uncalibrated_text(family, engine))};
   }
   if (const auto it = m_serving.find(key); it != m_serving.end() && it->second.fit_runs > 0) {
     return {true,
@@ -173,16 +248,15 @@ Calibration Uncertainty::calibration(const std::string& family,
   if (family_runs > 0) {
     return {false,
             fmt::format("{}: no measured runs (the family's efficiencies rest on {} runs "
-                        "of other engines); bands widened x{:g}",
+                        "of other engines); {}",
                         key,
                         family_runs,
-                        widening)};
+                        uncalibrated_text(family, engine))};
   }
   return {false,
-          fmt::format("{}: no measured runs: efficiencies are initial values, not fitted; "
-                      "bands widened x{:g}",
+          fmt::format("{}: no measured runs: efficiencies are initial values, not fitted; {}",
                       key,
-                      widening)};
+                      uncalibrated_text(family, engine))};
 }
 
 Uncertainty Uncertainty::load(const std::string& path) {
@@ -199,26 +273,49 @@ Uncertainty Uncertainty::load(const std::string& path) {
 const Uncertainty::Entry& Uncertainty::entry(const std::string& metric,
                                              const std::string& family,
                                              const std::string& engine,
-                                             bool& own) const {
+                                             Source& source) const {
   const auto& groups = m_metrics.at(metric);
   if (metric == "step_time") {
     // One band for all training; the family's own when it has measured training runs.
     const auto it = m_training.find(family);
-    own = it != m_training.end() && it->second.fit_runs > 0;
-    return groups.at("all");
+    const Entry& all = groups.at("all");
+    source = all.unsized                                         ? Source::unsized
+             : it != m_training.end() && it->second.fit_runs > 0 ? Source::own
+                                                                 : Source::overall;
+    return all;
   }
   std::string key;
   key.reserve(family.size() + 1 + engine.size());
   key.append(family).append("/").append(engine);
-  const auto it = groups.find(key);
-  own = it != groups.end();
-  return own ? it->second : groups.at("all");
+  if (const auto it = groups.find(key); it != groups.end()) {
+    source = Source::own;
+    return it->second;
+  }
+  source = Source::overall;
+  if (m_transfer.empty() || metric == "memory") {
+    return groups.at("all");
+  }
+  // A family (engine) is known when one of its pairs has a band of its own.
+  bool family_known = false;
+  bool engine_known = false;
+  for (const auto& [pair, e] : groups) {
+    const auto slash = pair.find('/');
+    family_known = family_known || pair.compare(0, slash, family) == 0;
+    engine_known = engine_known || (slash != std::string::npos && pair.substr(slash + 1) == engine);
+  }
+  source = !family_known && engine_known   ? Source::family_transfer
+           : family_known && !engine_known ? Source::engine_transfer
+                                           : Source::both_transfer;
+  const char* dimension = source == Source::family_transfer   ? "gpu_family"
+                          : source == Source::engine_transfer ? "engine"
+                                                              : "both";
+  return m_transfer.at(dimension).at(metric);
 }
 
-double Uncertainty::widened(const std::string& metric, double ratio, bool own) const {
+double Uncertainty::widened(const std::string& metric, double ratio, Source source) const {
   // Memory bands are not split by family: every line informs every prediction, so the overall
-  // band is not widened. Step time is, through `own`: measured training runs of the family.
-  if (own || metric == "memory") {
+  // band is not widened. Transfer bands are measured, not widened.
+  if (source != Source::overall || metric == "memory") {
     return ratio;
   }
   return std::pow(ratio, widening);
@@ -227,12 +324,23 @@ double Uncertainty::widened(const std::string& metric, double ratio, bool own) c
 RatioBand Uncertainty::band(const std::string& metric,
                             const std::string& family,
                             const std::string& engine) const {
-  bool own = false;
-  const Entry& e = entry(metric, family, engine, own);
-  const double low = widened(metric, e.low_ratio, own);
-  const double high = widened(metric, e.high_ratio, own);
+  Source source = Source::overall;
+  const Entry& e = entry(metric, family, engine, source);
+  const double low = widened(metric, e.low_ratio, source);
+  const double high = widened(metric, e.high_ratio, source);
+  if (source == Source::unsized) {
+    const auto it = m_training.find(family);
+    RatioBand b{low,
+                high,
+                it != m_training.end() && it->second.fit_runs > 0,
+                fmt::format("band unsized, {} measured lines", e.lines)};
+    b.unsized = true;
+    b.lines = e.lines;
+    return b;
+  }
   if (metric == "step_time") {
-    return own ? RatioBand{low,
+    return source == Source::own
+               ? RatioBand{low,
                            high,
                            true,
                            fmt::format("{} training, {} held-out lines", family, e.lines)}
@@ -244,28 +352,68 @@ RatioBand Uncertainty::band(const std::string& metric,
                                        e.lines,
                                        widening)};
   }
-  if (own) {
+  if (source == Source::own) {
     return {low, high, true, fmt::format("{}/{}, {} held-out lines", family, engine, e.lines)};
   }
   if (metric == "memory") {
     return {low, high, true, fmt::format("{} held-out lines", e.lines)};
   }
-  return {low,
-          high,
-          false,
-          fmt::format("no {}/{} lines: all {} held-out lines, widened x{:g}",
-                      family,
-                      engine,
-                      e.lines,
-                      widening)};
+  switch (source) {
+  case Source::family_transfer:
+    return {low,
+            high,
+            false,
+            fmt::format("no {}/{} lines: GPU-family transfer band (leave-one-family-out, {} "
+                        "lines)",
+                        family,
+                        engine,
+                        e.lines)};
+  case Source::engine_transfer:
+    return {low,
+            high,
+            false,
+            fmt::format("no {}/{} lines: engine transfer band (leave-one-engine-out, {} lines)",
+                        family,
+                        engine,
+                        e.lines)};
+  case Source::both_transfer:
+    return {low,
+            high,
+            false,
+            fmt::format("no {}/{} lines: envelope of the GPU-family and engine transfer bands",
+                        family,
+                        engine)};
+  default:
+    return {low,
+            high,
+            false,
+            fmt::format("no {}/{} lines: all {} held-out lines, widened x{:g}",
+                        family,
+                        engine,
+                        e.lines,
+                        widening)};
+  }
 }
 
 double Uncertainty::high_ratio(const std::string& metric,
                                const std::string& family,
                                const std::string& engine) const {
-  bool own = false;
-  const Entry& e = entry(metric, family, engine, own);
-  return widened(metric, e.high_ratio, own);
+  Source source = Source::overall;
+  const Entry& e = entry(metric, family, engine, source);
+  return widened(metric, e.high_ratio, source);
+}
+
+std::string Uncertainty::uncalibrated_text(const std::string& family,
+                                           const std::string& engine) const {
+  if (m_transfer.empty()) {
+    return fmt::format("bands widened x{:g}", widening);
+  }
+  Source source = Source::overall;
+  static_cast<void>(entry("tpot", family, engine, source));
+  return source == Source::family_transfer   ? "bands from the GPU-family transfer error"
+         : source == Source::engine_transfer ? "bands from the engine transfer error"
+         : source == Source::own             ? "bands of the pair's own held-out lines"
+                                 : "bands from the GPU-family and engine transfer error";
 }
 
 InferenceBands inference_bands(const InferencePerformance& p,

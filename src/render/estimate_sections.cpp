@@ -52,6 +52,10 @@ void detail::write_bands(JsonWriter& w, const EstimateReport& r, BandFields fiel
   if (r.training_bands) {
     w.key("basis").begin_object().member("step_time", r.training_bands->step_ratio.basis);
     w.end_object();
+    if (r.training_bands->step_ratio.unsized) {
+      w.key("unsized").begin_object().member("step_time", true);
+      w.member("lines", r.training_bands->step_ratio.lines).end_object();
+    }
   } else if (r.inference_bands) {
     w.key("basis").begin_object();
     w.member("tpot", r.inference_bands->tpot_ratio.basis)

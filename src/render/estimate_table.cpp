@@ -275,14 +275,21 @@ void render_training(const EstimateReport& r, std::ostream& out) {
   }
   out << '\n';
   if (const auto& b = r.training_bands) {
-    out << fmt::format("  {:.0f}% band: step {}, {} tokens/s",
-                       100.0 * r.band_coverage,
+    out << fmt::format("  {}: step {}, {} tokens/s",
+                       b->step_ratio.unsized ? std::string("band (unsized)")
+                                             : fmt::format("{:.0f}% band", 100.0 * r.band_coverage),
                        seconds_band(b->step),
                        rate_band(b->tokens_per_s));
     if (t.time_to_train) {
       out << fmt::format(", {} to train", seconds_band(b->time_to_train));
     }
     out << '\n';
+    if (b->step_ratio.unsized) {
+      out << fmt::format("  training step time: band unsized, {} measured lines (their envelope, "
+                         "not an {:.0f}% band)\n",
+                         b->step_ratio.lines,
+                         100.0 * r.band_coverage);
+    }
   }
   out << "  " << t.explanation << '\n';
 }

@@ -295,6 +295,18 @@ std::string names_text(const std::vector<std::string>& names) {
                      names.size() - k_listed);
 }
 
+// Too few measured training lines for an 80% band: the step-time band is their envelope, and the
+// table says so under the rows.
+std::optional<std::string> unsized_training_line(const std::vector<const Candidate*>& rows) {
+  if (rows.empty() || !rows.front()->training_bands ||
+      !rows.front()->training_bands->step_ratio.unsized) {
+    return std::nullopt;
+  }
+  return fmt::format("training step time: band unsized, {} measured lines (their envelope, not an "
+                     "80% band)",
+                     rows.front()->training_bands->step_ratio.lines);
+}
+
 } // namespace
 
 void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& out) {
@@ -351,6 +363,9 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     }
     for (const auto& text : uncalibrated_lines(rows)) {
       line("uncalibrated: " + text, 2);
+    }
+    if (const auto text = unsized_training_line(rows)) {
+      line(*text, 2);
     }
   }
   if (plan.feasible()) {

@@ -3,8 +3,11 @@
 // How far a prediction may be off: bands derived from the measured held-out error of each metric
 // (data/uncertainty.json, written by bench/rightsize_accuracy --bands; derivation in
 // docs/accuracy.md, "Uncertainty bands"). A band is [point x low_ratio, point x high_ratio], where
-// the ratios are the 10th and 90th percentiles of measured / predicted. GPU families or engines
-// without enough held-out lines get the metric's overall band, widened.
+// the ratios are the 10th and 90th percentiles of measured / predicted. A GPU family and engine
+// pair without enough held-out lines gets the transfer band of what it lacks (schema 2): the
+// ratios of the leave-one-GPU-family-out refits when the family has no calibrated pair, of the
+// leave-one-engine-out refits when the engine has none, and the envelope of the two otherwise.
+// A schema-1 file (no "transfer") widens the overall band instead: ratio^uncalibrated_widening.
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/estimate/performance.hpp>
@@ -22,7 +25,12 @@ struct RatioBand {
   double low_ratio = 1;
   double high_ratio = 1;
   bool calibrated = false; // from lines of this GPU family and engine
-  std::string basis;       // "hopper/vllm, 93 held-out lines" or "all engines, widened x1.5"
+  std::string basis; // "hopper/vllm, 93 held-out lines" or "no cdna3/vllm lines: GPU-family
+                     // transfer band (leave-one-family-out, 2943 lines)"
+  // Fewer lines support it than percentiles need (data/uncertainty.json "unsized"): the band is
+  // the envelope of every measured line's ratio, widened, and reports say so (training today).
+  bool unsized = false;
+  long long lines = 0; // the measured lines behind the band
 };
 
 // What the efficiencies behind a prediction were fitted on, for a GPU family and (serving) an
@@ -67,7 +75,9 @@ public:
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;
 
   double coverage = 0.8;
-  double widening = 1.5; // log-space factor for uncalibrated pairs
+  double widening = 1.5; // log-space factor for uncalibrated pairs (schema 1 only)
+  // Whether the file has transfer bands (schema 2): uncalibrated pairs take them, not `widening`.
+  [[nodiscard]] bool has_transfer() const { return !m_transfer.empty(); }
 
 private:
   friend struct detail::BundleAccess;
@@ -75,14 +85,22 @@ private:
     double low_ratio = 1;
     double high_ratio = 1;
     long long lines = 0;
+    bool unsized = false; // an envelope of too few lines (RatioBand::unsized)
   };
-  // The pair's own entry, or (own = false) the metric's overall one.
+  // Where a band comes from: the pair's own lines, the metric's overall band (widened in schema
+  // 1), or a transfer band (schema 2).
+  enum class Source { own, overall, family_transfer, engine_transfer, both_transfer, unsized };
+  // The entry a band uses and its source.
   [[nodiscard]] const Entry& entry(const std::string& metric,
                                    const std::string& family,
                                    const std::string& engine,
-                                   bool& own) const;
-  // The ratio as a band uses it: an overall one widened unless the metric is not split.
-  [[nodiscard]] double widened(const std::string& metric, double ratio, bool own) const;
+                                   Source& source) const;
+  // The ratio as a band uses it: an overall one widened in schema 1, unless the metric is not
+  // split (memory).
+  [[nodiscard]] double widened(const std::string& metric, double ratio, Source source) const;
+  // The uncalibrated serving bands' source, for the calibration sentences.
+  [[nodiscard]] std::string uncalibrated_text(const std::string& family,
+                                              const std::string& engine) const;
 
   std::map<std::string, std::map<std::string, Entry>> m_metrics; // metric -> group -> band
   struct Fitted {
@@ -92,6 +110,9 @@ private:
   };
   std::map<std::string, Fitted> m_serving;  // "hopper/vllm"
   std::map<std::string, Fitted> m_training; // "ampere"
+  // Transfer bands (schema 2): "gpu_family", "engine" and "both" (their envelope) -> metric
+  // (ttft, tpot) -> band.
+  std::map<std::string, std::map<std::string, Entry>> m_transfer;
 };
 
 struct InferenceBands {

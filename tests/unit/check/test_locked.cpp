@@ -44,7 +44,7 @@ TEST_CASE("locked: the entry of a spec, its settings with the command line's ove
                           ": lock file not found; create it with 'rightsize plan SPEC --lock'");
   repo.lock({spec});
   const LockedPlan locked = read_locked_plan(repo.lock_path(), spec, {{"objective", "gpus"}});
-  CHECK(configuration_text(locked.configuration) == "2 x L40S-48GB (TP1 PP1 DP1, fp8/fp8)");
+  CHECK(configuration_text(locked.configuration) == "1 x L40S-48GB (TP1 PP1 DP1, fp8/fp8)");
   REQUIRE(locked.settings);
   CHECK(locked.settings->objective == Objective::gpus);
   const std::string other = repo.write_spec("other.json");
@@ -66,7 +66,7 @@ TEST_CASE("locked: the locked configuration among the plan's candidates", "[chec
   SECTION("found: the plan's candidate") {
     const Candidate c = locked_candidate(plan, locked, notes);
     CHECK(c.gpu->name == "L40S-48GB");
-    CHECK(c.replicas == 2);
+    CHECK(c.replicas == 1);
     CHECK(notes.empty());
   }
   SECTION("the spec now needs another replica count: the lock's is deployed, with a note") {
@@ -75,14 +75,14 @@ TEST_CASE("locked: the locked configuration among the plan's candidates", "[chec
     const Candidate c = locked_candidate(plan, locked, notes);
     CHECK(c.replicas == 3);
     CHECK(notes == std::vector<std::string>{
-                       "specs/rightsize.lock.json: the spec now needs 2 replicas of the locked "
+                       "specs/rightsize.lock.json: the spec now needs 1 replicas of the locked "
                        "configuration, the lock says 3: deploying 3 (rightsize check reports the "
                        "change)"});
   }
   SECTION("a replica the plan no longer finds") {
     locked.configuration.layout.tp = 8;
     REQUIRE_THROWS_WITH(locked_candidate(plan, locked, notes),
-                        "specs/rightsize.lock.json: the locked configuration, 2 x L40S-48GB (TP8 "
+                        "specs/rightsize.lock.json: the locked configuration, 1 x L40S-48GB (TP8 "
                         "PP1 DP1, fp8/fp8), is no longer one the plan finds for the spec as it "
                         "is now; see rightsize check, and re-lock with rightsize check --update");
   }

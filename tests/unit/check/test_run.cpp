@@ -1,6 +1,6 @@
 // check's run, one outcome at a time, through the library (check/run.hpp), not the CLI. The
-// spec is the 8B chat example: its plan recommends 2 replicas of 1 x L40S-48GB in fp8, at 2 x
-// $0.86/h = $1.72/h, $1.72/h x 730 h = $1,255.60 the first month (docs/ci.md, "Outcomes").
+// spec is the 8B chat example: its plan recommends 1 replica of 1 x L40S-48GB in fp8 (2 before the
+// transfer bands of issue 44), at $0.86/h, x 730 h = $627.80 the first month (docs/ci.md).
 
 #include "check_repo.hpp"
 
@@ -15,7 +15,7 @@ using rightsize::test::CheckRepo;
 
 namespace {
 
-const char* const k_locked_text = "2 x L40S-48GB (TP1 PP1 DP1, fp8/fp8)";
+const char* const k_locked_text = "1 x L40S-48GB (TP1 PP1 DP1, fp8/fp8)";
 
 } // namespace
 
@@ -35,7 +35,7 @@ TEST_CASE("check run: a spec without a lock entry is added, and --update locks i
     CHECK(added.lock_file == repo.lock_path());
     REQUIRE(added.now);
     CHECK(configuration_text(*added.now) == k_locked_text);
-    CHECK(added.now->usd_per_hour == Approx(1.72));
+    CHECK(added.now->usd_per_hour == Approx(0.86));
     CHECK(added.crossed.empty());
     CHECK_FALSE(std::filesystem::exists(repo.lock_path())); // nothing written without --update
   }
@@ -44,7 +44,8 @@ TEST_CASE("check run: a spec without a lock entry is added, and --update locks i
     const CheckRun run = CheckRepo::check(r);
     REQUIRE(run.results[0].crossed.size() == 1);
     CHECK(run.results[0].crossed[0].check == "added");
-    CHECK(run.results[0].crossed[0].text == "added: " + std::string(k_locked_text) + " at $1.72/h");
+    CHECK(run.results[0].crossed[0].text ==
+          "added: " + std::string(k_locked_text) + " at $0.860/h");
     CHECK(run.exit_code == 1);
   }
   SECTION("--update: still 'added', exit 0, and the lock holds the plan") {
@@ -57,8 +58,8 @@ TEST_CASE("check run: a spec without a lock entry is added, and --update locks i
     const LockFile lock = repo.read_lock();
     const LockEntry& entry = lock.entries.at("chat.json");
     REQUIRE(entry.recommended);
-    CHECK(entry.recommended->usd_per_hour == Approx(1.72));
-    CHECK(*entry.recommended->usd_per_month == Approx(1255.6));
+    CHECK(entry.recommended->usd_per_hour == Approx(0.86));
+    CHECK(*entry.recommended->usd_per_month == Approx(627.8));
     CHECK(entry.settings == nlohmann::json{{"objective", "tco"},
                                            {"confidence", "band"},
                                            {"share_gpus", false},
@@ -93,7 +94,7 @@ TEST_CASE("check run: a figure that moved is a warning under its threshold, a re
   r.replan = true; // the lock's digests still match: plan anyway, as after a change
 
   SECTION("$/hour +5.0%, under the 10% cost threshold: warning, exit 0") {
-    repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 1.72 / 1.05; });
+    repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 0.86 / 1.05; });
     const CheckResult res = CheckRepo::check(r).results.at(0);
     CHECK(res.status == "warning");
     CHECK(res.exit_code == 0);
@@ -101,12 +102,12 @@ TEST_CASE("check run: a figure that moved is a warning under its threshold, a re
     CHECK(res.warnings == std::vector<std::string>{"$/hour +5.0% (cost threshold 10%)"});
     REQUIRE(res.changes.size() == 1);
     CHECK(res.changes[0].metric == "usd_per_hour");
-    CHECK(res.changes[0].before == Approx(1.638).epsilon(1e-3));
-    CHECK(res.changes[0].after == Approx(1.72));
+    CHECK(res.changes[0].before == Approx(0.819).epsilon(1e-3));
+    CHECK(res.changes[0].after == Approx(0.86));
     CHECK_FALSE(res.changes[0].crossed);
   }
   SECTION("$/hour +25.0%, over it: regression, exit 1, the crossing as numbers") {
-    repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 1.72 / 1.25; });
+    repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 0.86 / 1.25; });
     const CheckRun run = CheckRepo::check(r);
     const CheckResult& res = run.results.at(0);
     CHECK(res.status == "regression");
@@ -114,19 +115,20 @@ TEST_CASE("check run: a figure that moved is a warning under its threshold, a re
     REQUIRE(res.crossed.size() == 1);
     CHECK(res.crossed[0].check == "cost");
     CHECK(res.crossed[0].text ==
-          "cost: $/hour $1.38/h -> $1.72/h (+25.0%), over the 10% threshold");
+          "cost: $/hour $0.688/h -> $0.860/h (+25.0%), over the 10% threshold");
     REQUIRE(res.changes.size() == 1);
     CHECK(res.changes[0].crossed);
     CHECK(*res.changes[0].threshold == 0.10);
     CHECK(*res.changes[0].relative() == Approx(0.25));
   }
   SECTION("the same move, cost not among the checks that fail: a warning") {
-    repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 1.72 / 1.25; });
+    repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 0.86 / 1.25; });
     r.thresholds.fail_on = "latency";
     const CheckResult res = CheckRepo::check(r).results.at(0);
     CHECK(res.status == "warning");
-    CHECK(res.warnings == std::vector<std::string>{
-                              "cost: $/hour $1.38/h -> $1.72/h (+25.0%), over the 10% threshold"});
+    CHECK(res.warnings ==
+          std::vector<std::string>{
+              "cost: $/hour $0.688/h -> $0.860/h (+25.0%), over the 10% threshold"});
   }
 }
 
@@ -224,7 +226,7 @@ TEST_CASE("check run: --update accepts a change, says what it accepted and rewri
   CheckRepo repo;
   const std::string spec = repo.write_spec("chat.json");
   repo.lock({spec});
-  repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 1.72 / 1.25; });
+  repo.edit_locked(spec, [](LockedConfiguration& l) { l.usd_per_hour = 0.86 / 1.25; });
   CheckRequest r = repo.request({spec});
   r.update = true;
   r.replan = true;
@@ -234,9 +236,9 @@ TEST_CASE("check run: --update accepts a change, says what it accepted and rewri
   CHECK(res.exit_code == 0);
   CHECK(res.basis == "new recommendation"); // --update compares what it locks with the lock
   CHECK(res.crossed.empty());
-  CHECK(res.warnings == std::vector<std::string>{"accepted: cost: $/hour $1.38/h -> $1.72/h "
+  CHECK(res.warnings == std::vector<std::string>{"accepted: cost: $/hour $0.688/h -> $0.860/h "
                                                  "(+25.0%), over the 10% threshold"});
-  CHECK(repo.read_lock().entries.at("chat.json").recommended->usd_per_hour == Approx(1.72));
+  CHECK(repo.read_lock().entries.at("chat.json").recommended->usd_per_hour == Approx(0.86));
 }
 
 TEST_CASE("check run: the lock's settings are replayed, the command line's over them", "[check]") {

@@ -16,10 +16,9 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
-
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace rightsize;
@@ -216,8 +215,7 @@ TEST_CASE("image generation: the plan prices a thousand images, uncalibrated",
           Approx(c.cost.per_hour.si() / (asked_images_per_s(p.spec, i) * 3600.0) * 1000.0));
     REQUIRE(c.calibration);
     CHECK_FALSE(c.calibration->measured);
-    CHECK_THAT(
-        c.calibration->text,
-        Catch::Contains("/diffusers: no measured image generation runs; bands widened x1.5"));
+    CHECK_THAT(c.calibration->text,
+               Catch::Contains("/diffusers: no measured image generation runs; bands from the "));
   }
 }

@@ -1,0 +1,49 @@
+// Reference test (issue 44): the 80% bands rightsize prints (data/uncertainty.json through
+// Uncertainty::band) hold on the held-out serving lines of ../shared/validation and the project's
+// H200 runs, never used in the fit: overall coverage at least 0.75 for TTFT and for TPOT
+// (docs/accuracy.md, "Band coverage, leave-one-group-out").
+
+#include "accuracy/logo.hpp"
+#include "accuracy/measured_cases.hpp"
+
+#include <rightsize/catalog/catalog.hpp>
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace rightsize;
+
+TEST_CASE("reference: the 80% bands cover at least 75% of held-out serving lines",
+          "[reference][uncertainty]") {
+  if (!std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
+    WARN("../shared/validation is not beside the checkout: reference test skipped");
+    return;
+  }
+  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
+  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  const std::string configs = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs";
+  auto perf =
+      accuracy::build_perf_cases(RIGHTSIZE_VALIDATION_DIR, configs, catalog, constants, eff);
+  accuracy::append_measured_cases(perf,
+                                  std::string(RIGHTSIZE_DATA_DIR) + "/measured/h200-sxm.json",
+                                  configs,
+                                  catalog,
+                                  constants,
+                                  eff);
+  const auto table = accuracy::band_coverage(perf, eff, u);
+  for (const char* metric : {"ttft", "tpot"}) {
+    CAPTURE(metric);
+    const auto& all = table.at("all").at("all").at(metric);
+    CAPTURE(all.lines, all.inside);
+    CHECK(all.lines >= 400);
+    CHECK(all.share() >= 0.75);
+  }
+  // Every dimension of the leave-one-group-out derivation is reported.
+  for (const auto& dimension : accuracy::logo_dimensions()) {
+    CAPTURE(dimension);
+    CHECK(table.count(dimension) == 1);
+  }
+}
