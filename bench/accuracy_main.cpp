@@ -271,6 +271,29 @@ void print_published(const rightsize::Catalog& catalog,
   }
 }
 
+// The performance lines by group, metric and part (fit, held-out), and by family/engine and
+// (AMD rows) source: median and worst absolute error.
+void print_groups(const rightsize::accuracy::PerfCases& perf, const rightsize::Efficiency& eff) {
+  std::map<std::string, std::vector<const rightsize::accuracy::PerfCase*>> groups;
+  for (const auto& c : perf.cases) {
+    groups[c.group + " " + c.metric + (c.held_out ? " held-out" : " fit")].push_back(&c);
+    groups[c.group + " " + c.metric + " " + c.family + "/" + c.engine +
+           (c.held_out ? " held-out" : " fit")]
+        .push_back(&c);
+    if (c.group == rightsize::accuracy::k_amd_group) {
+      groups[c.group + " " + c.metric + " " + rightsize::accuracy::amd_source(c) +
+             (c.held_out ? " held-out" : " fit")]
+          .push_back(&c);
+    }
+  }
+  fmt::print("{:<52} {:>6} {:>9} {:>9}\n", "group", "lines", "median", "worst");
+  for (const auto& [name, group] : groups) {
+    const auto s = rightsize::accuracy::summarize(group, eff);
+    fmt::print(
+        "{:<52} {:>6} {:>8.1f}% {:>8.1f}%\n", name, s.count, 100.0 * s.median, 100.0 * s.worst);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -373,24 +396,7 @@ int main(int argc, char** argv) {
                perf.serving_rows_read,
                perf.serving_configurations,
                perf.cases.size());
-    std::map<std::string, std::vector<const rightsize::accuracy::PerfCase*>> groups;
-    for (const auto& c : perf.cases) {
-      groups[c.group + " " + c.metric + (c.held_out ? " held-out" : " fit")].push_back(&c);
-      groups[c.group + " " + c.metric + " " + c.family + "/" + c.engine +
-             (c.held_out ? " held-out" : " fit")]
-          .push_back(&c);
-      if (c.group == rightsize::accuracy::k_amd_group) {
-        groups[c.group + " " + c.metric + " " + rightsize::accuracy::amd_source(c) +
-               (c.held_out ? " held-out" : " fit")]
-            .push_back(&c);
-      }
-    }
-    fmt::print("{:<52} {:>6} {:>9} {:>9}\n", "group", "lines", "median", "worst");
-    for (const auto& [name, group] : groups) {
-      const auto s = rightsize::accuracy::summarize(group, eff);
-      fmt::print(
-          "{:<52} {:>6} {:>8.1f}% {:>8.1f}%\n", name, s.count, 100.0 * s.median, 100.0 * s.worst);
-    }
+    print_groups(perf, eff);
     if (!bands_file.empty()) {
       const auto transfer = derive_transfer(perf, eff, logo_rounds);
       std::ofstream(bands_file) << derive_bands(perf, r, eff, transfer).dump(2) << '\n';

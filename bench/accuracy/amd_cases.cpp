@@ -158,14 +158,17 @@ void append_amd_cases(PerfCases& out,
     // dense one the family's efficiencies stand for (docs/accuracy.md, "AMD CDNA3").
     const bool held = held_out_key(key) || spec.model.is_moe();
     auto prepared = std::make_shared<Prepared>(Prepared{std::move(spec), gpu, p, memory});
-    out.cases.push_back({id,
-                         metric_name(r.at("metric")),
-                         k_amd_group,
-                         efficiency.family_name(gpu),
-                         r.at("engine"),
-                         std::stod(r.at("value")),
-                         held,
-                         amd_predictor(prepared, constants, r.at("metric"))});
+    PerfCase c;
+    c.id = id;
+    c.metric = metric_name(r.at("metric"));
+    c.group = k_amd_group;
+    c.family = efficiency.family_name(gpu);
+    c.engine = r.at("engine");
+    c.measured = std::stod(r.at("value"));
+    c.held_out = held;
+    c.predict = amd_predictor(prepared, constants, r.at("metric"));
+    describe_serving(c, *prepared, efficiency, constants);
+    out.cases.push_back(std::move(c));
   }
 }
 

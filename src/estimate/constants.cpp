@@ -139,8 +139,7 @@ Constants::engine(Engine e, const Gpu& gpu, std::string_view version) const {
   if (base.tiers.empty() || i >= m_tiered.size()) {
     return base;
   }
-  const std::optional<Version> v =
-      version.empty() ? std::nullopt : parse_version(version);
+  const std::optional<Version> v = version.empty() ? std::nullopt : parse_version(version);
   for (std::size_t t = 0; t < base.tiers.size(); ++t) {
     if (tier_holds(base.tiers[t], gpu, v)) {
       return m_tiered[i].at(t);

@@ -32,42 +32,6 @@ Bytes KvCacheGeometry::per_sequence(long long tokens) const {
   return per_token_global * paged(tokens) + per_token_local * paged(local_tokens) + state;
 }
 
-long long max_model_len(const Spec& spec) {
-  const auto& inf = spec.workload.inference;
-  const long long request = inf.prompt_tokens() + inf.output_tokens;
-  const long long model = spec.model.max_position > 0 ? spec.model.max_position : request;
-  return std::max(request, inf.max_model_len.value_or(model));
-}
-
-bool chunks_prefill(const Spec& spec, const EngineMemoryPolicy& policy) {
-  if (const auto given = spec.workload.inference.chunked_prefill) {
-    return *given;
-  }
-  switch (policy.chunked_prefill) {
-  case ChunkedPrefill::on:
-    return true;
-  case ChunkedPrefill::off:
-    return false;
-  case ChunkedPrefill::long_context:
-    // vLLM V0 (PR #6666): chunked prefill turns itself on above 32K tokens of context.
-    return max_model_len(spec) > 32768;
-  }
-  return true;
-}
-
-const EngineMemoryPolicy& engine_policy(const Spec& spec, const Gpu& gpu, const Constants& c) {
-  const auto& inf = spec.workload.inference;
-  return c.engine(inf.engine, gpu, inf.engine_version.value_or(""));
-}
-
-std::optional<long long> engine_cap(const Spec& spec, const EngineMemoryPolicy& policy) {
-  if (!policy.max_sequences) {
-    return std::nullopt; // transformers: no scheduler, no cap
-  }
-  return spec.workload.inference.max_num_seqs.value_or(
-      static_cast<long long>(policy.max_sequences->value));
-}
-
 namespace {
 
 double ceil_div(double a, double b) {

@@ -7,7 +7,6 @@
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
-#include <rightsize/core/version.hpp>
 #include <rightsize/estimate/performance.hpp>
 
 #include <fmt/format.h>
@@ -275,15 +274,14 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
       (w.total() + (kv.per_sequence(static_cast<long long>(context)) + written) * batch) * p.pp;
   s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
   if (m.encoder_decoder) {
-    s.compute = decoder_token_flops(m, context) * batch / static_cast<double>(p.tp) /
-                steps.compute_rate;
+    s.compute =
+        decoder_token_flops(m, context) * batch / static_cast<double>(p.tp) / steps.compute_rate;
   } else {
     // The weights' products at the math rate, attention over the cache at its own rate.
     const Flops matmul = forward_flops(m, batch, 0.0);
-    const Flops attention =
-        (forward_flops(m, batch, context) - matmul) * decode_attention_scale(m);
-    s.compute =
-        (matmul / steps.compute_rate + attention / steps.attention_rate) / static_cast<double>(p.tp);
+    const Flops attention = (forward_flops(m, batch, context) - matmul) * decode_attention_scale(m);
+    s.compute = (matmul / steps.compute_rate + attention / steps.attention_rate) /
+                static_cast<double>(p.tp);
   }
   const double act = steps.activation_bytes;
   // One all-reduce per mixer and per MLP (two per layer of a plain transformer), Megatron-style;
@@ -370,19 +368,20 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
   // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
   // the step (tokens / prompt of them). An image encoder's prompt is one image (image_flops).
   const bool image_tower = spec.embeds_images() && prompt > 0;
-  Flops flops = image_tower ? Flops(image_flops(m) * tokens / prompt) : forward_flops(m, tokens, 0.0);
+  Flops flops =
+      image_tower ? Flops(image_flops(m) * tokens / prompt) : forward_flops(m, tokens, 0.0);
   const auto& inf = spec.workload.inference;
   if (m.vision && inf.images_per_request > 0 && prompt > 0) {
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
                    m.vision->flops(inf.image_width, inf.image_height));
   }
   // Attention over the prompt (causal: half of it on average) at attention's rate.
-  const Flops attention =
-      image_tower ? Flops(0)
-                  : forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0) -
-                        forward_flops(m, tokens, 0.0);
-  s.compute = (flops / steps.compute_rate + attention / steps.attention_rate) /
-              static_cast<double>(p.tp);
+  const Flops attention = image_tower
+                              ? Flops(0)
+                              : forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0) -
+                                    forward_flops(m, tokens, 0.0);
+  s.compute =
+      (flops / steps.compute_rate + attention / steps.attention_rate) / static_cast<double>(p.tp);
   const double act = steps.activation_bytes;
   s.communication =
       allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
@@ -476,9 +475,8 @@ InferencePerformance in_flight(const MemoryEstimate& memory,
 // Why the sequences beyond a replica's running batch queue, in a few words.
 std::string running_limit_words(const InferencePerformance& r, const char* unit) {
   if (r.running_limit == "max_num_seqs") {
-    return fmt::format("the engine runs at most {} {} at once (its max_num_seqs)",
-                       r.concurrency,
-                       unit);
+    return fmt::format(
+        "the engine runs at most {} {} at once (its max_num_seqs)", r.concurrency, unit);
   }
   return fmt::format("only {} {} fit in the KV cache", r.concurrency, unit);
 }
@@ -488,10 +486,8 @@ std::string running_limit_words(const InferencePerformance& r, const char* unit)
 // A replica embeds c / T(c) sequences per second; a sequence waits for its engine's per-request
 // work and its pass, and, when more are in flight than a pass takes, for the passes ahead of it
 // (Little's law: latency = in flight / rate). `r` is in_flight()'s, with some in flight.
-InferencePerformance estimate_embedding(const StepLayout& steps,
-                                        InferencePerformance r,
-                                        int replicas,
-                                        Detail detail) {
+InferencePerformance
+estimate_embedding(const StepLayout& steps, InferencePerformance r, int replicas, Detail detail) {
   const auto& inf = steps.spec->workload.inference;
   const long long wanted = r.offered;
   const long long c = r.concurrency;
@@ -694,28 +690,6 @@ InferencePerformance estimate_generation(const StepLayout& steps,
 
 } // namespace
 
-std::string engine_band_key(const Spec& spec, const Efficiency& eff) {
-  std::string name = engine_name(spec);
-  const auto& version = spec.workload.inference.engine_version;
-  if (!version || spec.workload.is_training()) {
-    return name;
-  }
-  const auto it = eff.engines.find(name);
-  if (it == eff.engines.end() || it->second.oldest_version.empty()) {
-    return name;
-  }
-  const auto given = parse_version(*version);
-  const auto oldest = parse_version(it->second.oldest_version);
-  if (given && oldest && version_less(*given, *oldest)) {
-    return fmt::format("{} {} (older than the {}-{} runs fitted)",
-                       name,
-                       *version,
-                       it->second.oldest_version,
-                       it->second.newest_version);
-  }
-  return name;
-}
-
 long long running_batch(const Spec& spec,
                         long long offered,
                         long long max_batch,
@@ -796,8 +770,7 @@ InferencePerformance estimate_inference(const ServingLayout& layout,
   if (embedding) {
     return estimate_embedding(*layout.steps, r, replicas, detail);
   }
-  return estimate_generation(
-      *layout.steps, layout.memory.kv, layout.prefill, r, replicas, detail);
+  return estimate_generation(*layout.steps, layout.memory.kv, layout.prefill, r, replicas, detail);
 }
 
 } // namespace rightsize

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace rightsize {
@@ -321,9 +322,41 @@ double Uncertainty::widened(const std::string& metric, double ratio, Source sour
   return std::pow(ratio, widening);
 }
 
+namespace {
+
+// The engine of a key engine_band_key() made for a version older than the calibrated runs
+// ("vllm 0.7.3 (older than ...)"): "vllm"; empty for a plain engine name.
+std::string versioned_base(const std::string& engine) {
+  const auto space = engine.find(' ');
+  return space == std::string::npos ? std::string() : engine.substr(0, space);
+}
+
+} // namespace
+
 RatioBand Uncertainty::band(const std::string& metric,
                             const std::string& family,
                             const std::string& engine) const {
+  if (const std::string base = versioned_base(engine);
+      !base.empty() && metric != "memory" && metric != "step_time") {
+    // An engine version older than its calibrated runs: what the version changes is what an
+    // engine the data lacks would, so the band is the envelope of the engine's own band on this
+    // family and the engine transfer band, each edge the wider (docs/accuracy.md, "Engine
+    // versions").
+    RatioBand own = band(metric, family, base);
+    if (const auto t = m_transfer.find("engine"); t != m_transfer.end()) {
+      if (const auto m = t->second.find(metric); m != t->second.end()) {
+        own.low_ratio = std::min(own.low_ratio, m->second.low_ratio);
+        own.high_ratio = std::max(own.high_ratio, m->second.high_ratio);
+      }
+    }
+    own.calibrated = false;
+    own.basis = fmt::format("{} on {}: the envelope of {}/{}'s band and the engine transfer band",
+                            engine,
+                            family,
+                            family,
+                            base);
+    return own;
+  }
   Source source = Source::overall;
   const Entry& e = entry(metric, family, engine, source);
   const double low = widened(metric, e.low_ratio, source);
@@ -398,6 +431,9 @@ RatioBand Uncertainty::band(const std::string& metric,
 double Uncertainty::high_ratio(const std::string& metric,
                                const std::string& family,
                                const std::string& engine) const {
+  if (!versioned_base(engine).empty()) {
+    return band(metric, family, engine).high_ratio;
+  }
   Source source = Source::overall;
   const Entry& e = entry(metric, family, engine, source);
   return widened(metric, e.high_ratio, source);

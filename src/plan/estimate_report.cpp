@@ -258,17 +258,16 @@ EstimateEvaluation estimate_configuration(Spec spec,
   // batch, as plan sizes it (docs/plan.md, "Saturation").
   std::optional<long long> offered;
   if (serving && batch) {
-    const long long running = running_batch(
-        e.spec, *batch, e.memory.max_batch, engine_policy(e.spec, gpu, constants));
+    const long long running =
+        running_batch(e.spec, *batch, e.memory.max_batch, engine_policy(e.spec, gpu, constants));
     if (running >= 1 && running < *batch) {
       offered = batch;
       e.memory = estimate_memory(e.spec, gpu, e.parallelism, constants, running);
     }
   }
   const std::string family = efficiency.family_name(gpu);
-  e.calibration =
-      uncertainty.calibration(
-          family, engine_band_key(e.spec, efficiency), !serving, unmeasured_workload(e.spec));
+  e.calibration = uncertainty.calibration(
+      family, engine_band_key(e.spec, efficiency), !serving, unmeasured_workload(e.spec));
   if (serving) {
     e.inference = estimate_inference(e.spec,
                                      gpu,
@@ -280,8 +279,8 @@ EstimateEvaluation estimate_configuration(Spec spec,
                                      Detail::full,
                                      offered);
     if (e.inference->concurrency > 0) {
-      e.inference_bands = inference_bands(
-          *e.inference, uncertainty, family, engine_band_key(e.spec, efficiency));
+      e.inference_bands =
+          inference_bands(*e.inference, uncertainty, family, engine_band_key(e.spec, efficiency));
     }
   } else {
     e.training = estimate_training(e.spec, gpu, e.parallelism, e.memory, efficiency);

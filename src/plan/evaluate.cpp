@@ -50,11 +50,8 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   const double high =
       detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(S.units)).value_or(1.0);
   const auto fits = estimate_memory(spec, *c.gpu, c.layout, S.constants, share).max_batch;
-  const long long cap =
-      running_batch(spec,
-                    std::numeric_limits<long long>::max(),
-                    fits,
-                    engine_policy(spec, *c.gpu, S.constants));
+  const long long cap = running_batch(
+      spec, std::numeric_limits<long long>::max(), fits, engine_policy(spec, *c.gpu, S.constants));
   return detail::online_batch_from(share, cap, [&](long long batch) {
     const auto memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, std::min(batch, cap));
     if (memory.max_batch < 1) {

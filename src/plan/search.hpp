@@ -345,9 +345,9 @@ GrowthSeries flat_growth(const Search& S, long long replicas);
 // Serving cost: cloud replicas added month by month as `growth` says, or on-prem bought for the
 // horizon's peak month of it; in the cloud each month rents the cheapest instances that hold
 // its replicas (pick_fleet). False, with `why`, when the catalog has no price for the deployment
-// or no shape sold holds the layout. Detail::numbers leaves out the price label, its staleness, the basis sentence, the
-// month targets stop being met and the month-by-month costs (months); the figures, the total
-// among them, are the same.
+// or no shape sold holds the layout. Detail::numbers leaves out the price label, its staleness, the
+// basis sentence, the month targets stop being met and the month-by-month costs (months); the
+// figures, the total among them, are the same.
 bool cost_inference(const Search& S,
                     Candidate& c,
                     const GrowthSeries& growth,

@@ -57,8 +57,7 @@ void read_serving_engine(const FieldReader& r, InferenceWorkload& w) {
   w.max_num_seqs = r.optional_integer("max_num_seqs", Range{1, limits::k_max_concurrency});
   w.max_model_len = r.optional_integer("max_model_len", Range{1, limits::k_max_tokens});
   w.chunked_prefill = r.optional_boolean("chunked_prefill");
-  w.length_low_ratio =
-      r.optional_number("length_low_ratio", Range{0.0, 1.0, true}).value_or(1.0);
+  w.length_low_ratio = r.optional_number("length_low_ratio", Range{0.0, 1.0, true}).value_or(1.0);
   w.engine_version = r.optional_string("engine_version");
   if (w.engine_version && !parse_version(*w.engine_version)) {
     r.member("engine_version")

@@ -38,10 +38,13 @@ TEST_CASE("reference: predictions against public AMD CDNA3 runs", "[reference][a
     }
   }
   CHECK(fitted == 73);
-  // Today (held out): throughput 18.0% (45.0% with the guessed 0.4 / 0.7), static-batch
-  // end-to-end latency 8.8% (16.9%).
+  // Today (held out): throughput 27.7% (45.0% with the guessed 0.4 / 0.7; 18.0% before issue
+  // 44's engine settings gave vLLM its 1024-sequence default on the MI300X, which its offline
+  // LLM class runs with: the 70B rows run larger batches and come out over, the fit balances
+  // them with the 405B rows, the held-out ones, now -13% to -29%; docs/accuracy.md, "AMD
+  // CDNA3"), static-batch end-to-end latency 6.7% (16.9%).
   for (const auto& [group, limit] :
-       std::map<std::string, double>{{"vllm/throughput", 0.19}, {"vllm/e2e_latency", 0.10}}) {
+       std::map<std::string, double>{{"vllm/throughput", 0.29}, {"vllm/e2e_latency", 0.08}}) {
     CAPTURE(group);
     const auto s = accuracy::summarize(held_out[group], eff);
     CAPTURE(s.count, s.median, s.worst);
@@ -49,7 +52,8 @@ TEST_CASE("reference: predictions against public AMD CDNA3 runs", "[reference][a
     CHECK(s.median <= limit);
   }
   // DeepSeek-V3 (MLA, MoE) decode on early-2025 SGLang, never fitted: predicted 3x too fast
-  // (67.8%); held here so that it can only improve.
+  // (68.2%; the absorbed MLA decode adds its attention, which at batch 4 is small beside the
+  // early ROCm kernels' per-step cost); held here so that it can only improve.
   const auto mla = accuracy::summarize(held_out["sglang/tpot"], eff);
   CAPTURE(mla.median);
   CHECK(mla.count == 2);

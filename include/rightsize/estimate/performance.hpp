@@ -274,12 +274,12 @@ struct StepLayout {
   Parallelism p;
   const FamilyEfficiency* family = nullptr;
   const EngineOverhead* engine = nullptr;
-  FlopsPerSecond compute_rate; // the tensor rate at the compute precision x the family's compute
+  FlopsPerSecond compute_rate;   // the tensor rate at the compute precision x the family's compute
   FlopsPerSecond attention_rate; // attention's products: 16-bit unless the KV cache is fp8
-  WeightBytes weights;         // weights_per_gpu
-  double activation_bytes = 0; // one activation element
-  LinkModel tensor_link;       // the all-reduces of the tensor-parallel group (p.tp)
-  LinkModel expert_link;       // the all-to-alls of the expert-parallel group (p.ep)
+  WeightBytes weights;           // weights_per_gpu
+  double activation_bytes = 0;   // one activation element
+  LinkModel tensor_link;         // the all-reduces of the tensor-parallel group (p.tp)
+  LinkModel expert_link;         // the all-to-alls of the expert-parallel group (p.ep)
 };
 
 // A serving layout's batch-independent terms, memory and speed, worked out once: the plan's search

@@ -25,8 +25,8 @@ struct RatioBand {
   double low_ratio = 1;
   double high_ratio = 1;
   bool calibrated = false; // from lines of this GPU family and engine
-  std::string basis; // "hopper/vllm, 93 held-out lines" or "no cdna3/vllm lines: GPU-family
-                     // transfer band (leave-one-family-out, 2943 lines)"
+  std::string basis;       // "hopper/vllm, 93 held-out lines" or "no cdna3/vllm lines: GPU-family
+                           // transfer band (leave-one-family-out, 2943 lines)"
   // Fewer lines support it than percentiles need (data/uncertainty.json "unsized"): the band is
   // the envelope of every measured line's ratio, widened, and reports say so (training today).
   bool unsized = false;

@@ -73,7 +73,10 @@ TEST_CASE("engine policy: each engine's roles, as data/memory.json gives them",
   CHECK(role(vllm.cuda_graphs_mib) == Role{"cuda_graphs_mib", 512});
   CHECK(vllm.activation_peak == ActivationPeak::profiled_chunk);
   CHECK(role(vllm.max_batched_tokens) == Role{"max_num_batched_tokens", 8192});
-  CHECK(role(vllm.max_sequences) == Role{"max_num_seqs", 256});
+  CHECK(role(vllm.max_sequences) == Role{"max_num_seqs", 1024});
+  CHECK(vllm.chunked_prefill == ChunkedPrefill::on);
+  CHECK(vllm.unchunked_pass == UnchunkedPass::max_model_len);
+  CHECK(vllm.tiers.size() == 3); // V0, GPUs under 70 GiB, A100s
   CHECK_FALSE(vllm.allocator_fragmentation);
   CHECK_FALSE(vllm.source.empty());
 
@@ -83,8 +86,9 @@ TEST_CASE("engine policy: each engine's roles, as data/memory.json gives them",
   CHECK(role(sglang.kv_block_tokens) == Role{"sglang_page_size_tokens", 1});
   CHECK(role(sglang.cuda_graphs_mib) == Role{"cuda_graphs_mib", 512});
   CHECK(sglang.activation_peak == ActivationPeak::profiled_chunk);
-  CHECK(role(sglang.max_batched_tokens) == Role{"max_num_batched_tokens", 8192});
-  CHECK(role(sglang.max_sequences) == Role{"max_num_seqs", 256});
+  CHECK(role(sglang.max_batched_tokens) == Role{"sglang_large_chunked_prefill_tokens", 16384});
+  CHECK(role(sglang.max_sequences) == Role{"sglang_max_running_requests", 2048});
+  CHECK(sglang.tiers.size() == 3); // its chunk under 35, 60 and 160 GB
   CHECK_FALSE(sglang.allocator_fragmentation);
 
   const EngineMemoryPolicy& trtllm = c.engine(Engine::tensorrt_llm);
@@ -94,6 +98,9 @@ TEST_CASE("engine policy: each engine's roles, as data/memory.json gives them",
   CHECK(role(trtllm.kv_block_tokens) == Role{"trtllm_tokens_per_block", 32});
   CHECK(role(trtllm.cuda_graphs_mib) == Role{"cuda_graphs_mib", 512});
   CHECK(trtllm.activation_peak == ActivationPeak::profiled_chunk);
+  CHECK(role(trtllm.max_batched_tokens) == Role{"trtllm_max_num_tokens", 8192});
+  CHECK(role(trtllm.max_sequences) == Role{"trtllm_max_seqs", 256});
+  CHECK(trtllm.chunked_prefill == ChunkedPrefill::off);
   CHECK_FALSE(trtllm.allocator_fragmentation);
 
   const EngineMemoryPolicy& hf = c.engine(Engine::transformers);
@@ -140,6 +147,10 @@ TEST_CASE("engine policy: the estimate follows the policy, not the engine's name
   // free after the weights, activations and overhead.
   nlohmann::json j = memory_json();
   j["engines"]["vllm"]["fraction_of"] = "free_memory";
+  // ... and TensorRT-LLM's chunk and sequence cap, so that only the rule differs.
+  j["engines"]["vllm"]["max_batched_tokens"] = "trtllm_max_num_tokens";
+  j["engines"]["vllm"]["max_sequences"] = "trtllm_max_seqs";
+  j["engines"]["vllm"].erase("tiers");
   ScratchDir dir;
   const Constants edited = Constants::load(dir.write("memory.json", j.dump(1)));
   const MemoryEstimate e = estimate_memory(s, h100, Parallelism{}, edited, 1);

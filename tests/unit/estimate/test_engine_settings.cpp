@@ -1,5 +1,5 @@
-// Engine settings a serving estimate runs with (docs/model.md, "Engine settings"): each engine's own
-// defaults by GPU and version (data/memory.json tiers), chunked prefill and max_model_len, the
+// Engine settings a serving estimate runs with (docs/model.md, "Engine settings"): each engine's
+// own defaults by GPU and version (data/memory.json tiers), chunked prefill and max_model_len, the
 // engine version against the calibrated runs, and attention's own rate (issue 44).
 
 #include "fixtures.hpp"
@@ -84,9 +84,11 @@ TEST_CASE("engine settings: each engine's own defaults, by GPU and version", "[e
   CHECK(chunk(sglang, "H100-SXM-80GB") == 8192);
   CHECK(chunk(sglang, "B200-SXM-180GB") == 16384);
   CHECK(policy(sglang, "H100-SXM-80GB").max_sequences->name == "sglang_max_running_requests");
-  // TensorRT-LLM: max_batch_size 2048, max_num_tokens 8192, no chunking by default.
+  // TensorRT-LLM: max_num_tokens 8192, no chunking by default; its max_batch_size (2048) is
+  // capped at 256 by rightsize, named as its own cap (data/memory.json trtllm_max_seqs).
   const Spec trt = serving("llama-3.1-8b", {{"engine", "tensorrt-llm"}});
-  CHECK(cap(trt, "H100-SXM-80GB") == 2048);
+  CHECK(cap(trt, "H100-SXM-80GB") == 256);
+  CHECK(policy(trt, "H100-SXM-80GB").max_sequences->name == "trtllm_max_seqs");
   CHECK(chunk(trt, "H100-SXM-80GB") == 8192);
   CHECK_FALSE(chunks_prefill(trt, policy(trt, "H100-SXM-80GB")));
   // The spec's own settings win.
@@ -185,8 +187,17 @@ TEST_CASE("engine settings: an engine older than the calibrated runs is uncalibr
   const Uncertainty& u = rightsize::test::uncertainty();
   CHECK(u.calibration("hopper", "vllm", false).measured);
   CHECK_FALSE(u.calibration("hopper", key, false).measured);
-  CHECK_FALSE(u.band("tpot", "hopper", key).calibrated);
-  CHECK(u.band("tpot", "hopper", key).high_ratio > u.band("tpot", "hopper", "vllm").high_ratio);
+  // The envelope of hopper/vllm's own band and the engine transfer band: never narrower.
+  for (const char* metric : {"ttft", "tpot"}) {
+    const RatioBand old_band = u.band(metric, "hopper", key);
+    const RatioBand own = u.band(metric, "hopper", "vllm");
+    CHECK_FALSE(old_band.calibrated);
+    CHECK(old_band.high_ratio >= own.high_ratio);
+    CHECK(old_band.low_ratio <= own.low_ratio);
+    CHECK(u.high_ratio(metric, "hopper", key) == old_band.high_ratio);
+    // Wider than the pair's own on at least one side: the transfer band adds what it lacks.
+    CHECK(old_band.high_ratio / old_band.low_ratio > own.high_ratio / own.low_ratio);
+  }
 }
 
 TEST_CASE("engine settings: a spec's engine settings are checked", "[engine_settings]") {

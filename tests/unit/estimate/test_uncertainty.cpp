@@ -87,7 +87,7 @@ TEST_CASE("uncertainty: the bundled file flags Turing serving and AMD's unfitted
   const auto sglang = u.calibration("cdna3", "sglang", false);
   CHECK_FALSE(sglang.measured);
   CHECK(sglang.text == "cdna3/sglang: no measured runs (the family's efficiencies rest on 73 runs "
-                       "of other engines); bands widened x1.5");
+                       "of other engines); bands from the GPU-family transfer error");
   CHECK_FALSE(u.calibration("turing", "vllm", false).measured);
   CHECK(u.calibration("hopper", "vllm", false).measured);
   CHECK(u.calibration("blackwell", "sglang", false).measured);
