@@ -444,6 +444,10 @@ std::string Uncertainty::uncalibrated_text(const std::string& family,
   if (m_transfer.empty()) {
     return fmt::format("bands widened x{:g}", widening);
   }
+  if (const std::string base = versioned_base(engine); !base.empty()) {
+    return fmt::format(
+        "bands: the envelope of {}/{}'s band and the engine transfer band", family, base);
+  }
   Source source = Source::overall;
   static_cast<void>(entry("tpot", family, engine, source));
   return source == Source::family_transfer   ? "bands from the GPU-family transfer error"

@@ -187,6 +187,9 @@ TEST_CASE("engine settings: an engine older than the calibrated runs is uncalibr
   const Uncertainty& u = rightsize::test::uncertainty();
   CHECK(u.calibration("hopper", "vllm", false).measured);
   CHECK_FALSE(u.calibration("hopper", key, false).measured);
+  CHECK_THAT(u.calibration("hopper", key, false).text,
+             Catch::EndsWith("bands: the envelope of hopper/vllm's band and the engine transfer "
+                             "band"));
   // The envelope of hopper/vllm's own band and the engine transfer band: never narrower.
   for (const char* metric : {"ttft", "tpot"}) {
     const RatioBand old_band = u.band(metric, "hopper", key);
