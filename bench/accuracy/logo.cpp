@@ -298,7 +298,9 @@ void print_coverage(const CoverageTable& table, const nlohmann::json& transfer) 
     if (it == table.end()) {
       continue;
     }
-    for (const auto& [group, metrics] : it->second) {
+    for (const auto& entry : it->second) {
+      const auto& group = entry.first;
+      const auto& metrics = entry.second; // a reference, not a binding: lambdas capture it (C++17)
       const auto cell = [&](const char* metric) {
         const auto m = metrics.find(metric);
         return m == metrics.end() ? std::pair<std::string, std::string>{"0", "-"}
