@@ -1,57 +1,32 @@
 #include "amd_cases.hpp"
 
+#include <rightsize/core/csv_reader.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <map>
 #include <memory>
-#include <sstream>
 
 namespace rightsize::accuracy {
 
 namespace {
 
-// The file has no quoted fields (commas in its text are written as ';').
-std::vector<std::string> split_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  std::istringstream in(line);
-  while (std::getline(in, field, ',')) {
-    out.push_back(field);
-  }
-  if (!line.empty() && line.back() == ',') {
-    out.emplace_back();
-  }
-  return out;
-}
-
 using Row = std::map<std::string, std::string>;
 
+// The rows of the file by column name, read with the project's strict CSV reader (each error
+// names the file and line).
 std::vector<Row> read_rows(const std::string& csv_file) {
-  std::ifstream in(csv_file);
-  if (!in) {
-    throw InputError(csv_file, "cannot read the AMD measurements");
-  }
-  std::string header_line;
-  std::getline(in, header_line);
-  const auto header = split_fields(header_line);
+  const std::string text = read_input_file(csv_file, 16 << 20, "the AMD measurements");
+  const detail::CsvTable table = detail::parse_csv(text, csv_file, 100'000);
   std::vector<Row> rows;
-  for (std::string line; std::getline(in, line);) {
-    const auto f = split_fields(line);
-    if (f.size() != header.size()) {
-      throw InputError(csv_file,
-                       fmt::format("row with {} fields, the header has {}: {}",
-                                   f.size(),
-                                   header.size(),
-                                   line.substr(0, 40)));
-    }
+  for (const detail::CsvRecord& record : table.records) {
     Row r;
-    for (std::size_t i = 0; i < f.size(); ++i) {
-      r[header[i]] = f[i];
+    for (std::size_t i = 0; i < record.fields.size(); ++i) {
+      r[table.header[i]] = std::string(record.fields[i]);
     }
     rows.push_back(std::move(r));
   }

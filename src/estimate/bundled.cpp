@@ -17,6 +17,7 @@ struct BundleAccess {
     for (const auto& entry : c.m_values) {
       c.index(entry.first);
     }
+    c.resolve_tiers(); // once, after every value is in place
   }
   // An efficiency's generations, and (read back) their look-up index rebuilt.
   template <class A, class E> static void generations(A& a, E& e) { a(e.m_generations); }

@@ -93,7 +93,6 @@ void Constants::index(const std::string& name) {
     }
   }
   detail::update_policies(m_engines, name, value);
-  resolve_tiers();
 }
 
 void Constants::resolve_tiers() {
@@ -120,8 +119,12 @@ namespace {
 
 bool tier_holds(const EngineTier& t, const Gpu& gpu, const std::optional<Version>& version) {
   if (!t.before_version.empty()) {
+    // The spec's version first: most specs name none, and this runs for every layout evaluated.
+    if (!version) {
+      return false;
+    }
     const auto before = parse_version(t.before_version);
-    return version && before && version_less(*version, *before);
+    return before && version_less(*version, *before);
   }
   if (t.below_gib && to_gib(gpu.memory) < *t.below_gib) {
     return true;
@@ -208,6 +211,7 @@ void Constants::set(const std::string& name, double value, const std::string& wh
   it->second.value = value;
   it->second.source = "overridden on the command line (" + where + ")";
   index(name);
+  resolve_tiers();
 }
 
 double Constants::get(const std::string& name) const {

@@ -186,7 +186,8 @@ public:
 private:
   friend struct detail::BundleAccess;
   void index(const std::string& name);
-  // Rebuilds m_tiered from m_engines (after loading, reading the blob back or an override).
+  // Rebuilds m_tiered from m_engines: once after loading or reading the blob back, and after an
+  // override (index() keeps m_engines' values in step, not the tiered copies).
   void resolve_tiers();
   [[noreturn]] static void no_policy(Engine e);
 
