@@ -268,6 +268,17 @@ void read_generation(Spec& spec, const std::optional<FieldReader>& workload) {
   }
   read_images(spec, workload);
   fit_inference_lengths(spec, workload);
+  const auto& w = spec.workload.inference;
+  const long long request = w.prompt_tokens() + w.output_tokens;
+  if (w.max_model_len && *w.max_model_len < request) {
+    // The engine would refuse every request: not a setting to plan around.
+    workload->member("max_model_len")
+        .fail(fmt::format("is shorter than the workload's requests ({} tokens: {} input + {} "
+                          "output); the engine refuses longer ones",
+                          request,
+                          w.prompt_tokens(),
+                          w.output_tokens));
+  }
 }
 
 } // namespace rightsize::spec_reader

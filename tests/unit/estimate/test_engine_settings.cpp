@@ -210,6 +210,11 @@ TEST_CASE("engine settings: a spec's engine settings are checked", "[engine_sett
                     Catch::Contains("max_num_seqs"));
   CHECK_THROWS_WITH(serving("llama-3.1-8b", {{"chunked_prefill", "yes"}}),
                     Catch::Contains("chunked_prefill"));
+  // A max_model_len the requests do not fit in (1024 + 1024 tokens here) would be refused by the
+  // engine: an error naming the field, not a silent max().
+  CHECK_THROWS_WITH(serving("llama-3.1-8b", {{"max_model_len", 1024}}),
+                    Catch::Contains("/workload/max_model_len") && Catch::Contains("2048 tokens"));
+  CHECK(max_model_len(serving("llama-3.1-8b", {{"max_model_len", 2048}})) == 2048);
 }
 
 TEST_CASE("engine settings: drawn lengths run at their mean and arrive without waves",
