@@ -294,6 +294,27 @@ void print_groups(const rightsize::accuracy::PerfCases& perf, const rightsize::E
   }
 }
 
+// The data-parallel attention lines, never fitted: median absolute error and the p10-p90 of
+// measured / predicted, per family/engine and overall (docs/accuracy.md).
+void print_attention_dp(const rightsize::accuracy::PerfCases& perf,
+                        const rightsize::Efficiency& eff) {
+  std::map<std::string, std::vector<const rightsize::accuracy::PerfCase*>> groups;
+  for (const auto& c : perf.attention_dp) {
+    groups[c.metric + " " + c.family + "/" + c.engine].push_back(&c);
+    groups[c.metric + " all"].push_back(&c);
+  }
+  fmt::print("\nattention data-parallel lines (never fitted; measured / predicted p10-p90):\n");
+  for (const auto& [name, group] : groups) {
+    const auto s = rightsize::accuracy::summarize(group, eff);
+    fmt::print("  serving {:<40} {:>6} {:>8.1f}%  ratio {:.2f}-{:.2f}\n",
+               name,
+               s.count,
+               100.0 * s.median,
+               s.ratio_p10,
+               s.ratio_p90);
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -397,6 +418,7 @@ int main(int argc, char** argv) {
                perf.serving_configurations,
                perf.cases.size());
     print_groups(perf, eff);
+    print_attention_dp(perf, eff);
     if (!bands_file.empty()) {
       const auto transfer = derive_transfer(perf, eff, logo_rounds);
       std::ofstream(bands_file) << derive_bands(perf, r, eff, transfer).dump(2) << '\n';
@@ -410,7 +432,14 @@ int main(int argc, char** argv) {
                                           raw.value("transfer", nlohmann::json::object()));
     }
     if (lines) {
-      for (const auto& c : perf.cases) {
+      std::vector<const rightsize::accuracy::PerfCase*> all;
+      for (const auto* list : {&perf.cases, &perf.attention_dp}) {
+        for (const auto& c : *list) {
+          all.push_back(&c);
+        }
+      }
+      for (const auto* line : all) {
+        const auto& c = *line;
         const double p = c.predict(eff);
         fmt::print("{} {} measured {:.4g} predicted {:.4g} error {:+.0f}%\n",
                    c.id,

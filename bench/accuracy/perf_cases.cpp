@@ -125,11 +125,11 @@ read_serving_groups(const std::string& validation_dir, PerfCases& out, SkipCount
       skip("serving: incomplete parallelism fields");
       continue;
     }
-    if (!get("attention_dp_size").empty() && get("attention_dp_size") != "1") {
-      skip("serving: data-parallel attention is not modeled");
-      continue;
-    }
-    const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}",
+    // Empty or 0 (some dense rows): no attention data parallelism.
+    const std::string adp = get("attention_dp_size").empty() || get("attention_dp_size") == "0"
+                                ? "1"
+                                : get("attention_dp_size");
+    const std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}{}",
                                         get("model_path"),
                                         get("system"),
                                         get("backend"),
@@ -140,7 +140,8 @@ read_serving_groups(const std::string& validation_dir, PerfCases& out, SkipCount
                                         get("osl"),
                                         get("batch_size"),
                                         get("tp_size"),
-                                        get("moe_ep_size"));
+                                        get("moe_ep_size"),
+                                        adp == "1" ? std::string() : "|adp" + adp);
     auto& g = groups[key];
     g.ttft.push_back(std::stod(get("silicon_ttft_ms")));
     g.tpot.push_back(std::stod(get("silicon_tpot_ms")));
@@ -153,9 +154,11 @@ read_serving_groups(const std::string& validation_dir, PerfCases& out, SkipCount
                              "osl",
                              "batch_size",
                              "tp_size",
-                             "moe_ep_size"}) {
+                             "moe_ep_size",
+                             "moe_tp_size"}) {
       g.row[name] = get(name);
     }
+    g.row["attention_dp_size"] = adp;
   }
   return groups;
 }
@@ -204,12 +207,22 @@ void append_serving_cases(PerfCases& out,
     skip("serving: the spec could not be expressed");
     return;
   }
-  Parallelism p;
-  p.tp = std::stoi(row.at("tp_size"));
+  // The columns' layout: attention over attention_dp_size groups of tp_size GPUs, the replica's
+  // GPUs moe_tp_size x moe_ep_size (= tp_size x attention_dp_size in every row).
+  const int adp = std::stoi(row.at("attention_dp_size"));
   const int ep = row.at("moe_ep_size").empty() ? 1 : std::stoi(row.at("moe_ep_size"));
-  p.ep = (ep > 1 && spec.model.is_moe()) ? ep : 1;
-  if (spec.model.heads % p.tp != 0) {
+  const Parallelism p = serving_parallelism(
+      std::stoi(row.at("tp_size")) * adp, 1, (ep > 1 && spec.model.is_moe()) ? ep : 1, adp);
+  if (spec.model.heads % p.attention_tp() != 0 || spec.model.heads % p.tp != 0) {
     skip("serving: tensor parallelism does not divide the heads");
+    return;
+  }
+  if (p.ep > 1 && p.tp % p.ep != 0) {
+    skip("serving: expert parallelism does not divide the GPUs");
+    return;
+  }
+  if (attention_dp_refusal(spec, p)) {
+    skip("serving: data-parallel attention the engine does not run");
     return;
   }
   const MemoryEstimate memory = estimate_memory(spec, gpu, p, constants);
@@ -227,26 +240,28 @@ void append_serving_cases(PerfCases& out,
       return want_ttft ? to_ms(r.ttft) : to_ms(r.tpot);
     };
   };
-  out.cases.push_back({"serving:" + key,
+  // Data-parallel attention lines: reported apart, never fitted (held out, in their own list).
+  auto& into = p.attention_dp > 1 ? out.attention_dp : out.cases;
+  into.push_back({"serving:" + key,
                        "ttft",
                        "serving",
                        family,
                        k_serving_engines.at(row.at("backend")),
                        median_of(g.ttft),
-                       held,
+                       held || p.attention_dp > 1,
                        predictor(true),
                        {}});
-  out.cases.push_back({"serving:" + key,
+  into.push_back({"serving:" + key,
                        "tpot",
                        "serving",
                        family,
                        k_serving_engines.at(row.at("backend")),
                        median_of(g.tpot),
-                       held,
+                       held || p.attention_dp > 1,
                        predictor(false),
                        {}});
-  describe_serving(out.cases[out.cases.size() - 2], *prepared, efficiency, constants);
-  describe_serving(out.cases.back(), *prepared, efficiency, constants);
+  describe_serving(into[into.size() - 2], *prepared, efficiency, constants);
+  describe_serving(into.back(), *prepared, efficiency, constants);
 }
 
 // --- TensorRT-LLM tables (measurements.jsonl): first-token latency at batch 1, and offline

@@ -55,6 +55,9 @@ bool held_out_key(const std::string& key);
 
 struct PerfCases {
   std::vector<PerfCase> cases;
+  // Serving lines with data-parallel attention: predicted and reported, never fitted, and kept out
+  // of the bands and coverage (docs/accuracy.md, "Attention data parallelism").
+  std::vector<PerfCase> attention_dp;
   std::vector<Skipped> skipped;   // grouped reasons with counts
   int serving_rows_read = 0;      // aggregated rows before de-duplication
   int serving_configurations = 0; // after

@@ -110,6 +110,7 @@ bool same_configuration(const LockedConfiguration& a,
                         Sameness sameness) {
   const bool same_replica = a.gpu == b.gpu && a.layout.tp == b.layout.tp &&
                             a.layout.pp == b.layout.pp && a.layout.ep == b.layout.ep &&
+                            a.layout.attention_dp == b.layout.attention_dp &&
                             a.weights == b.weights && a.kv_cache == b.kv_cache;
   if (sameness == Sameness::replica) {
     return same_replica;
@@ -138,12 +139,16 @@ template <class L> auto own_unit_figures(L& l) {
 } // namespace
 
 nlohmann::json configuration_to_json(const LockedConfiguration& l) {
+  nlohmann::json parallelism = {
+      {"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}};
+  if (l.layout.attention_dp > 1) {
+    parallelism["attention_dp"] = l.layout.attention_dp; // absent: 1, as locks before it
+  }
   nlohmann::json j = {
       {"gpu", l.gpu},
       {"gpus", l.gpus},
       {"replicas", l.replicas},
-      {"parallelism",
-       {{"tp", l.layout.tp}, {"pp", l.layout.pp}, {"dp", l.layout.dp}, {"ep", l.layout.ep}}},
+      {"parallelism", parallelism},
       {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
       {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
       {"memory_budget_bytes", l.memory_budget_bytes},
@@ -210,12 +215,14 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
   l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));
   l.replicas = static_cast<int>(r.integer("replicas", Range::positive(1e7)));
   const auto p = r.object("parallelism");
-  p.reject_unknown({"tp", "pp", "dp", "ep", "cp"});
+  p.reject_unknown({"tp", "pp", "dp", "ep", "cp", "attention_dp"});
   l.layout.tp = static_cast<int>(p.integer("tp", Range::positive(1e5)));
   l.layout.pp = static_cast<int>(p.integer("pp", Range::positive(1e5)));
   l.layout.dp = static_cast<int>(p.integer("dp", Range::positive(1e7)));
   l.layout.ep = static_cast<int>(p.integer("ep", Range::positive(1e5)));
   l.layout.cp = static_cast<int>(p.optional_integer("cp", Range::positive(1e5)).value_or(1));
+  l.layout.attention_dp =
+      static_cast<int>(p.optional_integer("attention_dp", Range::positive(1e5)).value_or(1));
   const auto pr = r.object("precision");
   l.weights = pr.string("weights");
   l.kv_cache = pr.string("kv_cache");

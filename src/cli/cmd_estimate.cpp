@@ -31,6 +31,7 @@ struct EstimateOptions {
   int pp = 0;
   int dp = 0;
   int ep = 0;
+  int attention_dp = 0;
   long long batch = 0;
   std::string weights;
   std::string kv_cache;
@@ -50,6 +51,7 @@ Parallelism split_gpus(const EstimateOptions& o) {
   p.dp = o.dp > 0 ? o.dp : 1;
   p.tp = o.tp > 0 ? o.tp : 1;
   p.ep = o.ep > 0 ? o.ep : 1;
+  p.attention_dp = o.attention_dp > 0 ? o.attention_dp : 1;
   // "tp 2 x pp 4", with cp only when given: the parts that multiply, for the messages below.
   const auto parts = [&](bool with_dp) {
     std::string s = fmt::format("tp {}", p.tp);
@@ -138,7 +140,8 @@ void check_expert_parallelism(const Parallelism& p, const Spec& spec) {
 }
 
 Parallelism layout(const EstimateOptions& o, const Spec& spec) {
-  const Parallelism p = split_gpus(o);
+  Parallelism p = split_gpus(o);
+  p.expert_tp = !spec.workload.is_training() && p.tp % p.ep == 0 ? p.tp / p.ep : 1; // engines'
   if (const auto parts = spec.model.tp_indivisible(p.tp); !parts.empty()) {
     if (o.tp == 0 && o.gpus > 0) {
       // --gpus alone made the tensor-parallel size: say so, not a flag the user did not give.
@@ -164,6 +167,9 @@ Parallelism layout(const EstimateOptions& o, const Spec& spec) {
                                  p.pp));
   }
   check_expert_parallelism(p, spec);
+  if (const auto no = attention_dp_refusal(spec, p)) { // docs/model.md, "Attention data ..."
+    throw InputError("--attention-dp", *no);
+  }
   check_context_parallelism(p, spec);
   if (const FrameworkRefusal no = framework_refusal(spec, p); no.refused()) {
     throw InputError(no.option, no.reason);
@@ -201,12 +207,6 @@ constexpr std::array<Format<EstimateRenderer>, 2> k_formats{
 
 } // namespace
 
-Constants load_constants(const CommonOptions& common, const std::vector<std::string>& assume) {
-  Constants c = Constants::load(bundled_data_dir(common) + "/memory.json");
-  c.assume(assume);
-  return c;
-}
-
 void register_estimate(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<EstimateOptions>();
   auto* sub = app.add_subcommand("estimate",
@@ -233,7 +233,13 @@ void register_estimate(CLI::App& app, Context& ctx) {
                   o->dp,
                   "Data-parallel size; serving: replicas sharing the load (a plan's replicas)")
       ->transform(whole_number_in(1, 100000));
-  sub->add_option("--ep", o->ep, "Expert-parallel size")->transform(whole_number_in(1, 100000));
+  sub->add_option("--ep", o->ep, "Expert-parallel size (serving: ep groups of tp / ep GPUs)")
+      ->transform(whole_number_in(1, 100000));
+  sub->add_option("--attention-dp",
+                  o->attention_dp,
+                  "Serving: attention data-parallel groups of tp / N GPUs, each holding the KV "
+                  "cache of its own requests (SGLang --enable-dp-attention --dp-size N)")
+      ->transform(whole_number_in(1, 1024));
   sub->add_option("--batch",
                   o->batch,
                   "Concurrent sequences per replica (inference) or micro-batch (training); "

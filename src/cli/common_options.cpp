@@ -1,4 +1,5 @@
 #include "cli/common_options.hpp"
+#include "cli/commands.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/compiled_in.hpp>
@@ -210,6 +211,12 @@ std::string user_catalog_path(const CommonOptions& options) {
   }
   const char* env = std::getenv("RIGHTSIZE_CATALOG");
   return env != nullptr ? std::string(env) : std::string();
+}
+
+Constants load_constants(const CommonOptions& common, const std::vector<std::string>& assume) {
+  Constants c = Constants::load(bundled_data_dir(common) + "/memory.json");
+  c.assume(assume);
+  return c;
 }
 
 } // namespace rightsize::cli

@@ -22,7 +22,8 @@ const std::vector<std::string> k_arg_roles{"tensor_parallel",
                                            "quantization",
                                            "served_model_name"};
 // Roles an engine's recipe may leave out (recipes written before they existed stay valid).
-const std::vector<std::string> k_optional_arg_roles{"limit_mm_per_prompt", "embedding"};
+const std::vector<std::string> k_optional_arg_roles{
+    "limit_mm_per_prompt", "embedding", "attention_dp", "attention_dp_size"};
 
 std::map<std::string, std::string> string_map(const FieldReader& r) {
   if (!r.is_object()) {
@@ -49,6 +50,7 @@ EngineRecipe read_engine(const FieldReader& e) {
                     "startup_s",
                     "args",
                     "memory_fraction_meaning",
+                    "attention_dp_args",
                     "kv_cache_dtypes",
                     "quantizations",
                     "metrics",
@@ -81,6 +83,10 @@ EngineRecipe read_engine(const FieldReader& e) {
   }
   r.memory_fraction_of_total =
       e.choice<bool>("memory_fraction_meaning", {{"total", true}, {"kv_of_free", false}});
+  if (e.has("attention_dp_args")) {
+    r.attention_dp_per_rank =
+        e.choice<bool>("attention_dp_args", {{"per_rank", true}, {"per_replica", false}});
+  }
   r.kv_cache_dtypes = string_map(e.object("kv_cache_dtypes"));
   r.quantizations = string_map(e.object("quantizations"));
   const FieldReader m = e.object("metrics");

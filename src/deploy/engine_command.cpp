@@ -3,6 +3,8 @@
 
 #include "serving.hpp"
 
+#include <rightsize/core/error.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,7 +42,24 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
     word(r.port_arg);
     word(std::to_string(r.port), "the engine's port (data/deploy.json)");
   }
-  add("tensor_parallel", std::to_string(s.layout.tp), "the plan's tensor-parallel size");
+  const int ranks = s.layout.attention_dp;
+  const bool per_rank = ranks > 1 && r.attention_dp_per_rank;
+  if (ranks > 1 && r.arg("attention_dp_size").empty()) {
+    throw InputError("layout",
+                     fmt::format("the plan runs attention data-parallel ({} groups), and this "
+                                 "engine's recipe in data/deploy.json has no flag for it",
+                                 ranks));
+  }
+  add("tensor_parallel",
+      std::to_string(per_rank ? s.layout.attention_tp() : s.layout.tp),
+      per_rank ? "each attention data-parallel rank's tensor-parallel size (tp / ranks)"
+               : "the plan's tensor-parallel size");
+  if (ranks > 1) {
+    if (!r.arg("attention_dp").empty()) {
+      word(r.arg("attention_dp"), "each attention group holds its own requests' KV cache");
+    }
+    add("attention_dp_size", std::to_string(ranks), "the plan's attention data-parallel groups");
+  }
   if (s.layout.pp > 1) {
     add("pipeline_parallel", std::to_string(s.layout.pp), "the plan's pipeline stages");
   }
@@ -57,14 +76,16 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
                                 s.images ? "image" : "sequence")
                   : "input + output tokens of the spec: the length the KV cache was sized for");
   add("max_num_seqs",
-      std::to_string(s.capacity_per_replica),
-      s.latency_bound
-          ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
-                        unit,
-                        s.embedding ? "the latency target holds" : "TTFT and TPOT hold")
-          : fmt::format("capacity per replica: all the {} that fit (no latency target stops it "
-                        "sooner)",
-                        unit));
+      std::to_string(per_rank ? (s.capacity_per_replica + ranks - 1) / ranks
+                              : s.capacity_per_replica),
+      (per_rank ? fmt::format("1/{} of the ", ranks) : std::string()) +
+          (s.latency_bound
+               ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
+                             unit,
+                             s.embedding ? "the latency target holds" : "TTFT and TPOT hold")
+               : fmt::format("capacity per replica: all the {} that fit (no latency target "
+                             "stops it sooner)",
+                             unit)));
   add("memory_fraction",
       fmt::format("{:.2f}", s.memory_fraction),
       "the memory fraction the estimate assumed (data/memory.json or --assume)");

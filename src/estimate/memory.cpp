@@ -144,7 +144,9 @@ Bytes engine_activation_peak(const Spec& spec,
   const double attention_width = ((a + 2.0 * k) * d + a * d) / t;
   double mlp_width = (m.gated_mlp ? 3.0 : 2.0) * static_cast<double>(m.intermediate) / t;
   if (m.is_moe()) {
-    const double expert_split = p.ep > 1 ? 1.0 : t;
+    // Each expert's intermediate is split over the GPUs of its expert group (all tp of them
+    // without expert parallelism).
+    const double expert_split = p.ep > 1 ? p.expert_tp : t;
     mlp_width = static_cast<double>(m.experts_active) * 3.0 *
                     static_cast<double>(m.moe_intermediate) / expert_split +
                 static_cast<double>(m.shared_experts) * 3.0 *
@@ -193,10 +195,9 @@ WeightBytes weights_per_gpu(const ModelArch& m, const Quantization& q, const Par
   const double t = p.tp;
   const double layer_share = stage_layer_share(m, p);
   WeightBytes w;
-  w.attention = whole.attention * attention_tp_share(m, p.tp) * layer_share;
+  w.attention = whole.attention * attention_tp_share(m, p.attention_tp()) * layer_share;
   w.dense_mlp = whole.dense_mlp / t * layer_share;
-  w.routed_experts =
-      whole.routed_experts / (p.ep > 1 ? static_cast<double>(p.ep) : t) * layer_share;
+  w.routed_experts = whole.routed_experts / static_cast<double>(p.expert_shards()) * layer_share;
   w.shared_experts = whole.shared_experts / t * layer_share;
   w.state_space = whole.state_space / t * layer_share; // split by heads (channels) as vLLM does
   w.vision = whole.vision / t; // split by tp, whole on the first pipeline stage
@@ -232,7 +233,7 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     // The compressed latent and the shared rope key, identical on every tensor-parallel rank.
     per_layer = static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) * bytes;
   } else {
-    const double heads_per_rank = std::ceil(static_cast<double>(m.kv_heads) / p.tp);
+    const double heads_per_rank = std::ceil(static_cast<double>(m.kv_heads) / p.attention_tp());
     per_layer = heads_per_rank * static_cast<double>(m.head_dim + m.v_head_dim) * bytes;
   }
   const double share = stage_layer_share(m, p);
@@ -269,6 +270,7 @@ KvCacheGeometry kv_cache_geometry(const Spec& spec, const Parallelism& p, const 
     g.state = Bytes(per_mamba_layer * static_cast<double>(m.recurrent_layers()) * share);
   }
   g.block = kv_block_tokens(spec.workload.inference.engine, c);
+  g.ranks = p.attention_dp;
   return g;
 }
 
@@ -468,7 +470,7 @@ long long max_batch(const Spec& spec, const Parallelism& p, const InferenceMemor
                ? std::min(per_pass, static_cast<long long>(std::floor(pool / s.kv_per_sequence)))
                : per_pass;
   }
-  return static_cast<long long>(std::floor(pool / s.kv_per_sequence));
+  return static_cast<long long>(std::floor(pool / s.kv_per_sequence)) * s.kv.ranks;
 }
 
 // The longest single sequence the pool holds, before the model's own limit.
@@ -579,7 +581,7 @@ estimate_memory(const InferenceMemoryLayout& s, std::optional<long long> batch, 
   const NonKvBytes at_batch = non_kv_at(s, std::max(1LL, e.batch));
   e.per_gpu.activations = at_batch.activations;
   e.per_gpu.overhead = at_batch.overhead;
-  e.per_gpu.kv_cache = e.kv_per_sequence * static_cast<double>(e.batch);
+  e.per_gpu.kv_cache = e.kv_per_sequence * s.kv.sequences_per_gpu(static_cast<double>(e.batch));
   const Bytes rest = outside_kv(s, at_batch);
   e.budget = engine_budget(s, rest);
   e.kv_pool = max(Bytes(0), e.budget - rest);

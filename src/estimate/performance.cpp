@@ -237,6 +237,24 @@ step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Effici
   return steps;
 }
 
+// One all-reduce per sublayer over the tp GPUs (Megatron-style). Under attention data parallelism
+// the mixers' runs in each attention group over the busiest rank's `own` tokens; the MLPs' gather
+// and scatter of all ranks' tokens move what one all-reduce does (SGLang's dp-attention).
+Seconds tensor_allreduces(const StepLayout& steps, double tokens, double own, double sublayers) {
+  const ModelArch& m = steps.spec->model;
+  const Parallelism& p = steps.p;
+  const auto hidden = static_cast<double>(m.hidden);
+  const Bytes all(tokens * hidden * steps.activation_bytes);
+  if (p.attention_dp == 1) {
+    return allreduce(all, p.tp, steps.tensor_link) * sublayers;
+  }
+  const auto mlps = static_cast<double>(m.mlp_layers());
+  return allreduce(all, p.tp, steps.tensor_link) * mlps +
+         allreduce(Bytes(own * hidden * steps.activation_bytes), p.attention_tp(),
+                   steps.tensor_link) *
+             (sublayers - mlps);
+}
+
 StepTime
 decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, double context) {
   const ModelArch& m = steps.spec->model;
@@ -270,8 +288,10 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   // only appends one token); an
   // encoder-decoder's cross-attention state is only read.
   const Bytes written = m.encoder_decoder ? Bytes(0) : kv.state;
-  s.bytes =
-      (w.total() + (kv.per_sequence(static_cast<long long>(context)) + written) * batch) * p.pp;
+  // Under attention DP a GPU reads its own rank's caches: the busiest's (docs/model.md).
+  const double attended = kv.sequences_per_gpu(batch);
+  const Bytes caches = (kv.per_sequence(static_cast<long long>(context)) + written) * attended;
+  s.bytes = (w.total() + caches) * p.pp;
   s.memory = s.bytes / (steps.gpu->memory_bandwidth * steps.family->memory);
   if (m.encoder_decoder) {
     s.compute =
@@ -279,7 +299,9 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   } else {
     // The weights' products at the math rate, attention over the cache at its own rate.
     const Flops matmul = forward_flops(m, batch, 0.0);
-    const Flops attention = (forward_flops(m, batch, context) - matmul) * decode_attention_scale(m);
+    const double balanced = attended * kv.ranks; // every rank as busy as the busiest
+    const Flops attention = (forward_flops(m, balanced, context) - forward_flops(m, balanced, 0)) *
+                            decode_attention_scale(m);
     s.compute = (matmul / steps.compute_rate + attention / steps.attention_rate) /
                 static_cast<double>(p.tp);
   }
@@ -288,9 +310,7 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   // an encoder-decoder's decoder layer has three sublayers (self-attention, cross-attention, MLP).
   const double sublayers = m.encoder_decoder ? 3.0 * static_cast<double>(m.decoder_layers)
                                              : static_cast<double>(m.sublayers());
-  s.communication =
-      allreduce(Bytes(batch * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
-      sublayers;
+  s.communication = tensor_allreduces(steps, batch, attended, sublayers);
   if (p.ep > 1 && m.is_moe()) {
     // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
     const double bytes_moved = batch * static_cast<double>(m.experts_active) *
@@ -375,17 +395,20 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
                    m.vision->flops(inf.image_width, inf.image_height));
   }
-  // Attention over the prompt (causal: half of it on average) at attention's rate.
-  const Flops attention = image_tower
-                              ? Flops(0)
-                              : forward_flops(m, tokens, m.encoder_only ? prompt : prompt / 2.0) -
-                                    forward_flops(m, tokens, 0.0);
+  // Attention over the prompt (causal: half of it on average) at attention's rate; under
+  // attention DP the busiest rank's ceil(requests / ranks) prompts, on tp / ranks GPUs.
+  const double ranks = p.attention_dp;
+  const double attended = p.attention_dp > 1 && prompt > 0
+                              ? std::min(tokens, std::ceil(tokens / prompt / ranks) * prompt) * ranks
+                              : tokens;
+  const Flops attention =
+      image_tower ? Flops(0)
+                  : forward_flops(m, attended, m.encoder_only ? prompt : prompt / 2.0) -
+                        forward_flops(m, attended, 0.0);
   s.compute =
       (flops / steps.compute_rate + attention / steps.attention_rate) / static_cast<double>(p.tp);
-  const double act = steps.activation_bytes;
-  s.communication =
-      allreduce(Bytes(tokens * static_cast<double>(m.hidden) * act), p.tp, steps.tensor_link) *
-      static_cast<double>(m.sublayers());
+  s.communication = tensor_allreduces(
+      steps, tokens, attended / p.attention_dp, static_cast<double>(m.sublayers()));
   s.fixed = steps.engine->per_layer * static_cast<double>(m.layers);
   return s;
 }

@@ -240,11 +240,22 @@ ConfigurationEvaluation evaluate_configuration(const Spec& spec,
     out.problem = fmt::format("GPU {} is no longer in the catalog", ref.gpu);
     return out;
   }
-  const Parallelism& p = ref.layout;
+  Parallelism p = ref.layout;
   if (p.tp < 1 || p.pp < 1 || p.ep < 1 || p.dp < 1 || !spec.model.tp_indivisible(p.tp).empty()) {
     out.problem_kind = "gone";
     out.problem = fmt::format(
         "TP={} does not divide the model's {} any more", p.tp, spec.model.tp_indivisible(p.tp));
+    return out;
+  }
+  if (!spec.workload.is_training()) {
+    p = serving_parallelism(p.tp, p.pp, p.ep, p.attention_dp);
+    p.dp = ref.layout.dp;
+  }
+  if (const auto no = attention_dp_refusal(spec, p)) {
+    out.problem_kind = "gone";
+    out.problem = fmt::format("attention DP={} cannot serve the spec any more: {}",
+                              p.attention_dp,
+                              *no);
     return out;
   }
   Candidate c;

@@ -174,11 +174,7 @@ RunEstimate run_estimate(const Spec& s,
 std::vector<Parallelism> layouts_of(const PublishedResult& r, const Spec& s, const Gpu& gpu) {
   std::vector<Parallelism> out;
   if (r.tp) {
-    Parallelism p;
-    p.tp = *r.tp;
-    p.pp = r.pp.value_or(1);
-    p.ep = r.ep.value_or(1);
-    out.push_back(p);
+    out.push_back(serving_parallelism(*r.tp, r.pp.value_or(1), r.ep.value_or(1)));
     return out;
   }
   const int server = gpus_per_server(s, gpu);
@@ -234,9 +230,8 @@ PublishedPrediction predict_published(const Spec& spec,
   out.result = result;
   out.source = data.sources.at(result.source);
   // The published layout, even for a run that is not predicted.
-  out.layout.tp = result.tp.value_or(1);
-  out.layout.pp = result.pp.value_or(1);
-  out.layout.ep = result.ep.value_or(1);
+  out.layout = serving_parallelism(
+      result.tp.value_or(1), result.pp.value_or(1), result.ep.value_or(1));
   out.replicas = result.gpus / (out.layout.tp * out.layout.pp);
   const Gpu* gpu = catalog.find(result.gpu);
   const auto engine = k_engine_names.find(result.engine);

@@ -142,9 +142,10 @@ public:
     int tp = 1;
     int pp = 1;
     int ep = 1;
+    int attention_dp = 1;
     bool operator==(const Layout& o) const {
       return gpu == o.gpu && weights == o.weights && kv_cache == o.kv_cache && tp == o.tp &&
-             pp == o.pp && ep == o.ep;
+             pp == o.pp && ep == o.ep && attention_dp == o.attention_dp;
     }
   };
   // One layout's evaluations by batch (-1: the spec's concurrency, or all that fit); a few dozen.

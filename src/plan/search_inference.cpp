@@ -5,6 +5,7 @@
 #include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/unit_values.hpp>
+#include <rightsize/spec/engine_traits.hpp>
 
 #include <fmt/format.h>
 
@@ -22,7 +23,7 @@ namespace {
 // diffusers pipeline, which runs on one GPU).
 std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
   std::vector<Parallelism> out;
-  out.reserve(2 * tps.size() + 4); // each TP size and its EP layout, the PP layouts of the widest
+  out.reserve(3 * tps.size() + 4); // each TP size, its EP and attention-DP layouts, the PP ones
   for (const int tp : tps) {
     for (const int pp : {1, 2, 4}) {
       if (pp > 1 && (tp < tps.back() || spec.model.encoder_decoder || spec.model.diffusion)) {
@@ -38,6 +39,15 @@ std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<i
         p.pp = pp;
         p.ep = ep;
         out.push_back(p);
+      }
+      // MLA keeps one latent cache that every attention rank would hold whole: on engines whose
+      // plans choose it, attention data-parallel over all tp GPUs, each holding its own
+      // requests' cache (docs/plan.md, "Layouts").
+      const Parallelism adp = serving_parallelism(tp, pp, eps.back(), tp);
+      if (tp > 1 && spec.model.attention == AttentionKind::mla &&
+          engine_traits(spec.workload.inference.engine).attention_dp.planned &&
+          !attention_dp_refusal(spec, adp)) {
+        out.push_back(adp);
       }
     }
   }
@@ -230,7 +240,12 @@ bool EvaluationCache::holds(const Gpu& g) const {
 std::size_t EvaluationCache::Hash::operator()(const Layout& l) const {
   std::size_t h = std::hash<const Gpu*>{}(l.gpu);
   for (const int v :
-       {static_cast<int>(l.weights), static_cast<int>(l.kv_cache), l.tp, l.pp, l.ep}) {
+       {static_cast<int>(l.weights),
+        static_cast<int>(l.kv_cache),
+        l.tp,
+        l.pp,
+        l.ep,
+        l.attention_dp}) {
     h = h * 1'000'003 ^ std::hash<int>{}(v);
   }
   return h;

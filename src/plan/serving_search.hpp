@@ -64,7 +64,13 @@ public:
         m_shared(S.cache != nullptr && S.cache->holds(g)),
         m_memo(m_shared
                    ? &S.cache->memo(
-                         {&g, spec.precision.weights, spec.precision.kv_cache, p.tp, p.pp, p.ep})
+                         {&g,
+                          spec.precision.weights,
+                          spec.precision.kv_cache,
+                          p.tp,
+                          p.pp,
+                          p.ep,
+                          p.attention_dp})
                    : &m_own_memo) {}
   LayoutEvaluator(const LayoutEvaluator&) = delete;
   LayoutEvaluator& operator=(const LayoutEvaluator&) = delete;

@@ -113,6 +113,9 @@ std::string deploy_header(const DeployReport& report) {
   if (s.layout.ep > 1) {
     layout += fmt::format(", EP={}", s.layout.ep);
   }
+  if (s.layout.attention_dp > 1) {
+    layout += fmt::format(", attention DP={}", s.layout.attention_dp);
+  }
   std::string text =
       fmt::format("rightsize deploy: {} as {} replica{} of {} ({}), {} {}\n",
                   s.name,

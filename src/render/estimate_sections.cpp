@@ -93,6 +93,7 @@ void detail::write_bands(JsonWriter& w, const EstimateReport& r, BandFields fiel
 void write_parallelism_json(JsonWriter& w, const EstimateReport& r) {
   const auto& p = r.parallelism;
   w.begin_object()
+      .member("attention_dp", p.attention_dp)
       .member("cp", p.cp)
       .member("dp", p.dp * r.replicas)
       .member("ep", p.ep)

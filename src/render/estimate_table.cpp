@@ -197,7 +197,7 @@ void render_header(const EstimateReport& r, std::ostream& out) {
                        p.gpus(),
                        p.gpus() == 1 ? "" : "s");
   } else {
-    out << fmt::format("{}: {} on {} x {} (tp {}, {}pp {}, dp {}, ep {})\n",
+    out << fmt::format("{}: {} on {} x {} (tp {}, {}pp {}, dp {}, ep {}{})\n",
                        s.name,
                        s.model.name,
                        p.gpus(),
@@ -206,7 +206,11 @@ void render_header(const EstimateReport& r, std::ostream& out) {
                        p.cp > 1 ? fmt::format("cp {}, ", p.cp) : std::string(),
                        p.pp,
                        p.dp,
-                       p.ep);
+                       p.ep,
+                       p.attention_dp > 1
+                           ? fmt::format(", attention dp {} of tp {}", p.attention_dp,
+                                         p.attention_tp())
+                           : std::string());
   }
   out << "  " << workload_line(r) << "\n\n";
 }

@@ -316,6 +316,9 @@ std::string layout_text(const Candidate& c) {
   if (c.layout.ep > 1) {
     s += fmt::format(" EP{}", c.layout.ep);
   }
+  if (c.layout.attention_dp > 1) {
+    s += fmt::format(" DP-attention{}", c.layout.attention_dp);
+  }
   return s;
 }
 
@@ -383,7 +386,7 @@ std::string short_verdict(const std::string& v) {
 // precision.kv_cache names nothing (an encoder, a diffusion pipeline) is given no --kv-cache
 // format.
 std::string estimate_args(const Plan& plan, const Candidate& c) {
-  return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {} --dp {} --weights {}{} "
+  return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {}{} --dp {} --weights {}{} "
                      "--batch {}",
                      plan.spec.file,
                      c.gpu->name,
@@ -391,6 +394,9 @@ std::string estimate_args(const Plan& plan, const Candidate& c) {
                      c.layout.cp > 1 ? fmt::format(" --cp {}", c.layout.cp) : std::string(),
                      c.layout.pp,
                      c.layout.ep,
+                     c.layout.attention_dp > 1
+                         ? fmt::format(" --attention-dp {}", c.layout.attention_dp)
+                         : std::string(),
                      c.inference ? c.replicas : c.layout.dp,
                      to_string(c.spec->precision.weights),
                      plan.units.kv_format

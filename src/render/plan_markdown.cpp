@@ -141,11 +141,14 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   // sequence's latency), the next two a transcription's (its ttft_s is a request's latency);
   // an image workload adds two (a sequence is an image). Image generation's tokens are the
   // denoiser's latent positions, which no one buys: its per-token cells stay empty.
-  // A training workload adds its context-parallel size (tp x cp x pp x dp is its GPUs).
+  // A training workload adds its context-parallel size (tp x cp x pp x dp is its GPUs), any
+  // other its attention data-parallel groups (1: none).
   const WorkloadUnits& u = plan.units;
   const bool images = u.rate == RateUnit::images;
   const bool training = !u.serving;
-  out << (images ? ",images_per_s,usd_per_thousand_images\n" : training ? ",cp\n" : "\n");
+  out << (images     ? ",images_per_s,usd_per_thousand_images\n"
+          : training ? ",cp\n"
+                     : ",attention_dp\n");
   const bool latent_tokens = !u.token_price;
   for (const auto* c : shown(plan, o)) {
     const bool embeds = u.one_pass() && c->inference;
@@ -180,7 +183,10 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         embeds && !latent_tokens ? fmt::format("{:.1f}", c->inference->prefill_tokens_per_s) : "",
         transcribes ? fmt::format("{:.1f}", c->inference->audio_seconds_per_s) : "",
         transcribes && c->cost.usd_per_audio_hour ? price_cell(*c->cost.usd_per_audio_hour, 6) : "",
-        images || training ? "" : "\n");
+        "");
+    if (!images && !training) {
+      out << fmt::format(",{}\n", c->layout.attention_dp);
+    }
     if (training) {
       out << fmt::format(",{}\n", c->layout.cp);
     }

@@ -34,7 +34,17 @@ const std::vector<EngineTraits> k_engines{
      "vLLM embeds images with CLIPModel and SiglipModel (text and vision towers), not with a {} "
      "vision-only or classifier checkpoint: use transformers",
      "vLLM supported models, 'Multimodal embedding' table (docs.vllm.ai/en/latest/models/"
-     "supported_models/; SigLIP2 in vllm-project/vllm#27566)"},
+     "supported_models/; SigLIP2 in vllm-project/vllm#27566)",
+     {true,
+      false,
+      true,
+      false,
+      "vLLM's data parallelism on a dense model is independent replicas (--dp), not attention "
+      "data parallelism",
+      "vLLM docs serving/data_parallel_deployment.md: --data-parallel-size replicates attention "
+      "for MoE models, 'expert layers form a tensor parallel group of size DP x TP' (or expert "
+      "parallel with --enable-expert-parallel); 'Data Parallel attention can be combined with "
+      "Tensor Parallel attention'; for dense models the DP ranks are independent"}},
     {Engine::sglang,
      "SGLang",
      true,
@@ -49,7 +59,16 @@ const std::vector<EngineTraits> k_engines{
      {false, "SGLang has no T5 model (python/sglang/srt/models)", "python/sglang/srt/models"},
      ImageEncoders::none,
      "",
-     k_not_modelled},
+     k_not_modelled,
+     {true,
+      false,
+      false,
+      false,
+      "",
+      "SGLang server_args --enable-dp-attention with --dp-size N: attention in N groups of "
+      "tp_size / N GPUs, each holding the KV cache of its own requests ('If you do not use DP "
+      "attention, KV cache will be duplicated among all TP ranks', docs/references/deepseek.md); "
+      "MoE over all tp_size GPUs (moe_tp_size = tp_size // ep_size)"}},
     {Engine::tensorrt_llm,
      "TensorRT-LLM",
      false,
@@ -68,7 +87,16 @@ const std::vector<EngineTraits> k_engines{
       "TensorRT-LLM KvCacheConfig.cross_kv_cache_fraction"},
      ImageEncoders::none,
      "",
-     k_not_modelled},
+     k_not_modelled,
+     {true,
+      true,
+      false,
+      false,
+      "TensorRT-LLM turns it on in the extra_llm_api_options YAML (enable_attention_dp), which "
+      "rightsize's deploy does not write: estimate evaluates it, plans do not choose it",
+      "TensorRT-LLM LLM API enable_attention_dp (False by default): every rank attends to its own "
+      "requests with attention TP 1 and its own KV cache (TensorRT-LLM _torch mapping.py, "
+      "NVIDIA Dynamo docs dp-rank-routing)"}},
     {Engine::transformers,
      "transformers",
      false,
@@ -81,7 +109,13 @@ const std::vector<EngineTraits> k_engines{
      {true, "", "transformers T5ForConditionalGeneration.generate"},
      ImageEncoders::all,
      "",
-     "transformers ViTModel, CLIPModel, SiglipModel, ResNetModel and their classifiers"},
+     "transformers ViTModel, CLIPModel, SiglipModel, ResNetModel and their classifiers",
+     {false,
+      false,
+      false,
+      false,
+      "transformers' generate runs one process per model: no attention data parallelism",
+      "transformers generate"}},
 };
 
 // "a", "a and b", "a, b and c" (`last` "or": "a, b or c").

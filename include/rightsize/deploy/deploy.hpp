@@ -38,6 +38,9 @@ struct EngineRecipe {
   // name: the engine has no such argument.
   std::map<std::string, std::string> args;
   bool memory_fraction_of_total = true;               // false: of the memory free after the weights
+  // Under attention data parallelism, tensor_parallel and max_num_seqs are each rank's (vLLM:
+  // every DP rank is an engine of its own) rather than the whole replica's (SGLang).
+  bool attention_dp_per_rank = false;
   std::map<std::string, std::string> kv_cache_dtypes; // rightsize dtype -> engine value
   std::map<std::string, std::string> quantizations;   // weight dtype -> engine value
   std::string metric_running;

@@ -9,6 +9,7 @@
 #include <rightsize/spec/spec.hpp>
 
 #include <array>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <optional>
@@ -19,17 +20,39 @@
 namespace rightsize {
 
 // How one replica is laid out. GPUs per replica = tp * pp; dp replicas (training) multiply it.
-// Experts are spread over ep GPUs (ep divides tp * dp).
+// Routed experts are spread over ep x expert_tp GPUs: ep groups each hold 1/ep of the experts,
+// each expert split over expert_tp GPUs (a serving replica's tp GPUs are ep x tp / ep: SGLang's
+// moe_tp_size = tp_size // ep_size, TensorRT-LLM's moe_tp_size = tp_size // moe_ep_size; training
+// is Megatron-Core with --expert-tensor-parallel-size 1, experts whole over ep | tp * dp GPUs).
+// Serving replicas may run attention data-parallel: attention_dp groups of tp / attention_dp
+// GPUs, each group attending to its own requests and holding only their KV cache, the MLP and
+// experts still over all tp GPUs (SGLang --enable-dp-attention, vLLM --data-parallel-size with
+// expert parallelism, TensorRT-LLM enable_attention_dp; docs/model.md "Attention data
+// parallelism").
 struct Parallelism {
   int tp = 1;
   int pp = 1;
   int dp = 1;
   int ep = 1;
+  int expert_tp = 1;    // read only when ep > 1
+  int attention_dp = 1; // serving only; divides tp
   // Context parallel (training only): each sequence split over cp GPUs, which hold the same
   // weights as data-parallel ranks do (Llama 3's rank order: TP, CP, PP, DP, innermost first).
   int cp = 1;
   [[nodiscard]] int gpus() const { return tp * cp * pp * dp; }
+  // GPUs one attention group's heads are split over.
+  [[nodiscard]] int attention_tp() const { return tp / attention_dp; }
+  // GPUs the routed experts are spread over (each GPU holds 1/this of their weights).
+  [[nodiscard]] int expert_shards() const { return ep > 1 ? ep * expert_tp : tp; }
 };
+
+// A serving replica's layout: tp x pp GPUs, experts over ep groups of tp / ep GPUs, attention over
+// attention_dp groups of tp / attention_dp GPUs (ep and attention_dp divide tp).
+Parallelism serving_parallelism(int tp, int pp = 1, int ep = 1, int attention_dp = 1);
+
+// Why `p`'s attention data parallelism cannot serve `spec` (the engine has none, the model has no
+// attention to split, the groups do not divide tp), or nullopt when it can or p has none.
+std::optional<std::string> attention_dp_refusal(const Spec& spec, const Parallelism& p);
 
 // A named constant of the model, with its value and where it comes from. Shown in reports.
 struct Assumption {
@@ -233,8 +256,15 @@ struct KvCacheGeometry {
   long long window = 0;   // sliding window, 0 for none
   long long block = 1;    // paged allocation granularity in tokens
   Bytes state;            // Mamba layers on this GPU: conv and SSM state, one sequence, any length
+  // Attention data-parallel ranks of a replica: a GPU holds the cache of its own rank's sequences
+  // only, a replica's batch spread over the ranks (ceil(batch / ranks) on the busiest).
+  int ranks = 1;
   // KV bytes (and recurrent state) one sequence of `tokens` occupies, paged and window-capped.
   [[nodiscard]] Bytes per_sequence(long long tokens) const;
+  // Sequences of a replica's batch whose cache the busiest GPU holds.
+  [[nodiscard]] double sequences_per_gpu(double batch) const {
+    return ranks == 1 ? batch : std::ceil(batch / static_cast<double>(ranks));
+  }
 };
 
 struct MemoryEstimate {

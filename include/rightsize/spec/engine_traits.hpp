@@ -34,6 +34,20 @@ struct EngineVerdict {
 // none.
 enum class ImageEncoders { all, dual_encoders, none };
 
+// Attention data parallelism on an engine (docs/model.md, "Attention data parallelism"): whether
+// it runs it, with what shape, and whether plans choose it (deploy writes its flags).
+struct AttentionDpTraits {
+  bool runs = false;
+  bool one_gpu_groups = false; // attention groups of one GPU each (as many groups as GPUs)
+  bool needs_experts = false;  // only for a mixture of experts (a dense model's DP is replicas)
+  // Plans search it (deploy writes its flags where its recipe has them). No engine yet: the
+  // measured data-parallel attention runs are not calibrated (docs/accuracy.md, "Attention data
+  // parallelism"), so a plan does not recommend a layout its bands do not cover.
+  bool planned = false;
+  std::string_view why;        // why not, when it does not run or is not planned
+  std::string_view source;
+};
+
 struct EngineTraits {
   Engine engine;
   std::string_view display_name; // in sentences: "TensorRT-LLM"
@@ -50,6 +64,7 @@ struct EngineTraits {
   // dual_encoders: why not a vision-only or classifier checkpoint ({} is the model's family).
   std::string_view image_encoders_why;
   std::string_view image_encoders_source;
+  AttentionDpTraits attention_dp;
 };
 
 // Every engine's row, in the order of k_engine_names.

@@ -8,6 +8,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 using namespace rightsize;
 using rightsize::test::catalog;
 using rightsize::test::config_path;
@@ -398,4 +400,84 @@ TEST_CASE("memory: training a model with Mamba layers is refused", "[memory]") {
                     "test.json:/workload/type: training a model with linear-attention layers "
                     "(qwen3_next, 36 of 48 layers) is not modelled; plan its inference, got "
                     "\"finetune\"");
+}
+
+TEST_CASE("memory: a serving replica's experts span all its GPUs whatever the EP size",
+          "[memory]") {
+  // TensorRT-LLM's tp_size 8, ep_size 4 is expert parallelism 4 x MoE tensor parallelism 2
+  // (mapping.py: moe_tp_size = tp_size // moe_ep_size), SGLang's --tp 8 --ep 4 the same
+  // (moe_tp_size = tp_size // ep_size): each GPU holds an eighth of the routed experts, not a
+  // quarter.
+  const Spec qwen = spec_of({{"model", "qwen3-235b-a22b"}, {"precision", "bf16"}});
+  const double routed = weight_bytes(qwen.model, qwen.weights).routed_experts.si();
+  const Parallelism ep4 = serving_parallelism(8, 1, 4);
+  CHECK(ep4.expert_tp == 2);
+  CHECK(weights_per_gpu(qwen.model, qwen.weights, ep4).routed_experts.si() ==
+        Approx(routed / 8));
+  CHECK(weights_per_gpu(qwen.model, qwen.weights, serving_parallelism(8, 1, 8))
+            .routed_experts.si() == Approx(routed / 8));
+  // Training is Megatron-Core with --expert-tensor-parallel-size 1: ep 2 of tp 2 keeps half the
+  // experts whole on each GPU.
+  Parallelism train;
+  train.tp = 2;
+  train.ep = 2;
+  CHECK(weights_per_gpu(qwen.model, qwen.weights, train).routed_experts.si() ==
+        Approx(routed / 2));
+}
+
+TEST_CASE("memory: attention data parallelism splits the KV cache by request", "[memory]") {
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  const Spec v3 = spec_of({{"model", "deepseek-v3"},
+                           {"precision", {{"weights", "fp8"}, {"kv_cache", "fp8"}}},
+                           {"workload",
+                            {{"type", "inference"},
+                             {"engine", "sglang"},
+                             {"input_tokens", 8192},
+                             {"output_tokens", 1024},
+                             {"concurrency", 20}}}});
+  const Parallelism tp8 = serving_parallelism(8, 1, 8);
+  const Parallelism adp8 = serving_parallelism(8, 1, 8, 8);
+  // The latent is per token what it was (576 values x 61 layers, one byte each); a GPU holds the
+  // latents of its own rank's requests only.
+  const auto g = kv_cache_geometry(v3, adp8, constants());
+  CHECK(g.per_token_global == bytes(576.0 * 61));
+  CHECK(g.ranks == 8);
+  CHECK(g.sequences_per_gpu(20) == 3); // 20 requests over 8 ranks: 3 on the busiest
+  // Attention weights are whole on every GPU (attention TP 1), the experts still an eighth.
+  const auto w = weights_per_gpu(v3.model, v3.weights, adp8);
+  const auto whole = weight_bytes(v3.model, v3.weights);
+  CHECK(w.attention.si() == Approx(whole.attention.si()));
+  CHECK(w.routed_experts.si() == Approx(whole.routed_experts.si() / 8));
+  // Every rank's pool holds floor(pool / sequence) of its own: 8 times that in the replica.
+  const auto e = estimate_memory(v3, h200, adp8, constants());
+  const auto per_rank = static_cast<long long>(std::floor(e.kv_pool / e.kv_per_sequence));
+  CHECK(e.max_batch == 8 * per_rank);
+  CHECK(e.per_gpu.kv_cache.si() == Approx(e.kv_per_sequence.si() * 3));
+  // Without it every GPU holds all 20 latents, and replicated attention weights are not paid.
+  const auto t = estimate_memory(v3, h200, tp8, constants());
+  CHECK(t.per_gpu.kv_cache.si() == Approx(t.kv_per_sequence.si() * 20));
+  CHECK(t.max_batch == static_cast<long long>(std::floor(t.kv_pool / t.kv_per_sequence)));
+  CHECK(e.max_batch > 4 * t.max_batch);
+}
+
+TEST_CASE("memory: which engines and layouts run attention data-parallel", "[memory]") {
+  const auto spec = [](const char* engine, const char* model) {
+    return spec_of({{"model", model},
+                    {"workload", {{"type", "inference"}, {"engine", engine}}}});
+  };
+  const Parallelism adp8 = serving_parallelism(8, 1, 8, 8);
+  CHECK_FALSE(attention_dp_refusal(spec("sglang", "deepseek-v3"), adp8));
+  CHECK_FALSE(attention_dp_refusal(spec("vllm", "deepseek-v3"), adp8));
+  CHECK_FALSE(attention_dp_refusal(spec("tensorrt-llm", "deepseek-v3"), adp8));
+  CHECK_FALSE(attention_dp_refusal(spec("sglang", "deepseek-v3"), serving_parallelism(8, 1, 8, 2)));
+  // TensorRT-LLM's attention DP is attention TP 1: as many groups as GPUs.
+  CHECK(attention_dp_refusal(spec("tensorrt-llm", "deepseek-v3"), serving_parallelism(8, 1, 8, 4))
+            ->find("--attention-dp 8") != std::string::npos);
+  // vLLM's data parallelism on a dense model is independent replicas.
+  CHECK(attention_dp_refusal(spec("vllm", "llama-3.1-70b"), serving_parallelism(8, 1, 1, 8))
+            ->find("replicas") != std::string::npos);
+  CHECK(attention_dp_refusal(spec("transformers", "llama-3.1-8b"), serving_parallelism(2, 1, 1, 2)));
+  CHECK(attention_dp_refusal(spec("sglang", "deepseek-v3"), serving_parallelism(8, 1, 8, 3))
+            ->find("divide") != std::string::npos);
+  CHECK(attention_dp_refusal(spec("sglang", "deepseek-v3"), serving_parallelism(8, 2, 8, 8)));
 }

@@ -598,3 +598,33 @@ TEST_CASE("performance: a serving layout's estimates are those from the spec, bi
     }
   }
 }
+
+TEST_CASE("performance: under attention data parallelism a decode step reads its own rank's "
+          "cache",
+          "[performance]") {
+  const Gpu& h200 = catalog().resolve("H200", "test");
+  const Spec v3 = parse_spec({{"model", config_path("deepseek-v3")},
+                              {"precision", {{"weights", "fp8"}, {"kv_cache", "fp8"}}},
+                              {"workload",
+                               {{"type", "inference"},
+                                {"engine", "sglang"},
+                                {"input_tokens", 1000},
+                                {"output_tokens", 100}}}},
+                             "v3.json");
+  const Parallelism tp8 = serving_parallelism(8, 1, 8);
+  const Parallelism adp8 = serving_parallelism(8, 1, 8, 8);
+  const StepTime s_tp = decode_step_time(v3, h200, tp8, efficiency(), constants(), 16, 1000);
+  const StepTime s_adp = decode_step_time(v3, h200, adp8, efficiency(), constants(), 16, 1000);
+  // 16 sequences over 8 ranks: each GPU reads 2 latent caches, not 16, and the whole attention
+  // weights (attention TP 1) instead of an eighth of the heads' share.
+  const Bytes sequence = kv_cache_geometry(v3, adp8, constants()).per_sequence(1000);
+  CHECK(sequence == kv_cache_geometry(v3, tp8, constants()).per_sequence(1000));
+  const Bytes weights_gap = weights_per_gpu(v3.model, v3.weights, tp8).total() -
+                            weights_per_gpu(v3.model, v3.weights, adp8).total();
+  CHECK(weights_gap.si() < 0);
+  CHECK((s_tp.bytes - s_adp.bytes).si() ==
+        Approx((weights_gap + sequence * 14.0).si()).epsilon(1e-12));
+  // The mixers' all-reduces are gone (attention TP 1); the MLPs' stay over all 8 GPUs.
+  CHECK(s_adp.communication < s_tp.communication);
+  CHECK(s_adp.communication.si() > 0);
+}
