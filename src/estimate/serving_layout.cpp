@@ -52,9 +52,14 @@ std::optional<std::string> attention_dp_refusal(const Spec& spec, const Parallel
                        p.tp,
                        p.tp);
   }
-  if (t.needs_experts && (!m.is_moe() || p.expert_shards() != p.tp)) {
-    return fmt::format("{}; with a mixture of experts give --ep {} (experts over all the GPUs)",
-                       t.why,
+  if (t.needs_experts && !m.is_moe()) {
+    return std::string(t.why);
+  }
+  if (t.needs_experts && p.expert_shards() != p.tp) {
+    return fmt::format("{}'s attention data parallelism spreads the experts over all {} GPUs: "
+                       "give --ep {}",
+                       engine.display_name,
+                       p.tp,
                        p.tp);
   }
   return std::nullopt;

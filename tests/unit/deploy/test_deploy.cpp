@@ -3,10 +3,12 @@
 // reads it, and the refusals (docs/deploy.md).
 
 #include "fixtures.hpp"
+#include "test_paths.hpp"
 
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/deploy/deploy.hpp>
+#include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/render/deploy.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -432,4 +434,62 @@ TEST_CASE("deploy: an image embedding deployment speaks images and a text one se
       plan_of(load_spec(example("bge-m3-rag-embeddings.json"))), Autoscaler::keda, "BAAI/bge-m3");
   CHECK_THAT(yaml(text), Catch::Contains("concurrent sequences"));
   CHECK(flag_value(text.settings.engine_args, "--kv-cache-dtype").empty());
+}
+
+TEST_CASE("deploy: a locked attention data-parallel layout, as each engine spells it", "[deploy]") {
+  // DeepSeek-V3 on 8 x B200, experts over all 8, attention in 8 groups of one GPU (a lock's
+  // parallelism.attention_dp; plans do not choose it yet, docs/model.md).
+  const auto deploy_locked = [](const char* engine) {
+    const Spec spec = parse_spec({{"model", rightsize::test::config_path("deepseek-v3")},
+                                  {"precision", {{"weights", "fp8"}, {"kv_cache", "fp8"}}},
+                                  {"workload",
+                                   {{"type", "inference"},
+                                    {"engine", engine},
+                                    {"input_tokens", 4096},
+                                    {"output_tokens", 1024},
+                                    {"concurrency", 256}}}},
+                                 "ds.json");
+    const Plan plan = plan_of(spec);
+    REQUIRE(plan.feasible());
+    ConfigurationRef ref;
+    ref.gpu = "B200-SXM-180GB";
+    ref.layout = serving_parallelism(8, 1, 8, 8);
+    ref.weights = DType::fp8;
+    ref.kv_cache = DType::fp8;
+    const ConfigurationEvaluation locked = evaluate_configuration(
+        spec, catalog(), constants(), efficiency(), rightsize::test::cli_plan_options("2026-11-21"),
+        ref);
+    REQUIRE(locked.candidate);
+    CHECK(locked.candidate->layout.expert_tp == 1);
+    const DeployInputs in{constants(), efficiency(), &uncertainty(), Confidence::band, deploy_data()};
+    DeployOptions o;
+    o.autoscaler = Autoscaler::hpa;
+    o.model_uri = "deepseek-ai/DeepSeek-V3";
+    return make_deployment(plan, in, o, &*locked.candidate);
+  };
+  const auto command = [](const DeployReport& r) {
+    return yaml_strings(
+        yaml_object(as_yaml(r), "Deployment")["spec"]["template"]["spec"]["containers"][0]["command"]);
+  };
+  // SGLang: --tp-size counts the replica's GPUs, the switch and the group count beside it, and
+  // --max-running-requests is the replica's (the scheduler splits it).
+  const DeployReport sg = deploy_locked("sglang");
+  const auto sgc = command(sg);
+  CHECK(flag_value(sgc, "--tp-size") == "8");
+  CHECK(std::find(sgc.begin(), sgc.end(), "--enable-dp-attention") != sgc.end());
+  CHECK(flag_value(sgc, "--dp-size") == "8");
+  CHECK(flag_value(sgc, "--ep-size") == "8");
+  CHECK(flag_value(sgc, "--max-running-requests") ==
+        std::to_string(sg.settings.capacity_per_replica));
+  // vLLM: every DP rank is an engine of its own with tp / 8 = 1 GPU and an eighth of the
+  // sequences (rounded up); experts over all DP x TP ranks.
+  const DeployReport vl = deploy_locked("vllm");
+  const auto vlc = command(vl);
+  CHECK(flag_value(vlc, "--tensor-parallel-size") == "1");
+  CHECK(flag_value(vlc, "--data-parallel-size") == "8");
+  CHECK(std::find(vlc.begin(), vlc.end(), "--enable-expert-parallel") != vlc.end());
+  CHECK(flag_value(vlc, "--max-num-seqs") ==
+        std::to_string((vl.settings.capacity_per_replica + 7) / 8));
+  // TensorRT-LLM turns it on in a YAML file this recipe does not write: exit 2, naming the layout.
+  CHECK_THROWS_WITH(deploy_locked("tensorrt-llm"), Catch::Contains("attention data-parallel"));
 }
