@@ -181,7 +181,10 @@ CoverageTable band_coverage(const PerfCases& cases, const Efficiency& eff, const
     if (!c.held_out || metric.empty()) {
       continue;
     }
-    const RatioBand band = u.band(metric, c.family, c.engine);
+    // An overflowing KV cache widens the band, as inference_bands() does for a report.
+    const RatioBand band = c.serving.queueing
+                               ? u.overflowing(u.band(metric, c.family, c.engine), metric)
+                               : u.band(metric, c.family, c.engine);
     const double predicted = c.predict(eff);
     // The band as a report prints it: a time scaled, a throughput inverted (uncertainty.cpp).
     const bool inside =

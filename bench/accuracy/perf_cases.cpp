@@ -519,10 +519,12 @@ void describe_serving(PerfCase& c,
                                                                  : "dense";
   c.serving.input_tokens = prepared.spec.workload.inference.input_tokens;
   c.serving.output_tokens = prepared.spec.workload.inference.output_tokens;
+  // The KV-overflow regime (queueing for a cache slot, not for the engine's cap): its own LOGO
+  // group and, in reports, its wider band.
   c.serving.queueing =
       estimate_inference(
           prepared.spec, prepared.gpu, prepared.p, prepared.memory, efficiency, constants)
-          .queueing;
+          .kv_overflow();
 }
 
 bool held_out_key(const std::string& key) {

@@ -15,8 +15,8 @@
 namespace rightsize::accuracy {
 
 // What the leave-one-group-out derivation groups serving lines by (bench/accuracy/logo.hpp): the
-// model's kind (dense, moe, mla, hybrid), the lengths, and whether the batch queues
-// (InferencePerformance::queueing under the efficiencies the cases were built with).
+// model's kind (dense, moe, mla, hybrid), the lengths, and whether the KV cache overflows
+// (InferencePerformance::kv_overflow under the efficiencies the cases were built with).
 struct ServingTraits {
   std::string model_kind;
   long long input_tokens = 0;

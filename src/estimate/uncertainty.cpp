@@ -81,7 +81,10 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
         const auto group = groups.object(name);
         group.reject_unknown({"ttft", "tpot"});
         for (const auto& [metric, e] : g.items()) {
-          read_entry<Entry>(group.object(metric));
+          const Entry entry = read_entry<Entry>(group.object(metric));
+          if (dimension == "kv_regime" && name == "queues") {
+            into["kv_overflow"][metric] = entry; // the band of an overflowing KV cache
+          }
         }
       }
     }
@@ -94,7 +97,8 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
                                  std::min(f.lines, e.lines)};
   }
   for (auto it = into.begin(); it != into.end();) {
-    const bool used = it->first == "gpu_family" || it->first == "engine" || it->first == "both";
+    const bool used = it->first == "gpu_family" || it->first == "engine" ||
+                      it->first == "both" || it->first == "kv_overflow";
     it = used ? std::next(it) : into.erase(it);
   }
 }
@@ -439,6 +443,22 @@ double Uncertainty::high_ratio(const std::string& metric,
   return widened(metric, e.high_ratio, source);
 }
 
+RatioBand Uncertainty::overflowing(const RatioBand& base, const std::string& metric) const {
+  const auto t = m_transfer.find("kv_overflow");
+  if (t == m_transfer.end() || t->second.count(metric) == 0) {
+    return base;
+  }
+  const Entry& e = t->second.at(metric);
+  RatioBand b = base;
+  b.low_ratio = std::min(base.low_ratio, e.low_ratio);
+  b.high_ratio = std::max(base.high_ratio, e.high_ratio);
+  b.basis = fmt::format("{}; the KV cache overflows (the engine queues and may preempt): "
+                        "enveloped with the KV-overflow transfer band ({} lines)",
+                        base.basis,
+                        e.lines);
+  return b;
+}
+
 std::string Uncertainty::uncalibrated_text(const std::string& family,
                                            const std::string& engine) const {
   if (m_transfer.empty()) {
@@ -467,7 +487,13 @@ InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const std::string& family,
                                const std::string& eng) {
-  return inference_bands(p, u.band("ttft", family, eng), u.band("tpot", family, eng));
+  RatioBand ttft = u.band("ttft", family, eng);
+  RatioBand tpot = u.band("tpot", family, eng);
+  if (p.kv_overflow()) {
+    ttft = u.overflowing(ttft, "ttft");
+    tpot = u.overflowing(tpot, "tpot");
+  }
+  return inference_bands(p, ttft, tpot);
 }
 
 InferenceBands

@@ -156,10 +156,7 @@ GrowthSeries growth_series(const Search& S,
 GrowthSeries
 serving_growth(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, int planned) {
   const ServingGoal goal = serving_goal(spec);
-  const Bands bands{band_high_ratio(S, g, spec, latency_band_metric(S.units)),
-                    band_high_ratio(S, g, spec, "tpot"),
-                    band_high_ratio(S, g, spec, rate_band_metric(S.units))};
-  LayoutEvaluator eval(S, spec, g, p, bands);
+  LayoutEvaluator eval(S, spec, g, p, serving_band_highs(S, g, spec));
   const At probe = eval(1, 1);
   const int per_replica = p.tp * p.pp;
   const int max_replicas = static_cast<int>(std::max<long long>(

@@ -495,6 +495,10 @@ InferenceBands serving_bands(const Search& S,
         family, engine, u.band("ttft", family, engine), u.band("tpot", family, engine)};
   };
   const Search::FamilyBands& bands = remembered(S.serving_bands, matches, make);
+  if (p.kv_overflow()) {
+    const Uncertainty& u = *S.options.uncertainty;
+    return inference_bands(p, u.overflowing(bands.ttft, "ttft"), u.overflowing(bands.tpot, "tpot"));
+  }
   return inference_bands(p, bands.ttft, bands.tpot);
 }
 

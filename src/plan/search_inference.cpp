@@ -271,9 +271,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       continue;
     }
     // The band ratios of the GPU's family and the engine, the same for every layout.
-    const Bands bands{band_high_ratio(S, g, spec, latency_band_metric(S.units)),
-                      band_high_ratio(S, g, spec, "tpot"),
-                      band_high_ratio(S, g, spec, rate_band_metric(S.units))};
+    const Bands bands = serving_band_highs(S, g, spec);
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
     for (const Parallelism& p : inference_layouts(spec, tps)) {
@@ -371,6 +369,24 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       found.push_back(std::move((*kept)->candidate));
     }
   }
+}
+
+Bands serving_band_highs(const Search& S, const Gpu& g, const Spec& spec) {
+  Bands b;
+  b.ttft_high = band_high_ratio(S, g, spec, latency_band_metric(S.units));
+  b.tpot_high = band_high_ratio(S, g, spec, "tpot");
+  b.rate_high = band_high_ratio(S, g, spec, rate_band_metric(S.units));
+  if (b.ttft_high) {
+    const auto overflow = [&](const char* metric, double high) {
+      RatioBand base;
+      base.high_ratio = high;
+      return S.options.uncertainty->overflowing(base, metric).high_ratio;
+    };
+    b.ttft_overflow_high = overflow(latency_band_metric(S.units), *b.ttft_high);
+    b.tpot_overflow_high = overflow("tpot", *b.tpot_high);
+    b.rate_overflow_high = overflow(rate_band_metric(S.units), *b.rate_high);
+  }
+  return b;
 }
 
 std::optional<double>

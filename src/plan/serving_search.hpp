@@ -50,7 +50,14 @@ struct Bands {
   std::optional<double> ttft_high;
   std::optional<double> tpot_high;
   std::optional<double> rate_high;
+  // The same where the KV cache overflows (Uncertainty::overflowing): no narrower.
+  std::optional<double> ttft_overflow_high;
+  std::optional<double> tpot_overflow_high;
+  std::optional<double> rate_overflow_high;
 };
+
+// The band ratios of a GPU's family and the spec's engine, the same for every layout.
+Bands serving_band_highs(const Search& S, const Gpu& g, const Spec& spec);
 
 // Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
 // not depend on the replica count and performance only scales with it (with_replicas), so the
@@ -61,6 +68,9 @@ public:
       const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, const Bands& bands)
       : m_s(S), m_spec(spec), m_gpu(g), m_p(p), m_ttft_high(bands.ttft_high),
         m_tpot_high(bands.tpot_high), m_rate_high(bands.rate_high),
+        m_ttft_overflow_high(bands.ttft_overflow_high),
+        m_tpot_overflow_high(bands.tpot_overflow_high),
+        m_rate_overflow_high(bands.rate_overflow_high),
         m_shared(S.cache != nullptr && S.cache->holds(g)),
         m_memo(m_shared
                    ? &S.cache->memo(
@@ -90,10 +100,12 @@ public:
   [[nodiscard]] Held held(const At& e) const {
     const InferencePerformance& one = e.one->perf;
     if (m_ttft_high) {
-      return {one.ttft.si() * *m_ttft_high,
-              one.tpot.si() * *m_tpot_high,
-              e.requests_per_s() / *m_rate_high,
-              e.output_tokens_per_s() / *m_rate_high};
+      const bool over = one.kv_overflow() && m_ttft_overflow_high;
+      const double rate_high = over ? *m_rate_overflow_high : *m_rate_high;
+      return {one.ttft.si() * (over ? *m_ttft_overflow_high : *m_ttft_high),
+              one.tpot.si() * (over ? *m_tpot_overflow_high : *m_tpot_high),
+              e.requests_per_s() / rate_high,
+              e.output_tokens_per_s() / rate_high};
     }
     return {one.ttft.si(), one.tpot.si(), e.requests_per_s(), e.output_tokens_per_s()};
   }
@@ -125,6 +137,9 @@ private:
   std::optional<double> m_ttft_high;
   std::optional<double> m_tpot_high;
   std::optional<double> m_rate_high;
+  std::optional<double> m_ttft_overflow_high;
+  std::optional<double> m_tpot_overflow_high;
+  std::optional<double> m_rate_overflow_high;
   // What the layout's evaluations share, worked out at its first (none when the plan's cache
   // holds every batch the search asks for).
   std::optional<ServingLayout> m_layout;

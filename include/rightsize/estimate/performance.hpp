@@ -125,6 +125,14 @@ struct InferencePerformance {
   // What caps `concurrency` below `offered`: "kv_cache" (what fits beside the weights) or
   // "max_num_seqs" (the engine's own cap, its memory policy's max_sequences); empty when none.
   std::string running_limit;
+  // A text generation's KV cache overflows: more sequences asked of a replica than its cache
+  // holds at their full length. Engines then queue and (vLLM, SGLang) admit by prompt and
+  // preempt, which rightsize does not model: its bands widen (Uncertainty::overflowing,
+  // docs/accuracy.md). Not for embeddings (no decode, nothing to preempt) nor transcription
+  // (no measured line of its own to widen by).
+  [[nodiscard]] bool kv_overflow() const {
+    return queueing && running_limit == "kv_cache" && !prefill_only && audio_seconds_per_s == 0;
+  }
   // An embedding workload: one forward pass per sequence, no decode. The decode and TPOT figures
   // are zero, `ttft` is a sequence's latency, `requests_per_s` its sequences per second and
   // `prefill_tokens_per_s` the tokens embedded per second.

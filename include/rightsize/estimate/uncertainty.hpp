@@ -70,6 +70,11 @@ public:
                                         const std::string& engine,
                                         bool training,
                                         const char* unmeasured = nullptr) const;
+  // A band for a prediction whose KV cache overflows (InferencePerformance::kv_overflow): each
+  // edge the wider of `base`'s and the KV-overflow transfer band's, the error of the queueing
+  // lines with them out of the fit (data/uncertainty.json transfer.kv_regime.groups.queues);
+  // `base` when the file has none. `metric`: "ttft" or "tpot".
+  [[nodiscard]] RatioBand overflowing(const RatioBand& base, const std::string& metric) const;
   // band(...).high_ratio without the basis sentence, for the search.
   [[nodiscard]] double
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;

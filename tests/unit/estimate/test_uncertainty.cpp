@@ -230,3 +230,51 @@ TEST_CASE("uncertainty: a band with too few lines is unsized and says so", "[unc
   f["metrics"]["step_time"]["all"].erase("reason");
   CHECK_THROWS_WITH(Uncertainty::from_json(f, "u.json"), Catch::Contains("reason"));
 }
+
+// Issue 44: where the KV cache overflows (the engine queues, and vLLM and SGLang admit by prompt
+// and preempt, which rightsize does not model) the band is no narrower than the error measured on
+// the queueing lines with them out of the fit (transfer.kv_regime.groups.queues).
+TEST_CASE("uncertainty: an overflowing KV cache widens the band to the regime's transfer error",
+          "[uncertainty]") {
+  auto f = transfer_file();
+  const auto entry = [](double lo, double hi, long long lines) {
+    return nlohmann::json{{"low_ratio", lo}, {"high_ratio", hi}, {"lines", lines}};
+  };
+  f["transfer"]["kv_regime"] = {
+      {"ttft", entry(0.3, 3.0, 2000)},
+      {"tpot", entry(0.3, 1.2, 2000)},
+      {"groups",
+       {{"queues", {{"ttft", entry(0.26, 4.7, 33)}, {"tpot", entry(0.7, 2.4, 41)}}},
+        {"fits", {{"ttft", entry(0.5, 2.0, 2000)}, {"tpot", entry(0.6, 1.4, 2000)}}}}}};
+  const auto u = Uncertainty::from_json(f, "u.json");
+  InferencePerformance p;
+  p.ttft = seconds(2.0);
+  p.tpot = milliseconds(50);
+  p.output_tokens_per_s = 1000;
+  p.requests_per_s = 2;
+  p.queueing = true;
+  p.running_limit = "kv_cache";
+  REQUIRE(p.kv_overflow());
+  // hopper/vllm's own band is 0.9-1.2; the overflow band's edges are wider on both sides.
+  const InferenceBands over = inference_bands(p, u, "hopper", "vllm");
+  CHECK(over.ttft.low == Approx(2.0 * 0.26));
+  CHECK(over.ttft.high == Approx(2.0 * 4.7));
+  CHECK(over.tpot.low == Approx(0.05 * 0.7));
+  CHECK(over.tpot.high == Approx(0.05 * 2.4));
+  CHECK(over.output_tokens_per_s.low == Approx(1000 / 2.4));
+  CHECK_THAT(over.tpot_ratio.basis, Catch::Contains("KV-overflow transfer band (41 lines)"));
+  // Queueing for the engine's own cap is not an overflow: the pair's band stands.
+  p.running_limit = "max_num_seqs";
+  const InferenceBands capped = inference_bands(p, u, "hopper", "vllm");
+  CHECK(capped.tpot.high == Approx(0.05 * 1.2));
+  // An embedding's full batch waits for the next pass: nothing to preempt, no widening.
+  p.running_limit = "kv_cache";
+  p.prefill_only = true;
+  CHECK_FALSE(p.kv_overflow());
+  CHECK(inference_bands(p, u, "hopper", "vllm").ttft.high == Approx(2.0 * 1.2));
+  p.prefill_only = false;
+  // Without the regime in the file (older files), the band is the pair's.
+  const auto older = Uncertainty::from_json(transfer_file(), "u.json");
+  p.running_limit = "kv_cache";
+  CHECK(inference_bands(p, older, "hopper", "vllm").tpot.high == Approx(0.05 * 1.2));
+}
