@@ -495,3 +495,50 @@ TEST_CASE("bench_result: a forced client skips detection but checks the fields",
   REQUIRE_THROWS_WITH(read_bench_results(path, BenchClient::vllm_serve),
                       path + ":1:/num_prompts: required field is missing");
 }
+
+TEST_CASE("bench_result: each fixture's figures agree as its client computes them", "[calibrate]") {
+  // request_throughput = completed / duration and output_throughput = completed x mean output
+  // tokens / duration (SOURCES.md: the fixtures follow the clients' formulas), so a figure read
+  // in the wrong unit or from the wrong key shows here.
+  for (const char* name : {"vllm-serve-default.json",
+                           "vllm-serve-detailed.json",
+                           "vllm-serve-append.json",
+                           "sglang-bench-serving.jsonl",
+                           "genai-perf-profile_export_genai_perf.json",
+                           "aiperf-profile_export_aiperf.json",
+                           "aiperf-legacy-profile_export_aiperf.json",
+                           "trtllm-bench-report.json"}) {
+    for (const BenchRun& r : read_bench_results(calibrate_fixture(name))) {
+      INFO(r.source);
+      const double n = static_cast<double>(r.completed);
+      CHECK(per_s(r.request_throughput) == Approx(n / r.duration.si()).epsilon(1e-4));
+      CHECK(per_s(r.output_token_throughput) ==
+            Approx(n * *r.mean_output_tokens / r.duration.si()).epsilon(1e-4));
+      CHECK(r.mean_tokens == *r.mean_input_tokens + *r.mean_output_tokens);
+      if (r.total_token_throughput) {
+        CHECK(per_s(r.total_token_throughput) ==
+              Approx(n * r.mean_tokens / r.duration.si()).epsilon(1e-4));
+      }
+      // Latencies in seconds: a TTFT of tens of ms, a request of about two seconds.
+      if (r.e2e.mean) { // the mid vLLM of the append sample keeps no e2el and no latencies
+        CHECK(r.e2e.mean->si() > 1.0);
+        CHECK(r.e2e.mean->si() < 3.0);
+      }
+      if (r.ttft.mean) {
+        CHECK(r.ttft.mean->si() > 0.01);
+        CHECK(r.ttft.mean->si() < 0.1);
+      }
+    }
+  }
+  // vllm bench throughput: 1000 requests in 27.61 s, 1280 tokens each.
+  const BenchRun t = read_bench_results(calibrate_fixture("vllm-throughput.json")).at(0);
+  CHECK(per_s(t.request_throughput) == Approx(1000 / 27.61384920799965));
+  CHECK(per_s(t.total_token_throughput) == Approx(1000 * 1280 / 27.61384920799965));
+  // SGLang's second line by hand: 655360 and 163840 tokens over 640 requests, in 49.507 s.
+  const BenchRun s = read_bench_results(calibrate_fixture("sglang-bench-serving.jsonl")).at(1);
+  CHECK(s.mean_input_tokens == 1024.0);
+  CHECK(s.mean_output_tokens == 256.0);
+  CHECK(per_s(s.request_throughput) == Approx(640 / 49.50730591501845));
+  CHECK(ms(s.e2e.p99) == Approx(2715.9951179999994));
+  CHECK(s.achieved_concurrency->value == 31.59554871527531);
+}

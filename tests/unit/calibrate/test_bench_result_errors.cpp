@@ -3,6 +3,7 @@
 // reads Python's bare Infinity and NaN.
 
 #include "bench_fixtures.hpp"
+#include "test_paths.hpp"
 
 #include <rightsize/calibrate/bench_result.hpp>
 #include <rightsize/core/error.hpp>
@@ -238,4 +239,62 @@ TEST_CASE("bench_result: bare Infinity and NaN are read outside strings only", "
                       StartsWith("x.json:1:7: invalid JSON: "));
   REQUIRE_THROWS_WITH(parse(std::string("{\"a\": nan}")),
                       StartsWith("x.json:1:8: invalid JSON: invalid literal"));
+}
+
+TEST_CASE("bench_result errors: empty and truncated files on disk", "[calibrate]") {
+  const ScratchDir dir;
+  for (const std::string& text : {std::string(), std::string("\n\n  \n")}) {
+    const std::string path = dir.write("empty.jsonl", text);
+    REQUIRE_THROWS_WITH(read_bench_results(path),
+                        path + ": file is empty, expected a benchmark result (a JSON object, or "
+                               "one per line)");
+  }
+  // vllm bench serve cut off mid-write: one line, no final newline, so the place is column
+  // length + 1 of line 1.
+  const std::string whole = calibrate_text("vllm-serve-default.json");
+  const std::string cut = whole.substr(0, whole.size() / 2);
+  const std::string path = dir.write("cut.json", cut);
+  REQUIRE_THROWS_WITH(
+      read_bench_results(path),
+      StartsWith(path + ":1:" + std::to_string(cut.size() + 1) + ": invalid JSON: "));
+  // SGLang's file cut inside its second line: the first run parses, the second is refused.
+  const std::string lines = calibrate_text("sglang-bench-serving.jsonl");
+  const std::size_t second = lines.find('\n') + 1;
+  const std::string cut_lines = lines.substr(0, second + 100);
+  const std::string jsonl = dir.write("cut.jsonl", cut_lines);
+  REQUIRE_THROWS_WITH(read_bench_results(jsonl), StartsWith(jsonl + ":2:101: invalid JSON: "));
+  // A run whose brackets close early: what follows is refused where it stands.
+  REQUIRE_THROWS_WITH(parse(calibrate_text("vllm-throughput.json") + "}"),
+                      StartsWith("x.json:7:2: invalid JSON: "));
+}
+
+TEST_CASE("bench_result errors: failed runs of every client", "[calibrate]") {
+  nlohmann::json j = calibrate_json("vllm-throughput.json");
+  j["num_requests"] = 0;
+  REQUIRE_THROWS_WITH(parse(j),
+                      "x.json:/num_requests: no request completed: a failed run cannot calibrate "
+                      "rightsize; fix the run and benchmark again");
+  // vLLM's v0.8 script, which wrote no `failed`: every prompt sent and none completed.
+  j = calibrate_json("vllm-benchmark-serving-v08.json");
+  j["completed"] = 0;
+  j.erase("errors");
+  REQUIRE_THROWS_WITH(parse(j), StartsWith("x.json:/completed: every request failed (4 failed)"));
+}
+
+TEST_CASE("bench_result errors: bare NaN and Infinity where no rate is", "[calibrate]") {
+  const std::string sglang = calibrate_text("sglang-bench-serving.jsonl");
+  std::string line = sglang.substr(0, sglang.find('\n'));
+  line.replace(line.find(": Infinity,"), 11, ": -Infinity,");
+  REQUIRE_THROWS_WITH(parse(line, "s.jsonl"),
+                      "s.jsonl:/request_rate: must be a number of requests per second, \"inf\" or "
+                      "Infinity, got \"-Infinity\"");
+  line.replace(line.find(": -Infinity,"), 12, ": NaN,");
+  REQUIRE_THROWS_WITH(parse(line, "s.jsonl"), StartsWith("s.jsonl:/request_rate: must be a "));
+  // In a per-request array, after the line before it.
+  nlohmann::json details = calibrate_json("vllm-serve-detailed.json");
+  details["ttfts"][7] = "NaN";
+  std::string text = details.dump();
+  text.replace(text.find("\"NaN\""), 5, "NaN");
+  REQUIRE_THROWS_WITH(parse(calibrate_text("vllm-serve-append.json") + "\n" + text, "a.json"),
+                      "a.json:3:/ttfts/7: must be a finite number, got \"NaN\"");
 }
