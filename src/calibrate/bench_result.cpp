@@ -11,8 +11,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 
 namespace rightsize {
 

@@ -4,6 +4,8 @@
 
 #include "readers.hpp"
 
+#include <fmt/format.h>
+
 #include <string>
 
 namespace rightsize::calibrate {
@@ -54,8 +56,12 @@ BenchRun read_sglang_bench_serving(const FieldReader& r) {
   // The mid-2024 files have no request_throughput; it was completed / duration.
   const auto requests_per_s =
       optional_finite_number(r, "request_throughput", Range::non_negative(k_max_rate_per_s));
-  run.request_throughput =
-      requests_per_s ? items_per_s(*requests_per_s) : items_per_s(n / run.duration.si());
+  if (!requests_per_s && n / run.duration.si() > k_max_rate_per_s) {
+    r.member("duration")
+        .fail(fmt::format("gives more than {:g} requests/s (completed / duration)",
+                          k_max_rate_per_s));
+  }
+  run.request_throughput = items_per_s(requests_per_s ? *requests_per_s : n / run.duration.si());
   run.output_token_throughput =
       items_per_s(finite_number(r, "output_throughput", Range::non_negative(k_max_rate_per_s)));
   if (const auto total =

@@ -279,6 +279,39 @@ TEST_CASE("bench_result errors: failed runs of every client", "[calibrate]") {
   j["completed"] = 0;
   j.erase("errors");
   REQUIRE_THROWS_WITH(parse(j), StartsWith("x.json:/completed: every request failed (4 failed)"));
+  // AIPerf with no request_count and no errors counted: the count is missing, not a failed run.
+  j = calibrate_json("aiperf-profile_export_aiperf.json");
+  j.erase("request_count");
+  REQUIRE_THROWS_WITH(parse(j), "x.json:/request_count: required field is missing");
+  // genai-perf before request_count (2024-12-23): nothing counts the completed requests.
+  j = calibrate_json("genai-perf-profile_export_genai_perf.json");
+  j.erase("request_count");
+  REQUIRE_THROWS_WITH(parse(j), "x.json:/request_count: required field is missing");
+}
+
+TEST_CASE("bench_result errors: figures that cannot hold together", "[calibrate]") {
+  // genai-perf's duration is derived from its throughput: a run of no time, or of centuries.
+  nlohmann::json g = calibrate_json("genai-perf-profile_export_genai_perf.json");
+  g["output_sequence_length"]["avg"] = 0.0;
+  REQUIRE_THROWS_WITH(parse(g),
+                      "x.json:/output_token_throughput/avg: gives a run of 0 s (request_count x "
+                      "output_sequence_length / this): must be > 0 and <= 1e+08, got "
+                      "1904.4256797921398");
+  g = calibrate_json("genai-perf-profile_export_genai_perf.json");
+  g["output_token_throughput"]["avg"] = 1e-300;
+  REQUIRE_THROWS_WITH(parse(g),
+                      StartsWith("x.json:/output_token_throughput/avg: gives a run of 8.192e+304 "
+                                 "s"));
+  // SGLang's mid-2024 file has no request_throughput: completed / duration must be a rate.
+  const std::string sglang = calibrate_text("sglang-bench-serving.jsonl");
+  nlohmann::json s =
+      nlohmann::json::parse(sglang.substr(0, sglang.find('\n'))
+                                .replace(sglang.find(": Infinity,"), 11, ": \"Infinity\","));
+  s.erase("request_throughput");
+  s["duration"] = 1e-300;
+  REQUIRE_THROWS_WITH(parse(s, "s.jsonl"),
+                      "s.jsonl:/duration: gives more than 1e+12 requests/s (completed / duration), "
+                      "got 1e-300");
 }
 
 TEST_CASE("bench_result errors: bare NaN and Infinity where no rate is", "[calibrate]") {
