@@ -83,7 +83,10 @@ std::vector<Entry> read_entries(const FieldReader& r) {
     e.record.output_tokens = as_finite_number(v, Range::non_negative(k_max_tokens_per_request));
   });
   each("ttfts", [](Entry& e, const FieldReader& v) {
-    e.record.ttft = seconds(as_finite_number(v, Range::non_negative(k_max_seconds)));
+    // 0.0 where nothing was timed: a failed request, a non-streaming endpoint.
+    if (const double ttft = as_finite_number(v, Range::non_negative(k_max_seconds)); ttft > 0) {
+      e.record.ttft = seconds(ttft);
+    }
   });
   each("latencies", [](Entry& e, const FieldReader& v) {
     e.record.latency = seconds(as_finite_number(v, Range::non_negative(k_max_seconds)));
@@ -94,6 +97,16 @@ std::vector<Entry> read_entries(const FieldReader& r) {
       e.gaps.push_back(as_finite_number(gap, Range::non_negative(k_max_seconds)));
     }
   });
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    // A request that failed after its first token keeps that TTFT and a latency of 0.0.
+    const RequestRecord& q = entries[i].record;
+    if (entries[i].ok && q.latency && q.ttft && q.latency->si() < q.ttft->si()) {
+      r.array("latencies")[i].fail(
+          fmt::format("is shorter than the request's time to first token (/ttfts/{}: {:g} s)",
+                      i,
+                      q.ttft->si()));
+    }
+  }
   return entries;
 }
 

@@ -59,12 +59,14 @@ void require_completed(const FieldReader& r,
 // `run.completed`, they become run.requests, and each statistic the summary lacks is computed from
 // them as vLLM computes it (numpy's linear percentiles; TPOT over requests of more than one output
 // token; ITL pooled over every chunk gap). Sets run.failed from the errors when it is unknown.
+// A TTFT of 0.0 is no TTFT (nothing was timed); a completed request's latency shorter than its
+// TTFT is an error.
 void read_request_arrays(const FieldReader& r, BenchRun& run);
 
 // numpy.percentile(values, p) with its default linear interpolation; `values` sorted, not empty.
 double linear_percentile(const std::vector<double>& sorted, double p);
 
-// Checks that every run passes whatever its client: the totals agree with the means.
+// What every reader does last, whatever its client: mean_tokens from the two means it has.
 void finish_run(BenchRun& run);
 
 } // namespace rightsize::calibrate

@@ -57,7 +57,9 @@ BenchRun read_vllm_serve(const FieldReader& r) {
   run.mean_input_tokens = static_cast<double>(count(r, "total_input_tokens", k_max_tokens)) / n;
   run.mean_output_tokens = static_cast<double>(count(r, "total_output_tokens", k_max_tokens)) / n;
   run.max_concurrency = optional_count(r, "max_concurrency", k_max_concurrency);
-  run.request_rate = request_rate(r, "request_rate");
+  // With --ramp-up-strategy the rate climbs from ramp_up_start_rps to ramp_up_end_rps, and
+  // request_rate says "inf": no one rate was offered.
+  run.request_rate = r.has("ramp_up_strategy") ? std::nullopt : request_rate(r, "request_rate");
   if (const auto peak = optional_count(r, "max_concurrent_requests", k_max_concurrency);
       peak && *peak > 0) {
     run.achieved_concurrency =

@@ -1,5 +1,6 @@
 // How a result file's client is recognised (docs/calibrate.md, "How a file is read": the rules in
-// their order), each rule alone and where two could match; and SGLang's --output-details.
+// their order), each rule alone and where two could match; and the forms of a file that only some
+// runs write: SGLang's --output-details, vLLM's --ramp-up-strategy, a non-streaming endpoint.
 
 #include "bench_fixtures.hpp"
 
@@ -171,5 +172,35 @@ TEST_CASE("bench_result: SGLang --output-details", "[calibrate]") {
     CHECK(f.failed == 0);
     CHECK(f.requests.empty());
     CHECK_FALSE(f.ttft.p90);
+  }
+}
+
+TEST_CASE("bench_result: vLLM runs without one offered rate or without TTFTs", "[calibrate]") {
+  SECTION("--ramp-up-strategy: request_rate says inf, but the rate climbed") {
+    nlohmann::json j = calibrate_json("vllm-serve-default.json");
+    j["ramp_up_strategy"] = "linear";
+    j["ramp_up_start_rps"] = 1;
+    j["ramp_up_end_rps"] = 20;
+    const BenchRun r = one_run(j);
+    CHECK_FALSE(r.request_rate);
+    CHECK(r.max_concurrency == 16);
+  }
+  SECTION("a non-streaming endpoint: TTFTs of 0.0 are no TTFTs") {
+    nlohmann::json j = calibrate_json("vllm-serve-detailed.json");
+    for (auto& t : j["ttfts"]) {
+      t = 0.0;
+    }
+    for (const char* metric : {"ttft", "tpot"}) {
+      for (const char* stat : {"mean", "median", "std", "p50", "p90", "p99"}) {
+        j[std::string(stat) + "_" + metric + "_ms"] = 0.0; // np.mean([] or 0)
+      }
+    }
+    const BenchRun r = one_run(j);
+    CHECK(r.ttft.empty());
+    CHECK(r.tpot.empty()); // TPOT needs the TTFT
+    REQUIRE(r.requests.size() == 32);
+    CHECK_FALSE(r.requests[0].ttft);
+    CHECK(r.requests[0].latency->si() == 2.0566219000000006);
+    CHECK(ms(r.e2e.mean) == Approx(j["mean_e2el_ms"].get<double>()));
   }
 }

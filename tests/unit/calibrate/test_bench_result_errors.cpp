@@ -312,6 +312,19 @@ TEST_CASE("bench_result errors: figures that cannot hold together", "[calibrate]
   REQUIRE_THROWS_WITH(parse(s, "s.jsonl"),
                       "s.jsonl:/duration: gives more than 1e+12 requests/s (completed / duration), "
                       "got 1e-300");
+  // A request that ended before its first token.
+  nlohmann::json v = calibrate_json("vllm-serve-detailed.json");
+  v["latencies"][3] = 0.01;
+  REQUIRE_THROWS_WITH(parse(v),
+                      "x.json:/latencies/3: is shorter than the request's time to first token "
+                      "(/ttfts/3: 0.0709094 s), got 0.01");
+  // Unless it failed after its first token: vLLM then keeps the TTFT and a latency of 0.0.
+  v["errors"][3] = "ClientPayloadError: Response payload is not completed";
+  v["latencies"][3] = 0.0;
+  v["completed"] = 31;
+  v["failed"] = 1;
+  const BenchRun r = parse(v).at(0);
+  CHECK(r.requests.size() == 31);
 }
 
 TEST_CASE("bench_result errors: bare NaN and Infinity where no rate is", "[calibrate]") {
