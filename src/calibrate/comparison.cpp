@@ -1,0 +1,154 @@
+#include <rightsize/calibrate/comparison.hpp>
+#include <rightsize/core/error.hpp>
+#include <rightsize/plan/estimate_report.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rightsize {
+
+namespace {
+
+long long rounded_tokens(double mean) {
+  return std::max(1LL, std::llround(mean));
+}
+
+// The longest request the spec's engine admits: its max_model_len when set, else the model's
+// context (docs/model.md, "Engine settings").
+long long admitted_length(const Spec& spec) {
+  const auto& w = spec.workload.inference;
+  return w.max_model_len ? *w.max_model_len : spec.model.max_position;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+} // namespace
+
+RunLoad run_load(const Spec& spec, const BenchRun& run) {
+  if (!run.mean_input_tokens || !run.mean_output_tokens) {
+    throw InputError(run.source + ":/mean_input_tokens",
+                     "the file records only the sum of prompt and output tokens (vllm bench "
+                     "throughput's total_num_tokens), so the run's lengths are unknown; "
+                     "rightsize cannot compare it");
+  }
+  RunLoad load;
+  load.input_tokens = rounded_tokens(*run.mean_input_tokens);
+  load.output_tokens = rounded_tokens(*run.mean_output_tokens);
+  const long long admitted = admitted_length(spec);
+  if (admitted > 0 && load.input_tokens + load.output_tokens > admitted) {
+    throw InputError(
+        run.source + ":/mean_input_tokens",
+        fmt::format("the run's requests average {} + {} tokens, more than the {} {} admits{}: "
+                    "is it a run of another model?",
+                    load.input_tokens,
+                    load.output_tokens,
+                    admitted,
+                    spec.workload.inference.max_model_len ? "the spec's max_model_len"
+                                                          : "the model's context",
+                    run.model ? fmt::format(" (the run names {})", *run.model) : std::string()));
+  }
+  if (run.mode == BenchMode::offline) {
+    load.concurrency = run.completed;
+    load.source = LoadSource::all_at_once;
+  } else if (run.max_concurrency) {
+    load.concurrency = *run.max_concurrency;
+    load.source = LoadSource::max_concurrency;
+  } else if (run.achieved_concurrency &&
+             run.achieved_concurrency->measure == ConcurrencyMeasure::mean &&
+             run.achieved_concurrency->value >= 1.0) {
+    // A peak (vLLM's max_concurrent_requests) is not the load the run held; a mean is.
+    load.concurrency = static_cast<long long>(std::ceil(run.achieved_concurrency->value));
+    load.source = LoadSource::achieved_concurrency;
+  } else {
+    throw InputError(run.source + ":/max_concurrency",
+                     "the run was paced by request rate and records no concurrency, so the "
+                     "load rightsize would predict for is unknown; run the client with "
+                     "--max-concurrency");
+  }
+  return load;
+}
+
+RunComparison compare_run(const Spec& spec,
+                          const Gpu& gpu,
+                          const Parallelism& layout,
+                          const BenchRun& run,
+                          const Constants& constants,
+                          const Efficiency& efficiency,
+                          const Uncertainty& uncertainty) {
+  if (spec.workload.type != WorkloadType::inference) {
+    throw InputError(spec.file + ":/workload/type",
+                     fmt::format("benchmark runs of LLM-serving clients calibrate text "
+                                 "generation; this spec's workload is {}",
+                                 to_string(spec.workload.type)));
+  }
+  if (layout.dp != 1) {
+    throw InputError("--dp",
+                     "a benchmark run measures one replica (one server); compare it with dp 1");
+  }
+  RunComparison out;
+  out.run = run.source;
+  out.load = run_load(spec, run);
+  Spec at_run = spec;
+  auto& w = at_run.workload.inference;
+  w.input_tokens = out.load.input_tokens;
+  w.output_tokens = out.load.output_tokens;
+  w.concurrency = out.load.concurrency;
+  w.length_low_ratio = 1.0; // the run's means, as fixed lengths
+  const EstimateEvaluation e = estimate_configuration(
+      at_run, gpu, layout, out.load.concurrency, constants, efficiency, uncertainty);
+  if (!e.inference || !e.inference_bands) {
+    throw InputError(run.source,
+                     fmt::format("{} does not fit on {} in this layout: nothing to compare",
+                                 spec.model.family,
+                                 gpu.name));
+  }
+  const InferencePerformance& p = *e.inference;
+  const InferenceBands& b = *e.inference_bands;
+  out.queueing = p.queueing;
+  out.running_limit = p.running_limit;
+  const bool online = run.mode == BenchMode::online;
+  if (online && run.ttft.mean) {
+    out.metrics.push_back({RunMetric::ttft, run.ttft.mean->si(), p.ttft.si(), b.ttft});
+  }
+  if (online && run.tpot.mean) {
+    out.metrics.push_back({RunMetric::tpot, run.tpot.mean->si(), p.tpot.si(), b.tpot});
+  }
+  if (run.output_token_throughput) {
+    out.metrics.push_back({RunMetric::output_tokens_per_s,
+                           run.output_token_throughput->si() / units::k_seconds_per_hour,
+                           p.output_tokens_per_s,
+                           b.output_tokens_per_s});
+  }
+  return out;
+}
+
+std::vector<ComparisonSummary> summarize(const std::vector<RunComparison>& comparisons) {
+  std::vector<ComparisonSummary> out;
+  for (const auto& [metric, name] : k_run_metric_rows) {
+    std::vector<double> errors;
+    long long inside = 0;
+    for (const auto& c : comparisons) {
+      for (const auto& m : c.metrics) {
+        if (m.metric == metric) {
+          errors.push_back(std::abs(m.error()));
+          inside += m.in_band() ? 1 : 0;
+        }
+      }
+    }
+    if (errors.empty()) {
+      continue;
+    }
+    const auto n = static_cast<long long>(errors.size());
+    out.push_back(
+        {metric, n, median(errors), static_cast<double>(inside) / static_cast<double>(n)});
+  }
+  return out;
+}
+
+} // namespace rightsize
