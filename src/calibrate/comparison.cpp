@@ -1,3 +1,5 @@
+#include "fields.hpp"
+
 #include <rightsize/calibrate/comparison.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/plan/estimate_report.hpp>
@@ -20,12 +22,6 @@ long long rounded_tokens(double mean) {
 long long admitted_length(const Spec& spec) {
   const auto& w = spec.workload.inference;
   return w.max_model_len ? *w.max_model_len : spec.model.max_position;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
 } // namespace
@@ -144,9 +140,12 @@ std::vector<ComparisonSummary> summarize(const std::vector<RunComparison>& compa
     if (errors.empty()) {
       continue;
     }
+    std::sort(errors.begin(), errors.end());
     const auto n = static_cast<long long>(errors.size());
-    out.push_back(
-        {metric, n, median(errors), static_cast<double>(inside) / static_cast<double>(n)});
+    out.push_back({metric,
+                   n,
+                   calibrate::linear_percentile(errors, 50), // the median
+                   static_cast<double>(inside) / static_cast<double>(n)});
   }
   return out;
 }
