@@ -228,6 +228,13 @@ step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Effici
   steps.p = p;
   steps.family = &eff.family(gpu);
   steps.engine = &eff.engine(spec.workload.inference.engine);
+  if (!eff.site.empty()) {
+    if (const auto it = eff.site.find(eff.family_key(gpu));
+        it != eff.site.end() && it->second.engine == engine_name(spec)) {
+      steps.family = &it->second.family;
+      steps.engine = &it->second.overhead;
+    }
+  }
   steps.compute_rate = effective_rate(spec, gpu, steps.family->compute);
   steps.attention_rate = attention_rate(spec, gpu, steps.family->compute);
   steps.weights = weights_per_gpu(spec.model, spec.weights, p);

@@ -223,6 +223,9 @@ Calibration Uncertainty::calibration(const std::string& family,
                                       family,
                                       widening)};
   }
+  if (const SiteBands* s = site(family, engine); s && unmeasured == nullptr) {
+    return {true, s->text};
+  }
   const std::string key = family + "/" + engine;
   if (unmeasured != nullptr) {
     const auto it = m_serving.find(key);
@@ -337,9 +340,28 @@ std::string versioned_base(const std::string& engine) {
 
 } // namespace
 
+void Uncertainty::set_site(const std::string& family,
+                           const std::string& engine,
+                           SiteBands bands) {
+  m_site[family + "/" + engine] = std::move(bands);
+}
+
+const Uncertainty::SiteBands* Uncertainty::site(const std::string& family,
+                                                const std::string& engine) const {
+  if (m_site.empty()) {
+    return nullptr;
+  }
+  const std::string base = versioned_base(engine);
+  const auto it = m_site.find(family + "/" + (base.empty() ? engine : base));
+  return it == m_site.end() ? nullptr : &it->second;
+}
+
 RatioBand Uncertainty::band(const std::string& metric,
                             const std::string& family,
                             const std::string& engine) const {
+  if (const SiteBands* s = site(family, engine); s && (metric == "ttft" || metric == "tpot")) {
+    return metric == "ttft" ? s->ttft : s->tpot;
+  }
   if (const std::string base = versioned_base(engine);
       !base.empty() && metric != "memory" && metric != "step_time") {
     // An engine version older than its calibrated runs: what the version changes is what an
@@ -435,7 +457,7 @@ RatioBand Uncertainty::band(const std::string& metric,
 double Uncertainty::high_ratio(const std::string& metric,
                                const std::string& family,
                                const std::string& engine) const {
-  if (!versioned_base(engine).empty()) {
+  if (!versioned_base(engine).empty() || site(family, engine) != nullptr) {
     return band(metric, family, engine).high_ratio;
   }
   Source source = Source::overall;

@@ -79,6 +79,17 @@ public:
   [[nodiscard]] double
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;
 
+  // A site's calibration installed for one spec (apply_site_calibration, `--calibration`): for
+  // a GPU family and an engine (by name, whatever its version), the bands of the calibration's
+  // own leave-one-run-out error and the sentence reports print, used before every bundled band
+  // of "ttft" and "tpot" (docs/calibrate.md, "Bands").
+  struct SiteBands {
+    RatioBand ttft;
+    RatioBand tpot;
+    std::string text; // the calibration sentence
+  };
+  void set_site(const std::string& family, const std::string& engine, SiteBands bands);
+
   double coverage = 0.8;
   double widening = 1.5; // log-space factor for uncalibrated pairs (schema 1 only)
   // Whether the file has transfer bands (schema 2): uncalibrated pairs take them, not `widening`.
@@ -118,6 +129,9 @@ private:
   // Transfer bands (schema 2): "gpu_family", "engine" and "both" (their envelope) -> metric
   // (ttft, tpot) -> band.
   std::map<std::string, std::map<std::string, Entry>> m_transfer;
+  // The site's bands (set_site), by "family/engine"; the one for a band look-up, or nullptr.
+  std::map<std::string, SiteBands> m_site;
+  [[nodiscard]] const SiteBands* site(const std::string& family, const std::string& engine) const;
 };
 
 struct InferenceBands {

@@ -1,0 +1,207 @@
+// A site's calibration file, read for --calibration and installed for one spec
+// (site_calibration.hpp); `rightsize calibrate` writes it (src/calibrate/calibration_file.cpp).
+
+#include <rightsize/core/files.hpp>
+#include <rightsize/core/json_reader.hpp>
+#include <rightsize/estimate/site_calibration.hpp>
+
+#include <fmt/format.h>
+
+namespace rightsize {
+
+using detail::FieldReader;
+using detail::Range;
+
+nlohmann::json site_efficiency_json(const FamilyEfficiency& family, const EngineOverhead& engine) {
+  return {{"compute", family.compute},
+          {"memory", family.memory},
+          {"layer_overhead_us", engine.per_layer.si() * 1e6},
+          {"step_overhead_ms", to_ms(engine.per_step)},
+          {"ttft_overhead_ms", to_ms(engine.per_request)},
+          {"ttft_wave_factor", engine.wave_factor},
+          {"prefill_interference", engine.prefill_interference}};
+}
+
+void read_site_efficiency(const nlohmann::json& j,
+                          const std::string& file,
+                          const std::string& pointer,
+                          FamilyEfficiency& family,
+                          EngineOverhead& engine) {
+  const FieldReader f(j, file, pointer);
+  f.reject_unknown({"compute",
+                    "memory",
+                    "layer_overhead_us",
+                    "step_overhead_ms",
+                    "ttft_overhead_ms",
+                    "ttft_wave_factor",
+                    "prefill_interference"});
+  // The bounds the fit keeps them in (src/calibrate/fit.cpp), as data/efficiency.json's.
+  family.compute = f.number("compute", Range{0.0, 1.0, true});
+  family.memory = f.number("memory", Range{0.0, 1.0, true});
+  engine.per_layer = microseconds(f.number("layer_overhead_us", Range::non_negative(1e4)));
+  engine.per_step = milliseconds(f.number("step_overhead_ms", Range::non_negative(1e4)));
+  engine.per_request = milliseconds(f.number("ttft_overhead_ms", Range::non_negative(1e5)));
+  engine.wave_factor = f.number("ttft_wave_factor", Range::between(0.0, 2.0));
+  engine.prefill_interference = f.number("prefill_interference", Range::between(0.0, 1.0));
+}
+
+std::string calibration_content_digest(const nlohmann::json& document) {
+  nlohmann::json content = document;
+  content.erase("digest");
+  return detail::fnv1a_hex(detail::dump_json(content));
+}
+
+namespace {
+
+RatioBand read_band(const FieldReader& bands, std::string_view metric, long long runs) {
+  const FieldReader b = bands.object(metric);
+  b.reject_unknown({"low_ratio", "high_ratio", "basis"});
+  RatioBand r;
+  r.low_ratio = b.number("low_ratio", Range{0.0, 1.0, true});
+  r.high_ratio = b.number("high_ratio", Range::between(1.0, 1e3));
+  r.basis = b.string("basis");
+  r.calibrated = true;
+  r.lines = runs;
+  return r;
+}
+
+SiteFactors read_factors(const FieldReader& f) {
+  f.reject_unknown({"family",
+                    "engine",
+                    "model_kind",
+                    "runs",
+                    "efficiency",
+                    "fitted",
+                    "not_fitted",
+                    "leave_one_out",
+                    "bands"});
+  SiteFactors s;
+  s.family = f.string("family");
+  s.engine = f.string("engine");
+  s.model_kind =
+      f.choice("model_kind",
+               std::vector<std::pair<std::string, std::string>>{
+                   {"dense", "dense"}, {"moe", "moe"}, {"mla", "mla"}, {"hybrid", "hybrid"}});
+  s.runs = f.integer("runs", Range::between(1, 1e6));
+  read_site_efficiency(f.member("efficiency").json(),
+                       f.file(),
+                       f.pointer() + "/efficiency",
+                       s.family_efficiency,
+                       s.overhead);
+  for (const auto& e : f.array("leave_one_out")) {
+    e.reject_unknown({"metric", "lines", "before", "after"});
+    s.leave_one_out.push_back({e.choice("metric",
+                                        std::vector<std::pair<std::string, std::string>>{
+                                            {"ttft", "ttft"},
+                                            {"tpot", "tpot"},
+                                            {"output_tokens_per_s", "output_tokens_per_s"}}),
+                               e.integer("lines", Range::between(0, 1e6)),
+                               e.number("before", Range::non_negative(1e6)),
+                               e.number("after", Range::non_negative(1e6))});
+  }
+  const FieldReader bands = f.object("bands");
+  bands.reject_unknown({"ttft", "tpot"});
+  s.ttft = read_band(bands, "ttft", s.runs);
+  s.tpot = read_band(bands, "tpot", s.runs);
+  return s;
+}
+
+} // namespace
+
+SiteCalibration site_calibration_from_json(const nlohmann::json& document,
+                                           const std::string& file,
+                                           std::string digest) {
+  const FieldReader root(document, file);
+  if (!document.is_object() || !root.has("rightsize_calibration")) {
+    root.fail_plain("is not a rightsize calibration file (no \"rightsize_calibration\"; "
+                    "`rightsize calibrate ... -o FILE` writes one)");
+  }
+  root.reject_unknown({"rightsize_calibration", "description", "digest", "runs", "factors"});
+  if (root.integer("rightsize_calibration", Range::positive(1e6)) != k_calibration_schema) {
+    root.member("rightsize_calibration")
+        .fail(fmt::format("unsupported calibration format (this rightsize reads {})",
+                          k_calibration_schema));
+  }
+  if (root.string("digest") != calibration_content_digest(document)) {
+    root.member("digest").fail_plain(
+        "does not match the file's content: it was edited after rightsize calibrate wrote it; "
+        "run calibrate again on the result files instead of editing the factors");
+  }
+  SiteCalibration c;
+  c.file = file;
+  c.digest = std::move(digest);
+  c.runs = static_cast<long long>(root.array("runs").size());
+  for (const auto& f : root.array("factors")) {
+    c.factors.push_back(read_factors(f));
+  }
+  return c;
+}
+
+SiteCalibration load_site_calibration(const std::string& path) {
+  std::string text;
+  const nlohmann::json document = detail::load_json_file(path, text);
+  return site_calibration_from_json(document, path, detail::fnv1a_hex(text));
+}
+
+const SiteFactors*
+find_site_factors(const SiteCalibration& calibration, const Spec& spec, std::string_view family) {
+  const std::string engine = engine_name(spec);
+  const std::string_view kind = spec.model.kind();
+  for (const auto& f : calibration.factors) {
+    if (f.family == family && f.engine == engine && f.model_kind == kind) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
+
+std::string site_calibration_text(const SiteCalibration& calibration, const SiteFactors& f) {
+  std::string errors;
+  for (const auto& e : f.leave_one_out) {
+    if (e.lines > 0) {
+      errors += fmt::format("{}{} {:.0f}% (bundled {:.0f}%)",
+                            errors.empty() ? "" : ", ",
+                            e.metric,
+                            100.0 * e.after,
+                            100.0 * e.before);
+    }
+  }
+  return fmt::format("{}/{}/{}: site calibration {} ({} of its {} runs){}",
+                     f.family,
+                     f.engine,
+                     f.model_kind,
+                     detail::valid_utf8(calibration.file),
+                     f.runs,
+                     calibration.runs,
+                     errors.empty() ? std::string("; too few runs for a leave-one-run-out error")
+                                    : "; leave-one-run-out median error " + errors);
+}
+
+int apply_site_calibration(const SiteCalibration& calibration,
+                           const Spec& spec,
+                           Efficiency& efficiency,
+                           Uncertainty& uncertainty) {
+  if (spec.workload.type != WorkloadType::inference || unmeasured_workload(spec) != nullptr) {
+    return 0; // calibrated on text generation runs only
+  }
+  const std::string engine = engine_name(spec);
+  int applied = 0;
+  for (const auto& f : calibration.factors) {
+    if (f.engine != engine || f.model_kind != spec.model.kind() ||
+        efficiency.families.count(f.family) == 0) {
+      continue;
+    }
+    efficiency.site[f.family] = {engine, f.family_efficiency, f.overhead};
+    // Versions and their source stay the bundled engine's: the site's runs name no version.
+    auto& overhead = efficiency.site[f.family].overhead;
+    const auto& bundled = efficiency.engine(spec.workload.inference.engine);
+    overhead.oldest_version = bundled.oldest_version;
+    overhead.newest_version = bundled.newest_version;
+    overhead.versions_source = bundled.versions_source;
+    uncertainty.set_site(f.family, engine, {f.ttft, f.tpot, site_calibration_text(calibration, f)});
+    ++applied;
+  }
+  return applied;
+}
+
+} // namespace rightsize
