@@ -82,6 +82,10 @@ Spec run_spec(const Spec& spec, const Parallelism& layout, const BenchRun& run, 
                      "a benchmark run measures one replica (one server); compare it with dp 1");
   }
   load = run_load(spec, run);
+  return spec_at_load(spec, load);
+}
+
+Spec spec_at_load(const Spec& spec, const RunLoad& load) {
   Spec at_run = spec;
   auto& w = at_run.workload.inference;
   w.input_tokens = load.input_tokens;

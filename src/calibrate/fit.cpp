@@ -25,11 +25,17 @@ constexpr double k_prompt_spread = 2;           // two prompts this far apart sp
 constexpr std::size_t k_interference_loads = 3; // TPOT at this many loads for interference
 
 // The pull toward the bundled values: the loss adds k_pull x (log of the factor's ratio to its
-// bundled value)^2 per fitted factor, so 2x away costs 0.024, a 2.4% error on every line.
-constexpr double k_pull = 0.05;
-// Fewer leave-one-run-out lines than this size no band of their own: the band is then their
-// envelope with the bundled band.
+// bundled value)^2 per fitted factor, so 2x away costs 0.0048, a 0.5% error on every line.
+// Chosen on bench/calibration_loo.cpp's table among 0.002, 0.01, 0.03 and 0.05 (the median
+// TPOT error of two-run calibrations: 6.0%, 6.2%, 7.0%, 7.7%), the middle for a fit that moves
+// only what the runs ask.
+constexpr double k_pull = 0.01;
+// Fewer leave-one-run-out lines than this size no band by percentiles: the band is then their
+// envelope, each edge's log ratio widened by k_small_sample_widening. Both were chosen on
+// bench/calibration_loo.cpp's table (docs/calibrate.md, "How well it works"): with 1.5 the TPOT
+// and throughput bands of two-run calibrations cover 87% and 90% of the other loads' lines.
 constexpr std::size_t k_sized_band_lines = 10;
+constexpr double k_small_sample_widening = 1.5;
 // The narrowest a calibrated band may be, +-5%: the spread of repeated runs of one
 // configuration that a site's own benchmark shows (an assumption, not measured here:
 // ../shared/validation's repeats are identical to the digit; docs/calibrate.md, "Bands").
@@ -253,8 +259,14 @@ double median_of(std::vector<double> values) {
 }
 
 // The band of one metric from the leave-one-run-out ratios (measured / predicted; throughput's
-// inverted onto TPOT), never narrower than the runs' noise.
-RatioBand band_from(std::vector<double> loo, const RatioBand& bundled, const std::string& what) {
+// inverted onto TPOT), never narrower than the runs' noise. Ten ratios or more: their 10th and
+// 90th percentiles. Fewer: their envelope widened in log space (k_small_sample_widening), and,
+// where `keep_bundled` (TTFT, whose queueing two loads barely pin down), the bundled band kept as
+// its floor; no ratio at all (one run): the bundled band. docs/calibrate.md, "Bands".
+RatioBand band_from(std::vector<double> loo,
+                    const RatioBand& bundled,
+                    const std::string& what,
+                    bool keep_bundled) {
   RatioBand b;
   b.calibrated = true;
   b.lines = static_cast<long long>(loo.size());
@@ -266,18 +278,24 @@ RatioBand band_from(std::vector<double> loo, const RatioBand& bundled, const std
                           "{} ratios",
                           loo.size(),
                           what);
-  } else {
+  } else if (loo.empty()) {
     b.low_ratio = bundled.low_ratio;
     b.high_ratio = bundled.high_ratio;
-    if (!loo.empty()) {
-      b.low_ratio = std::min(b.low_ratio, loo.front());
-      b.high_ratio = std::max(b.high_ratio, loo.back());
+    b.basis =
+        fmt::format("site calibration: one run, nothing to leave out: the bundled {} band", what);
+  } else {
+    b.low_ratio = std::min(1.0, std::pow(loo.front(), k_small_sample_widening));
+    b.high_ratio = std::max(1.0, std::pow(loo.back(), k_small_sample_widening));
+    if (keep_bundled) {
+      b.low_ratio = std::min(b.low_ratio, bundled.low_ratio);
+      b.high_ratio = std::max(b.high_ratio, bundled.high_ratio);
     }
     b.basis = fmt::format("site calibration: {} leave-one-run-out {} ratio{}, too few to size a "
-                          "band: their envelope with the bundled band",
+                          "band: their envelope widened{}",
                           loo.size(),
                           what,
-                          loo.size() == 1 ? "" : "s");
+                          loo.size() == 1 ? "" : "s",
+                          keep_bundled ? ", with the bundled band as its floor" : "");
   }
   b.low_ratio = std::min(b.low_ratio, 1.0 / (1.0 + k_run_noise));
   b.high_ratio = std::max(b.high_ratio, 1.0 + k_run_noise);
@@ -417,6 +435,9 @@ std::vector<SiteFit> fit_sites(const std::vector<CalibrationRun>& runs,
     for (const auto* r : group) {
       bundled.push_back(fitter.predict(*r, nullptr));
     }
+    const Trial start = fitter.bundled(*group.front());
+    site.bundled_family = start.family;
+    site.bundled_overhead = start.overhead;
     const GroupFit all = fitter.fit(group);
     site.family_efficiency = all.trial.family;
     site.overhead = all.trial.overhead;
@@ -456,9 +477,12 @@ std::vector<SiteFit> fit_sites(const std::vector<CalibrationRun>& runs,
       }
     }
     const std::string engine_key = engine_band_key(group.front()->spec, efficiency);
-    site.ttft = band_from(ttft_ratios, uncertainty.band("ttft", site.family, engine_key), "TTFT");
-    site.tpot = band_from(
-        tpot_ratios, uncertainty.band("tpot", site.family, engine_key), "TPOT and throughput");
+    site.ttft =
+        band_from(ttft_ratios, uncertainty.band("ttft", site.family, engine_key), "TTFT", true);
+    site.tpot = band_from(tpot_ratios,
+                          uncertainty.band("tpot", site.family, engine_key),
+                          "TPOT and throughput",
+                          false);
   }
   return out;
 }

@@ -51,6 +51,24 @@ std::string calibration_content_digest(const nlohmann::json& document) {
   return detail::fnv1a_hex(detail::dump_json(content));
 }
 
+const Efficiency::SiteOverride* Efficiency::site_for(const Gpu& gpu, const Spec& spec) const {
+  if (site.empty()) {
+    return nullptr;
+  }
+  const auto it = site.find(family_key(gpu));
+  return it != site.end() && it->second.engine == engine_name(spec) ? &it->second : nullptr;
+}
+
+const FamilyEfficiency& Efficiency::family_for(const Gpu& gpu, const Spec& spec) const {
+  const SiteOverride* s = site_for(gpu, spec);
+  return s != nullptr ? s->family : family(gpu);
+}
+
+const EngineOverhead& Efficiency::engine_for(const Gpu& gpu, const Spec& spec) const {
+  const SiteOverride* s = site_for(gpu, spec);
+  return s != nullptr ? s->overhead : engine(spec.workload.inference.engine);
+}
+
 namespace {
 
 RatioBand read_band(const FieldReader& bands, std::string_view metric, long long runs) {
@@ -63,6 +81,28 @@ RatioBand read_band(const FieldReader& bands, std::string_view metric, long long
   r.calibrated = true;
   r.lines = runs;
   return r;
+}
+
+Uncertainty::SiteRun read_site_run(const FieldReader& r) {
+  Uncertainty::SiteRun s;
+  s.gpu = r.string("gpu");
+  s.model_params = r.number("model_params", Range::positive(1e15));
+  const FieldReader formats = r.object("formats");
+  s.weights = formats.string("weights");
+  s.kv_cache = formats.string("kv_cache");
+  const FieldReader layout = r.object("layout");
+  const auto part = [&layout](std::string_view key) {
+    return static_cast<int>(layout.integer(key, Range::between(1, 4096)));
+  };
+  s.tp = part("tp");
+  s.pp = part("pp");
+  s.ep = part("ep");
+  s.attention_dp = part("attention_dp");
+  const FieldReader load = r.object("load");
+  s.input_tokens = load.integer("input_tokens", Range::between(1, 1e9));
+  s.output_tokens = load.integer("output_tokens", Range::between(1, 1e9));
+  s.concurrency = load.integer("concurrency", Range::between(1, 1e9));
+  return s;
 }
 
 SiteFactors read_factors(const FieldReader& f) {
@@ -130,9 +170,20 @@ SiteCalibration site_calibration_from_json(const nlohmann::json& document,
   SiteCalibration c;
   c.file = file;
   c.digest = std::move(digest);
-  c.runs = static_cast<long long>(root.array("runs").size());
+  const auto runs = root.array("runs");
+  c.runs = static_cast<long long>(runs.size());
   for (const auto& f : root.array("factors")) {
     c.factors.push_back(read_factors(f));
+  }
+  // Each run's configuration, in its group (rightsize calibrate checks the rest of each run).
+  for (const auto& r : runs) {
+    const std::string group =
+        r.string("family") + "/" + r.string("engine") + "/" + r.string("model_kind");
+    for (auto& f : c.factors) {
+      if (f.family + "/" + f.engine + "/" + f.model_kind == group) {
+        f.measured.push_back(read_site_run(r));
+      }
+    }
   }
   return c;
 }
@@ -194,11 +245,29 @@ int apply_site_calibration(const SiteCalibration& calibration,
     efficiency.site[f.family] = {engine, f.family_efficiency, f.overhead};
     // Versions and their source stay the bundled engine's: the site's runs name no version.
     auto& overhead = efficiency.site[f.family].overhead;
-    const auto& bundled = efficiency.engine(spec.workload.inference.engine);
-    overhead.oldest_version = bundled.oldest_version;
-    overhead.newest_version = bundled.newest_version;
-    overhead.versions_source = bundled.versions_source;
-    uncertainty.set_site(f.family, engine, {f.ttft, f.tpot, site_calibration_text(calibration, f)});
+    const auto& versions = efficiency.engine(spec.workload.inference.engine);
+    overhead.oldest_version = versions.oldest_version;
+    overhead.newest_version = versions.newest_version;
+    overhead.versions_source = versions.versions_source;
+    // Outside the configurations the site measured, never narrower than the bundled band.
+    const auto enveloped = [&](const RatioBand& site, const char* metric) {
+      const RatioBand bundled = uncertainty.band(metric, f.family, engine);
+      RatioBand b = site;
+      b.low_ratio = std::min(site.low_ratio, bundled.low_ratio);
+      b.high_ratio = std::max(site.high_ratio, bundled.high_ratio);
+      b.basis = "outside the configurations the site measured: the envelope of its band and the "
+                "bundled one (" +
+                bundled.basis + ")";
+      return b;
+    };
+    uncertainty.set_site(f.family,
+                         engine,
+                         {enveloped(f.ttft, "ttft"),
+                          enveloped(f.tpot, "tpot"),
+                          f.ttft,
+                          f.tpot,
+                          f.measured,
+                          site_calibration_text(calibration, f)});
     ++applied;
   }
   return applied;

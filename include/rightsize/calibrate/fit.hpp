@@ -87,6 +87,8 @@ struct SiteFit {
   std::vector<std::size_t> runs; // indexes into the runs fitted on
   FamilyEfficiency family_efficiency;
   EngineOverhead overhead;
+  FamilyEfficiency bundled_family; // where the fit started: the bundled values
+  EngineOverhead bundled_overhead;
   std::vector<SiteFactor> fitted;
   std::vector<HeldFactor> held;
   std::vector<SiteFactors::LeaveOneOut> leave_one_out; // per metric measured

@@ -100,6 +100,11 @@ public:
     EngineOverhead overhead;
   };
   std::map<std::string, SiteOverride, std::less<>> site; // by family name
+  // The site's override for `spec`'s engine on `gpu`'s family, or nullptr (site_calibration.cpp);
+  // the factors a serving estimate uses: the site's where it has them, else family() and engine().
+  [[nodiscard]] const SiteOverride* site_for(const Gpu& gpu, const Spec& spec) const;
+  [[nodiscard]] const FamilyEfficiency& family_for(const Gpu& gpu, const Spec& spec) const;
+  [[nodiscard]] const EngineOverhead& engine_for(const Gpu& gpu, const Spec& spec) const;
 
 private:
   friend struct detail::BundleAccess;

@@ -42,6 +42,8 @@ struct SiteFactors {
   std::vector<LeaveOneOut> leave_one_out;
   RatioBand ttft; // the bands of their leave-one-run-out error, with the basis sentence
   RatioBand tpot;
+  // The configurations of the runs they rest on (the file's "runs" of this group).
+  std::vector<Uncertainty::SiteRun> measured;
 };
 
 struct SiteCalibration {
