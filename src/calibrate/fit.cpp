@@ -12,6 +12,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <regex>
 
 namespace rightsize {
 
@@ -40,6 +41,9 @@ constexpr double k_small_sample_widening = 1.5;
 // configuration that a site's own benchmark shows (an assumption, not measured here:
 // ../shared/validation's repeats are identical to the digit; docs/calibrate.md, "Bands").
 constexpr double k_run_noise = 0.05;
+// A run's model name that states a size this far from the spec's model's (either way) is another
+// model's: 8B against 70B is refused, Mixtral-8x7B (56B by its name) against its 46.7B is not.
+constexpr double k_model_size_slack = 1.5;
 
 std::string run_metric_name(RunMetric m) {
   return std::string(k_run_metric_names.name(m));
@@ -302,6 +306,40 @@ RatioBand band_from(std::vector<double> loo,
   return b;
 }
 
+// The parameter count a model name states ("Llama-3.1-8B-Instruct": 8e9, "Mixtral-8x7B": 56e9,
+// "gpt-oss-120b": 120e9), or nullopt when it states none.
+std::optional<double> stated_parameters(const std::string& name) {
+  const std::regex size(R"((?:^|[^0-9A-Za-z.])(?:(\d+)x)?(\d+(?:\.\d+)?)([bBmM])(?=$|[^0-9A-Za-z]))");
+  std::smatch m;
+  if (!std::regex_search(name, m, size)) {
+    return std::nullopt;
+  }
+  const double experts = m[1].matched ? std::stod(m[1].str()) : 1.0;
+  const double scale = (m[3].str() == "b" || m[3].str() == "B") ? 1e9 : 1e6;
+  return experts * std::stod(m[2].str()) * scale;
+}
+
+// A run whose file names a model of another size than the spec's is another model's run.
+void check_model(const Spec& spec, const BenchRun& run) {
+  if (!run.model || spec.model.params_total <= 0) {
+    return;
+  }
+  const auto stated = stated_parameters(*run.model);
+  if (!stated) {
+    return;
+  }
+  const double ratio = *stated / spec.model.params_total;
+  if (ratio > k_model_size_slack || ratio < 1.0 / k_model_size_slack) {
+    throw InputError(
+        run.source + ":/model",
+        fmt::format("the run served {} (about {:.3g}B parameters by its name), the spec's model "
+                    "has {:.3g}B: a run of another model cannot calibrate this spec",
+                    *run.model,
+                    *stated / 1e9,
+                    spec.model.params_total / 1e9));
+  }
+}
+
 } // namespace
 
 CalibrationRun calibration_run(const Spec& spec,
@@ -311,6 +349,7 @@ CalibrationRun calibration_run(const Spec& spec,
                                const Efficiency& efficiency) {
   CalibrationRun c;
   c.name = run.source;
+  check_model(spec, run);
   c.spec = run_spec(spec, layout, run, c.load);
   c.gpu = gpu;
   c.layout = layout;

@@ -1,6 +1,7 @@
 // A site's calibration file, read for --calibration and installed for one spec
 // (site_calibration.hpp); `rightsize calibrate` writes it (src/calibrate/calibration_file.cpp).
 
+#include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/estimate/site_calibration.hpp>
@@ -153,8 +154,9 @@ SiteCalibration site_calibration_from_json(const nlohmann::json& document,
                                            std::string digest) {
   const FieldReader root(document, file);
   if (!document.is_object() || !root.has("rightsize_calibration")) {
-    root.fail_plain("is not a rightsize calibration file (no \"rightsize_calibration\"; "
-                    "`rightsize calibrate ... -o FILE` writes one)");
+    throw InputError(file,
+                     "is not a rightsize calibration file (no \"rightsize_calibration\"; "
+                     "`rightsize calibrate ... -o FILE` writes one)");
   }
   root.reject_unknown({"rightsize_calibration", "description", "digest", "runs", "factors"});
   if (root.integer("rightsize_calibration", Range::positive(1e6)) != k_calibration_schema) {
@@ -249,6 +251,10 @@ int apply_site_calibration(const SiteCalibration& calibration,
     overhead.oldest_version = versions.oldest_version;
     overhead.newest_version = versions.newest_version;
     overhead.versions_source = versions.versions_source;
+    const auto inside = [](RatioBand b) {
+      b.basis = "inside the configurations the site measured; " + b.basis;
+      return b;
+    };
     // Outside the configurations the site measured, never narrower than the bundled band.
     const auto enveloped = [&](const RatioBand& site, const char* metric) {
       const RatioBand bundled = uncertainty.band(metric, f.family, engine);
@@ -264,8 +270,8 @@ int apply_site_calibration(const SiteCalibration& calibration,
                          engine,
                          {enveloped(f.ttft, "ttft"),
                           enveloped(f.tpot, "tpot"),
-                          f.ttft,
-                          f.tpot,
+                          inside(f.ttft),
+                          inside(f.tpot),
                           f.measured,
                           site_calibration_text(calibration, f)});
     ++applied;
