@@ -62,9 +62,10 @@ std::string calibration_note(const SiteCalibration& c, const Spec& spec) {
                        engine_name(spec),
                        spec.model.kind());
   }
-  return fmt::format("site calibration {} (digest {}, {} runs): its factors and bands replace the "
-                     "bundled ones for {}; GPUs of other families keep the bundled ones (the "
-                     "site did not measure them)",
+  return fmt::format("site calibration {} (digest {}, {} runs): its factors replace the bundled "
+                     "ones for {}, its bands only inside the configurations it measured (GPU, "
+                     "layout, lengths, load), elsewhere never narrower than the bundled; GPUs "
+                     "of other families keep the bundled factors and bands",
                      detail::valid_utf8(c.file),
                      c.digest,
                      c.runs,

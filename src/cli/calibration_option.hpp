@@ -26,8 +26,8 @@ std::optional<SiteCalibration> install_calibration(const std::string& path,
                                                    spdlog::logger& log);
 
 // What a report says of the calibration: "site calibration FILE (digest D, N runs): its factors
-// replace the bundled ones for hopper/vllm/dense; other GPU families keep the bundled factors
-// and bands (the site did not measure them)".
+// replace the bundled ones for hopper/vllm/dense, its bands only inside the configurations it
+// measured ...; GPUs of other families keep the bundled factors and bands".
 std::string calibration_note(const SiteCalibration& calibration, const Spec& spec);
 
 } // namespace rightsize::cli

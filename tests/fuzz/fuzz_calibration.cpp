@@ -13,8 +13,8 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const bool redigest = size > 0 && data[0] == 1;
-  const std::string text =
-      rightsize::fuzz::as_text(redigest ? data + 1 : data, redigest ? size - 1 : size);
+  const std::string text(
+      rightsize::fuzz::as_text(redigest ? data + 1 : data, redigest ? size - 1 : size));
   rightsize::fuzz::expect_input_errors_only([&] {
     nlohmann::json doc = rightsize::detail::parse_json_text(text, "fuzz.json");
     if (redigest && doc.is_object()) {
@@ -30,9 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& f : c.factors) {
       const bool sound = f.family_efficiency.memory > 0 && f.family_efficiency.memory <= 1 &&
                          f.family_efficiency.compute > 0 && f.family_efficiency.compute <= 1 &&
-                         f.ttft.low_ratio <= 1 && f.ttft.high_ratio >= 1 &&
-                         f.tpot.low_ratio <= 1 && f.tpot.high_ratio >= 1 &&
-                         std::isfinite(f.overhead.per_request.si());
+                         f.ttft.low_ratio <= 1 && f.ttft.high_ratio >= 1 && f.tpot.low_ratio <= 1 &&
+                         f.tpot.high_ratio >= 1 && std::isfinite(f.overhead.per_request.si());
       if (!sound) {
         throw std::logic_error("accepted factors out of their ranges");
       }

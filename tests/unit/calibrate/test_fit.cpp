@@ -2,6 +2,7 @@
 // (estimate/site_calibration.hpp). The runs here are made by the estimator itself under known
 // "site" factors, so the fit has a right answer: the bundled factors moved to those.
 
+#include "bench_fixtures.hpp"
 #include "fixtures.hpp"
 #include "test_paths.hpp"
 
@@ -130,8 +131,10 @@ TEST_CASE("calibrate: one TPOT run determines memory bandwidth and nothing else"
   CHECK_THAT(held(fits[0], SiteFactor::fixed_overhead)->why,
              Catch::Contains("two concurrencies 4x apart"));
   // Held factors stay at the bundled values; one run leaves nothing out to predict.
-  CHECK(fits[0].family_efficiency.compute == rightsize::test::efficiency().families.at("hopper").compute);
-  CHECK(fits[0].overhead.per_request == rightsize::test::efficiency().engine(Engine::vllm).per_request);
+  CHECK(fits[0].family_efficiency.compute ==
+        rightsize::test::efficiency().families.at("hopper").compute);
+  CHECK(fits[0].overhead.per_request ==
+        rightsize::test::efficiency().engine(Engine::vllm).per_request);
   CHECK(fits[0].leave_one_out.empty());
 }
 
@@ -220,7 +223,8 @@ TEST_CASE("calibrate: a calibration applies to its engine, model kind and GPU fa
   // H200 is Hopper: the site's factors, and the report names the calibration and its runs.
   const auto [h200, text] = tpot_on(llama_8b(), "H200", true);
   CHECK(h200 != tpot_on(llama_8b(), "H200", false).first);
-  CHECK_THAT(text, Catch::Contains("hopper/vllm/dense: site calibration site.json (2 of its 2 runs)"));
+  CHECK_THAT(text,
+             Catch::Contains("hopper/vllm/dense: site calibration site.json (2 of its 2 runs)"));
   // An L40S (Ada), another engine, another model kind: the bundled factors.
   CHECK(tpot_on(llama_8b(), "L40S", true).first == tpot_on(llama_8b(), "L40S", false).first);
   CHECK(tpot_on(llama_8b("sglang"), "H200", true).first ==
@@ -285,4 +289,32 @@ TEST_CASE("calibrate: the calibration file round-trips and refuses hand edits",
                     Catch::Contains("cal.json:/factors/0/efficiency/memory"));
   CHECK_THROWS_WITH(site_calibration_from_json({{"runs", nlohmann::json::array()}}, "x.json", "d"),
                     Catch::Contains("not a rightsize calibration file"));
+}
+
+TEST_CASE("calibrate: a run whose model name states another size is another model's run",
+          "[calibrate][fit]") {
+  auto j = rightsize::test::calibrate_json("vllm-serve-default.json");
+  const auto run_named = [&](const std::string& model) {
+    j["model_id"] = model;
+    return rightsize::test::one_run(j, "r.json");
+  };
+  const auto calibrate = [&](const Spec& spec, const std::string& model) {
+    return calibration_run(
+        spec, gpu("H100-SXM"), Parallelism{}, run_named(model), rightsize::test::efficiency());
+  };
+  // Llama-3.1-8B-Instruct's own name, a local path, a name without a size: accepted.
+  CHECK(calibrate(llama_8b(), "meta-llama/Llama-3.1-8B-Instruct").load.concurrency == 16);
+  CHECK_NOTHROW(calibrate(llama_8b(), "/models/llama-3.1-8b-instruct"));
+  CHECK_NOTHROW(calibrate(llama_8b(), "my-finetune"));
+  // 70B against an 8B spec: refused, naming the run and what it served.
+  CHECK_THROWS_WITH(calibrate(llama_8b(), "meta-llama/Llama-3.1-70B-Instruct"),
+                    Catch::Contains("r.json:/model: the run served meta-llama/Llama-3.1-70B") &&
+                        Catch::Contains("about 70B parameters by its name") &&
+                        Catch::Contains("8.03B"));
+  // Mixtral-8x7B names 56B of its 46.7B: within the slack.
+  const Spec mixtral = parse_spec({{"model", rightsize::test::config_path("mixtral-8x7b")},
+                                   {"workload", {{"type", "inference"}, {"engine", "vllm"}}}},
+                                  "moe.json");
+  CHECK_NOTHROW(calibrate(mixtral, "mistralai/Mixtral-8x7B-Instruct-v0.1"));
+  CHECK_THROWS(calibrate(mixtral, "meta-llama/Llama-3.2-3B"));
 }
