@@ -262,6 +262,8 @@ void append_serving_cases(PerfCases& out,
                        {}});
   describe_serving(into[into.size() - 2], *prepared, efficiency, constants);
   describe_serving(into.back(), *prepared, efficiency, constants);
+  into[into.size() - 2].serving.prepared = prepared;
+  into.back().serving.prepared = prepared;
 }
 
 // --- TensorRT-LLM tables (measurements.jsonl): first-token latency at batch 1, and offline
@@ -513,10 +515,7 @@ void describe_serving(PerfCase& c,
                       const Efficiency& efficiency,
                       const Constants& constants) {
   const auto& model = prepared.spec.model;
-  c.serving.model_kind = model.recurrent_layers() > 0            ? "hybrid"
-                         : model.attention == AttentionKind::mla ? "mla"
-                         : model.is_moe()                        ? "moe"
-                                                                 : "dense";
+  c.serving.model_kind = std::string(model.kind());
   c.serving.input_tokens = prepared.spec.workload.inference.input_tokens;
   c.serving.output_tokens = prepared.spec.workload.inference.output_tokens;
   // The KV-overflow regime (queueing for a cache slot, not for the engine's cap): its own LOGO

@@ -9,6 +9,7 @@
 #include <rightsize/estimate/performance.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -17,11 +18,15 @@ namespace rightsize::accuracy {
 // What the leave-one-group-out derivation groups serving lines by (bench/accuracy/logo.hpp): the
 // model's kind (dense, moe, mla, hybrid), the lengths, and whether the KV cache overflows
 // (InferencePerformance::kv_overflow under the efficiencies the cases were built with).
+struct Prepared;
+
 struct ServingTraits {
   std::string model_kind;
   long long input_tokens = 0;
   long long output_tokens = 0;
   bool queueing = false;
+  // What the predictor evaluates, for the site-calibration check (bench/calibration_loo.cpp).
+  std::shared_ptr<const Prepared> prepared;
 };
 
 struct PerfCase {

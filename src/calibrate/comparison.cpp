@@ -70,13 +70,7 @@ RunLoad run_load(const Spec& spec, const BenchRun& run) {
   return load;
 }
 
-RunComparison compare_run(const Spec& spec,
-                          const Gpu& gpu,
-                          const Parallelism& layout,
-                          const BenchRun& run,
-                          const Constants& constants,
-                          const Efficiency& efficiency,
-                          const Uncertainty& uncertainty) {
+Spec run_spec(const Spec& spec, const Parallelism& layout, const BenchRun& run, RunLoad& load) {
   if (spec.workload.type != WorkloadType::inference) {
     throw InputError(spec.file + ":/workload/type",
                      fmt::format("benchmark runs of LLM-serving clients calibrate text "
@@ -87,15 +81,30 @@ RunComparison compare_run(const Spec& spec,
     throw InputError("--dp",
                      "a benchmark run measures one replica (one server); compare it with dp 1");
   }
-  RunComparison out;
-  out.run = run.source;
-  out.load = run_load(spec, run);
+  load = run_load(spec, run);
+  return spec_at_load(spec, load);
+}
+
+Spec spec_at_load(const Spec& spec, const RunLoad& load) {
   Spec at_run = spec;
   auto& w = at_run.workload.inference;
-  w.input_tokens = out.load.input_tokens;
-  w.output_tokens = out.load.output_tokens;
-  w.concurrency = out.load.concurrency;
+  w.input_tokens = load.input_tokens;
+  w.output_tokens = load.output_tokens;
+  w.concurrency = load.concurrency;
   w.length_low_ratio = 1.0; // the run's means, as fixed lengths
+  return at_run;
+}
+
+RunComparison compare_run(const Spec& spec,
+                          const Gpu& gpu,
+                          const Parallelism& layout,
+                          const BenchRun& run,
+                          const Constants& constants,
+                          const Efficiency& efficiency,
+                          const Uncertainty& uncertainty) {
+  RunComparison out;
+  out.run = run.source;
+  Spec at_run = run_spec(spec, layout, run, out.load);
   const EstimateEvaluation e = estimate_configuration(
       at_run, gpu, layout, out.load.concurrency, constants, efficiency, uncertainty);
   if (!e.inference || !e.inference_bands) {

@@ -63,8 +63,10 @@ std::string digest_spec(const Spec& spec) {
 LockEntry make_lock_entry(const Plan& plan,
                           const std::string& model_digest,
                           const nlohmann::json& settings,
-                          const std::string& spec_digest) {
+                          const std::string& spec_digest,
+                          const std::string& calibration_digest) {
   LockEntry e;
+  e.calibration_digest = calibration_digest;
   e.spec_digest = spec_digest.empty() ? digest_spec(plan.spec) : spec_digest;
   e.catalog_version = plan.catalog_version;
   e.catalog_digest = plan.catalog_digest;
@@ -101,6 +103,9 @@ nlohmann::json lock_entry_to_json(const LockEntry& e) {
   if (!e.settings.is_null()) {
     j["settings"] = e.settings;
   }
+  if (!e.calibration_digest.empty()) {
+    j["calibration_digest"] = e.calibration_digest;
+  }
   return j;
 }
 
@@ -111,6 +116,7 @@ parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::st
                     "catalog",
                     "model_digest",
                     "settings",
+                    "calibration_digest",
                     "objective",
                     "feasible",
                     "recommended",
@@ -121,6 +127,7 @@ parse_lock_entry(const nlohmann::json& j, const std::string& file, const std::st
   e.catalog_version = c.string("version");
   e.catalog_digest = c.string("digest");
   e.model_digest = r.optional_string("model_digest").value_or("");
+  e.calibration_digest = r.optional_string("calibration_digest").value_or("");
   if (r.has("settings")) {
     const auto settings = r.object("settings");
     e.settings = settings.json();
@@ -209,9 +216,11 @@ void write_lock_entry(const Plan& plan,
                       const std::string& lock_path,
                       const std::string& digest,
                       const nlohmann::json& settings,
-                      const std::string& spec_digest) {
+                      const std::string& spec_digest,
+                      const std::string& calibration_digest) {
   LockFile lock = read_lock_file(lock_path, /*allow_missing=*/true);
-  lock.entries[lock_key(spec_file)] = make_lock_entry(plan, digest, settings, spec_digest);
+  lock.entries[lock_key(spec_file)] =
+      make_lock_entry(plan, digest, settings, spec_digest, calibration_digest);
   write_lock_file(lock);
 }
 

@@ -25,6 +25,9 @@ std::string Cause::text() const {
   if (settings) {
     parts.emplace_back("settings");
   }
+  if (calibration) {
+    parts.emplace_back("the site calibration");
+  }
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];

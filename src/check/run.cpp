@@ -9,6 +9,7 @@
 #include <rightsize/core/files.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
+#include <rightsize/estimate/site_calibration.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/plan/evaluate.hpp>
 
@@ -73,6 +74,7 @@ struct SpecCheck {
   PlanSettings settings;
   nlohmann::json settings_json;
   std::string model_digest;
+  std::string calibration_digest; // of the settings' calibration file; empty: none
   Spec spec;
   std::string spec_digest; // as written, before the settings
   Plan plan;
@@ -172,7 +174,16 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
   c.model_digest = digest;
   c.spec = load_spec(c.file);
   c.spec_digest = digest_spec(c.spec);
+  // The site calibration the settings name, installed for this spec (docs/calibrate.md).
+  Efficiency eff = shared.eff;
+  Uncertainty uncertainty = shared.uncertainty;
+  if (c.settings.calibration) {
+    const SiteCalibration calibration = load_site_calibration(*c.settings.calibration);
+    c.calibration_digest = calibration.digest;
+    apply_site_calibration(calibration, c.spec, eff, uncertainty);
+  }
   if (!replan && c.entry && c.same_version && c.entry->spec_digest == c.spec_digest &&
+      c.entry->calibration_digest == c.calibration_digest &&
       c.entry->catalog_digest == shared.catalog.digest && c.entry->model_digest == digest &&
       !c.entry->settings.is_null() && c.entry->settings == c.settings_json) {
     c.unchanged = true;
@@ -180,8 +191,8 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
   }
   apply_settings(c.settings, shared.catalog, c.spec);
   const PlanOptions options =
-      plan_options_for(c.settings, c.spec, shared.uncertainty, shared.engines, shared.data.today());
-  c.plan = make_plan(c.spec, shared.catalog, constants, shared.eff, options);
+      plan_options_for(c.settings, c.spec, uncertainty, shared.engines, shared.data.today());
+  c.plan = make_plan(c.spec, shared.catalog, constants, eff, options);
   if (c.entry && c.entry->recommended) {
     const LockedConfiguration& l = *c.entry->recommended;
     const auto weights = parse_dtype(l.weights);
@@ -192,8 +203,7 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
       const bool same_spec = c.entry->spec_digest == c.spec_digest;
       ConfigurationRef ref{
           l.gpu, l.layout, l.replicas, *weights, *kv, same_spec ? l.batch : std::nullopt};
-      c.locked_now =
-          evaluate_configuration(c.spec, shared.catalog, constants, shared.eff, options, ref);
+      c.locked_now = evaluate_configuration(c.spec, shared.catalog, constants, eff, options, ref);
     }
   }
 }
@@ -245,6 +255,7 @@ Cause cause_of(const SpecCheck& c) {
   cause.unknown = c.entry->model_digest.empty() || c.entry->settings.is_null();
   cause.model = !c.entry->model_digest.empty() && c.entry->model_digest != c.model_digest;
   cause.settings = !c.entry->settings.is_null() && c.entry->settings != c.settings_json;
+  cause.calibration = c.entry->calibration_digest != c.calibration_digest;
   return cause;
 }
 
@@ -332,8 +343,8 @@ CheckRun outcomes(std::vector<SpecCheck>& checks,
     if (update && c.error.empty() && !c.unchanged) {
       LockFile& lock = locks.files[c.lock_path];
       lock.path = c.lock_path;
-      lock.entries[lock_key(c.file)] =
-          make_lock_entry(c.plan, c.model_digest, c.settings_json, c.spec_digest);
+      lock.entries[lock_key(c.file)] = make_lock_entry(
+          c.plan, c.model_digest, c.settings_json, c.spec_digest, c.calibration_digest);
       lock.bad_entries.erase(lock_key(c.file));
       lock.bad_json.erase(lock_key(c.file));
     }

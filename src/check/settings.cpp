@@ -93,6 +93,7 @@ nlohmann::json settings_to_json(const PlanSettings& s) {
   set_if(j, "electricity", s.electricity_usd_per_kwh);
   set_if(j, "amortization_years", s.amortization_years);
   set_if(j, "utilization", s.utilization);
+  set_if(j, "calibration", s.calibration);
   return j;
 }
 
@@ -113,7 +114,8 @@ settings_from_json(const nlohmann::json& j, const std::string& file, const std::
                     "pue",
                     "electricity",
                     "amortization_years",
-                    "utilization"});
+                    "utilization",
+                    "calibration"});
   PlanSettings s;
   if (r.has("objective")) {
     s.objective = r.choice("objective", objective_names());
@@ -137,6 +139,7 @@ settings_from_json(const nlohmann::json& j, const std::string& file, const std::
   s.electricity_usd_per_kwh = r.optional_number("electricity", Range{0.0, 10.0});
   s.amortization_years = r.optional_number("amortization_years", Range{0.1, 20.0});
   s.utilization = r.optional_number("utilization", Range{0.01, 1.0});
+  s.calibration = non_empty(r.optional_string("calibration"));
   return s;
 }
 

@@ -1,3 +1,4 @@
+#include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/renderers.hpp"
@@ -28,6 +29,7 @@ struct CompareOptions {
   std::string scenario;
   std::string published;
   std::string confidence = "band";
+  std::string calibration;
 };
 
 using CompareRenderer = void (*)(const Comparison&, std::ostream&);
@@ -81,6 +83,7 @@ void register_compare(CLI::App& app, Context& ctx) {
                   "The published data's index (default: the bundled "
                   "data/published/published.json; docs/published.md)")
       ->type_name("FILE");
+  add_calibration_option(*sub, o->calibration);
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, format_names(k_formats));
   sub->callback([&ctx, o]() {
@@ -108,10 +111,10 @@ void register_compare(CLI::App& app, Context& ctx) {
       }
       filter.scenario = scenario_of(o->scenario);
       const Constants constants = load_constants(o->common, {});
-      const Efficiency efficiency =
-          Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
-      const Uncertainty uncertainty =
+      Efficiency efficiency = Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
+      Uncertainty uncertainty =
           Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
+      install_calibration(o->calibration, spec, efficiency, uncertainty, *ctx.log);
       const Comparison c =
           compare_published(spec, data, catalog, constants, efficiency, &uncertainty, filter);
       renderer(k_formats, o->common.format)(c, rendered);

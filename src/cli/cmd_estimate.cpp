@@ -1,3 +1,4 @@
+#include "cli/calibration_option.hpp"
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
 #include "cli/layout_options.hpp"
@@ -31,6 +32,7 @@ struct EstimateOptions {
   std::string kv_cache;
   std::string confidence = "band";
   std::vector<std::string> assume;
+  std::string calibration;
 };
 
 using EstimateRenderer = void (*)(const EstimateReport&, std::ostream&);
@@ -72,6 +74,7 @@ void register_estimate(CLI::App& app, Context& ctx) {
       ->default_str("band");
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
+  add_calibration_option(*sub, o->calibration);
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, format_names(k_formats));
   sub->callback([&ctx, o]() {
@@ -90,10 +93,10 @@ void register_estimate(CLI::App& app, Context& ctx) {
       }
       const Constants constants = load_constants(o->common, o->assume);
       const Parallelism whole = read_layout(o->layout, spec);
-      const Efficiency efficiency =
-          Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
-      const Uncertainty uncertainty =
+      Efficiency efficiency = Efficiency::load(bundled_data_dir(o->common) + "/efficiency.json");
+      Uncertainty uncertainty =
           Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
+      install_calibration(o->calibration, spec, efficiency, uncertainty, *ctx.log);
       const auto batch = o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
       const EstimateEvaluation evaluation = estimate_configuration(
           std::move(spec), gpu, whole, batch, constants, efficiency, uncertainty);

@@ -102,7 +102,8 @@ void register_plan(CLI::App& app, Context& ctx) {
                          path,
                          model_digest(bundled_data_dir(o->plan.common), o->plan.settings.assume),
                          settings_to_json(o->plan.settings),
-                         run->spec_digest);
+                         run->spec_digest,
+                         run->calibration ? run->calibration->digest : std::string());
         ctx.log->info("wrote lock {}", path);
       }
       if (!plan.feasible()) {

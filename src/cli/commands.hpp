@@ -25,6 +25,7 @@ void register_catalog(CLI::App& app, Context& ctx);
 void register_validate(CLI::App& app, Context& ctx);
 void register_model(CLI::App& app, Context& ctx);
 void register_compare(CLI::App& app, Context& ctx);
+void register_calibrate(CLI::App& app, Context& ctx);
 
 // memory.json of the data directory (bundled_data_dir) with --assume NAME=VALUE overrides applied.
 Constants load_constants(const CommonOptions& common, const std::vector<std::string>& assume);

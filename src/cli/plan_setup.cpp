@@ -113,6 +113,13 @@ void add_plan_options(CLI::App& sub, PlanSettings& s) {
   add_override(sub, "--utilization", s.utilization, "Average power draw as a share of TDP (0.7)")
       ->check(number_in(0.01, 1.0))
       ->group(dep);
+  add_text_override(sub,
+                    "--calibration",
+                    s.calibration,
+                    "A site's calibration (rightsize calibrate -o FILE): its fitted factors and "
+                    "bands replace the bundled ones for the GPU families, engine and model kind "
+                    "its runs measured")
+      ->type_name("FILE");
 }
 
 nlohmann::json given_settings(const CLI::App& sub, const PlanSettings& settings) {
@@ -131,7 +138,8 @@ nlohmann::json given_settings(const CLI::App& sub, const PlanSettings& settings)
       {"--pue", "pue"},
       {"--electricity", "electricity"},
       {"--amortization-years", "amortization_years"},
-      {"--utilization", "utilization"}};
+      {"--utilization", "utilization"},
+      {"--calibration", "calibration"}};
   nlohmann::json given = nlohmann::json::object();
   for (const auto& [flag, key] : names) {
     const CLI::Option* opt = sub.get_option_no_throw(flag);
@@ -165,8 +173,15 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   run->efficiency = Efficiency::load(bundled_data_dir(o.common) + "/efficiency.json");
   run->uncertainty = Uncertainty::load(bundled_data_dir(o.common) + "/uncertainty.json");
   run->engines = load_engine_support(bundled_data_dir(o.common) + "/engines.json");
+  if (o.settings.calibration) {
+    run->calibration = install_calibration(
+        *o.settings.calibration, spec, run->efficiency, run->uncertainty, *ctx.log);
+  }
   run->options = plan_options_for(o.settings, spec, run->uncertainty, run->engines, today());
   run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
+  if (run->calibration) {
+    run->plan.notes.push_back(calibration_note(*run->calibration, spec));
+  }
   if (o.with_published) {
     run->published = load_published_index(published_index_path(o.common, o.published));
     attach_published(

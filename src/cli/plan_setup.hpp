@@ -3,6 +3,7 @@
 // What plan, deploy and check share: the options that shape a plan (check/settings.hpp's
 // PlanSettings, mapped from flags here), --catalog, and the run that loads the data and plans.
 
+#include "cli/calibration_option.hpp"
 #include "cli/common_options.hpp"
 #include "cli/context.hpp"
 
@@ -55,6 +56,7 @@ struct PlanRun {
   Uncertainty uncertainty;
   EngineSupport engines;
   std::optional<PublishedData> published;
+  std::optional<SiteCalibration> calibration; // --calibration
   PlanOptions options;
   Plan plan;
 };

@@ -1,9 +1,8 @@
 // What each training framework runs: one row per framework, each with its sources (read for
 // issue 43; the quotes are in docs/model.md, "Training frameworks").
 
-#include <rightsize/estimate/frameworks.hpp>
-
 #include <rightsize/core/error.hpp>
+#include <rightsize/estimate/frameworks.hpp>
 
 #include <fmt/format.h>
 
@@ -31,11 +30,38 @@ namespace {
 //   so the search keeps TP 1 (the common Trainer/PEFT recipe); bitsandbytes 4-bit layers have no
 //   TP hooks (QLoRA: TP 1).
 constexpr std::array<FrameworkRow, 3> k_rows{{
-    {Framework::megatron, true, false, true, true, 1, true, false, false, true,
+    {Framework::megatron,
+     true,
+     false,
+     true,
+     true,
+     1,
+     true,
+     false,
+     false,
+     true,
      "Megatron-LM arguments.py, parallelism-guide.md"},
-    {Framework::deepspeed, true, false, true, true, 1, false, true, false, false,
+    {Framework::deepspeed,
+     true,
+     false,
+     true,
+     true,
+     1,
+     false,
+     true,
+     false,
+     false,
      "DeepSpeed runtime/pipe/engine.py, schedule.py; PEFT deepspeed.md"},
-    {Framework::transformers, true, true, false, false, -1, false, true, false, true,
+    {Framework::transformers,
+     true,
+     true,
+     false,
+     false,
+     -1,
+     false,
+     true,
+     false,
+     true,
      "Accelerate parallelism_config.py, usage_guides/deepspeed.md"},
 }};
 

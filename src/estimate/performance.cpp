@@ -226,8 +226,8 @@ step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Effici
   steps.spec = &spec;
   steps.gpu = &gpu;
   steps.p = p;
-  steps.family = &eff.family(gpu);
-  steps.engine = &eff.engine(spec.workload.inference.engine);
+  steps.family = &eff.family_for(gpu, spec);
+  steps.engine = &eff.engine_for(gpu, spec);
   steps.compute_rate = effective_rate(spec, gpu, steps.family->compute);
   steps.attention_rate = attention_rate(spec, gpu, steps.family->compute);
   steps.weights = weights_per_gpu(spec.model, spec.weights, p);
@@ -250,8 +250,8 @@ Seconds tensor_allreduces(const StepLayout& steps, double tokens, double own, do
   }
   const auto mlps = static_cast<double>(m.mlp_layers());
   return allreduce(all, p.tp, steps.tensor_link) * mlps +
-         allreduce(Bytes(own * hidden * steps.activation_bytes), p.attention_tp(),
-                   steps.tensor_link) *
+         allreduce(
+             Bytes(own * hidden * steps.activation_bytes), p.attention_tp(), steps.tensor_link) *
              (sublayers - mlps);
 }
 
@@ -398,13 +398,14 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
   // Attention over the prompt (causal: half of it on average) at attention's rate; under
   // attention DP the busiest rank's ceil(requests / ranks) prompts, on tp / ranks GPUs.
   const double ranks = p.attention_dp;
-  const double attended = p.attention_dp > 1 && prompt > 0
-                              ? std::min(tokens, std::ceil(tokens / prompt / ranks) * prompt) * ranks
-                              : tokens;
-  const Flops attention =
-      image_tower ? Flops(0)
-                  : forward_flops(m, attended, m.encoder_only ? prompt : prompt / 2.0) -
-                        forward_flops(m, attended, 0.0);
+  const double attended =
+      p.attention_dp > 1 && prompt > 0
+          ? std::min(tokens, std::ceil(tokens / prompt / ranks) * prompt) * ranks
+          : tokens;
+  const Flops attention = image_tower
+                              ? Flops(0)
+                              : forward_flops(m, attended, m.encoder_only ? prompt : prompt / 2.0) -
+                                    forward_flops(m, attended, 0.0);
   s.compute =
       (flops / steps.compute_rate + attention / steps.attention_rate) / static_cast<double>(p.tp);
   s.communication = tensor_allreduces(

@@ -38,9 +38,8 @@ std::optional<std::string> attention_dp_refusal(const Spec& spec, const Parallel
                        spec.keeps_kv_cache() ? m.family : std::string("this workload"));
   }
   if (p.tp % p.attention_dp != 0) {
-    return fmt::format("attention groups must divide the {} tensor-parallel GPUs, got {}",
-                       p.tp,
-                       p.attention_dp);
+    return fmt::format(
+        "attention groups must divide the {} tensor-parallel GPUs, got {}", p.tp, p.attention_dp);
   }
   if (p.pp > 1) {
     return "attention data parallelism with pipeline stages is not modelled";

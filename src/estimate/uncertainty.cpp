@@ -97,8 +97,8 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
                                  std::min(f.lines, e.lines)};
   }
   for (auto it = into.begin(); it != into.end();) {
-    const bool used = it->first == "gpu_family" || it->first == "engine" ||
-                      it->first == "both" || it->first == "kv_overflow";
+    const bool used = it->first == "gpu_family" || it->first == "engine" || it->first == "both" ||
+                      it->first == "kv_overflow";
     it = used ? std::next(it) : into.erase(it);
   }
 }
@@ -223,6 +223,9 @@ Calibration Uncertainty::calibration(const std::string& family,
                                       family,
                                       widening)};
   }
+  if (const SiteBands* s = site(family, engine); s && unmeasured == nullptr) {
+    return {true, s->text};
+  }
   const std::string key = family + "/" + engine;
   if (unmeasured != nullptr) {
     const auto it = m_serving.find(key);
@@ -337,9 +340,66 @@ std::string versioned_base(const std::string& engine) {
 
 } // namespace
 
+void Uncertainty::set_site(const std::string& family, const std::string& engine, SiteBands bands) {
+  m_site[family + "/" + engine] = std::move(bands);
+}
+
+const Uncertainty::SiteBands* Uncertainty::site(const std::string& family,
+                                                const std::string& engine) const {
+  if (m_site.empty()) {
+    return nullptr;
+  }
+  const std::string base = versioned_base(engine);
+  const auto it = m_site.find(family + "/" + (base.empty() ? engine : base));
+  return it == m_site.end() ? nullptr : &it->second;
+}
+
+const Uncertainty::SiteBands* Uncertainty::measured_site(const std::string& family,
+                                                         const std::string& engine,
+                                                         const Gpu& gpu,
+                                                         const Parallelism& layout,
+                                                         const Spec& spec,
+                                                         long long concurrency) const {
+  const SiteBands* s = site(family, engine);
+  if (s == nullptr || spec.workload.type != WorkloadType::inference) {
+    return nullptr;
+  }
+  const auto& w = spec.workload.inference;
+  // The runs of this configuration, and the range of lengths and loads they span.
+  long long lo_in = 0, hi_in = 0, lo_out = 0, hi_out = 0, lo_c = 0, hi_c = 0;
+  bool any = false;
+  for (const SiteRun& r : s->measured) {
+    if (r.gpu != gpu.name || std::abs(r.model_params / spec.model.params_total - 1.0) > 0.005 ||
+        r.weights != to_string(spec.precision.weights) ||
+        r.kv_cache != to_string(spec.precision.kv_cache) || r.tp != layout.tp ||
+        r.pp != layout.pp || r.ep != layout.ep || r.attention_dp != layout.attention_dp) {
+      continue;
+    }
+    lo_in = any ? std::min(lo_in, r.input_tokens) : r.input_tokens;
+    hi_in = any ? std::max(hi_in, r.input_tokens) : r.input_tokens;
+    lo_out = any ? std::min(lo_out, r.output_tokens) : r.output_tokens;
+    hi_out = any ? std::max(hi_out, r.output_tokens) : r.output_tokens;
+    lo_c = any ? std::min(lo_c, r.concurrency) : r.concurrency;
+    hi_c = any ? std::max(hi_c, r.concurrency) : r.concurrency;
+    any = true;
+  }
+  // Lengths within 10% of the runs' range (their means are rounded, a spec's are round).
+  const auto within = [](long long v, long long lo, long long hi) {
+    return static_cast<double>(v) >= 0.9 * static_cast<double>(lo) &&
+           static_cast<double>(v) <= 1.1 * static_cast<double>(hi);
+  };
+  const bool inside = any && within(w.input_tokens, lo_in, hi_in) &&
+                      within(w.output_tokens, lo_out, hi_out) && concurrency >= lo_c &&
+                      concurrency <= hi_c;
+  return inside ? s : nullptr;
+}
+
 RatioBand Uncertainty::band(const std::string& metric,
                             const std::string& family,
                             const std::string& engine) const {
+  if (const SiteBands* s = site(family, engine); s && (metric == "ttft" || metric == "tpot")) {
+    return metric == "ttft" ? s->ttft : s->tpot;
+  }
   if (const std::string base = versioned_base(engine);
       !base.empty() && metric != "memory" && metric != "step_time") {
     // An engine version older than its calibrated runs: what the version changes is what an
@@ -435,7 +495,7 @@ RatioBand Uncertainty::band(const std::string& metric,
 double Uncertainty::high_ratio(const std::string& metric,
                                const std::string& family,
                                const std::string& engine) const {
-  if (!versioned_base(engine).empty()) {
+  if (!versioned_base(engine).empty() || site(family, engine) != nullptr) {
     return band(metric, family, engine).high_ratio;
   }
   Source source = Source::overall;

@@ -279,8 +279,17 @@ EstimateEvaluation estimate_configuration(Spec spec,
                                      Detail::full,
                                      offered);
     if (e.inference->concurrency > 0) {
+      const std::string engine = engine_band_key(e.spec, efficiency);
+      // Inside what a site calibration measured: its own leave-one-run-out band.
+      const auto* site =
+          uncertainty.measured_site(family, engine, gpu, e.parallelism, e.spec, batch.value_or(0));
       e.inference_bands =
-          inference_bands(*e.inference, uncertainty, family, engine_band_key(e.spec, efficiency));
+          site == nullptr ? inference_bands(*e.inference, uncertainty, family, engine)
+          : e.inference->kv_overflow()
+              ? inference_bands(*e.inference,
+                                uncertainty.overflowing(site->measured_ttft, "ttft"),
+                                uncertainty.overflowing(site->measured_tpot, "tpot"))
+              : inference_bands(*e.inference, site->measured_ttft, site->measured_tpot);
     }
   } else {
     e.training = estimate_training(e.spec, gpu, e.parallelism, e.memory, efficiency);

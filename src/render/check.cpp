@@ -282,6 +282,7 @@ void render_check_json(const std::vector<CheckResult>& results, int exit_code, s
            {"catalog", r.cause.catalog},
            {"model", r.cause.model},
            {"settings", r.cause.settings},
+           {"calibration", r.cause.calibration},
            {"unknown", r.cause.unknown},
            {"text", r.cause.text()}}},
          {"basis", r.basis.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.basis)},

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <sys/stat.h>
 #include <vector>
@@ -68,8 +69,25 @@ std::string many_keys() {
   return text + "\"schema_version\": 1}";
 }
 
+std::string calibrate_fixture(const std::string& name) {
+  return read_text(std::string(RIGHTSIZE_TESTS_DIR) + "/data/calibrate/" + name);
+}
+
+// The vLLM fixture (Llama-3.1-8B) with `edit` applied to its JSON.
+std::string vllm_run(const std::function<void(nlohmann::json&)>& edit) {
+  auto j = nlohmann::json::parse(calibrate_fixture("vllm-serve-default.json"));
+  edit(j);
+  return j.dump();
+}
+
+// A calibration file whose digest does not match its content: edited by hand.
+const std::string k_edited_calibration =
+    R"({"rightsize_calibration": 1, "description": "", "digest": "0000000000000000", )"
+    R"("runs": [], "factors": []})";
+
 std::vector<BadInput> cases() {
   const std::string good = spec_with("");
+  const std::string calibrate = "calibrate {dir}/s.json --gpu H100 ";
   std::string moe = read_text(rightsize::test::config_path("mixtral-8x7b"));
   moe.replace(moe.find("\"num_experts_per_tok\": 2"), 24, "\"num_experts_per_tok\": 9");
   const std::string f4_absurd =
@@ -384,6 +402,62 @@ std::vector<BadInput> cases() {
        "plan {dir}/s.json -o {dir}/s.json",
        2,
        "--output: is the spec itself"},
+      // calibrate's result files and calibration files (docs/calibrate.md, "Errors").
+      {"calibrate: a run whose every request failed",
+       {{"s.json", good}, {"r.json", calibrate_fixture("vllm-serve-allfailed.json")}},
+       calibrate + "{dir}/r.json -o {dir}/cal.json",
+       2,
+       "r.json:/completed: every request failed"},
+      {"calibrate: a run of another model",
+       {{"s.json", good}, {"r.json", vllm_run([](nlohmann::json& j) {
+                             j["model_id"] = "meta-llama/Llama-3.1-70B-Instruct";
+                           })}},
+       calibrate + "{dir}/r.json -o {dir}/cal.json",
+       2,
+       "r.json:/model: the run served meta-llama/Llama-3.1-70B-Instruct"},
+      {"calibrate: a run longer than the model holds",
+       {{"s.json", good},
+        {"r.json", vllm_run([](nlohmann::json& j) { j["total_input_tokens"] = 320LL * 200000; })}},
+       calibrate + "{dir}/r.json -o {dir}/cal.json",
+       2,
+       "r.json:/mean_input_tokens"},
+      {"calibrate: a result file of another client version, a field missing",
+       {{"s.json", good}, {"r.json", vllm_run([](nlohmann::json& j) { j.erase("completed"); })}},
+       calibrate + "{dir}/r.json -o {dir}/cal.json",
+       2,
+       "r.json"},
+      {"calibrate: a result file that is not JSON",
+       {{"s.json", good}, {"r.json", "ttft 41 ms"}},
+       calibrate + "{dir}/r.json",
+       2,
+       "r.json:1:2: invalid JSON"},
+      {"calibrate: a calibration file edited by hand",
+       {{"s.json", good},
+        {"r.json", calibrate_fixture("vllm-serve-default.json")},
+        {"cal.json", k_edited_calibration}},
+       calibrate + "{dir}/r.json -o {dir}/cal.json",
+       2,
+       "cal.json:/digest: does not match the file's content"},
+      {"calibrate: several replicas",
+       {{"s.json", good}, {"r.json", calibrate_fixture("vllm-serve-default.json")}},
+       calibrate + "--dp 2 {dir}/r.json",
+       2,
+       "--dp: a benchmark run measures one replica"},
+      {"--calibration: edited by hand",
+       {{"s.json", good}, {"cal.json", k_edited_calibration}},
+       "estimate {dir}/s.json --gpu H100 --calibration {dir}/cal.json",
+       2,
+       "cal.json:/digest"},
+      {"--calibration: not a calibration file",
+       {{"s.json", good}, {"cal.json", R"({"runs": []})"}},
+       "plan {dir}/s.json --calibration {dir}/cal.json",
+       2,
+       "cal.json: is not a rightsize calibration file"},
+      {"--calibration: missing",
+       {{"s.json", good}},
+       "plan {dir}/s.json --calibration {dir}/nosuch.json",
+       2,
+       "nosuch.json: cannot read file"},
       {"report into a missing directory",
        {{"s.json", good}},
        "plan {dir}/s.json -o {dir}/no/such/dir/r.txt",

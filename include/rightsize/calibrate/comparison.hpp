@@ -79,6 +79,14 @@ struct RunComparison {
 // another model's run) is an InputError naming the run and the field.
 RunLoad run_load(const Spec& spec, const BenchRun& run);
 
+// `spec` with `load`'s lengths as fixed lengths and its concurrency.
+Spec spec_at_load(const Spec& spec, const RunLoad& load);
+
+// `spec` at the run's load (its mean lengths as fixed lengths, its concurrency), after the
+// checks compare_run makes of the spec and the layout (text generation, one replica); `load`
+// receives the load (run_load).
+Spec run_spec(const Spec& spec, const Parallelism& layout, const BenchRun& run, RunLoad& load);
+
 // `spec` (as estimate_spec makes it) with the run's load, estimated on `gpu` in `layout` (one
 // replica) with the given data, and each metric the run measured against the prediction: TTFT
 // and TPOT (online runs with those means), output tokens per second (every run that reports it;

@@ -27,6 +27,9 @@ struct LockEntry {
   // The settings that shaped the plan (check/settings.hpp, settings_to_json), as rightsize check
   // replays them; null in schema 1 locks (the defaults).
   nlohmann::json settings;
+  // Digest of the site calibration the plan used (settings "calibration"; SiteCalibration::
+  // digest), so that check tells a calibration change from a model change; empty: none.
+  std::string calibration_digest;
   std::string objective;
   bool feasible = false;
   std::optional<LockedConfiguration> recommended;
@@ -42,7 +45,8 @@ std::string digest_spec(const Spec& spec);
 LockEntry make_lock_entry(const Plan& plan,
                           const std::string& model_digest = {},
                           const nlohmann::json& settings = nullptr,
-                          const std::string& spec_digest = {});
+                          const std::string& spec_digest = {},
+                          const std::string& calibration_digest = {});
 nlohmann::json lock_entry_to_json(const LockEntry& e);
 // Reads one entry; `where` names the file and pointer in errors.
 LockEntry
@@ -81,6 +85,7 @@ void write_lock_entry(const Plan& plan,
                       const std::string& lock_path,
                       const std::string& model_digest,
                       const nlohmann::json& settings,
-                      const std::string& spec_digest);
+                      const std::string& spec_digest,
+                      const std::string& calibration_digest = {});
 
 } // namespace rightsize

@@ -44,9 +44,10 @@ struct Crossing {
 struct Cause {
   bool spec = false;
   bool catalog = false;
-  bool model = false;    // rightsize's model data (or --assume)
-  bool settings = false; // the options the plan is made with
-  bool unknown = false;  // a schema 1 lock: model and settings not recorded
+  bool model = false;       // rightsize's model data (or --assume)
+  bool settings = false;    // the options the plan is made with
+  bool calibration = false; // the site calibration's content (settings "calibration")
+  bool unknown = false;     // a schema 1 lock: model and settings not recorded
   [[nodiscard]] std::string text() const;
 };
 

@@ -37,6 +37,9 @@ struct PlanSettings {
   std::optional<double> electricity_usd_per_kwh; // 0 to 10
   std::optional<double> amortization_years;      // 0.1 to 20
   std::optional<double> utilization;             // average power draw as a share of TDP, 0.01 to 1
+  // A site's calibration file (--calibration; docs/calibrate.md), as written: its factors and
+  // bands replace the bundled ones where they apply. Locks record its digest beside.
+  std::optional<std::string> calibration;
 };
 
 // The names of each choice, as the command line and a lock's settings write them, in the order
@@ -48,7 +51,7 @@ const std::vector<std::pair<std::string, DeploymentMode>>& mode_names();
 // The settings as a lock records them: objective, confidence, share_gpus and assume always,
 // each deployment override only when set (keys "mode", "horizon_months", "growth",
 // "hours_per_month", "provider", "price_kind", "pue", "electricity", "amortization_years",
-// "utilization").
+// "utilization", "calibration").
 nlohmann::json settings_to_json(const PlanSettings& s);
 // The same settings read back; errors name `file` and the field under `pointer`, with the same
 // ranges as the command line's options. An absent key is the default (no override).

@@ -90,6 +90,21 @@ public:
   // GEMMs run at twice the rate, the rest (attention, norms, casts, amax) does not.
   double fp8_training_speedup = 1.3;
   nlohmann::json fitted_on; // what the values were fitted on
+  // A site's calibration installed for one spec (apply_site_calibration, `--calibration`): per
+  // GPU family, the factors fitted on the site's own runs of the spec's engine and model kind,
+  // used instead of families[...] and engines[...] for that engine on GPUs of that family
+  // (step_layout; docs/calibrate.md).
+  struct SiteOverride {
+    std::string engine; // engine_name of the runs
+    FamilyEfficiency family;
+    EngineOverhead overhead;
+  };
+  std::map<std::string, SiteOverride, std::less<>> site; // by family name
+  // The site's override for `spec`'s engine on `gpu`'s family, or nullptr (site_calibration.cpp);
+  // the factors a serving estimate uses: the site's where it has them, else family() and engine().
+  [[nodiscard]] const SiteOverride* site_for(const Gpu& gpu, const Spec& spec) const;
+  [[nodiscard]] const FamilyEfficiency& family_for(const Gpu& gpu, const Spec& spec) const;
+  [[nodiscard]] const EngineOverhead& engine_for(const Gpu& gpu, const Spec& spec) const;
 
 private:
   friend struct detail::BundleAccess;

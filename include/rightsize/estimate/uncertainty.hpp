@@ -79,6 +79,46 @@ public:
   [[nodiscard]] double
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;
 
+  // A site's calibration installed for one spec (apply_site_calibration, `--calibration`): for
+  // a GPU family and an engine (by name, whatever its version), the bands of the calibration's
+  // own leave-one-run-out error and the sentence reports print, used before every bundled band
+  // of "ttft" and "tpot" (docs/calibrate.md, "Bands").
+  // One configuration the site measured: a prediction inside what its runs span (same GPU,
+  // model and layout, lengths and concurrency within the runs') takes the leave-one-run-out
+  // band; any other, the envelope of that band and the bundled one (bench/calibration_loo.cpp
+  // --transfer: outside, the site's factors predict no better than the bundled).
+  struct SiteRun {
+    std::string gpu;         // the catalog's name
+    double model_params = 0; // ModelArch::params_total
+    std::string weights;     // the formats served (Precision), by name
+    std::string kv_cache;
+    int tp = 1;
+    int pp = 1;
+    int ep = 1;
+    int attention_dp = 1;
+    long long input_tokens = 0;
+    long long output_tokens = 0;
+    long long concurrency = 0;
+  };
+  struct SiteBands {
+    RatioBand ttft; // outside the measured configurations
+    RatioBand tpot;
+    RatioBand measured_ttft; // inside
+    RatioBand measured_tpot;
+    std::vector<SiteRun> measured;
+    std::string text; // the calibration sentence
+  };
+  void set_site(const std::string& family, const std::string& engine, SiteBands bands);
+  // The site's bands when `spec` on `gpu` in `layout` at `concurrency` sequences per replica is
+  // inside what the site measured for this family and engine (SiteRun), or nullptr: then band()
+  // gives the enveloped ones.
+  [[nodiscard]] const SiteBands* measured_site(const std::string& family,
+                                               const std::string& engine,
+                                               const Gpu& gpu,
+                                               const Parallelism& layout,
+                                               const Spec& spec,
+                                               long long concurrency) const;
+
   double coverage = 0.8;
   double widening = 1.5; // log-space factor for uncalibrated pairs (schema 1 only)
   // Whether the file has transfer bands (schema 2): uncalibrated pairs take them, not `widening`.
@@ -118,6 +158,9 @@ private:
   // Transfer bands (schema 2): "gpu_family", "engine" and "both" (their envelope) -> metric
   // (ttft, tpot) -> band.
   std::map<std::string, std::map<std::string, Entry>> m_transfer;
+  // The site's bands (set_site), by "family/engine"; the one for a band look-up, or nullptr.
+  std::map<std::string, SiteBands> m_site;
+  [[nodiscard]] const SiteBands* site(const std::string& family, const std::string& engine) const;
 };
 
 struct InferenceBands {

@@ -310,6 +310,15 @@ struct ModelArch {
 
   [[nodiscard]] long long kv_cache_heads() const { return kv_heads; }
   [[nodiscard]] bool is_moe() const { return experts > 0; }
+  // The kind a model's fitted efficiencies and a site's calibration are grouped by
+  // (docs/accuracy.md, docs/calibrate.md): "hybrid" (state-space or linear-attention layers),
+  // "mla" (latent attention), "moe" (experts), else "dense".
+  [[nodiscard]] std::string_view kind() const {
+    return recurrent_layers() > 0              ? "hybrid"
+           : attention == AttentionKind::mla ? "mla"
+           : is_moe()                        ? "moe"
+                                             : "dense";
+  }
   // Counts of the main stack's layers (LayerStack): with self-attention, full (global) or
   // sliding (local); with a recurrent mixer; with an MLP, and with experts.
   [[nodiscard]] long long attention_layers() const { return stack.attention(); }
