@@ -31,7 +31,11 @@ generated=${3:-150}
 generator=${GENERATOR:-build/bench/rightsize_generate_specs}
 only=${ONLY:-}
 work=$(mktemp -d)
-[[ -n ${KEEP:-} ]] && echo "work: $work" >&2 || trap 'rm -rf "$work"' EXIT
+if [[ -n ${KEEP:-} ]]; then
+  echo "work: $work" >&2
+else
+  trap 'rm -rf "$work"' EXIT
+fi
 
 option_sets=(
   ""

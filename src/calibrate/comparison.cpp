@@ -13,6 +13,10 @@ namespace rightsize {
 
 namespace {
 
+// How far a run's tokens per request may be from the spec's prompt + output for the spec's
+// lengths to stand for the run's (rounding of a mean).
+constexpr double k_length_slack = 0.01;
+
 long long rounded_tokens(double mean) {
   return std::max(1LL, std::llround(mean));
 }
@@ -27,15 +31,29 @@ long long admitted_length(const Spec& spec) {
 } // namespace
 
 RunLoad run_load(const Spec& spec, const BenchRun& run) {
-  if (!run.mean_input_tokens || !run.mean_output_tokens) {
-    throw InputError(run.source + ":/mean_input_tokens",
-                     "the file records only the sum of prompt and output tokens (vllm bench "
-                     "throughput's total_num_tokens), so the run's lengths are unknown; "
-                     "rightsize cannot compare it");
-  }
   RunLoad load;
-  load.input_tokens = rounded_tokens(*run.mean_input_tokens);
-  load.output_tokens = rounded_tokens(*run.mean_output_tokens);
+  if (!run.mean_input_tokens || !run.mean_output_tokens) {
+    // Only their sum (vllm bench throughput's total_num_tokens): the spec's lengths, when they
+    // add up to it, are the run's (`--input-len` and `--output-len` as the spec says).
+    const auto& w = spec.workload.inference;
+    const double spec_sum = static_cast<double>(w.input_tokens + w.output_tokens);
+    if (run.mean_tokens <= 0 || std::abs(run.mean_tokens / spec_sum - 1.0) > k_length_slack) {
+      throw InputError(
+          run.source + ":/total_num_tokens",
+          fmt::format("the file records only the sum of prompt and output tokens, {:.0f} a "
+                      "request, and the spec's {} + {} do not add up to it: set the spec's "
+                      "input_tokens and output_tokens to the run's --input-len and --output-len",
+                      run.mean_tokens,
+                      w.input_tokens,
+                      w.output_tokens));
+    }
+    load.input_tokens = w.input_tokens;
+    load.output_tokens = w.output_tokens;
+    load.lengths_from_spec = true;
+  } else {
+    load.input_tokens = rounded_tokens(*run.mean_input_tokens);
+    load.output_tokens = rounded_tokens(*run.mean_output_tokens);
+  }
   const long long admitted = admitted_length(spec);
   if (admitted > 0 && load.input_tokens + load.output_tokens > admitted) {
     throw InputError(
@@ -85,6 +103,17 @@ Spec run_spec(const Spec& spec, const Parallelism& layout, const BenchRun& run, 
   return spec_at_load(spec, load);
 }
 
+std::optional<double> output_tokens_per_s(const BenchRun& run, const RunLoad& load) {
+  if (run.output_token_throughput) {
+    return run.output_token_throughput->si() / units::k_seconds_per_hour;
+  }
+  if (load.lengths_from_spec) {
+    return run.request_throughput.si() / units::k_seconds_per_hour *
+           static_cast<double>(load.output_tokens);
+  }
+  return std::nullopt;
+}
+
 Spec spec_at_load(const Spec& spec, const RunLoad& load) {
   Spec at_run = spec;
   auto& w = at_run.workload.inference;
@@ -124,11 +153,9 @@ RunComparison compare_run(const Spec& spec,
   if (online && run.tpot.mean) {
     out.metrics.push_back({RunMetric::tpot, run.tpot.mean->si(), p.tpot.si(), b.tpot});
   }
-  if (run.output_token_throughput) {
-    out.metrics.push_back({RunMetric::output_tokens_per_s,
-                           run.output_token_throughput->si() / units::k_seconds_per_hour,
-                           p.output_tokens_per_s,
-                           b.output_tokens_per_s});
+  if (const auto rate = output_tokens_per_s(run, out.load)) {
+    out.metrics.push_back(
+        {RunMetric::output_tokens_per_s, *rate, p.output_tokens_per_s, b.output_tokens_per_s});
   }
   return out;
 }

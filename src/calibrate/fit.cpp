@@ -309,7 +309,8 @@ RatioBand band_from(std::vector<double> loo,
 // The parameter count a model name states ("Llama-3.1-8B-Instruct": 8e9, "Mixtral-8x7B": 56e9,
 // "gpt-oss-120b": 120e9), or nullopt when it states none.
 std::optional<double> stated_parameters(const std::string& name) {
-  const std::regex size(R"((?:^|[^0-9A-Za-z.])(?:(\d+)x)?(\d+(?:\.\d+)?)([bBmM])(?=$|[^0-9A-Za-z]))");
+  const std::regex size(
+      R"((?:^|[^0-9A-Za-z.])(?:(\d+)x)?(\d+(?:\.\d+)?)([bBmM])(?=$|[^0-9A-Za-z]))");
   std::smatch m;
   if (!std::regex_search(name, m, size)) {
     return std::nullopt;
@@ -361,9 +362,7 @@ CalibrationRun calibration_run(const Spec& spec,
   if (online && run.tpot.mean) {
     c.tpot = run.tpot.mean->si();
   }
-  if (run.output_token_throughput) {
-    c.output_tokens_per_s = run.output_token_throughput->si() / units::k_seconds_per_hour;
-  }
+  c.output_tokens_per_s = output_tokens_per_s(run, c.load);
   if (!c.ttft && !c.tpot && !c.output_tokens_per_s) {
     throw InputError(run.source,
                      "the run records no mean TTFT, TPOT or output throughput: nothing to "

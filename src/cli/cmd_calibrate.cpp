@@ -164,6 +164,64 @@ run_of_record(const RunRecord& r, std::size_t index, const std::string& file, co
   return run;
 }
 
+// The runs of a calibration; `records` as the file keeps them, one per run, in the same order.
+struct Runs {
+  std::vector<CalibrationRun> runs;
+  std::vector<RunRecord> records;
+  long long replaced = 0; // by a later run of their configuration
+};
+
+// The runs of the result files; a later run of a configuration replaces an earlier one.
+Runs read_new_runs(const CalibrateOptions& o, const Configuration& c, const Data& d) {
+  const std::optional<BenchClient> forced =
+      o.client.empty() ? std::nullopt : k_bench_client_names.find(o.client);
+  const std::string spec_digest = spec_file_digest(o.spec);
+  Runs out;
+  for (const auto& path : o.results) {
+    for (const BenchRun& bench : read_bench_results(path, forced)) {
+      CalibrationRun run = calibration_run(c.spec, *c.gpu, c.layout, bench, d.efficiency);
+      RunRecord record = record_of(run, bench, c, o, spec_digest);
+      const auto same =
+          std::find_if(out.records.begin(), out.records.end(), [&](const RunRecord& r) {
+            return same_configuration(r, record);
+          });
+      if (same != out.records.end()) {
+        out.runs.erase(out.runs.begin() + (same - out.records.begin()));
+        out.records.erase(same);
+        ++out.replaced;
+      }
+      out.runs.push_back(std::move(run));
+      out.records.push_back(std::move(record));
+    }
+  }
+  return out;
+}
+
+// The runs of the calibration file at `path` (none when it does not exist) that no new run
+// replaces, estimated again; `replaced` counts the others.
+Runs kept_file_runs(const std::string& path, const Runs& added, const Data& d) {
+  Runs out;
+  std::error_code ec;
+  if (path.empty() || !fs::exists(path, ec)) {
+    return out;
+  }
+  std::string text;
+  const nlohmann::json document = detail::load_json_file(path, text);
+  (void)site_calibration_from_json(document, path, detail::fnv1a_hex(text));
+  const auto old = read_run_records(document, path);
+  for (std::size_t i = 0; i < old.size(); ++i) {
+    if (std::any_of(added.records.begin(), added.records.end(), [&](const RunRecord& n) {
+          return same_configuration(n, old[i]);
+        })) {
+      ++out.replaced;
+      continue;
+    }
+    out.runs.push_back(run_of_record(old[i], i, path, d));
+    out.records.push_back(old[i]);
+  }
+  return out;
+}
+
 ExitCode calibrate(const CalibrateOptions& o, Context& ctx) {
   Data d{load_catalog(
              bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures),
@@ -171,69 +229,21 @@ ExitCode calibrate(const CalibrateOptions& o, Context& ctx) {
          load_constants(o.common, {}),
          Efficiency::load(bundled_data_dir(o.common) + "/efficiency.json"),
          Uncertainty::load(bundled_data_dir(o.common) + "/uncertainty.json")};
-  const std::optional<BenchClient> forced =
-      o.client.empty() ? std::nullopt : k_bench_client_names.find(o.client);
   const Configuration c = configuration(o.spec, o.gpu, "--gpu", o.layout, o.weights, o.kv_cache, d);
   for (const auto& w : c.spec.warnings) {
     ctx.log->warn("{}: {}", c.spec.file, w);
   }
-  const std::string spec_digest = spec_file_digest(o.spec);
-  std::vector<CalibrationRun> added;
-  std::vector<RunRecord> added_records;
-  CalibrationReport counts;
-  for (const auto& path : o.results) {
-    for (const BenchRun& bench : read_bench_results(path, forced)) {
-      CalibrationRun run = calibration_run(c.spec, *c.gpu, c.layout, bench, d.efficiency);
-      RunRecord record = record_of(run, bench, c, o, spec_digest);
-      // A later run of the same configuration replaces an earlier one, as in the file.
-      const auto same =
-          std::find_if(added_records.begin(), added_records.end(), [&](const RunRecord& r) {
-            return same_configuration(r, record);
-          });
-      if (same != added_records.end()) {
-        const auto at = same - added_records.begin();
-        added.erase(added.begin() + at);
-        added_records.erase(same);
-        ++counts.replaced;
-      }
-      added.push_back(std::move(run));
-      added_records.push_back(std::move(record));
-    }
-  }
-  // The file's runs first, less those a new run of the same configuration replaces.
-  std::vector<CalibrationRun> runs;
-  std::vector<RunRecord> records;
-  long long replaced_in_file = 0;
-  std::error_code ec;
-  if (!o.output.empty() && fs::exists(o.output, ec)) {
-    std::string text;
-    const nlohmann::json document = detail::load_json_file(o.output, text);
-    (void)site_calibration_from_json(document, o.output, detail::fnv1a_hex(text));
-    const auto old = read_run_records(document, o.output);
-    for (std::size_t i = 0; i < old.size(); ++i) {
-      const bool replaced =
-          std::any_of(added_records.begin(), added_records.end(), [&](const RunRecord& n) {
-            return same_configuration(n, old[i]);
-          });
-      if (replaced) {
-        ++counts.replaced;
-        ++replaced_in_file;
-        continue;
-      }
-      runs.push_back(run_of_record(old[i], i, o.output, d));
-      records.push_back(old[i]);
-      ++counts.kept;
-    }
-  }
-  counts.added = static_cast<long long>(added.size()) + counts.replaced - replaced_in_file;
-  runs.insert(runs.end(), added.begin(), added.end());
-  records.insert(records.end(), added_records.begin(), added_records.end());
-  CalibrationReport report =
-      calibration_report(runs, std::move(records), d.efficiency, d.uncertainty, d.constants);
+  const Runs added = read_new_runs(o, c, d);
+  Runs all = kept_file_runs(o.output, added, d);
+  const auto kept = static_cast<long long>(all.runs.size());
+  all.runs.insert(all.runs.end(), added.runs.begin(), added.runs.end());
+  all.records.insert(all.records.end(), added.records.begin(), added.records.end());
+  CalibrationReport report = calibration_report(
+      all.runs, std::move(all.records), d.efficiency, d.uncertainty, d.constants);
   report.output = o.output;
-  report.added = counts.added;
-  report.replaced = counts.replaced;
-  report.kept = counts.kept;
+  report.added = static_cast<long long>(added.runs.size()) + added.replaced;
+  report.replaced = added.replaced + all.replaced;
+  report.kept = kept;
   std::ostringstream rendered;
   renderer(k_formats, o.common.format)(report, rendered);
   if (!o.output.empty()) {

@@ -9,7 +9,7 @@
 # Exit 0 when all expectations hold. PYTHON overrides the interpreter (default: Debian's
 # /usr/bin/python3 with python3-yaml and python3-jsonschema).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 PY=${PYTHON:-/usr/bin/python3}
 V=tests/deploy/validate_manifests.py
 S=tests/data/schemas
@@ -72,7 +72,7 @@ done
 
 # all bad fixtures together: exit 1 and one line per file
 run "$FX"/bad-*.yaml
-nbad=$(ls "$FX"/bad-*.yaml | wc -l)
+nbad=$(find "$FX" -maxdepth 1 -name "bad-*.yaml" | wc -l)
 if [ "$rc" -eq 1 ] && [ "$(printf '%s\n' "$out" | grep -c .)" -eq "$nbad" ]; then
   pass "all $nbad bad fixtures in one run: $nbad errors, exit 1"
 else

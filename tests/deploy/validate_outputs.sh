@@ -6,7 +6,7 @@
 # Usage: validate_outputs.sh RIGHTSIZE_BINARY. PYTHON overrides the interpreter (default: Debian's
 # /usr/bin/python3 with python3-yaml and python3-jsonschema).
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 bin=${1:?usage: validate_outputs.sh RIGHTSIZE_BINARY}
 PY=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
@@ -33,7 +33,7 @@ done
 # One file per object with -o DIR.
 "$bin" deploy examples/deploy/llama-3.1-405b-multinode.json -o "$tmp/objects" 2>"$tmp/err" ||
   { echo "FAIL: deploy -o DIR: $(cat "$tmp/err")"; fails=$((fails + 1)); }
-files=$(ls "$tmp/objects"/*.yaml 2>/dev/null | wc -l)
+files=$(find "$tmp/objects" -maxdepth 1 -name "*.yaml" 2>/dev/null | wc -l)
 if [ "$files" -ge 4 ] && "$PY" tests/deploy/validate_manifests.py tests/data/schemas "$tmp/objects"/*.yaml 2>"$tmp/ok"; then
   echo "PASS: deploy -o DIR: $files files ($(cat "$tmp/ok"))"
 else

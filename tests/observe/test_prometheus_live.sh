@@ -44,6 +44,7 @@ export no_proxy=127.0.0.1 NO_PROXY=127.0.0.1
 
 scratch=$(mktemp -d)
 pids=()
+# shellcheck disable=SC2317 # run by the EXIT trap below, which shellcheck does not follow
 cleanup() {
   local pid
   for pid in "${pids[@]}"; do

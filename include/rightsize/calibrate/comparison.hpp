@@ -60,7 +60,14 @@ struct RunLoad {
   long long output_tokens = 0; // the run's mean output, rounded
   long long concurrency = 0;   // requests in flight per replica
   LoadSource source = LoadSource::max_concurrency;
+  // The file records only prompt + output tokens (vllm bench throughput): the lengths are the
+  // spec's, which add up to it.
+  bool lengths_from_spec = false;
 };
+
+// The run's output tokens per second: as the file reports it, or (lengths from the spec) its
+// request rate x the output tokens; none when neither.
+std::optional<double> output_tokens_per_s(const BenchRun& run, const RunLoad& load);
 
 struct RunComparison {
   std::string run; // BenchRun::source
@@ -71,12 +78,12 @@ struct RunComparison {
 };
 
 // The run's lengths and load: the mean prompt and output (an offline vllm bench throughput,
-// which records only their sum, cannot be compared: an InputError naming the run and
-// "mean_input_tokens"); concurrency from max_concurrency, else the mean achieved concurrency
-// (rounded up; a peak is not the load held) of a run paced by rate, else, offline, every
-// completed request at once. A run whose
-// requests are longer than the spec's model can hold (prompt + output beyond its context:
-// another model's run) is an InputError naming the run and the field.
+// which records only their sum, takes the spec's lengths when they add up to it within 1%, else
+// an InputError naming the run and "total_num_tokens"); concurrency from max_concurrency, else the
+// mean achieved concurrency (rounded up; a peak is not the load held) of a run paced by rate, else,
+// offline, every completed request at once. A run whose requests are longer than the spec's model
+// can hold (prompt + output beyond its context: another model's run) is an InputError naming the
+// run and the field.
 RunLoad run_load(const Spec& spec, const BenchRun& run);
 
 // `spec` with `load`'s lengths as fixed lengths and its concurrency.

@@ -142,9 +142,11 @@ TEST_CASE("comparison: runs that cannot be compared are refused naming the run a
   SECTION("vllm bench throughput records only the sum of the lengths") {
     const auto runs = read_bench_results(calibrate_fixture("vllm-throughput.json"));
     REQUIRE(runs.size() == 1);
+    // The spec's 2000 + 500 tokens are not the run's 1280 a request: its lengths are unknown.
     CHECK_THROWS_WITH(compare(spec, runs[0]),
-                      Catch::Contains("vllm-throughput.json") &&
-                          Catch::Contains("mean_input_tokens") && Catch::Contains("only the sum"));
+                      Catch::Contains("vllm-throughput.json:/total_num_tokens") &&
+                          Catch::Contains("only the sum") && Catch::Contains("2000 + 500") &&
+                          Catch::Contains("--input-len"));
   }
   SECTION("a run longer than the spec admits is another model's") {
     const auto runs = read_bench_results(calibrate_fixture("vllm-serve-default.json"));
@@ -183,4 +185,26 @@ TEST_CASE("comparison: runs that cannot be compared are refused naming the run a
     two.dp = 2;
     CHECK_THROWS_WITH(compare(spec, runs[0], two), Catch::Contains("--dp"));
   }
+}
+
+TEST_CASE("comparison: vllm bench throughput takes the spec's lengths when they add up to the "
+          "run's tokens",
+          "[calibrate]") {
+  // 1,280,000 tokens over 1000 requests: 1280 a request, the spec's 1024 + 256.
+  const auto runs = read_bench_results(calibrate_fixture("vllm-throughput.json"));
+  REQUIRE(runs.size() == 1);
+  const RunComparison c =
+      compare(llama_8b({{"input_tokens", 1024}, {"output_tokens", 256}}), runs[0]);
+  CHECK(c.load.lengths_from_spec);
+  CHECK(c.load.input_tokens == 1024);
+  CHECK(c.load.output_tokens == 256);
+  CHECK(c.load.source == LoadSource::all_at_once);
+  CHECK(c.load.concurrency == 1000);
+  // Offline: throughput only, 36.2137 requests/s x 256 output tokens = 9270.7 tokens/s.
+  REQUIRE(c.metrics.size() == 1);
+  CHECK(c.metrics[0].metric == RunMetric::output_tokens_per_s);
+  CHECK(c.metrics[0].measured == Approx(36.21371263627756 * 256));
+  // Within 1% of the sum is the same run (a mean, rounded); beyond it is not.
+  CHECK_NOTHROW(compare(llama_8b({{"input_tokens", 1030}, {"output_tokens", 256}}), runs[0]));
+  CHECK_THROWS(compare(llama_8b({{"input_tokens", 1100}, {"output_tokens", 256}}), runs[0]));
 }
