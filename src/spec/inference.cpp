@@ -82,7 +82,9 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
                     "targets",
                     "images_per_request",
                     "image_width",
-                    "image_height"});
+                    "image_height",
+                    "speculative",
+                    "prefix_cache_hit_rate"});
   w.input_tokens =
       r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
   w.output_tokens =
@@ -265,6 +267,7 @@ void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workloa
 void read_generation(Spec& spec, const std::optional<FieldReader>& workload) {
   if (workload) {
     read_inference(*workload, spec.workload.inference);
+    read_decoding_features(spec, *workload);
   }
   read_images(spec, workload);
   fit_inference_lengths(spec, workload);

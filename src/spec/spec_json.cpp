@@ -78,6 +78,20 @@ nlohmann::json workload_to_json(const Spec& spec) {
       j["image_height"] = i.image_height;
       j["image_tokens"] = i.image_tokens;
     }
+    if (i.speculative) { // absent otherwise, as the images: other specs keep their digest
+      const SpeculativeDecoding& s = *i.speculative;
+      nlohmann::json drafting = {{"method", std::string(to_string(s.method))},
+                                 {"draft_tokens", s.draft_tokens},
+                                 {"acceptance_rate", s.acceptance_rate},
+                                 {"tokens_per_step", s.tokens_per_step()}};
+      if (s.draft_model) {
+        drafting["draft_model"] = *s.draft_model;
+      }
+      j["speculative"] = drafting;
+    }
+    if (i.prefix_cache_hit_rate > 0) {
+      j["prefix_cache_hit_rate"] = i.prefix_cache_hit_rate;
+    }
     nlohmann::json t = nlohmann::json::object();
     if (i.targets.output_tokens_per_s) {
       t["output_tokens_per_s"] = *i.targets.output_tokens_per_s;
