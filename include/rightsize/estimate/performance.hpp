@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -128,6 +129,11 @@ struct InferencePerformance {
   Seconds decode_communication; // its tensor-parallel all-reduces
   Seconds decode_fixed;         // its fixed per-layer and per-step costs
   Bytes decode_bytes;           // bytes read per step per GPU
+  // Speculative decoding (docs/model.md, "Speculative decoding"): tokens a sequence gains per
+  // step on average (1 without), and the drafter's part of decode_step (its k draft passes; the
+  // rest is the target's verification of k + 1 tokens per sequence).
+  double tokens_per_step = 1;
+  Seconds draft_step;
   Seconds ttft;
   Seconds tpot;
   double prefill_share = 0;        // share of engine time spent on prefills
@@ -288,6 +294,10 @@ struct LinkModel {
   Seconds latency;
 };
 
+// Speculative decoding's drafter on one layout: what each draft pass reads and computes
+// (src/estimate/decoding.hpp).
+struct DraftPass;
+
 // What a prefill or decode step on one layout reads whatever its batch, worked out once: the
 // efficiencies of the GPU's family and of the engine, the tensor rate, the weights one GPU holds,
 // the links of its collectives. Points to the spec and GPU it was made from.
@@ -303,6 +313,8 @@ struct StepLayout {
   double activation_bytes = 0;   // one activation element
   LinkModel tensor_link;         // the all-reduces of the tensor-parallel group (p.tp)
   LinkModel expert_link;         // the all-to-alls of the expert-parallel group (p.ep)
+  // Speculative decoding's drafter (the spec's workload.inference.speculative); none without.
+  std::shared_ptr<const DraftPass> draft;
 };
 
 // A serving layout's batch-independent terms, memory and speed, worked out once: the plan's search
