@@ -103,6 +103,13 @@ Seconds draft_time(const StepLayout& steps, double batch, double context) {
   return (max(memory, compute) + steps.engine->per_layer * d.layers) * d.passes;
 }
 
+double cached_share(const InferenceWorkload& inf, double prompt) {
+  if (inf.prefix_cache_hit_rate <= 0 || prompt <= 1) {
+    return 0.0;
+  }
+  return std::min(inf.prefix_cache_hit_rate, (prompt - 1.0) / prompt);
+}
+
 Bytes cached_prefix_per_sequence(const Spec& spec, const KvCacheGeometry& kv) {
   const auto& inf = spec.workload.inference;
   if (inf.prefix_cache_hit_rate <= 0) {

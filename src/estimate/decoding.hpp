@@ -38,6 +38,11 @@ draft_pass(const Spec& spec, const Parallelism& p, const Constants& c);
 // is longer, plus the engine's per-layer cost.
 Seconds draft_time(const StepLayout& steps, double batch, double context);
 
+// The share of a `prompt`-token prompt the prefill takes from the prefix cache: the spec's hit
+// rate, but never the last token, which engines always compute to sample the first output
+// (vLLM's KVCacheManager caps a hit at the prompt less one token).
+double cached_share(const InferenceWorkload& inf, double prompt);
+
 // The KV bytes of the cached prefix held beside each sequence in flight: hit rate x the prompt,
 // in the KV cache's own geometry (conservatively not shared with the sequences that use it).
 Bytes cached_prefix_per_sequence(const Spec& spec, const KvCacheGeometry& kv);

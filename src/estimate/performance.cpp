@@ -736,7 +736,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
   return estimate_generation(steps,
                              kv_cache_geometry(spec, p, constants),
-                             prefill_step(steps, isl, isl, inf.prefix_cache_hit_rate),
+                             prefill_step(steps, isl, isl, estimate_detail::cached_share(inf, isl)),
                              r,
                              replicas,
                              detail);
@@ -759,7 +759,7 @@ ServingLayout serving_layout(const Spec& spec,
     s.steps->draft = estimate_detail::draft_pass(spec, p, constants);
     const auto& inf = spec.workload.inference;
     const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
-    s.prefill = prefill_step(*s.steps, isl, isl, inf.prefix_cache_hit_rate);
+    s.prefill = prefill_step(*s.steps, isl, isl, estimate_detail::cached_share(inf, isl));
   }
   return s;
 }

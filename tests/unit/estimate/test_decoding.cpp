@@ -155,4 +155,11 @@ TEST_CASE("prefix caching: the prefill computes the uncached tokens only", "[dec
   CHECK(cached.memory.kv_per_sequence.si() - plain.memory.kv_per_sequence.si() ==
         2048.0 * 131072.0);
   CHECK(cached.memory.max_batch < plain.memory.max_batch);
+  // A hit rate of 1 still computes each prompt's last token (engines sample the first output from
+  // it): one token's linear layers, 2 x 7.5e9 = 15 GFLOP, attending over the 4095 cached ones.
+  const Run all = run(generation(4096, {{"prefix_cache_hit_rate", 1.0}}));
+  CHECK(all.perf.prefill.si() > 0);
+  CHECK(all.perf.prefill < cached.perf.prefill);
+  CHECK(std::isfinite(all.perf.ttft.si()));
+  CHECK(all.perf.requests_per_s > plain.perf.requests_per_s);
 }
