@@ -426,6 +426,15 @@ std::string decode_explanation(const StepTime& s, const std::string& bottleneck)
 
 } // namespace
 
+Seconds decode_token_time(const StepLayout& steps,
+                          const KvCacheGeometry& kv,
+                          double batch,
+                          double context) {
+  InferencePerformance r;
+  const StepTime step = generation_step(steps, kv, batch, context, r);
+  return (step.total() + r.draft_step) / r.tokens_per_step;
+}
+
 StepTime decode_step_time(const Spec& spec,
                           const Gpu& gpu,
                           const Parallelism& p,
