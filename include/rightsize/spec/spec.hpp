@@ -173,12 +173,28 @@ struct SpeculativeDecoding {
   [[nodiscard]] double proposed_acceptance() const;
 };
 
+// A latency target on a percentile of the requests: `{"p99": 2000}` in a spec (docs/spec.md,
+// "Targets").
+struct PercentileTarget {
+  int percentile = 99; // 50, 90 or 99
+  Seconds limit;
+};
+
 // Service-level targets. Absent targets are not invented.
 struct InferenceTargets {
   std::optional<double> output_tokens_per_s; // aggregate over the deployment
-  std::optional<Seconds> ttft;               // time to first token
-  std::optional<Seconds> tpot;               // time per output token
-  std::optional<double> requests_per_s;      // aggregate
+  // Time to first token and per output token of the typical request: the mean a benchmark
+  // reports (`"ttft_ms": 500` or `{"mean": 500}`), held by the analytical estimate.
+  std::optional<Seconds> ttft;
+  std::optional<Seconds> tpot;
+  // The same on percentiles of the requests, in increasing percentile, held by the simulated
+  // distribution (estimate/latency_distribution.hpp); text generation only.
+  std::vector<PercentileTarget> ttft_percentiles;
+  std::vector<PercentileTarget> tpot_percentiles;
+  std::optional<double> requests_per_s; // aggregate
+  [[nodiscard]] bool names_percentiles() const {
+    return !ttft_percentiles.empty() || !tpot_percentiles.empty();
+  }
 };
 
 // A transcription workload's audio (Whisper): what a request sends, and how it maps onto windows,
