@@ -4,6 +4,7 @@
 
 #include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/estimate/latency_distribution.hpp>
 #include <rightsize/plan/unit_values.hpp>
 #include <rightsize/spec/engine_traits.hpp>
 
@@ -101,6 +102,8 @@ void explain(const Search& S, Kept& kept) {
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
   c.inference = estimate_inference(
       spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
+  c.inference->simulated =
+      simulate_percentiles(spec, *c.gpu, c.layout, S.constants, S.eff, c.memory, *c.inference);
   if (S.options.uncertainty != nullptr) {
     c.inference_bands = serving_bands(S, *c.gpu, engine_band_key(spec, S.eff), *c.inference);
   }
@@ -239,13 +242,12 @@ bool EvaluationCache::holds(const Gpu& g) const {
 
 std::size_t EvaluationCache::Hash::operator()(const Layout& l) const {
   std::size_t h = std::hash<const Gpu*>{}(l.gpu);
-  for (const int v :
-       {static_cast<int>(l.weights),
-        static_cast<int>(l.kv_cache),
-        l.tp,
-        l.pp,
-        l.ep,
-        l.attention_dp}) {
+  for (const int v : {static_cast<int>(l.weights),
+                      static_cast<int>(l.kv_cache),
+                      l.tp,
+                      l.pp,
+                      l.ep,
+                      l.attention_dp}) {
     h = h * 1'000'003 ^ std::hash<int>{}(v);
   }
   return h;

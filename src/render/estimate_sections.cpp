@@ -232,6 +232,36 @@ void write_transcription_json(JsonWriter& w, const EstimateReport& r) {
       .end_object();
 }
 
+namespace {
+
+// A latency's statistics over the simulated requests, in milliseconds.
+void write_latency_stats(JsonWriter& w, const LatencyPercentiles& s) {
+  w.begin_object()
+      .member("mean", to_ms(s.mean))
+      .member("p50", to_ms(s.p50))
+      .member("p90", to_ms(s.p90))
+      .member("p99", to_ms(s.p99))
+      .end_object();
+}
+
+// The simulated distribution (docs/model.md, "Latency distributions"): each latency's mean and
+// percentiles, and the run they are of.
+void write_percentiles_json(JsonWriter& w, const SimulatedLatency& s) {
+  w.begin_object();
+  w.key("e2e_ms");
+  write_latency_stats(w, s.e2e);
+  w.member("peak_running", s.peak_running)
+      .member("preemptions", s.preemptions)
+      .member("requests", s.requests);
+  w.key("tpot_ms");
+  write_latency_stats(w, s.tpot);
+  w.key("ttft_ms");
+  write_latency_stats(w, s.ttft);
+  w.end_object();
+}
+
+} // namespace
+
 void write_inference_json(JsonWriter& w, const EstimateReport& r) {
   const auto& m = r.memory;
   const auto& perf = r.inference;
@@ -260,8 +290,12 @@ void write_inference_json(JsonWriter& w, const EstimateReport& r) {
       .member("latency_statistic", "mean")
       .member("max_batch", m.max_batch)
       .member("max_context_tokens", m.max_context)
-      .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0)
-      .member("prefill_ms", perf ? to_ms(perf->prefill) : 0.0)
+      .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0);
+  if (perf && perf->simulated) {
+    w.key("percentiles");
+    write_percentiles_json(w, *perf->simulated);
+  }
+  w.member("prefill_ms", perf ? to_ms(perf->prefill) : 0.0)
       .member("prefill_tokens_per_s", perf ? perf->prefill_tokens_per_s : 0.0);
   const auto& inf = r.spec.workload.inference;
   if (inf.prefix_cache_hit_rate > 0) {

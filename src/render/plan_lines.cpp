@@ -162,8 +162,14 @@ std::string serving_targets(const Plan& p) {
   if (x.ttft) {
     t.push_back(fmt::format("{} <= {}", names(u.latency).words, format_seconds(*x.ttft)));
   }
+  for (const PercentileTarget& q : x.ttft_percentiles) {
+    t.push_back(fmt::format("p{} TTFT <= {}", q.percentile, format_seconds(q.limit)));
+  }
   if (x.tpot) {
     t.push_back("TPOT <= " + format_seconds(*x.tpot));
+  }
+  for (const PercentileTarget& q : x.tpot_percentiles) {
+    t.push_back(fmt::format("p{} TPOT <= {}", q.percentile, format_seconds(q.limit)));
   }
   if (x.output_tokens_per_s) {
     t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));
