@@ -148,7 +148,7 @@ std::optional<SimulatedLatency> simulate_percentiles(const Spec& spec,
 }
 
 long long default_simulated_requests(long long in_flight) {
-  return std::clamp<long long>(10 * in_flight, 200, 2000);
+  return std::clamp<long long>(5 * in_flight, 200, 1000);
 }
 
 namespace {

@@ -105,8 +105,8 @@ std::optional<SimulatedLatency> simulate_percentiles(const Spec& spec,
                                                      const MemoryEstimate& memory,
                                                      const InferencePerformance& perf);
 
-// The requests a simulation measures by default: a benchmark's usual run, ten times the requests
-// in flight, at least 200 and at most 2000.
+// The requests a simulation measures by default: five times the requests in flight, at least 200
+// (p99 is then among the two slowest) and at most 1000.
 long long default_simulated_requests(long long in_flight);
 
 } // namespace rightsize
