@@ -80,6 +80,15 @@ PercentileStanding standing(const Search& S, const Candidate& c) {
 
 } // namespace
 
+void simulate_candidates(Plan& plan, const Constants& constants, const Efficiency& eff) {
+  for (Candidate& c : plan.candidates) {
+    if (c.inference && !c.inference->simulated) {
+      c.inference->simulated =
+          simulate_percentiles(*c.spec, *c.gpu, c.layout, constants, eff, c.memory, *c.inference);
+    }
+  }
+}
+
 void search_inference_held(const Search& S,
                            const Gpu& g,
                            std::vector<Candidate>& found,

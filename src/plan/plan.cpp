@@ -774,6 +774,9 @@ Plan make_plan(const Spec& spec,
   }
   plan_slices(S, plan);
   rank(S, plan);
+  if (options.simulate) {
+    detail::simulate_candidates(plan, constants, efficiency);
+  }
   // A candidate on a GPU without bf16 runs the spec's bf16 in fp16: said once per GPU, with the
   // model family's fp16 caveat (plan/generation_formats.hpp).
   for (const Candidate& c : plan.candidates) {

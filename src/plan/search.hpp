@@ -380,6 +380,10 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
 // search_inference, holding the spec's percentile targets (percentile_targets.cpp): its kept
 // candidates simulated, and searched again with tighter typical-request targets while their
 // percentiles miss; the same as search_inference for a spec without them.
+// Each serving candidate of `plan` simulated once (InferencePerformance::simulated), those the
+// search has not simulated already (percentile_targets.cpp).
+void simulate_candidates(Plan& plan, const Constants& constants, const Efficiency& eff);
+
 void search_inference_held(const Search& S,
                            const Gpu& g,
                            std::vector<Candidate>& found,

@@ -4,7 +4,6 @@
 
 #include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
-#include <rightsize/estimate/latency_distribution.hpp>
 #include <rightsize/plan/unit_values.hpp>
 #include <rightsize/spec/engine_traits.hpp>
 
@@ -102,10 +101,6 @@ void explain(const Search& S, Kept& kept) {
   c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
   c.inference = estimate_inference(
       spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
-  if (S.options.simulate || spec.workload.inference.targets.names_percentiles()) {
-    c.inference->simulated =
-        simulate_percentiles(spec, *c.gpu, c.layout, S.constants, S.eff, c.memory, *c.inference);
-  }
   if (S.options.uncertainty != nullptr) {
     c.inference_bands = serving_bands(S, *c.gpu, engine_band_key(spec, S.eff), *c.inference);
   }
