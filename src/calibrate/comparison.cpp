@@ -180,7 +180,7 @@ std::vector<ComparisonSummary> summarize(const std::vector<RunComparison>& compa
     const auto n = static_cast<long long>(errors.size());
     out.push_back({metric,
                    n,
-                   calibrate::linear_percentile(errors, 50), // the median
+                   linear_percentile(errors, 50), // the median
                    static_cast<double>(inside) / static_cast<double>(n)});
   }
   return out;

@@ -6,6 +6,7 @@
 
 #include <rightsize/calibrate/bench_result.hpp>
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/core/statistics.hpp>
 
 #include <optional>
 #include <string_view>
@@ -62,9 +63,6 @@ void require_completed(const FieldReader& r,
 // A TTFT of 0.0 is no TTFT (nothing was timed); a completed request's latency shorter than its
 // TTFT is an error.
 void read_request_arrays(const FieldReader& r, BenchRun& run);
-
-// numpy.percentile(values, p) with its default linear interpolation; `values` sorted, not empty.
-double linear_percentile(const std::vector<double>& sorted, double p);
 
 // What every reader does last, whatever its client: mean_tokens from the two means it has.
 void finish_run(BenchRun& run);

@@ -259,7 +259,7 @@ private:
 
 double median_of(std::vector<double> values) {
   std::sort(values.begin(), values.end());
-  return calibrate::linear_percentile(values, 50);
+  return linear_percentile(values, 50);
 }
 
 // The band of one metric from the leave-one-run-out ratios (measured / predicted; throughput's
@@ -276,8 +276,8 @@ RatioBand band_from(std::vector<double> loo,
   b.lines = static_cast<long long>(loo.size());
   std::sort(loo.begin(), loo.end());
   if (loo.size() >= k_sized_band_lines) {
-    b.low_ratio = calibrate::linear_percentile(loo, 10);
-    b.high_ratio = calibrate::linear_percentile(loo, 90);
+    b.low_ratio = linear_percentile(loo, 10);
+    b.high_ratio = linear_percentile(loo, 90);
     b.basis = fmt::format("site calibration: the 10th-90th percentiles of {} leave-one-run-out "
                           "{} ratios",
                           loo.size(),

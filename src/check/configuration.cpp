@@ -71,6 +71,10 @@ LockedConfiguration configuration_of(const Candidate& c) {
     if (u.shows_tpot()) {
       l.ttft_ms = to_ms(c.inference->ttft);
       l.tpot_ms = to_ms(c.inference->tpot);
+      if (c.inference->simulated && c.spec->workload.inference.targets.names_percentiles()) {
+        l.ttft_p99_ms = to_ms(c.inference->simulated->ttft.p99);
+        l.tpot_p99_ms = to_ms(c.inference->simulated->tpot.p99);
+      }
     } else {
       l.latency_ms = to_ms(c.inference->ttft);
     }
@@ -133,7 +137,9 @@ template <class L> auto own_unit_figures(L& l) {
                     std::pair{"audio_seconds_per_s", &l.audio_seconds_per_s},
                     std::pair{"usd_per_million_input_tokens", &l.usd_per_million_input_tokens},
                     std::pair{"usd_per_thousand_images", &l.usd_per_thousand_images},
-                    std::pair{"usd_per_audio_hour", &l.usd_per_audio_hour}};
+                    std::pair{"usd_per_audio_hour", &l.usd_per_audio_hour},
+                    std::pair{"ttft_p99_ms", &l.ttft_p99_ms},
+                    std::pair{"tpot_p99_ms", &l.tpot_p99_ms}};
 }
 
 } // namespace
@@ -144,24 +150,23 @@ nlohmann::json configuration_to_json(const LockedConfiguration& l) {
   if (l.layout.attention_dp > 1) {
     parallelism["attention_dp"] = l.layout.attention_dp; // absent: 1, as locks before it
   }
-  nlohmann::json j = {
-      {"gpu", l.gpu},
-      {"gpus", l.gpus},
-      {"replicas", l.replicas},
-      {"parallelism", parallelism},
-      {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
-      {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
-      {"memory_budget_bytes", l.memory_budget_bytes},
-      {"ttft_ms", optional_json(l.ttft_ms)},
-      {"tpot_ms", optional_json(l.tpot_ms)},
-      {"output_tokens_per_s", optional_json(l.output_tokens_per_s)},
-      {"step_time_s", optional_json(l.step_time_s)},
-      {"time_to_train_hours", optional_json(l.time_to_train_hours)},
-      {"usd_per_hour", l.usd_per_hour},
-      {"usd_per_month", optional_json(l.usd_per_month)},
-      {"batch", l.batch ? nlohmann::json(*l.batch) : nlohmann::json(nullptr)},
-      {"usd_per_million_output_tokens", optional_json(l.usd_per_million_tokens)},
-      {"tco_usd", l.tco_usd}};
+  nlohmann::json j = {{"gpu", l.gpu},
+                      {"gpus", l.gpus},
+                      {"replicas", l.replicas},
+                      {"parallelism", parallelism},
+                      {"precision", {{"weights", l.weights}, {"kv_cache", l.kv_cache}}},
+                      {"memory_per_gpu_bytes", l.memory_per_gpu_bytes},
+                      {"memory_budget_bytes", l.memory_budget_bytes},
+                      {"ttft_ms", optional_json(l.ttft_ms)},
+                      {"tpot_ms", optional_json(l.tpot_ms)},
+                      {"output_tokens_per_s", optional_json(l.output_tokens_per_s)},
+                      {"step_time_s", optional_json(l.step_time_s)},
+                      {"time_to_train_hours", optional_json(l.time_to_train_hours)},
+                      {"usd_per_hour", l.usd_per_hour},
+                      {"usd_per_month", optional_json(l.usd_per_month)},
+                      {"batch", l.batch ? nlohmann::json(*l.batch) : nlohmann::json(nullptr)},
+                      {"usd_per_million_output_tokens", optional_json(l.usd_per_million_tokens)},
+                      {"tco_usd", l.tco_usd}};
   // Written only when set: a generation workload's lock reads as before.
   for (const auto& [key, v] : own_unit_figures(l)) {
     if (*v) {
@@ -209,7 +214,9 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
                     "audio_seconds_per_s",
                     "usd_per_million_input_tokens",
                     "usd_per_thousand_images",
-                    "usd_per_audio_hour"});
+                    "usd_per_audio_hour",
+                    "ttft_p99_ms",
+                    "tpot_p99_ms"});
   LockedConfiguration l;
   l.gpu = r.string("gpu");
   l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));

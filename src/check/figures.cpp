@@ -77,7 +77,7 @@ using L = LockedConfiguration;
 using T = CheckThresholds;
 
 // The order is the report's.
-const std::array<Metric, 18> k_metrics{{
+const std::array<Metric, 20> k_metrics{{
     {"gpus", "GPUs", "GPUs", "gpus", true, figure<&L::gpus>, count_text, &T::gpus},
     {"usd_per_hour",
      "$/hour",
@@ -114,6 +114,9 @@ const std::array<Metric, 18> k_metrics{{
      nullptr},
     {"ttft_ms", "TTFT", "ms", "latency", true, figure<&L::ttft_ms>, ms_text, &T::ttft},
     {"tpot_ms", "TPOT", "ms", "latency", true, figure<&L::tpot_ms>, ms_text, &T::tpot},
+    // Recorded where the targets name percentiles: held to the same latency thresholds.
+    {"ttft_p99_ms", "p99 TTFT", "ms", "latency", true, figure<&L::ttft_p99_ms>, ms_text, &T::ttft},
+    {"tpot_p99_ms", "p99 TPOT", "ms", "latency", true, figure<&L::tpot_p99_ms>, ms_text, &T::tpot},
     {"output_tokens_per_s",
      "tokens/s",
      "tokens/s",

@@ -29,13 +29,19 @@ struct PlanCommandOptions {
   bool wide = false;
 };
 
-using PlanRenderer = void (*)(const Plan&, const RenderOptions&, std::ostream&);
-constexpr std::array<Format<PlanRenderer>, 6> k_formats{{{"table", render_plan_table},
-                                                         {"json", render_plan_json},
-                                                         {"markdown", render_plan_markdown},
-                                                         {"csv", render_plan_csv},
-                                                         {"html", render_plan_html},
-                                                         {"svg", render_plan_svg}}};
+// A format's renderer, and whether it shows every candidate's simulated latency percentiles
+// (the plan simulates them only then: PlanOptions::simulate).
+struct PlanRenderer {
+  void (*render)(const Plan&, const RenderOptions&, std::ostream&);
+  bool percentiles;
+};
+constexpr std::array<Format<PlanRenderer>, 6> k_formats{
+    {{"table", {render_plan_table, false}},
+     {"json", {render_plan_json, true}},
+     {"markdown", {render_plan_markdown, false}},
+     {"csv", {render_plan_csv, false}},
+     {"html", {render_plan_html, false}},
+     {"svg", {render_plan_svg, false}}}};
 
 } // namespace
 
@@ -73,6 +79,7 @@ void register_plan(CLI::App& app, Context& ctx) {
   sub->callback([&ctx, o, lock_option]() {
     o->lock_given = lock_option->count() > 0;
     o->plan.with_published = true;
+    o->plan.simulate = renderer(k_formats, o->plan.common.format).percentiles;
     ctx.action = [&ctx, o]() {
       if (!o->output.empty() && same_file(o->output, o->plan.spec)) {
         throw InputError("--output",
@@ -91,7 +98,7 @@ void register_plan(CLI::App& app, Context& ctx) {
       // written whole once rendered.
       std::ostringstream file;
       std::ostream& rendered = o->output.empty() ? ctx.out : file;
-      renderer(k_formats, o->plan.common.format)(plan, render, rendered);
+      renderer(k_formats, o->plan.common.format).render(plan, render, rendered);
       if (!o->output.empty()) {
         write_file_atomically(o->output, file.str());
       }

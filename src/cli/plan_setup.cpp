@@ -178,6 +178,7 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
         *o.settings.calibration, spec, run->efficiency, run->uncertainty, *ctx.log);
   }
   run->options = plan_options_for(o.settings, spec, run->uncertainty, run->engines, today());
+  run->options.simulate = o.simulate;
   run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
   if (run->calibration) {
     run->plan.notes.push_back(calibration_note(*run->calibration, spec));

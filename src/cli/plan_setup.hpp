@@ -35,6 +35,8 @@ struct PlanCliOptions {
   // bundled one) and, when the spec's model is one of its models, the results.
   bool with_published = false;
   std::string published;
+  // Simulate every candidate's latency distribution (PlanOptions::simulate): the report shows it.
+  bool simulate = true;
 };
 
 // Adds --objective, --confidence, --share-gpus, --assume and the deployment overrides to `sub`,

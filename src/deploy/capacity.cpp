@@ -5,6 +5,7 @@
 #include "serving.hpp"
 
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/estimate/latency_distribution.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -29,10 +30,29 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
     return estimate_inference(
         spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers);
   };
+  // Percentile targets on the simulated distribution at that load, as plan holds them
+  // (docs/plan.md, "Percentile targets").
+  const auto percentiles_hold = [&](long long batch, const InferencePerformance& p) {
+    if (!targets.names_percentiles()) {
+      return true;
+    }
+    const MemoryEstimate m =
+        estimate_memory(spec, g, c.layout, in.constants, batch, Detail::numbers);
+    const auto d = simulate_percentiles(spec, g, c.layout, in.constants, in.efficiency, m, p);
+    const auto within =
+        [](const std::vector<PercentileTarget>& ts, const LatencyPercentiles& stats, double high) {
+          return std::all_of(ts.begin(), ts.end(), [&](const PercentileTarget& t) {
+            return stats.at(t.percentile) * high <= t.limit;
+          });
+        };
+    return !d || (within(targets.ttft_percentiles, d->ttft, ttft_high) &&
+                  within(targets.tpot_percentiles, d->tpot, tpot_high));
+  };
   const auto holds = [&](long long batch) {
     const InferencePerformance p = evaluate(batch);
     return (!targets.ttft || p.ttft.si() * ttft_high <= targets.ttft->si()) &&
-           (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si());
+           (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si()) &&
+           percentiles_hold(batch, p);
   };
   // What the replica runs at once: its KV cache, capped by its engine's max_num_seqs (the
   // engine's memory policy, as plan's running_batch).
@@ -42,7 +62,7 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
                                         engine_policy(spec, *c.gpu, in.constants));
   const long long planned = std::clamp<long long>(c.memory.batch, 1, std::max(1LL, limit));
   long long cap = limit;
-  if ((targets.ttft || targets.tpot) && !holds(limit)) {
+  if ((targets.ttft || targets.tpot || targets.names_percentiles()) && !holds(limit)) {
     cap = holds(planned) ? first_holding(planned, limit, [&](long long b) { return !holds(b); }) - 1
                          : planned;
   }

@@ -55,6 +55,8 @@ EngineRecipe read_engine(const FieldReader& e) {
                     "quantizations",
                     "metrics",
                     "multi_node",
+                    "speculative",
+                    "prefix_cache_args",
                     "sources",
                     "notes"});
   EngineRecipe r;
@@ -101,6 +103,14 @@ EngineRecipe read_engine(const FieldReader& e) {
     if (r.multi_node->leader.find("{serve}") == std::string::npos) {
       mn->member("leader").fail("must contain {serve}, where the engine's command line goes");
     }
+  }
+  if (const auto sp = e.optional_object("speculative")) {
+    sp->reject_unknown({"methods", "words", "draft_words"});
+    r.speculative = EngineRecipe::Speculative{
+        string_map(sp->object("methods")), sp->string_array("words"), sp->string("draft_words")};
+  }
+  if (e.has("prefix_cache_args")) {
+    r.prefix_cache_args = e.string_array("prefix_cache_args");
   }
   for (const auto& [key, value] : e.object("sources").json().items()) {
     r.sources[key] = e.object("sources").string(key);

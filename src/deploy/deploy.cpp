@@ -84,6 +84,37 @@ Target deploy_target(const Plan& plan,
   return {r, c, whole, product};
 }
 
+// Speculative decoding and prefix caching as the engine's recipe turns them on: the draft model
+// or EAGLE head to load, or a refusal naming what the recipe lacks.
+void set_decoding_features(ServingSettings& s, const Spec& spec, const EngineRecipe& recipe) {
+  const auto& inf = spec.workload.inference;
+  s.prefix_cache = inf.prefix_cache_hit_rate > 0;
+  s.speculative = inf.speculative;
+  if (!inf.speculative) {
+    return;
+  }
+  const std::string where = spec.file + ":/workload/speculative";
+  if (!recipe.speculative) {
+    throw InputError(
+        where,
+        fmt::format("data/deploy.json's {} recipe has no speculative decoding flags "
+                    "(trtllm-serve takes it only in its YAML speculative_config, which "
+                    "deploy does not write)",
+                    s.engine));
+  }
+  const SpeculativeDecoding& sp = *inf.speculative;
+  if (sp.method == SpeculativeMethod::eagle && !sp.draft_model) {
+    throw InputError(where + "/draft_model",
+                     "deploy needs the EAGLE head's checkpoint to load (a Hugging Face id or a "
+                     "path on a mounted volume)");
+  }
+  if (sp.draft && sp.draft->name.find('/') != std::string::npos) {
+    s.draft_model_uri = sp.draft->name; // the draft's Hugging Face id (_name_or_path)
+  } else if (sp.draft_model) {
+    s.draft_model_uri = *sp.draft_model;
+  }
+}
+
 // What is served, by which engine and image, on which GPU and layout.
 void set_identity(ServingSettings& s, const Plan& plan, const Target& t, const DeployOptions& o) {
   const Spec& spec = *t.candidate.spec;
@@ -106,6 +137,7 @@ void set_identity(ServingSettings& s, const Plan& plan, const Target& t, const D
   s.partition = t.candidate.partition;
   s.layout = t.candidate.layout;
   s.gpus_per_replica = t.candidate.gpus_per_replica();
+  set_decoding_features(s, spec, t.recipe);
 }
 
 // A replica's pods over nodes; returns the resource its pods request (the GPU's, or the MIG

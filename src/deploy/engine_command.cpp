@@ -13,6 +13,42 @@
 
 namespace rightsize::serving {
 
+namespace {
+
+// The recipe's speculative-decoding words with the spec's values in place (data/deploy.json).
+std::vector<std::string> speculative_words(const ServingSettings& s, const EngineRecipe& r) {
+  const SpeculativeDecoding& sp = *s.speculative;
+  const std::string method(to_string(sp.method));
+  const auto name = r.speculative->methods.find(method);
+  if (name == r.speculative->methods.end()) {
+    throw InputError(
+        "workload.speculative.method",
+        fmt::format("data/deploy.json's {} recipe names no {} method", s.engine, method));
+  }
+  const std::string draft =
+      s.draft_model_uri.empty()
+          ? std::string()
+          : replace_all(r.speculative->draft_words, "{draft_model}", s.draft_model_uri);
+  std::vector<std::string> out;
+  for (const std::string& w : r.speculative->words) {
+    std::string word = replace_all(w, "{method}", name->second);
+    word = replace_all(word, "{draft_tokens}", std::to_string(sp.draft_tokens));
+    word = replace_all(word, "{verify_tokens}", std::to_string(sp.draft_tokens + 1));
+    if (word == "{draft}") { // whole words of their own: a flag and its value
+      for (std::size_t at = 0; at < draft.size();) {
+        const std::size_t end = std::min(draft.find(' ', at), draft.size());
+        out.push_back(draft.substr(at, end - at));
+        at = end + 1;
+      }
+      continue;
+    }
+    out.push_back(replace_all(word, "{draft}", draft));
+  }
+  return out;
+}
+
+} // namespace
+
 std::vector<std::string> engine_command_line(const ServingSettings& s,
                                              const EngineRecipe& r,
                                              std::vector<std::string>& notes) {
@@ -111,6 +147,22 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       s.limit_mm_per_prompt,
       "the spec's images per request: more are refused, and the engine sizes its multimodal "
       "budget for these (0: text only)");
+  if (s.speculative) {
+    const std::vector<std::string> words = speculative_words(s, r);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      word(words[i],
+           i + 1 == words.size()
+               ? fmt::format("the spec's speculative decoding: {} with {} draft tokens per step",
+                             to_string(s.speculative->method),
+                             s.speculative->draft_tokens)
+               : "");
+    }
+  }
+  if (s.prefix_cache) {
+    for (const std::string& w : r.prefix_cache_args) {
+      word(w, "the spec counts on prefix cache hits (workload.prefix_cache_hit_rate)");
+    }
+  }
   return a;
 }
 

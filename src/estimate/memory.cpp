@@ -1,6 +1,7 @@
 // The memory estimator. Formulas and sources: docs/model.md, "Memory".
 
 #include "bundled.hpp"
+#include "decoding.hpp"
 #include "engine_policy.hpp"
 
 #include <rightsize/core/bisect.hpp>
@@ -553,8 +554,15 @@ InferenceMemoryLayout inference_memory_layout(const Spec& spec,
   s.engine = inf.engine;
   s.policy = &engine_policy(spec, gpu, c);
   s.capacity = gpu.plannable_memory();
-  s.weights = weights_per_gpu(spec.model, spec.weights, p).total();
-  s.kv_per_sequence = s.kv.per_sequence(s.context_tokens);
+  // Speculative decoding's drafter and prefix caching's resident prefixes (decoding.hpp).
+  if (const auto draft = estimate_detail::draft_pass(spec, p, c)) {
+    s.draft_weights = draft->resident;
+    s.draft_kv_per_sequence = draft->kv.per_sequence(s.context_tokens);
+  }
+  s.prefix_per_sequence = estimate_detail::cached_prefix_per_sequence(spec, s.kv);
+  s.weights = weights_per_gpu(spec.model, spec.weights, p).total() + s.draft_weights;
+  s.kv_per_sequence =
+      s.kv.per_sequence(s.context_tokens) + s.prefix_per_sequence + s.draft_kv_per_sequence;
   s.fixed_overhead = inference_fixed_overhead(*s.policy, p, c);
   s.fraction = engine_memory_fraction(inf, *s.policy);
   s.fragmentation =
@@ -581,7 +589,11 @@ estimate_memory(const InferenceMemoryLayout& s, std::optional<long long> batch, 
   const NonKvBytes at_batch = non_kv_at(s, std::max(1LL, e.batch));
   e.per_gpu.activations = at_batch.activations;
   e.per_gpu.overhead = at_batch.overhead;
-  e.per_gpu.kv_cache = e.kv_per_sequence * s.kv.sequences_per_gpu(static_cast<double>(e.batch));
+  const double sequences = s.kv.sequences_per_gpu(static_cast<double>(e.batch));
+  e.per_gpu.kv_cache = e.kv_per_sequence * sequences;
+  e.kv_prefix_cache = s.prefix_per_sequence * sequences;
+  e.kv_draft = s.draft_kv_per_sequence * sequences;
+  e.draft_weights = s.draft_weights;
   const Bytes rest = outside_kv(s, at_batch);
   e.budget = engine_budget(s, rest);
   e.kv_pool = max(Bytes(0), e.budget - rest);

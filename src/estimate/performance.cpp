@@ -2,6 +2,7 @@
 
 #include "bundled.hpp"
 #include "collectives.hpp"
+#include "decoding.hpp"
 
 #include <rightsize/core/bisect.hpp>
 #include <rightsize/core/files.hpp>
@@ -116,51 +117,6 @@ Flops forward_flops(const ModelArch& m, double tokens, double context) {
   return Flops(matmul + attention + recurrence);
 }
 
-namespace {
-
-// An encoder-decoder's stacks have layers of one shape (Whisper's, T5's; docs/model.md): the
-// parameters of the matrices of one layer's self-attention and MLP, biases included.
-double stack_layer_params(const ModelArch& m) {
-  return (m.params.attention + m.params.dense_mlp) /
-         static_cast<double>(m.layers + m.decoder_layers);
-}
-
-// Attention scores and values, 2 x (d_qk + d_v) FLOPs per head per layer per query per key.
-double attention_flops_per_pair(const ModelArch& m) {
-  return 2.0 * static_cast<double>(m.heads) * static_cast<double>(m.head_dim + m.v_head_dim);
-}
-
-} // namespace
-
-Flops encoder_window_flops(const ModelArch& m) {
-  const auto h = static_cast<double>(m.hidden);
-  const auto positions = static_cast<double>(m.encoder_positions);
-  const double frames = 2.0 * positions; // the second convolution has stride 2
-  // Whisper's width-3 convolutions: mel -> h over every frame, h -> h over every other frame.
-  // T5 reads tokens: none.
-  const double conv =
-      m.mel_bins > 0
-          ? 2.0 * (static_cast<double>(m.mel_bins) * h * 3.0 * frames + h * h * 3.0 * positions)
-          : 0.0;
-  const double stack = 2.0 * stack_layer_params(m) * static_cast<double>(m.layers) * positions;
-  const double attention =
-      attention_flops_per_pair(m) * positions * positions * static_cast<double>(m.layers);
-  // k and v, half of each cross-attention's parameters, over every encoder position.
-  const double cross_kv = 2.0 * (m.params.cross_attention / 2.0) * positions;
-  return Flops(conv + stack + attention + cross_kv);
-}
-
-Flops decoder_token_flops(const ModelArch& m, double context) {
-  const auto h = static_cast<double>(m.hidden);
-  const auto layers = static_cast<double>(m.decoder_layers);
-  // The lm_head projects onto the vocabulary whether or not it is tied to the embedding.
-  const double matmul = 2.0 * (stack_layer_params(m) * layers + m.params.cross_attention / 2.0 +
-                               static_cast<double>(m.vocab) * h);
-  const double attention =
-      attention_flops_per_pair(m) * layers * (context + static_cast<double>(m.encoder_positions));
-  return Flops(matmul + attention);
-}
-
 Flops training_model_flops(const Spec& spec, double tokens) {
   const ModelArch& m = spec.model;
   const auto& w = spec.workload.training;
@@ -255,8 +211,13 @@ Seconds tensor_allreduces(const StepLayout& steps, double tokens, double own, do
              (sublayers - mlps);
 }
 
-StepTime
-decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, double context) {
+// `per_sequence` tokens of each sequence in one step: 1, or k + 1 when speculative decoding
+// verifies k drafted tokens (the weights and each sequence's cache read once, the rest per token).
+StepTime decode_step(const StepLayout& steps,
+                     const KvCacheGeometry& kv,
+                     double batch,
+                     double context,
+                     double per_sequence = 1.0) {
   const ModelArch& m = steps.spec->model;
   const Parallelism& p = steps.p;
   // Pipeline parallelism keeps micro-batches in flight, one per stage at most (vLLM's and
@@ -266,6 +227,7 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   // stages (docs/model.md, "Pipeline-parallel serving"); without pipeline stages m is 1.
   const double micro_batches = std::clamp(std::floor(batch), 1.0, static_cast<double>(p.pp));
   batch /= micro_batches;
+  const double tokens = batch * per_sequence;
   // Bytes read per step, all pipeline stages in sequence: the weights (MoE: only the experts the
   // micro-batch's tokens touch) and the KV cache of every sequence of the micro-batch.
   WeightBytes w = steps.weights;
@@ -281,7 +243,7 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   }
   if (m.is_moe()) {
     const double pick = static_cast<double>(m.experts_active) / static_cast<double>(m.experts);
-    w.routed_experts *= 1.0 - std::pow(1.0 - pick, batch);
+    w.routed_experts *= 1.0 - std::pow(1.0 - pick, tokens);
   }
   StepTime s;
   // Recurrent layers (Mamba, linear attention) read their state and write it back (the KV cache
@@ -298,8 +260,8 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
         decoder_token_flops(m, context) * batch / static_cast<double>(p.tp) / steps.compute_rate;
   } else {
     // The weights' products at the math rate, attention over the cache at its own rate.
-    const Flops matmul = forward_flops(m, batch, 0.0);
-    const double balanced = attended * kv.ranks; // every rank as busy as the busiest
+    const Flops matmul = forward_flops(m, tokens, 0.0);
+    const double balanced = attended * kv.ranks * per_sequence; // ranks as busy as the busiest
     const Flops attention = (forward_flops(m, balanced, context) - forward_flops(m, balanced, 0)) *
                             decode_attention_scale(m);
     s.compute = (matmul / steps.compute_rate + attention / steps.attention_rate) /
@@ -310,10 +272,10 @@ decode_step(const StepLayout& steps, const KvCacheGeometry& kv, double batch, do
   // an encoder-decoder's decoder layer has three sublayers (self-attention, cross-attention, MLP).
   const double sublayers = m.encoder_decoder ? 3.0 * static_cast<double>(m.decoder_layers)
                                              : static_cast<double>(m.sublayers());
-  s.communication = tensor_allreduces(steps, batch, attended, sublayers);
+  s.communication = tensor_allreduces(steps, tokens, attended * per_sequence, sublayers);
   if (p.ep > 1 && m.is_moe()) {
     // Expert parallel: dispatch and combine all-to-all of each token's hidden state to its experts.
-    const double bytes_moved = batch * static_cast<double>(m.experts_active) *
+    const double bytes_moved = tokens * static_cast<double>(m.experts_active) *
                                static_cast<double>(m.hidden) * act * (p.ep - 1.0) / p.ep;
     s.communication +=
         (Bytes(2.0 * bytes_moved) / steps.expert_link.bandwidth + steps.expert_link.latency * 2.0) *
@@ -368,7 +330,9 @@ StepTime diffusion_pass(const StepLayout& steps, double tokens, double prompt) {
   return s;
 }
 
-StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
+// `cached`: the share of each prompt found in the prefix cache, whose tokens are not computed
+// (docs/model.md, "Prefix caching"): the rest attend over the cached part and the causal rest.
+StepTime prefill_step(const StepLayout& steps, double tokens, double prompt, double cached = 0.0) {
   const Spec& spec = *steps.spec;
   const ModelArch& m = spec.model;
   const Parallelism& p = steps.p;
@@ -388,8 +352,8 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
   // bidirectional attention, to all of it. The vision tower encodes the images of each prompt in
   // the step (tokens / prompt of them). An image encoder's prompt is one image (image_flops).
   const bool image_tower = spec.embeds_images() && prompt > 0;
-  Flops flops =
-      image_tower ? Flops(image_flops(m) * tokens / prompt) : forward_flops(m, tokens, 0.0);
+  Flops flops = image_tower ? Flops(image_flops(m) * tokens / prompt)
+                            : forward_flops(m, tokens * (1.0 - cached), 0.0);
   const auto& inf = spec.workload.inference;
   if (m.vision && inf.images_per_request > 0 && prompt > 0) {
     flops += Flops(tokens / prompt * static_cast<double>(inf.images_per_request) *
@@ -402,16 +366,37 @@ StepTime prefill_step(const StepLayout& steps, double tokens, double prompt) {
       p.attention_dp > 1 && prompt > 0
           ? std::min(tokens, std::ceil(tokens / prompt / ranks) * prompt) * ranks
           : tokens;
-  const Flops attention = image_tower
-                              ? Flops(0)
-                              : forward_flops(m, attended, m.encoder_only ? prompt : prompt / 2.0) -
-                                    forward_flops(m, attended, 0.0);
+  const double computed = attended * (1.0 - cached);
+  const Flops attention =
+      image_tower
+          ? Flops(0)
+          : forward_flops(m, computed, m.encoder_only ? prompt : prompt * (1.0 + cached) / 2.0) -
+                forward_flops(m, computed, 0.0);
   s.compute =
       (flops / steps.compute_rate + attention / steps.attention_rate) / static_cast<double>(p.tp);
-  s.communication = tensor_allreduces(
-      steps, tokens, attended / p.attention_dp, static_cast<double>(m.sublayers()));
+  s.communication = tensor_allreduces(steps,
+                                      tokens * (1.0 - cached),
+                                      computed / p.attention_dp,
+                                      static_cast<double>(m.sublayers()));
   s.fixed = steps.engine->per_layer * static_cast<double>(m.layers);
   return s;
+}
+
+// A generation's decode step. With speculative decoding (docs/model.md) the drafter's k passes
+// (r.draft_step) precede the target's verification of k + 1 tokens of each sequence, and a step
+// yields tokens_per_step() tokens of each sequence on average.
+StepTime generation_step(const StepLayout& steps,
+                         const KvCacheGeometry& kv,
+                         double batch,
+                         double context,
+                         InferencePerformance& r) {
+  if (!steps.draft) {
+    return decode_step(steps, kv, batch, context);
+  }
+  const SpeculativeDecoding& s = *steps.spec->workload.inference.speculative;
+  r.tokens_per_step = s.tokens_per_step();
+  r.draft_step = estimate_detail::draft_time(steps, batch, context);
+  return decode_step(steps, kv, batch, context, static_cast<double>(s.draft_tokens) + 1.0);
 }
 
 std::string decode_explanation(const StepTime& s, const std::string& bottleneck) {
@@ -440,6 +425,15 @@ std::string decode_explanation(const StepTime& s, const std::string& bottleneck)
 }
 
 } // namespace
+
+Seconds decode_token_time(const StepLayout& steps,
+                          const KvCacheGeometry& kv,
+                          double batch,
+                          double context) {
+  InferencePerformance r;
+  const StepTime step = generation_step(steps, kv, batch, context, r);
+  return (step.total() + r.draft_step) / r.tokens_per_step;
+}
 
 StepTime decode_step_time(const Spec& spec,
                           const Gpu& gpu,
@@ -599,9 +593,9 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const double mean = inf.mean_length_share();
   const auto isl = static_cast<double>(inf.prompt_tokens()) * mean;
   const auto osl = static_cast<double>(inf.output_tokens) * mean;
-  const StepTime dec = decode_step(steps, kv, static_cast<double>(c), isl + osl / 2.0);
+  const StepTime dec = generation_step(steps, kv, static_cast<double>(c), isl + osl / 2.0, r);
   r.prefill = pf.total();
-  r.decode_step = dec.total();
+  r.decode_step = dec.total() + r.draft_step;
   r.decode_memory = dec.memory;
   r.decode_compute = dec.compute;
   r.decode_communication = dec.communication;
@@ -631,6 +625,7 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const double prefill_per_request = marginal_prefill.si();
   const Seconds prefill = r.prefill;
   const Seconds decode = r.decode_step;
+  const Seconds per_token = decode / r.tokens_per_step; // a step's tokens (speculative decoding)
   const double interference = engine.prefill_interference;
   // Requests that arrive together (benchmarks start them in waves) wait on average for half of
   // the others' prefills.
@@ -644,7 +639,7 @@ InferencePerformance estimate_generation(const StepLayout& steps,
     const double share = std::min(0.98, lambda * prefill_per_request);
     // Chunked prefill piggybacks decode tokens on prefill steps: decoding is stalled by only
     // part of each prefill.
-    tpot_out = decode / (1.0 - share * interference);
+    tpot_out = per_token / (1.0 - share * interference);
     const Seconds wait = prefill * (share / (2.0 * (1.0 - share)));
     ttft_out = before_wait + max(wait, wave);
     return share;
@@ -741,15 +736,16 @@ InferencePerformance estimate_inference(const Spec& spec,
   if (r.concurrency < 1) {
     return r;
   }
-  const StepLayout steps = step_layout(spec, gpu, p, eff);
+  StepLayout steps = step_layout(spec, gpu, p, eff);
   if (embedding) {
     return estimate_embedding(steps, r, replicas, detail);
   }
+  steps.draft = estimate_detail::draft_pass(spec, p, constants);
   const auto& inf = spec.workload.inference;
   const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
   return estimate_generation(steps,
                              kv_cache_geometry(spec, p, constants),
-                             prefill_step(steps, isl, isl),
+                             prefill_step(steps, isl, isl, estimate_detail::cached_share(inf, isl)),
                              r,
                              replicas,
                              detail);
@@ -769,9 +765,10 @@ ServingLayout serving_layout(const Spec& spec,
   }
   s.steps = step_layout(spec, gpu, p, eff);
   if (!spec.workload.one_pass()) {
+    s.steps->draft = estimate_detail::draft_pass(spec, p, constants);
     const auto& inf = spec.workload.inference;
     const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
-    s.prefill = prefill_step(*s.steps, isl, isl);
+    s.prefill = prefill_step(*s.steps, isl, isl, estimate_detail::cached_share(inf, isl));
   }
   return s;
 }

@@ -4,6 +4,7 @@
 #include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/catalog/prices.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/estimate/latency_distribution.hpp>
 #include <rightsize/plan/estimate_report.hpp>
 #include <rightsize/plan/generation_formats.hpp>
 #include <rightsize/plan/precision.hpp>
@@ -35,6 +36,39 @@ TargetCheck judge_target(std::string target,
 
 namespace {
 
+// Percentile targets, held on the simulated distribution with the band of the mean around it
+// (the same ratios: the search holds them so, docs/plan.md "Percentile targets").
+void judge_percentile_targets(const EstimateReport& r,
+                              const SimulatedLatency& sim,
+                              std::vector<TargetCheck>& out) {
+  const auto& t = r.spec.workload.inference.targets;
+  const auto& i = *r.inference;
+  const InferenceBands* b = r.inference_bands;
+  const auto judge = [&](const std::vector<PercentileTarget>& targets,
+                         const LatencyPercentiles& stats,
+                         const char* name,
+                         Seconds point,
+                         const Band* band) {
+    for (const PercentileTarget& p : targets) {
+      const double predicted = to_ms(stats.at(p.percentile));
+      std::optional<Band> scaled;
+      if (band != nullptr && point.si() > 0) {
+        // Seconds to milliseconds, and the band's ratios to its point.
+        const double k = 1e3 * stats.at(p.percentile).si() / point.si();
+        scaled = Band{band->low * k, band->high * k};
+      }
+      out.push_back(judge_target(fmt::format("{}_p{}_ms", name, p.percentile),
+                                 true,
+                                 to_ms(p.limit),
+                                 predicted,
+                                 scaled,
+                                 r.judged_at_band_edge));
+    }
+  };
+  judge(t.ttft_percentiles, sim.ttft, "ttft", i.ttft, b ? &b->ttft : nullptr);
+  judge(t.tpot_percentiles, sim.tpot, "tpot", i.tpot, b ? &b->tpot : nullptr);
+}
+
 void judge_serving_targets(const EstimateReport& r, std::vector<TargetCheck>& out) {
   const bool edge = r.judged_at_band_edge;
   const auto& t = r.spec.workload.inference.targets;
@@ -60,6 +94,9 @@ void judge_serving_targets(const EstimateReport& r, std::vector<TargetCheck>& ou
                                to_ms(i.tpot),
                                b ? std::optional<Band>(ms(b->tpot)) : std::nullopt,
                                edge));
+  }
+  if (i.simulated) {
+    judge_percentile_targets(r, *i.simulated, out);
   }
   if (t.requests_per_s && audio && audio->audio_seconds_per_s) {
     // A transcription's windows per second, held as audio seconds per second.
@@ -278,6 +315,8 @@ EstimateEvaluation estimate_configuration(Spec spec,
                                      e.replicas,
                                      Detail::full,
                                      offered);
+    e.inference->simulated = simulate_percentiles(
+        e.spec, gpu, e.parallelism, constants, efficiency, e.memory, *e.inference);
     if (e.inference->concurrency > 0) {
       const std::string engine = engine_band_key(e.spec, efficiency);
       // Inside what a site calibration measured: its own leave-one-run-out band.

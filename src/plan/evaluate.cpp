@@ -6,6 +6,7 @@
 
 #include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/core/units_format.hpp>
+#include <rightsize/estimate/latency_distribution.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/precision.hpp>
 #include <rightsize/plan/unit_values.hpp>
@@ -97,6 +98,8 @@ void evaluate_inference(const detail::Search& S,
   }
   c.inference = estimate_inference(
       spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
+  c.inference->simulated =
+      simulate_percentiles(spec, *c.gpu, c.layout, S.constants, S.eff, c.memory, *c.inference);
   double ttft_high = 1.0;
   double tpot_high = 1.0;
   double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
@@ -253,9 +256,8 @@ ConfigurationEvaluation evaluate_configuration(const Spec& spec,
   }
   if (const auto no = attention_dp_refusal(spec, p)) {
     out.problem_kind = "gone";
-    out.problem = fmt::format("attention DP={} cannot serve the spec any more: {}",
-                              p.attention_dp,
-                              *no);
+    out.problem =
+        fmt::format("attention DP={} cannot serve the spec any more: {}", p.attention_dp, *no);
     return out;
   }
   Candidate c;

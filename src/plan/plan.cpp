@@ -46,6 +46,7 @@ using detail::Miss;
 using detail::precision_label;
 using detail::Search;
 using detail::search_inference;
+using detail::search_inference_held;
 using detail::search_training;
 
 constexpr double k_tight_headroom = 0.10;        // under 10% memory or latency headroom: tight
@@ -367,7 +368,7 @@ Rejection rejection_from_miss(const Search& S, const Gpu& g, const Miss& miss) {
     std::vector<Candidate> found;
     Miss trial_miss;
     if (S.units.serving) {
-      detail::search_inference(again, g, found, trial_miss);
+      detail::search_inference_held(again, g, found, trial_miss);
     } else {
       detail::search_training(again, g, found, trial_miss);
     }
@@ -444,7 +445,7 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
   std::vector<Candidate> found;
   Miss miss;
   if (S.units.serving) {
-    search_inference(S, g, found, miss);
+    search_inference_held(S, g, found, miss);
   } else {
     search_training(S, g, found, miss);
   }
@@ -540,7 +541,7 @@ std::optional<std::pair<std::string, std::string>> smallest_slice(const Search& 
     std::vector<Candidate> found;
     Miss ignored;
     ignored.discard = true;
-    detail::search_inference(in_slice, *slice, found, ignored);
+    detail::search_inference_held(in_slice, *slice, found, ignored);
     if (!found.empty()) {
       const auto& i = *found.front().inference;
       // A transcription's speed is its latency and audio rate; every other workload's is told
@@ -595,7 +596,7 @@ void plan_slices(const Search& S, Plan& plan) {
       std::vector<Candidate> found;
       Miss ignored; // a slice that cannot serve is no rejection: the whole GPU has its own row
       ignored.discard = true;
-      detail::search_inference(in_slices, *owned, found, ignored);
+      detail::search_inference_held(in_slices, *owned, found, ignored);
       if (found.empty()) {
         continue;
       }
@@ -773,6 +774,9 @@ Plan make_plan(const Spec& spec,
   }
   plan_slices(S, plan);
   rank(S, plan);
+  if (options.simulate) {
+    detail::simulate_candidates(plan, constants, efficiency);
+  }
   // A candidate on a GPU without bf16 runs the spec's bf16 in fp16: said once per GPU, with the
   // model family's fp16 caveat (plan/generation_formats.hpp).
   for (const Candidate& c : plan.candidates) {

@@ -377,6 +377,17 @@ double score(const Candidate& c, Objective o, const Search& S);
 
 // Every configuration of `g` that meets the spec goes to `found`; the closest miss to `miss`.
 void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& found, Miss& miss);
+// search_inference, holding the spec's percentile targets (percentile_targets.cpp): its kept
+// candidates simulated, and searched again with tighter typical-request targets while their
+// percentiles miss; the same as search_inference for a spec without them.
+// Each serving candidate of `plan` simulated once (InferencePerformance::simulated), those the
+// search has not simulated already (percentile_targets.cpp).
+void simulate_candidates(Plan& plan, const Constants& constants, const Efficiency& eff);
+
+void search_inference_held(const Search& S,
+                           const Gpu& g,
+                           std::vector<Candidate>& found,
+                           Miss& miss);
 
 // The slow edge of `metric`'s band over its point for a GPU's family and the spec's engine, as
 // the search holds targets; none when it holds them at the point (--confidence point).

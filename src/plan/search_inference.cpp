@@ -239,13 +239,12 @@ bool EvaluationCache::holds(const Gpu& g) const {
 
 std::size_t EvaluationCache::Hash::operator()(const Layout& l) const {
   std::size_t h = std::hash<const Gpu*>{}(l.gpu);
-  for (const int v :
-       {static_cast<int>(l.weights),
-        static_cast<int>(l.kv_cache),
-        l.tp,
-        l.pp,
-        l.ep,
-        l.attention_dp}) {
+  for (const int v : {static_cast<int>(l.weights),
+                      static_cast<int>(l.kv_cache),
+                      l.tp,
+                      l.pp,
+                      l.ep,
+                      l.attention_dp}) {
     h = h * 1'000'003 ^ std::hash<int>{}(v);
   }
   return h;

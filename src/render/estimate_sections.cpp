@@ -110,10 +110,18 @@ void write_memory_json(JsonWriter& w, const EstimateReport& r) {
     write_band(w, r.memory_band);
     w.end_object();
   }
-  w.member("budget_bytes", m.budget.si())
-      .member("capacity_bytes", m.capacity.si())
-      .member("headroom_bytes", (m.budget - m.per_gpu.total()).si())
-      .key("per_gpu")
+  w.member("budget_bytes", m.budget.si()).member("capacity_bytes", m.capacity.si());
+  if (m.draft_weights.si() > 0) { // speculative decoding: of weights_bytes, the drafter's
+    w.member("draft_weights_bytes", m.draft_weights.si());
+  }
+  w.member("headroom_bytes", (m.budget - m.per_gpu.total()).si());
+  if (m.kv_draft.si() > 0) { // of kv_cache_bytes: the drafter's keys and values
+    w.member("kv_cache_draft_bytes", m.kv_draft.si());
+  }
+  if (m.kv_prefix_cache.si() > 0) { // of kv_cache_bytes: cached prefixes beside the sequences
+    w.member("kv_cache_prefix_bytes", m.kv_prefix_cache.si());
+  }
+  w.key("per_gpu")
       .begin_object()
       .member("activations_bytes", m.per_gpu.activations.si())
       .member("gradients_bytes", m.per_gpu.gradients.si())
@@ -224,6 +232,36 @@ void write_transcription_json(JsonWriter& w, const EstimateReport& r) {
       .end_object();
 }
 
+namespace {
+
+// A latency's statistics over the simulated requests, in milliseconds.
+void write_latency_stats(JsonWriter& w, const LatencyPercentiles& s) {
+  w.begin_object()
+      .member("mean", to_ms(s.mean))
+      .member("p50", to_ms(s.p50))
+      .member("p90", to_ms(s.p90))
+      .member("p99", to_ms(s.p99))
+      .end_object();
+}
+
+// The simulated distribution (docs/model.md, "Latency distributions"): each latency's mean and
+// percentiles, and the run they are of.
+void write_percentiles_json(JsonWriter& w, const SimulatedLatency& s) {
+  w.begin_object();
+  w.key("e2e_ms");
+  write_latency_stats(w, s.e2e);
+  w.member("peak_running", s.peak_running)
+      .member("preemptions", s.preemptions)
+      .member("requests", s.requests);
+  w.key("tpot_ms");
+  write_latency_stats(w, s.tpot);
+  w.key("ttft_ms");
+  write_latency_stats(w, s.ttft);
+  w.end_object();
+}
+
+} // namespace
+
 void write_inference_json(JsonWriter& w, const EstimateReport& r) {
   const auto& m = r.memory;
   const auto& perf = r.inference;
@@ -252,11 +290,30 @@ void write_inference_json(JsonWriter& w, const EstimateReport& r) {
       .member("latency_statistic", "mean")
       .member("max_batch", m.max_batch)
       .member("max_context_tokens", m.max_context)
-      .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0)
-      .member("prefill_ms", perf ? to_ms(perf->prefill) : 0.0)
-      .member("prefill_tokens_per_s", perf ? perf->prefill_tokens_per_s : 0.0)
-      .member("requests_per_s", perf ? perf->requests_per_s : 0.0)
-      .member("tpot_ms", perf ? to_ms(perf->tpot) : 0.0)
+      .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0);
+  if (perf && perf->simulated) {
+    w.key("percentiles");
+    write_percentiles_json(w, *perf->simulated);
+  }
+  w.member("prefill_ms", perf ? to_ms(perf->prefill) : 0.0)
+      .member("prefill_tokens_per_s", perf ? perf->prefill_tokens_per_s : 0.0);
+  const auto& inf = r.spec.workload.inference;
+  if (inf.prefix_cache_hit_rate > 0) {
+    w.member("prefix_cache_hit_rate", inf.prefix_cache_hit_rate);
+  }
+  w.member("requests_per_s", perf ? perf->requests_per_s : 0.0);
+  if (const auto& s = inf.speculative) {
+    w.key("speculative")
+        .begin_object()
+        .member("acceptance_rate", s->acceptance_rate)
+        .member("draft_step_ms", perf ? to_ms(perf->draft_step) : 0.0)
+        .member("draft_tokens", s->draft_tokens)
+        .member("method", to_string(s->method))
+        .member("proposed_acceptance", s->proposed_acceptance())
+        .member("tokens_per_step", s->tokens_per_step())
+        .end_object();
+  }
+  w.member("tpot_ms", perf ? to_ms(perf->tpot) : 0.0)
       .member("ttft_ms", perf ? to_ms(perf->ttft) : 0.0)
       .end_object();
 }

@@ -1,6 +1,7 @@
 // An estimate as a table for people (render_estimate_table).
 
 #include "estimate_parts.hpp"
+#include "plan_text.hpp"
 
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
@@ -83,12 +84,13 @@ std::string training_workload(const EstimateReport& r) {
 std::string generation_workload(const EstimateReport& r) {
   const auto& s = r.spec;
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}",
+  return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}{}",
                      to_string(i.engine),
                      i.describe_input(),
                      i.output_tokens,
                      weights_text(s),
-                     to_string(s.precision.kv_cache));
+                     to_string(s.precision.kv_cache),
+                     decoding_features(i));
 }
 
 // A text-to-text model's input is what its encoder reads (its decoder starts from one token).
@@ -197,20 +199,20 @@ void render_header(const EstimateReport& r, std::ostream& out) {
                        p.gpus(),
                        p.gpus() == 1 ? "" : "s");
   } else {
-    out << fmt::format("{}: {} on {} x {} (tp {}, {}pp {}, dp {}, ep {}{})\n",
-                       s.name,
-                       s.model.name,
-                       p.gpus(),
-                       r.gpu.name,
-                       p.tp,
-                       p.cp > 1 ? fmt::format("cp {}, ", p.cp) : std::string(),
-                       p.pp,
-                       p.dp,
-                       p.ep,
-                       p.attention_dp > 1
-                           ? fmt::format(", attention dp {} of tp {}", p.attention_dp,
-                                         p.attention_tp())
-                           : std::string());
+    out << fmt::format(
+        "{}: {} on {} x {} (tp {}, {}pp {}, dp {}, ep {}{})\n",
+        s.name,
+        s.model.name,
+        p.gpus(),
+        r.gpu.name,
+        p.tp,
+        p.cp > 1 ? fmt::format("cp {}, ", p.cp) : std::string(),
+        p.pp,
+        p.dp,
+        p.ep,
+        p.attention_dp > 1
+            ? fmt::format(", attention dp {} of tp {}", p.attention_dp, p.attention_tp())
+            : std::string());
   }
   out << "  " << workload_line(r) << "\n\n";
 }
@@ -236,7 +238,10 @@ void render_memory(const EstimateReport& r, std::ostream& out) {
                        bar(b, m.capacity, 40));
   };
   row("weights", m.per_gpu.weights);
+  row(" drafter", m.draft_weights); // of the weights: speculative decoding's drafter
   row("kv cache", m.per_gpu.kv_cache);
+  row(" prefixes", m.kv_prefix_cache); // of the KV cache: cached prefixes held beside sequences
+  row(" drafter kv", m.kv_draft);
   row("activations", m.per_gpu.activations);
   row("gradients", m.per_gpu.gradients);
   row("optimizer", m.per_gpu.optimizer);
@@ -524,6 +529,18 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        r.replicas > 1 ? " over all replicas" : "",
                        b->tpot_ratio.basis);
   }
+  if (i.simulated && r.spec.workload.inference.targets.names_percentiles()) {
+    const SimulatedLatency& d = *i.simulated;
+    out << fmt::format("  latency distribution (simulated, {} requests in the steady state, at the "
+                       "estimate): TTFT p50 {}, p90 {}, p99 {}; TPOT p50 {}, p90 {}, p99 {}\n",
+                       d.requests,
+                       format_seconds(d.ttft.p50),
+                       format_seconds(d.ttft.p90),
+                       format_seconds(d.ttft.p99),
+                       format_seconds(d.tpot.p50),
+                       format_seconds(d.tpot.p90),
+                       format_seconds(d.tpot.p99));
+  }
   out << fmt::format("  one prefill {} alone; one decode step {} (memory {}, compute {}, "
                      "all-reduce {}, fixed {}); prefills take {:.0f}% of the time\n",
                      format_seconds(i.prefill),
@@ -533,6 +550,13 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                      format_seconds(i.decode_communication),
                      format_seconds(i.decode_fixed),
                      100.0 * i.prefill_share);
+  if (i.tokens_per_step > 1) {
+    out << fmt::format("  speculative decoding: each step drafts for {} and verifies, {:.2f} "
+                       "tokens per step per sequence: TPOT is the step over {:.2f}\n",
+                       format_seconds(i.draft_step),
+                       i.tokens_per_step,
+                       i.tokens_per_step);
+  }
   out << "  " << i.explanation << '\n';
 }
 

@@ -12,6 +12,15 @@ namespace {
 
 // "TPOT", "requests/s": how a person calls a target.
 std::string target_label(const std::string& target) {
+  // A percentile target, "ttft_p99_ms": "p99 TTFT".
+  for (const char* latency : {"ttft", "tpot"}) {
+    const std::string prefix = std::string(latency) + "_p";
+    if (target.rfind(prefix, 0) == 0 && target.size() > prefix.size() + 3) {
+      const std::string percentile =
+          target.substr(prefix.size() - 1, target.size() - 3 - prefix.size() + 1);
+      return percentile + " " + target_label(std::string(latency) + "_ms");
+    }
+  }
   if (target == "ttft_ms") {
     return "TTFT";
   }
@@ -56,7 +65,7 @@ std::string compact_seconds(double s) {
 } // namespace
 
 std::string detail::target_value(const std::string& target, double v) {
-  if (target == "ttft_ms" || target == "tpot_ms" || target == "latency_ms") {
+  if (target.size() > 3 && target.compare(target.size() - 3, 3, "_ms") == 0) {
     return compact_seconds(v / 1e3);
   }
   if (target == "deadline_hours") {

@@ -525,6 +525,34 @@ std::string price_text(const Plan& plan, const Candidate& b) {
   return "";
 }
 
+// The recommendation's simulated latency distribution, where the targets name percentiles
+// (docs/model.md, "Latency distributions").
+void render_latency_distribution(const Plan& plan, html::Page& page) {
+  const Candidate& best = plan.candidates.front();
+  if (!plan.spec.workload.inference.targets.names_percentiles() || !best.inference ||
+      !best.inference->simulated) {
+    return;
+  }
+  const SimulatedLatency& d = *best.inference->simulated;
+  page.section("Latency distribution", "latency");
+  page.paragraph(fmt::format("The recommendation's latencies over {} simulated requests in the "
+                             "steady state, at the estimate (targets are held at the slow edge "
+                             "of the band).",
+                             d.requests));
+  html::Table t;
+  t.header = {"Latency", "Mean", "p50", "p90", "p99"};
+  t.numeric = {false, true, true, true, true};
+  for (const auto& [name, stats] :
+       {std::pair{"TTFT", &d.ttft}, std::pair{"TPOT", &d.tpot}, std::pair{"End to end", &d.e2e}}) {
+    t.rows.push_back({name,
+                      format_seconds(stats->mean),
+                      format_seconds(stats->p50),
+                      format_seconds(stats->p90),
+                      format_seconds(stats->p99)});
+  }
+  page.table(t);
+}
+
 } // namespace
 
 void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostream& out) {
@@ -578,6 +606,7 @@ void render_plan_html(const Plan& full_plan, const RenderOptions& o, std::ostrea
                               axes.x_name));
     }
     page.table(candidates_table(plan, axes));
+    render_latency_distribution(plan, page);
 
     const auto rows = top_candidates(plan, o, 8);
     page.section("Memory per GPU", "memory");

@@ -14,6 +14,25 @@
 
 namespace rightsize {
 
+// ", speculative eagle: 3 draft tokens at acceptance 0.80 (2.95 tokens per step), prefix cache
+// hit rate 50%", or nothing when the workload uses neither.
+std::string decoding_features(const InferenceWorkload& i) {
+  std::string out;
+  if (const auto& s = i.speculative) {
+    out += fmt::format(", speculative {}: {} draft token{} at acceptance {:.2f} ({:.2f} tokens per "
+                       "step)",
+                       to_string(s->method),
+                       s->draft_tokens,
+                       s->draft_tokens == 1 ? "" : "s",
+                       s->acceptance_rate,
+                       s->tokens_per_step());
+  }
+  if (i.prefix_cache_hit_rate > 0) {
+    out += fmt::format(", prefix cache hit rate {:.0f}%", 100.0 * i.prefix_cache_hit_rate);
+  }
+  return out;
+}
+
 namespace {
 
 std::string offline_or(const std::optional<long long>& concurrency, const char* items) {
@@ -45,11 +64,12 @@ std::string training_workload(const Spec& s) {
 
 std::string generation_workload(const Spec& s) {
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} + {} out tokens, {}",
+  return fmt::format("inference on {}, {} + {} out tokens, {}{}",
                      to_string(i.engine),
                      i.describe_input(),
                      i.output_tokens,
-                     offline_or(i.concurrency, "requests"));
+                     offline_or(i.concurrency, "requests"),
+                     decoding_features(i));
 }
 
 // A text-to-text model's input is what its encoder reads (its decoder starts from one token).
@@ -142,8 +162,14 @@ std::string serving_targets(const Plan& p) {
   if (x.ttft) {
     t.push_back(fmt::format("{} <= {}", names(u.latency).words, format_seconds(*x.ttft)));
   }
+  for (const PercentileTarget& q : x.ttft_percentiles) {
+    t.push_back(fmt::format("p{} TTFT <= {}", q.percentile, format_seconds(q.limit)));
+  }
   if (x.tpot) {
     t.push_back("TPOT <= " + format_seconds(*x.tpot));
+  }
+  for (const PercentileTarget& q : x.tpot_percentiles) {
+    t.push_back(fmt::format("p{} TPOT <= {}", q.percentile, format_seconds(q.limit)));
   }
   if (x.output_tokens_per_s) {
     t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));
@@ -386,23 +412,22 @@ std::string short_verdict(const std::string& v) {
 // precision.kv_cache names nothing (an encoder, a diffusion pipeline) is given no --kv-cache
 // format.
 std::string estimate_args(const Plan& plan, const Candidate& c) {
-  return fmt::format("estimate {} --gpu {} --tp {}{} --pp {} --ep {}{} --dp {} --weights {}{} "
-                     "--batch {}",
-                     plan.spec.file,
-                     c.gpu->name,
-                     c.layout.tp,
-                     c.layout.cp > 1 ? fmt::format(" --cp {}", c.layout.cp) : std::string(),
-                     c.layout.pp,
-                     c.layout.ep,
-                     c.layout.attention_dp > 1
-                         ? fmt::format(" --attention-dp {}", c.layout.attention_dp)
-                         : std::string(),
-                     c.inference ? c.replicas : c.layout.dp,
-                     to_string(c.spec->precision.weights),
-                     plan.units.kv_format
-                         ? fmt::format(" --kv-cache {}", to_string(c.spec->precision.kv_cache))
-                         : std::string(),
-                     c.inference ? std::max(c.inference->offered, c.memory.batch) : c.memory.batch);
+  return fmt::format(
+      "estimate {} --gpu {} --tp {}{} --pp {} --ep {}{} --dp {} --weights {}{} "
+      "--batch {}",
+      plan.spec.file,
+      c.gpu->name,
+      c.layout.tp,
+      c.layout.cp > 1 ? fmt::format(" --cp {}", c.layout.cp) : std::string(),
+      c.layout.pp,
+      c.layout.ep,
+      c.layout.attention_dp > 1 ? fmt::format(" --attention-dp {}", c.layout.attention_dp)
+                                : std::string(),
+      c.inference ? c.replicas : c.layout.dp,
+      to_string(c.spec->precision.weights),
+      plan.units.kv_format ? fmt::format(" --kv-cache {}", to_string(c.spec->precision.kv_cache))
+                           : std::string(),
+      c.inference ? std::max(c.inference->offered, c.memory.batch) : c.memory.batch);
 }
 
 std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>& rows) {

@@ -21,6 +21,25 @@ namespace rightsize {
 
 namespace {
 
+// The simulated distribution of a candidate's latencies when the targets name percentiles, as a
+// line after its explanation (docs/model.md, "Latency distributions"); empty otherwise.
+std::string percentiles_line(const Spec& s, const Candidate& c) {
+  if (!s.workload.inference.targets.names_percentiles() || !c.inference ||
+      !c.inference->simulated) {
+    return "";
+  }
+  const SimulatedLatency& d = *c.inference->simulated;
+  return fmt::format("  latency distribution (simulated, {} requests in the steady state, at "
+                     "the estimate): TTFT p50 {}, p90 {}, p99 {}; TPOT p50 {}, p90 {}, p99 {}",
+                     d.requests,
+                     format_seconds(d.ttft.p50),
+                     format_seconds(d.ttft.p90),
+                     format_seconds(d.ttft.p99),
+                     format_seconds(d.tpot.p50),
+                     format_seconds(d.tpot.p90),
+                     format_seconds(d.tpot.p99));
+}
+
 constexpr std::size_t k_narrow_width = 80;
 
 // A number short enough for a table cell: two significant digits below 10, none above.
@@ -314,7 +333,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
   const std::size_t width = o.wide ? std::string::npos : k_narrow_width;
   const auto bold = [&](const std::string& t) { return o.color ? "\033[1m" + t + "\033[0m" : t; };
   const auto line = [&](const std::string& text, std::size_t indent) {
-    out << wrap(text, width, indent) << '\n';
+    out << (text.empty() ? std::string() : wrap(text, width, indent) + '\n');
   };
   out << bold(fmt::format("{}: {}", s.name, s.model.name)) << '\n';
   line("  workload:     " + workload_line(plan), 16);
@@ -385,6 +404,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
                2))
         << '\n';
     line("  " + (best.inference ? best.inference->explanation : best.training->explanation), 4);
+    line(percentiles_line(s, best), 4);
     line("  price " + best.cost.price_label + (best.cost.price_stale ? " STALE" : "") + "; " +
              best.cost.basis,
          4);

@@ -212,6 +212,9 @@ void read_text_to_text(Spec& spec, const std::optional<FieldReader>& workload) {
       }
     }
     read_inference(r, w);
+    refuse_decoding_features(r,
+                             "rightsize models speculative decoding and prefix caching for "
+                             "decoder-only text generation, not for text-to-text models");
     if (const auto refused = text_to_text_engine_refusal(spec.model, w.engine)) {
       r.member("engine").fail(*refused);
     }

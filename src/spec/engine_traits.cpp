@@ -44,7 +44,16 @@ const std::vector<EngineTraits> k_engines{
       "vLLM docs serving/data_parallel_deployment.md: --data-parallel-size replicates attention "
       "for MoE models, 'expert layers form a tensor parallel group of size DP x TP' (or expert "
       "parallel with --enable-expert-parallel); 'Data Parallel attention can be combined with "
-      "Tensor Parallel attention'; for dense models the DP ranks are independent"}},
+      "Tensor Parallel attention'; for dense models the DP ranks are independent"},
+     {true,
+      true,
+      true,
+      "vllm/config/speculative.py @002e77c1f0ef: SpeculativeMethod includes \"draft_model\", "
+      "\"eagle\", \"eagle3\" and the MTP types (\"mtp\", \"deepseek_mtp\", ...), given as "
+      "--speculative-config JSON with num_speculative_tokens",
+      true,
+      "vLLM automatic prefix caching (--enable-prefix-caching, on by default in the V1 engine): "
+      "docs.vllm.ai/en/latest/design/prefix_caching.html"}},
     {Engine::sglang,
      "SGLang",
      true,
@@ -68,7 +77,15 @@ const std::vector<EngineTraits> k_engines{
       "SGLang server_args --enable-dp-attention with --dp-size N: attention in N groups of "
       "tp_size / N GPUs, each holding the KV cache of its own requests ('If you do not use DP "
       "attention, KV cache will be duplicated among all TP ranks', docs/references/deepseek.md); "
-      "MoE over all tp_size GPUs (moe_tp_size = tp_size // ep_size)"}},
+      "MoE over all tp_size GPUs (moe_tp_size = tp_size // ep_size)"},
+     {true,
+      true,
+      true,
+      "sglang docs/advanced_features/speculative_decoding.md @067ad4d335bb: "
+      "--speculative-algorithm "
+      "EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a smaller draft model)",
+      true,
+      "SGLang RadixAttention prefix cache, on unless --disable-radix-cache (server_args.py)"}},
     {Engine::tensorrt_llm,
      "TensorRT-LLM",
      false,
@@ -96,7 +113,16 @@ const std::vector<EngineTraits> k_engines{
       "rightsize's deploy does not write: estimate evaluates it, plans do not choose it",
       "TensorRT-LLM LLM API enable_attention_dp (False by default): every rank attends to its own "
       "requests with attention TP 1 and its own KV cache (TensorRT-LLM _torch mapping.py, "
-      "NVIDIA Dynamo docs dp-rank-routing)"}},
+      "NVIDIA Dynamo docs dp-rank-routing)"},
+     {true,
+      true,
+      true,
+      "TensorRT-LLM docs/source/features/speculative-decoding.md @04c8822cc42f: MTPDecodingConfig "
+      "(DeepSeek), Eagle3DecodingConfig, DraftTargetDecodingConfig, each with max_draft_len, set "
+      "through speculative_config in the --config YAML of trtllm-serve",
+      true,
+      "TensorRT-LLM KvCacheConfig.enable_block_reuse (KV cache reuse of shared prefixes, on by "
+      "default in the LLM API)"}},
     {Engine::transformers,
      "transformers",
      false,
@@ -115,7 +141,15 @@ const std::vector<EngineTraits> k_engines{
       false,
       false,
       "transformers' generate runs one process per model: no attention data parallelism",
-      "transformers generate"}},
+      "transformers generate"},
+     {false,
+      false,
+      true,
+      "transformers generation strategies: assisted decoding with a smaller assistant_model of "
+      "the same tokenizer (generate(..., assistant_model=...)); no MTP or EAGLE head",
+      false,
+      "transformers generate keeps no cache across requests: each request prefills its whole "
+      "prompt"}},
 };
 
 // "a", "a and b", "a, b and c" (`last` "or": "a, b or c").

@@ -31,15 +31,50 @@ using detail::Range;
 
 namespace {
 
+// A latency target: milliseconds for the typical request (the mean), or an object naming the
+// statistics it holds ({"p50": 300, "p99": 1500}, "mean" too), whose percentiles may not be
+// looser at a lower percentile than at a higher one.
+void read_latency_target(const FieldReader& r,
+                         std::string_view key,
+                         std::optional<Seconds>& mean,
+                         std::vector<PercentileTarget>& percentiles) {
+  if (!r.has(key)) {
+    return;
+  }
+  const FieldReader v = r.member(key);
+  if (!v.is_object()) {
+    mean = milliseconds(r.number(key, Range::positive(1e9)));
+    return;
+  }
+  v.reject_unknown({"mean", "p50", "p90", "p99"});
+  if (v.json().empty()) {
+    v.fail_plain("names no statistic: give milliseconds, or an object such as {\"p99\": 2000} "
+                 "(mean, p50, p90, p99)");
+  }
+  if (auto ms = v.optional_number("mean", Range::positive(1e9))) {
+    mean = milliseconds(*ms);
+  }
+  for (const int p : {50, 90, 99}) {
+    const std::string name = fmt::format("p{}", p);
+    const auto ms = v.optional_number(name, Range::positive(1e9));
+    if (!ms) {
+      continue;
+    }
+    if (!percentiles.empty() && percentiles.back().limit > milliseconds(*ms)) {
+      v.member(name).fail(fmt::format("is below p{}'s {} ms: a higher percentile's target cannot "
+                                      "be tighter than a lower one's",
+                                      percentiles.back().percentile,
+                                      percentiles.back().limit.si() * 1e3));
+    }
+    percentiles.push_back({p, milliseconds(*ms)});
+  }
+}
+
 void read_targets(const FieldReader& r, InferenceTargets& t) {
   r.reject_unknown({"output_tokens_per_s", "ttft_ms", "tpot_ms", "requests_per_s"});
   t.output_tokens_per_s = r.optional_number("output_tokens_per_s", Range::positive(1e12));
-  if (auto ms = r.optional_number("ttft_ms", Range::positive(1e9))) {
-    t.ttft = milliseconds(*ms);
-  }
-  if (auto ms = r.optional_number("tpot_ms", Range::positive(1e9))) {
-    t.tpot = milliseconds(*ms);
-  }
+  read_latency_target(r, "ttft_ms", t.ttft, t.ttft_percentiles);
+  read_latency_target(r, "tpot_ms", t.tpot, t.tpot_percentiles);
   t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
 }
 
@@ -82,7 +117,9 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
                     "targets",
                     "images_per_request",
                     "image_width",
-                    "image_height"});
+                    "image_height",
+                    "speculative",
+                    "prefix_cache_hit_rate"});
   w.input_tokens =
       r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
   w.output_tokens =
@@ -265,6 +302,7 @@ void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workloa
 void read_generation(Spec& spec, const std::optional<FieldReader>& workload) {
   if (workload) {
     read_inference(*workload, spec.workload.inference);
+    read_decoding_features(spec, *workload);
   }
   read_images(spec, workload);
   fit_inference_lengths(spec, workload);

@@ -53,6 +53,10 @@ void read_inference(const FieldReader& r, InferenceWorkload& w);
 // A text generation workload: its fields, its images and its lengths fitted to the context.
 // `workload` is the spec's /workload, absent for a bare config.json or a spec without one.
 void read_generation(Spec& spec, const std::optional<FieldReader>& workload);
+// Speculative decoding and prefix caching (decoding.cpp), checked against the model and the
+// engine; a workload that has neither refuses them with `why`.
+void read_decoding_features(Spec& spec, const FieldReader& workload);
+void refuse_decoding_features(const FieldReader& workload, const std::string& why);
 // Image tokens joining each prompt of a vision-language model.
 void read_images(Spec& spec, const std::optional<FieldReader>& workload);
 // Lengths given are checked against the model's context, lengths left to defaults shrink to it.

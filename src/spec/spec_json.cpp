@@ -3,12 +3,34 @@
 
 #include <rightsize/spec/spec_json.hpp>
 
+#include <fmt/format.h>
+
+#include <optional>
+
 namespace rightsize {
 
 namespace {
 
 nlohmann::json optional_seconds_ms(const std::optional<Seconds>& s) {
   return s ? nlohmann::json(to_ms(*s)) : nlohmann::json(nullptr);
+}
+
+// A latency target as a spec writes it: milliseconds for the mean alone, else an object of its
+// statistics; nullopt when there is none.
+std::optional<nlohmann::json>
+latency_target_json(const std::optional<Seconds>& mean,
+                    const std::vector<PercentileTarget>& percentiles) {
+  if (percentiles.empty()) {
+    return mean ? std::optional<nlohmann::json>(to_ms(*mean)) : std::nullopt;
+  }
+  nlohmann::json j = nlohmann::json::object();
+  if (mean) {
+    j["mean"] = to_ms(*mean);
+  }
+  for (const PercentileTarget& p : percentiles) {
+    j[fmt::format("p{}", p.percentile)] = to_ms(p.limit);
+  }
+  return j;
 }
 
 nlohmann::json workload_to_json(const Spec& spec) {
@@ -78,15 +100,29 @@ nlohmann::json workload_to_json(const Spec& spec) {
       j["image_height"] = i.image_height;
       j["image_tokens"] = i.image_tokens;
     }
+    if (i.speculative) { // absent otherwise, as the images: other specs keep their digest
+      const SpeculativeDecoding& s = *i.speculative;
+      nlohmann::json drafting = {{"method", std::string(to_string(s.method))},
+                                 {"draft_tokens", s.draft_tokens},
+                                 {"acceptance_rate", s.acceptance_rate},
+                                 {"tokens_per_step", s.tokens_per_step()}};
+      if (s.draft_model) {
+        drafting["draft_model"] = *s.draft_model;
+      }
+      j["speculative"] = drafting;
+    }
+    if (i.prefix_cache_hit_rate > 0) {
+      j["prefix_cache_hit_rate"] = i.prefix_cache_hit_rate;
+    }
     nlohmann::json t = nlohmann::json::object();
     if (i.targets.output_tokens_per_s) {
       t["output_tokens_per_s"] = *i.targets.output_tokens_per_s;
     }
-    if (i.targets.ttft) {
-      t["ttft_ms"] = optional_seconds_ms(i.targets.ttft);
+    if (auto ttft = latency_target_json(i.targets.ttft, i.targets.ttft_percentiles)) {
+      t["ttft_ms"] = *ttft;
     }
-    if (i.targets.tpot) {
-      t["tpot_ms"] = optional_seconds_ms(i.targets.tpot);
+    if (auto tpot = latency_target_json(i.targets.tpot, i.targets.tpot_percentiles)) {
+      t["tpot_ms"] = *tpot;
     }
     if (i.targets.requests_per_s) {
       t["requests_per_s"] = *i.targets.requests_per_s;

@@ -26,6 +26,10 @@ struct LockedConfiguration {
   double memory_budget_bytes = 0;
   std::optional<double> ttft_ms;
   std::optional<double> tpot_ms;
+  // The simulated p99 of each (docs/model.md, "Latency distributions"): recorded when the spec's
+  // targets name percentiles, absent otherwise (and from locks written before 2026-12-07).
+  std::optional<double> ttft_p99_ms;
+  std::optional<double> tpot_p99_ms;
   std::optional<double> output_tokens_per_s;
   std::optional<double> step_time_s;
   std::optional<double> time_to_train_hours;

@@ -37,7 +37,7 @@ struct EngineRecipe {
   // max_num_seqs, memory_fraction, kv_cache_dtype, quantization, served_model_name); an empty
   // name: the engine has no such argument.
   std::map<std::string, std::string> args;
-  bool memory_fraction_of_total = true;               // false: of the memory free after the weights
+  bool memory_fraction_of_total = true; // false: of the memory free after the weights
   // Under attention data parallelism, tensor_parallel and max_num_seqs are each rank's (vLLM:
   // every DP rank is an engine of its own) rather than the whole replica's (SGLang).
   bool attention_dp_per_rank = false;
@@ -53,6 +53,17 @@ struct EngineRecipe {
     std::vector<std::string> serve_args; // may hold {nodes}
   };
   std::optional<MultiNode> multi_node;
+  // Speculative decoding (docs/deploy.md, "Speculative decoding and prefix caching"): the engine's
+  // name of each method and its words, with {method}, {draft_tokens}, {verify_tokens} (k + 1)
+  // and {draft} (draft_words with {draft_model}, or nothing); absent: the recipe cannot turn it
+  // on (deploy refuses the spec).
+  struct Speculative {
+    std::map<std::string, std::string> methods; // mtp, eagle, draft -> the engine's name
+    std::vector<std::string> words;
+    std::string draft_words;
+  };
+  std::optional<Speculative> speculative;
+  std::vector<std::string> prefix_cache_args; // what turns prefix caching on (empty: the default)
   std::map<std::string, std::string> sources;
   [[nodiscard]] const std::string& arg(const std::string& role) const;
 };
@@ -133,8 +144,11 @@ struct ServingSettings {
   int startup_failure_threshold = 0; // x 10 s
   // Predicted DCGM_FI_PROF_DRAM_ACTIVE at the capacity: the HPA's per-pod target.
   double dram_active_at_capacity = 0;
-  std::vector<std::string> engine_args;      // the full command line
-  std::vector<std::string> engine_arg_notes; // where each word comes from ("" where evident)
+  std::optional<SpeculativeDecoding> speculative; // the spec's, for the engine's flags
+  std::string draft_model_uri;                    // the draft model or EAGLE head to load
+  bool prefix_cache = false;                      // the spec counts on prefix cache hits
+  std::vector<std::string> engine_args;           // the full command line
+  std::vector<std::string> engine_arg_notes;      // where each word comes from ("" where evident)
 };
 
 struct DeployReport {

@@ -282,6 +282,11 @@ struct MemoryEstimate {
   // encoder-decoder's cross-attention keys and values of the encoder output.
   Bytes kv_fixed_per_sequence;
   Bytes kv_pool; // what the engine reserves for KV cache (budget left after the rest)
+  // Of per_gpu.kv_cache: the cached prefixes held beside the sequences in flight (prefix caching,
+  // docs/model.md "Prefix caching"), and the drafter's keys and values (speculative decoding).
+  Bytes kv_prefix_cache;
+  Bytes kv_draft;
+  Bytes draft_weights; // of per_gpu.weights: the drafter's (speculative decoding)
   // Training.
   double trainable_params = 0;
   std::string precision_recipe;
@@ -334,7 +339,10 @@ struct InferenceMemoryLayout {
   const EngineMemoryPolicy* policy = nullptr; // the engine's, in *constants
   Bytes capacity;                             // plannable memory of one GPU
   Bytes weights;                              // one GPU's share of the weights
-  Bytes kv_per_sequence;                      // at context_tokens
+  Bytes kv_per_sequence;                      // at context_tokens, the two below included
+  Bytes prefix_per_sequence;                  // a cached prefix held beside each sequence
+  Bytes draft_kv_per_sequence;                // the drafter's keys and values of a sequence
+  Bytes draft_weights;                        // the drafter's share of `weights`
   Bytes fixed_overhead;       // CUDA context and workspace, NCCL buffers, CUDA graphs
   double fraction = 1.0;      // the engine's memory fraction
   double fragmentation = 0.0; // allocator slack on activations (the policy's; transformers)

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -119,6 +120,32 @@ private:
   std::vector<std::pair<std::uint64_t, std::string>> m_family_of;
 };
 
+// The statistics a benchmark client reports of one latency over its requests (numpy's linear
+// percentiles).
+struct LatencyPercentiles {
+  Seconds mean;
+  Seconds p50;
+  Seconds p90;
+  Seconds p99;
+  // The statistic a target names: 0 (the mean), 50, 90 or 99.
+  [[nodiscard]] Seconds at(int percentile) const;
+};
+
+// A simulated run of the engine's scheduler (latency_distribution.hpp): the distribution of
+// each latency over its requests.
+struct SimulatedLatency {
+  LatencyPercentiles ttft;
+  LatencyPercentiles
+      tpot; // per request: (end-to-end - TTFT) / (output tokens - 1), as vLLM's client
+  LatencyPercentiles e2e;
+  double requests_per_s = 0;      // completed requests over the run's duration
+  double output_tokens_per_s = 0; // their output tokens over the run's duration
+  long long requests = 0;         // measured
+  long long preemptions = 0;      // sequences evicted from the KV cache and recomputed
+  long long peak_running = 0;     // most sequences in flight at once
+  long long steps = 0;            // engine steps simulated
+};
+
 struct InferencePerformance {
   long long concurrency = 0;    // sequences being decoded together per replica
   Seconds prefill;              // one request's prefill, alone
@@ -128,6 +155,11 @@ struct InferencePerformance {
   Seconds decode_communication; // its tensor-parallel all-reduces
   Seconds decode_fixed;         // its fixed per-layer and per-step costs
   Bytes decode_bytes;           // bytes read per step per GPU
+  // Speculative decoding (docs/model.md, "Speculative decoding"): tokens a sequence gains per
+  // step on average (1 without), and the drafter's part of decode_step (its k draft passes; the
+  // rest is the target's verification of k + 1 tokens per sequence).
+  double tokens_per_step = 1;
+  Seconds draft_step;
   Seconds ttft;
   Seconds tpot;
   double prefill_share = 0;        // share of engine time spent on prefills
@@ -163,6 +195,9 @@ struct InferencePerformance {
   }
   std::string bottleneck;  // memory_bandwidth, compute, interconnect, memory_capacity
   std::string explanation; // one sentence for a person
+  // Text generation: the latencies' distribution, simulated (simulate_percentiles) where a
+  // report or a percentile target needs it; the figures above are the analytical estimate's.
+  std::optional<SimulatedLatency> simulated;
   TensorPrecision compute_precision = TensorPrecision::bf16;
 };
 
@@ -288,6 +323,10 @@ struct LinkModel {
   Seconds latency;
 };
 
+// Speculative decoding's drafter on one layout: what each draft pass reads and computes
+// (src/estimate/decoding.hpp).
+struct DraftPass;
+
 // What a prefill or decode step on one layout reads whatever its batch, worked out once: the
 // efficiencies of the GPU's family and of the engine, the tensor rate, the weights one GPU holds,
 // the links of its collectives. Points to the spec and GPU it was made from.
@@ -303,7 +342,15 @@ struct StepLayout {
   double activation_bytes = 0;   // one activation element
   LinkModel tensor_link;         // the all-reduces of the tensor-parallel group (p.tp)
   LinkModel expert_link;         // the all-to-alls of the expert-parallel group (p.ep)
+  // Speculative decoding's drafter (the spec's workload.inference.speculative); none without.
+  std::shared_ptr<const DraftPass> draft;
 };
+
+// A decode step's time per token of each sequence: one step of `batch` sequences at `context`
+// tokens each on a layout worked out once (speculative decoding: the drafter's passes and the
+// verification, over the tokens a step yields per sequence on average).
+Seconds
+decode_token_time(const StepLayout& steps, const KvCacheGeometry& kv, double batch, double context);
 
 // A serving layout's batch-independent terms, memory and speed, worked out once: the plan's search
 // evaluates each layout at a dozen batches (docs/performance.md). Points to the spec, GPU,

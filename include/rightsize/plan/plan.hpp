@@ -46,6 +46,10 @@ struct PlanOptions {
   // lower bound; the plan is the same either way). false: evaluate every layout, for the test
   // that proves the two identical.
   bool prune = true;
+  // Simulate the latency distribution of each candidate kept (InferencePerformance::simulated,
+  // JSON's inference.percentiles); false where the report does not show it (the table), which
+  // saves the simulations. Percentile targets simulate regardless.
+  bool simulate = true;
 };
 
 struct MonthCost {

@@ -44,8 +44,22 @@ struct AttentionDpTraits {
   // measured data-parallel attention runs are not calibrated (docs/accuracy.md, "Attention data
   // parallelism"), so a plan does not recommend a layout its bands do not cover.
   bool planned = false;
-  std::string_view why;        // why not, when it does not run or is not planned
+  std::string_view why; // why not, when it does not run or is not planned
   std::string_view source;
+};
+
+// Speculative decoding and prefix caching on an engine (docs/spec.md, "Speculative decoding"):
+// the methods it runs and whether it caches prefixes, with the sources.
+struct DecodingFeatures {
+  bool mtp = false;
+  bool eagle = false;
+  bool draft = false;
+  std::string_view speculative_source;
+  bool prefix_cache = false;
+  std::string_view prefix_cache_source;
+  [[nodiscard]] bool runs(SpeculativeMethod m) const {
+    return m == SpeculativeMethod::mtp ? mtp : m == SpeculativeMethod::eagle ? eagle : draft;
+  }
 };
 
 struct EngineTraits {
@@ -65,6 +79,7 @@ struct EngineTraits {
   std::string_view image_encoders_why;
   std::string_view image_encoders_source;
   AttentionDpTraits attention_dp;
+  DecodingFeatures decoding;
 };
 
 // Every engine's row, in the order of k_engine_names.

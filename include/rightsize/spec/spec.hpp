@@ -144,12 +144,57 @@ struct TrainingPrecision {
 std::optional<TrainingPrecision> training_precision_preset(std::string_view name);
 std::vector<std::string> training_precision_presets();
 
+// Speculative decoding (docs/model.md, "Speculative decoding"; docs/spec.md): a drafter proposes
+// `draft_tokens` tokens per step and the target verifies them in one step. mtp: the checkpoint's
+// own multi-token-prediction module (DeepSeek-V3); eagle: an EAGLE head, about one decoder layer
+// and the lm_head; draft: a smaller model of the same vocabulary, read like the spec's `model`.
+enum class SpeculativeMethod { mtp, eagle, draft };
+inline constexpr NameRow<SpeculativeMethod> k_speculative_method_rows[] = {
+    {SpeculativeMethod::mtp, "mtp"},
+    {SpeculativeMethod::eagle, "eagle"},
+    {SpeculativeMethod::draft, "draft"}};
+inline constexpr NameTable<SpeculativeMethod> k_speculative_method_names{k_speculative_method_rows};
+inline std::string_view to_string(SpeculativeMethod m) {
+  return k_speculative_method_names.name(m);
+}
+
+struct SpeculativeDecoding {
+  SpeculativeMethod method = SpeculativeMethod::eagle;
+  long long draft_tokens = 1; // k: tokens the drafter proposes per target step
+  // a, in (0, 1]: the probability that a draft token is accepted when every one before it was,
+  // the same for each (Leviathan et al. 2023, their alpha). Not vLLM's reported "acceptance
+  // rate", accepted / proposed draft tokens, which is a (1 - a^k) / ((1 - a) k).
+  double acceptance_rate = 1;
+  std::optional<std::string> draft_model; // as the spec writes it (draft: required; eagle: a head)
+  std::optional<ModelArch> draft;         // method draft: the draft model, read
+  // Tokens one target step yields on average: (1 - a^(k+1)) / (1 - a), k + 1 when a = 1.
+  [[nodiscard]] double tokens_per_step() const;
+  // Accepted over proposed draft tokens, as vLLM reports it: (tokens_per_step() - 1) / k.
+  [[nodiscard]] double proposed_acceptance() const;
+};
+
+// A latency target on a percentile of the requests: `{"p99": 2000}` in a spec (docs/spec.md,
+// "Targets").
+struct PercentileTarget {
+  int percentile = 99; // 50, 90 or 99
+  Seconds limit;
+};
+
 // Service-level targets. Absent targets are not invented.
 struct InferenceTargets {
   std::optional<double> output_tokens_per_s; // aggregate over the deployment
-  std::optional<Seconds> ttft;               // time to first token
-  std::optional<Seconds> tpot;               // time per output token
-  std::optional<double> requests_per_s;      // aggregate
+  // Time to first token and per output token of the typical request: the mean a benchmark
+  // reports (`"ttft_ms": 500` or `{"mean": 500}`), held by the analytical estimate.
+  std::optional<Seconds> ttft;
+  std::optional<Seconds> tpot;
+  // The same on percentiles of the requests, in increasing percentile, held by the simulated
+  // distribution (estimate/latency_distribution.hpp); text generation only.
+  std::vector<PercentileTarget> ttft_percentiles;
+  std::vector<PercentileTarget> tpot_percentiles;
+  std::optional<double> requests_per_s; // aggregate
+  [[nodiscard]] bool names_percentiles() const {
+    return !ttft_percentiles.empty() || !tpot_percentiles.empty();
+  }
 };
 
 // A transcription workload's audio (Whisper): what a request sends, and how it maps onto windows,
@@ -205,6 +250,12 @@ struct InferenceWorkload {
   long long image_tokens = 0;                 // derived: the images' tokens in each prompt
   std::optional<Transcription> transcription; // set for a transcription workload only
   std::optional<ImageGeneration> generation;  // set for an image generation workload only
+  // Text generation only: the drafter and its acceptance (docs/model.md, "Speculative decoding").
+  std::optional<SpeculativeDecoding> speculative;
+  // Share of a prompt's tokens whose keys and values the engine finds in its prefix cache
+  // (0: none): the prefill computes the rest, and the cached prefixes stay resident in the KV
+  // cache (docs/model.md, "Prefix caching").
+  double prefix_cache_hit_rate = 0;
   // What the language model reads per request: the text and the image tokens.
   [[nodiscard]] long long prompt_tokens() const { return input_tokens + image_tokens; }
   // "500 in" or "500 in + 2 images (2738 tokens)", for reports.

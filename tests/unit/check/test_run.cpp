@@ -305,3 +305,42 @@ TEST_CASE("check run: a directory means its specs, in name order, each once", "[
   CHECK(e.errors[0].second == repo.path("empty") + ": directory holds no spec (.json) files");
   CHECK(e.from_directories.count(repo.path("rightsize.lock.json")) == 1);
 }
+
+TEST_CASE("check run: percentile targets lock and compare the simulated p99", "[check]") {
+  CheckRepo repo;
+  const std::string spec = repo.write_spec("chat.json", [](nlohmann::json& s) {
+    s["workload"]["targets"]["ttft_ms"] = {{"p99", 3000}};
+    s["workload"]["targets"]["tpot_ms"] = {{"p99", 100}};
+  });
+  repo.lock({spec});
+  // The locked p99 TTFT 30% below what the configuration gives now: over the 20% threshold.
+  double locked = 0;
+  repo.edit_locked(spec, [&](LockedConfiguration& l) {
+    REQUIRE(l.ttft_p99_ms);
+    REQUIRE(l.tpot_p99_ms);
+    CHECK(*l.ttft_p99_ms > *l.ttft_ms); // the tail above the mean
+    locked = *l.ttft_p99_ms / 1.3;
+    l.ttft_p99_ms = locked;
+  });
+  CheckRequest r = repo.request({spec});
+  r.replan = true;
+  const CheckResult res = CheckRepo::check(r).results.at(0);
+  CHECK(res.status == "regression");
+  const auto change = std::find_if(res.changes.begin(), res.changes.end(), [](const auto& c) {
+    return c.metric == "ttft_p99_ms";
+  });
+  REQUIRE(change != res.changes.end());
+  CHECK(change->label == "p99 TTFT");
+  CHECK(change->before == Approx(locked));
+  CHECK(*change->relative() == Approx(0.3));
+  CHECK(change->crossed);
+  CHECK(std::none_of(res.changes.begin(), res.changes.end(), [](const auto& c) {
+    return c.metric == "tpot_p99_ms" || c.metric == "ttft_ms";
+  }));
+  // A spec without percentile targets records no p99.
+  const std::string plain = repo.write_spec("plain.json");
+  repo.lock({plain});
+  const CheckResult same = CheckRepo::check(repo.request({plain})).results.at(0);
+  REQUIRE(same.now);
+  CHECK_FALSE(same.now->ttft_p99_ms);
+}

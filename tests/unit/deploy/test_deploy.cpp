@@ -8,6 +8,7 @@
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/deploy/deploy.hpp>
+#include <rightsize/estimate/latency_distribution.hpp>
 #include <rightsize/plan/evaluate.hpp>
 #include <rightsize/plan/plan.hpp>
 #include <rightsize/render/deploy.hpp>
@@ -171,6 +172,32 @@ TEST_CASE("deploy: capacity per replica is the largest batch whose band edge mee
       }
     }
   }
+}
+
+TEST_CASE("deploy: capacity per replica holds percentile targets on the simulation", "[deploy]") {
+  const Spec spec = load_spec(example("llama-3.1-70b-sla-p99.json"));
+  const Plan plan = plan_of(spec);
+  REQUIRE(plan.feasible());
+  const Candidate& c = plan.candidates.front();
+  const DeployReport r = deploy(plan, Autoscaler::hpa);
+  const long long cap = r.settings.capacity_per_replica;
+  CHECK(cap >= c.memory.batch); // the plan's own batch meets its targets
+  const std::string family = efficiency().family_name(*c.gpu);
+  const double ttft_high = uncertainty().high_ratio("ttft", family, "vllm");
+  const double tpot_high = uncertainty().high_ratio("tpot", family, "vllm");
+  // p99 TTFT <= 2 s and p99 TPOT <= 40 ms at the band's slow edge, simulated at that load.
+  const auto holds = [&](long long batch) {
+    const MemoryEstimate m = estimate_memory(*c.spec, *c.gpu, c.layout, constants(), batch);
+    const InferencePerformance p =
+        estimate_inference(*c.spec, *c.gpu, c.layout, m, efficiency(), constants());
+    const auto d = simulate_percentiles(*c.spec, *c.gpu, c.layout, constants(), efficiency(), m, p);
+    REQUIRE(d);
+    return d->ttft.p99.si() * ttft_high <= 2.0 && d->tpot.p99.si() * tpot_high <= 0.040;
+  };
+  CHECK(holds(cap));
+  // Without the percentiles, the cap would be what the cache holds: far more than hold them.
+  CHECK(cap < c.memory.max_batch);
+  CHECK_FALSE(holds(cap + 1));
 }
 
 TEST_CASE("deploy: cold start and memory fraction, hand-checked", "[deploy]") {
@@ -456,20 +483,25 @@ TEST_CASE("deploy: a locked attention data-parallel layout, as each engine spell
     ref.layout = serving_parallelism(8, 1, 8, 8);
     ref.weights = DType::fp8;
     ref.kv_cache = DType::fp8;
-    const ConfigurationEvaluation locked = evaluate_configuration(
-        spec, catalog(), constants(), efficiency(), rightsize::test::cli_plan_options("2026-11-21"),
-        ref);
+    const ConfigurationEvaluation locked =
+        evaluate_configuration(spec,
+                               catalog(),
+                               constants(),
+                               efficiency(),
+                               rightsize::test::cli_plan_options("2026-11-21"),
+                               ref);
     REQUIRE(locked.candidate);
     CHECK(locked.candidate->layout.expert_tp == 1);
-    const DeployInputs in{constants(), efficiency(), &uncertainty(), Confidence::band, deploy_data()};
+    const DeployInputs in{
+        constants(), efficiency(), &uncertainty(), Confidence::band, deploy_data()};
     DeployOptions o;
     o.autoscaler = Autoscaler::hpa;
     o.model_uri = "deepseek-ai/DeepSeek-V3";
     return make_deployment(plan, in, o, &*locked.candidate);
   };
   const auto command = [](const DeployReport& r) {
-    return yaml_strings(
-        yaml_object(as_yaml(r), "Deployment")["spec"]["template"]["spec"]["containers"][0]["command"]);
+    return yaml_strings(yaml_object(
+        as_yaml(r), "Deployment")["spec"]["template"]["spec"]["containers"][0]["command"]);
   };
   // SGLang: --tp-size counts the replica's GPUs, the switch and the group count beside it, and
   // --max-running-requests is the replica's (the scheduler splits it).
