@@ -189,6 +189,14 @@ const char* unmeasured_workload(const Spec& spec) {
     // decoder-only runs the efficiencies were fitted on (docs/model.md "Text-to-text workloads").
     return "text-to-text (encoder-decoder)";
   }
+  // No measured run had a drafter or a prefix cache's hits (docs/model.md, "Speculative
+  // decoding", "Prefix caching"): the bands are those of plain decoding.
+  if (spec.workload.inference.speculative) {
+    return "speculative decoding";
+  }
+  if (spec.workload.inference.prefix_cache_hit_rate > 0) {
+    return "prefix-cached";
+  }
   return nullptr;
 }
 

@@ -7,6 +7,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/estimate/performance.hpp>
+#include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <catch2/catch.hpp>
@@ -19,6 +20,7 @@ using rightsize::test::catalog;
 using rightsize::test::config_path;
 using rightsize::test::constants;
 using rightsize::test::efficiency;
+using rightsize::test::uncertainty;
 
 namespace {
 
@@ -164,4 +166,17 @@ TEST_CASE("prefix caching: the prefill computes the uncached tokens only", "[dec
   CHECK(all.perf.prefill < cached.perf.prefill);
   CHECK(std::isfinite(all.perf.ttft.si()));
   CHECK(all.perf.requests_per_s > plain.perf.requests_per_s);
+}
+
+TEST_CASE("speculative decoding and prefix caching are flagged uncalibrated", "[decoding]") {
+  // No measured run had either: their estimates say so (Uncertainty::calibration).
+  CHECK(unmeasured_workload(generation(2048)) == nullptr);
+  CHECK(std::string(unmeasured_workload(generation(2048, eagle(0.8, 3)))) ==
+        "speculative decoding");
+  CHECK(std::string(unmeasured_workload(generation(2048, {{"prefix_cache_hit_rate", 0.5}}))) ==
+        "prefix-cached");
+  const Calibration c = uncertainty().calibration(
+      "hopper", "vllm", false, unmeasured_workload(generation(2048, eagle(0.8, 3))));
+  CHECK_FALSE(c.measured);
+  CHECK(c.text.find("no measured speculative decoding runs") != std::string::npos);
 }
