@@ -483,7 +483,12 @@ SimulatedLatency Scheduler::run() {
       if (r.prefilled < r.prompt) {
         continue;
       }
-      m_prefilling.erase(std::find(m_prefilling.begin(), m_prefilling.end(), id));
+      // The budget goes to the prefills in order, so those that end are at the front.
+      if (m_prefilling.front() == id) {
+        m_prefilling.pop_front();
+      } else {
+        m_prefilling.erase(std::find(m_prefilling.begin(), m_prefilling.end(), id));
+      }
       if (r.first_token < 0) {
         r.first_token = m_now;
       }

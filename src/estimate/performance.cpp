@@ -430,6 +430,9 @@ Seconds decode_token_time(const StepLayout& steps,
                           const KvCacheGeometry& kv,
                           double batch,
                           double context) {
+  if (!steps.draft) {
+    return decode_step(steps, kv, batch, context).total(); // as generation_step's, no report
+  }
   InferencePerformance r;
   const StepTime step = generation_step(steps, kv, batch, context, r);
   return (step.total() + r.draft_step) / r.tokens_per_step;

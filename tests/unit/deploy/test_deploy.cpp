@@ -525,3 +525,46 @@ TEST_CASE("deploy: a locked attention data-parallel layout, as each engine spell
   // TensorRT-LLM turns it on in a YAML file this recipe does not write: exit 2, naming the layout.
   CHECK_THROWS_WITH(deploy_locked("tensorrt-llm"), Catch::Contains("attention data-parallel"));
 }
+
+TEST_CASE("deploy: speculative decoding and prefix caching as each engine spells them",
+          "[deploy]") {
+  const auto spec_with = [](const char* engine, const nlohmann::json& speculative) {
+    nlohmann::json w = {{"type", "inference"},
+                        {"engine", engine},
+                        {"input_tokens", 2048},
+                        {"output_tokens", 512},
+                        {"concurrency", 16},
+                        {"prefix_cache_hit_rate", 0.4},
+                        {"speculative", speculative}};
+    return parse_spec({{"model", example("models/llama-3.1-8b/config.json")},
+                       {"precision", "bf16"},
+                       {"constraints", {{"gpus", {"H100-SXM-80GB"}}}},
+                       {"workload", w}},
+                      "spec.json");
+  };
+  const nlohmann::json eagle = {{"method", "eagle"},
+                                {"draft_tokens", 3},
+                                {"acceptance_rate", 0.7},
+                                {"draft_model", "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}};
+  const auto command = [](const DeployReport& r) {
+    return yaml_strings(yaml_object(
+        as_yaml(r), "Deployment")["spec"]["template"]["spec"]["containers"][0]["command"]);
+  };
+  SECTION("vLLM: --speculative-config JSON and --enable-prefix-caching") {
+    const auto cmd = command(deploy(plan_of(spec_with("vllm", eagle)), Autoscaler::hpa));
+    CHECK(
+        flag_value(cmd, "--speculative-config") ==
+        R"({"method": "eagle", "num_speculative_tokens": 3, "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"})");
+    CHECK(std::find(cmd.begin(), cmd.end(), "--enable-prefix-caching") != cmd.end());
+  }
+  SECTION("SGLang: a chain of k steps verifying k + 1 tokens; its radix cache needs no word") {
+    const auto cmd = command(deploy(plan_of(spec_with("sglang", eagle)), Autoscaler::hpa));
+    CHECK(flag_value(cmd, "--speculative-algorithm") == "EAGLE");
+    CHECK(flag_value(cmd, "--speculative-num-steps") == "3");
+    CHECK(flag_value(cmd, "--speculative-eagle-topk") == "1");
+    CHECK(flag_value(cmd, "--speculative-num-draft-tokens") == "4");
+    CHECK(flag_value(cmd, "--speculative-draft-model-path") ==
+          "yuhuili/EAGLE-LLaMA3.1-Instruct-8B");
+    CHECK(std::find(cmd.begin(), cmd.end(), "--enable-prefix-caching") == cmd.end());
+  }
+}
