@@ -27,32 +27,24 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
   const auto evaluate = [&](long long batch) {
     const MemoryEstimate m =
         estimate_memory(spec, g, c.layout, in.constants, batch, Detail::numbers);
-    return estimate_inference(
-        spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers);
+    return std::pair{
+        m,
+        estimate_inference(spec, g, c.layout, m, in.efficiency, in.constants, 1, Detail::numbers)};
   };
-  // Percentile targets on the simulated distribution at that load, as plan holds them
-  // (docs/plan.md, "Percentile targets").
-  const auto percentiles_hold = [&](long long batch, const InferencePerformance& p) {
+  // The mean targets on the estimate; percentile targets on the simulated distribution at that
+  // load, as plan holds them (docs/plan.md, "Percentile targets").
+  const auto holds = [&](long long batch) {
+    const auto [m, p] = evaluate(batch);
+    if ((targets.ttft && p.ttft.si() * ttft_high > targets.ttft->si()) ||
+        (targets.tpot && p.tpot.si() * tpot_high > targets.tpot->si())) {
+      return false;
+    }
     if (!targets.names_percentiles()) {
       return true;
     }
-    const MemoryEstimate m =
-        estimate_memory(spec, g, c.layout, in.constants, batch, Detail::numbers);
     const auto d = simulate_percentiles(spec, g, c.layout, in.constants, in.efficiency, m, p);
-    const auto within =
-        [](const std::vector<PercentileTarget>& ts, const LatencyPercentiles& stats, double high) {
-          return std::all_of(ts.begin(), ts.end(), [&](const PercentileTarget& t) {
-            return stats.at(t.percentile) * high <= t.limit;
-          });
-        };
-    return !d || (within(targets.ttft_percentiles, d->ttft, ttft_high) &&
-                  within(targets.tpot_percentiles, d->tpot, tpot_high));
-  };
-  const auto holds = [&](long long batch) {
-    const InferencePerformance p = evaluate(batch);
-    return (!targets.ttft || p.ttft.si() * ttft_high <= targets.ttft->si()) &&
-           (!targets.tpot || p.tpot.si() * tpot_high <= targets.tpot->si()) &&
-           percentiles_hold(batch, p);
+    return !d || (worst_percentile(targets.ttft_percentiles, d->ttft, ttft_high).ratio <= 1.0 &&
+                  worst_percentile(targets.tpot_percentiles, d->tpot, tpot_high).ratio <= 1.0);
   };
   // What the replica runs at once: its KV cache, capped by its engine's max_num_seqs (the
   // engine's memory policy, as plan's running_batch).
@@ -67,7 +59,7 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
                          : planned;
   }
   cap = std::max(1LL, cap);
-  return {cap, evaluate(cap), cap < limit};
+  return {cap, evaluate(cap).second, cap < limit};
 }
 
 } // namespace rightsize::serving

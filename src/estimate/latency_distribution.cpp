@@ -147,6 +147,19 @@ std::optional<SimulatedLatency> simulate_percentiles(const Spec& spec,
   return simulate_percentiles(serving_layout(spec, gpu, p, constants, eff), memory, perf);
 }
 
+PercentileHold worst_percentile(const std::vector<PercentileTarget>& targets,
+                                const LatencyPercentiles& stats,
+                                double high) {
+  PercentileHold worst;
+  for (const PercentileTarget& t : targets) {
+    const Seconds held = stats.at(t.percentile) * high;
+    if (const double ratio = held / t.limit; worst.target == nullptr || ratio > worst.ratio) {
+      worst = {ratio, &t, held};
+    }
+  }
+  return worst;
+}
+
 long long default_simulated_requests(long long in_flight) {
   return std::clamp<long long>(5 * in_flight, 200, 1000);
 }

@@ -44,37 +44,25 @@ struct PercentileStanding {
 PercentileStanding standing(const Search& S, const Candidate& c) {
   const InferenceTargets& t = S.spec.workload.inference.targets;
   const SimulatedLatency& sim = *c.inference->simulated;
-  PercentileStanding s;
-  const auto hold = [&](const std::vector<PercentileTarget>& targets,
-                        const LatencyPercentiles& stats,
-                        double high,
-                        const char* name,
-                        double& worst) {
-    for (const PercentileTarget& p : targets) {
-      const Seconds held = stats.at(p.percentile) * high;
-      const double ratio = held / p.limit;
-      worst = std::max(worst, ratio);
-      if (ratio > s.worst_ratio) {
-        s.worst_ratio = ratio;
-        s.worst = fmt::format("p{} {} {} against {}",
-                              p.percentile,
-                              name,
-                              format_seconds(held),
-                              format_seconds(p.limit));
-      }
-    }
-  };
   const Spec& spec = *c.spec;
-  hold(t.ttft_percentiles,
-       sim.ttft,
-       band_high_ratio(S, *c.gpu, spec, latency_band_metric(S.units)).value_or(1.0),
-       "TTFT",
-       s.ttft);
-  hold(t.tpot_percentiles,
-       sim.tpot,
-       band_high_ratio(S, *c.gpu, spec, "tpot").value_or(1.0),
-       "TPOT",
-       s.tpot);
+  const PercentileHold ttft = worst_percentile(
+      t.ttft_percentiles,
+      sim.ttft,
+      band_high_ratio(S, *c.gpu, spec, latency_band_metric(S.units)).value_or(1.0));
+  const PercentileHold tpot = worst_percentile(
+      t.tpot_percentiles, sim.tpot, band_high_ratio(S, *c.gpu, spec, "tpot").value_or(1.0));
+  PercentileStanding s{ttft.ratio, tpot.ratio, "", 0.0};
+  // The worse of the two, TTFT's on a tie.
+  const bool tpot_worse = tpot.ratio > ttft.ratio;
+  const PercentileHold& worst = tpot_worse ? tpot : ttft;
+  if (worst.target != nullptr) {
+    s.worst_ratio = worst.ratio;
+    s.worst = fmt::format("p{} {} {} against {}",
+                          worst.target->percentile,
+                          tpot_worse ? "TPOT" : "TTFT",
+                          format_seconds(worst.held),
+                          format_seconds(worst.target->limit));
+  }
   return s;
 }
 

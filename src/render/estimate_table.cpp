@@ -530,16 +530,7 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
                        b->tpot_ratio.basis);
   }
   if (i.simulated && r.spec.workload.inference.targets.names_percentiles()) {
-    const SimulatedLatency& d = *i.simulated;
-    out << fmt::format("  latency distribution (simulated, {} requests in the steady state, at the "
-                       "estimate): TTFT p50 {}, p90 {}, p99 {}; TPOT p50 {}, p90 {}, p99 {}\n",
-                       d.requests,
-                       format_seconds(d.ttft.p50),
-                       format_seconds(d.ttft.p90),
-                       format_seconds(d.ttft.p99),
-                       format_seconds(d.tpot.p50),
-                       format_seconds(d.tpot.p90),
-                       format_seconds(d.tpot.p99));
+    out << "  " << latency_distribution_text(*i.simulated) << '\n';
   }
   out << fmt::format("  one prefill {} alone; one decode step {} (memory {}, compute {}, "
                      "all-reduce {}, fixed {}); prefills take {:.0f}% of the time\n",

@@ -490,4 +490,16 @@ std::string wrap(const std::string& text, std::size_t width, std::size_t indent)
   }
   return out;
 }
+std::string latency_distribution_text(const SimulatedLatency& d) {
+  return fmt::format("latency distribution (simulated, {} requests in the steady state, at the "
+                     "estimate): TTFT p50 {}, p90 {}, p99 {}; TPOT p50 {}, p90 {}, p99 {}",
+                     d.requests,
+                     format_seconds(d.ttft.p50),
+                     format_seconds(d.ttft.p90),
+                     format_seconds(d.ttft.p99),
+                     format_seconds(d.tpot.p50),
+                     format_seconds(d.tpot.p90),
+                     format_seconds(d.tpot.p99));
+}
+
 } // namespace rightsize

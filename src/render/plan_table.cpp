@@ -28,16 +28,7 @@ std::string percentiles_line(const Spec& s, const Candidate& c) {
       !c.inference->simulated) {
     return "";
   }
-  const SimulatedLatency& d = *c.inference->simulated;
-  return fmt::format("  latency distribution (simulated, {} requests in the steady state, at "
-                     "the estimate): TTFT p50 {}, p90 {}, p99 {}; TPOT p50 {}, p90 {}, p99 {}",
-                     d.requests,
-                     format_seconds(d.ttft.p50),
-                     format_seconds(d.ttft.p90),
-                     format_seconds(d.ttft.p99),
-                     format_seconds(d.tpot.p50),
-                     format_seconds(d.tpot.p90),
-                     format_seconds(d.tpot.p99));
+  return "  " + latency_distribution_text(*c.inference->simulated);
 }
 
 constexpr std::size_t k_narrow_width = 80;

@@ -38,6 +38,10 @@ std::vector<std::string> uncalibrated_lines(const std::vector<const Candidate*>&
 // after a "label:") kept; continuation lines start with `indent` spaces.
 std::string wrap(const std::string& text, std::size_t width, std::size_t indent);
 
+// A simulated latency distribution as the table and estimate's text show it: "latency
+// distribution (simulated, N requests in the steady state, at the estimate): TTFT p50 ...".
+std::string latency_distribution_text(const SimulatedLatency& d);
+
 // The candidates a report shows: the first o.top (all when 0).
 std::vector<const Candidate*> shown(const Plan& plan, const RenderOptions& o);
 // "over", "right", or the verdict as it is.

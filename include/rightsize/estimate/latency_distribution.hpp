@@ -105,6 +105,18 @@ std::optional<SimulatedLatency> simulate_percentiles(const Spec& spec,
                                                      const MemoryEstimate& memory,
                                                      const InferencePerformance& perf);
 
+// How percentile targets stand against a distribution held at `high` x its statistics (the slow
+// edge of a band): the target with the largest held / limit (1 or less: met), with that ratio and
+// its held value; ratio 0 and no target when there are none.
+struct PercentileHold {
+  double ratio = 0;
+  const PercentileTarget* target = nullptr;
+  Seconds held;
+};
+PercentileHold worst_percentile(const std::vector<PercentileTarget>& targets,
+                                const LatencyPercentiles& stats,
+                                double high);
+
 // The requests a simulation measures by default: five times the requests in flight, at least 200
 // (p99 is then among the two slowest) and at most 1000.
 long long default_simulated_requests(long long in_flight);
