@@ -1,0 +1,79 @@
+#pragma once
+
+// Disaggregated prefill and decode (docs/model.md, "Disaggregated serving"): a prefill pool of
+// replicas that only run prompts and a decode pool that only decodes, the prompts' KV cache sent
+// from one to the other. The decode steps are never stalled by a prefill (the aggregated model's
+// prefill interference), at the price of a second pool, its rounding and the transfer.
+
+#include <rightsize/catalog/catalog.hpp>
+#include <rightsize/core/units.hpp>
+#include <rightsize/estimate/memory.hpp>
+#include <rightsize/estimate/performance.hpp>
+#include <rightsize/spec/spec.hpp>
+
+#include <optional>
+#include <string>
+
+namespace rightsize {
+
+// One pool: the layout of each of its replicas and how many there are.
+struct ServingPool {
+  Parallelism layout;
+  int replicas = 1;
+  [[nodiscard]] int gpus() const { return layout.gpus() * replicas; }
+};
+
+// xPyD: `prefill.replicas` prefill replicas and `decode.replicas` decode replicas, each pool
+// with its own layout, on one GPU model.
+struct DisaggregatedLayout {
+  ServingPool prefill;
+  ServingPool decode;
+  [[nodiscard]] int gpus() const { return prefill.gpus() + decode.gpus(); }
+};
+
+struct DisaggregatedPerformance {
+  DisaggregatedLayout layout;
+  // The prefill pool: one prompt alone, what each prompt adds to a replica's busy time when
+  // prompts are batched (its FLOPs and all-reduces; the weights are read once per step), and the
+  // share of the pool's time spent busy at the served rate.
+  Seconds prefill;
+  Seconds prefill_per_request;
+  double prefill_utilization = 0;
+  Seconds prefill_wait; // queueing for a prefill replica (M/D/1)
+  // One prompt's KV cache sent from a prefill GPU to its decode GPU (each GPU sends its shard):
+  // its bytes, the link ("NVLink", "PCIe" or "network") and the time.
+  Bytes kv_transfer_bytes;
+  std::string kv_link;
+  Seconds kv_transfer;
+  // The decode pool: sequences each replica decodes at once, the most it holds (its KV cache, or
+  // the engine's max_num_seqs) and what a step of them takes per token.
+  double decode_batch = 0;
+  long long decode_max_batch = 0;
+  // "prefill" or "decode" when that pool's capacity caps the rate and requests queue; empty when
+  // neither does.
+  std::string limited_by;
+  // The serving figures as the aggregated estimate gives them (ttft, tpot, rates of the whole
+  // deployment, concurrency: per decode replica), for the reports they share.
+  InferencePerformance perf;
+  MemoryEstimate prefill_memory; // one prefill GPU, a prompt in flight
+  MemoryEstimate decode_memory;  // one decode GPU at its batch
+};
+
+// The estimate of a disaggregated layout serving the spec's concurrency (requests in flight in
+// all, a closed loop): the request rate solves rate x (TTFT + (output - 1) x TPOT) = concurrency,
+// TTFT being the engine's per-request cost, the prompt's prefill, its wait for a prefill replica
+// and the KV transfer, TPOT a decode step of the decode replica's share per token. Requests the
+// pools cannot take queue in front of the prefill pool (their wait adds to TTFT). nullopt when
+// either pool's layout does not hold one sequence, or the spec is not a text generation.
+std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,
+                                                               const Gpu& gpu,
+                                                               const DisaggregatedLayout& layout,
+                                                               const Constants& constants,
+                                                               const Efficiency& eff);
+
+// Why the spec cannot be served disaggregated, or nullopt when it can: a text generation (not an
+// embedding, transcription or image workload), online (a concurrency), on an engine that splits
+// prefill and decode (spec/engine_traits.hpp).
+std::optional<std::string> disaggregation_refusal(const Spec& spec);
+
+} // namespace rightsize
