@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rightsize {
 
@@ -28,36 +29,6 @@ std::string link_name(const Spec& spec, const Gpu& gpu, int group) {
   }
   return group <= gpus_per_server(spec, gpu) ? "PCIe" : "network";
 }
-
-// The decode pool's per-token step time at the batch the served rate keeps in it: sequences in
-// decode are rate x (output - 1) x TPOT (Little's law), spread over the replicas and capped at
-// what a replica holds. TPOT grows with the batch, so iterating from a batch of one climbs to the
-// smallest fixed point.
-struct DecodePool {
-  const StepLayout* steps = nullptr;
-  const KvCacheGeometry* kv = nullptr;
-  double context = 0;
-  double later_tokens = 0; // output tokens after the first
-  double replicas = 1;
-  double cap = 1;
-  [[nodiscard]] Seconds token_time(double batch) const {
-    return decode_token_time(*steps, *kv, batch, context);
-  }
-  // The batch per replica and its per-token time at request rate `rate`.
-  [[nodiscard]] std::pair<double, Seconds> at_rate(double rate) const {
-    double batch = 1;
-    Seconds tpot = token_time(batch);
-    for (int i = 0; i < 30; ++i) {
-      const double next = std::clamp(rate * later_tokens * tpot.si() / replicas, 1.0, cap);
-      if (std::abs(next - batch) < 1e-9 * cap) {
-        break;
-      }
-      batch = next;
-      tpot = token_time(batch);
-    }
-    return {batch, tpot};
-  }
-};
 
 } // namespace
 
@@ -79,114 +50,178 @@ std::optional<std::string> disaggregation_refusal(const Spec& spec) {
   return std::nullopt;
 }
 
+struct DisaggregatedEstimator::Solved {
+  double rate = 0;
+  Seconds ttft;
+  Seconds tpot;
+  double batch = 0;  // per decode replica
+  double busy = 0;   // the prefill pool's utilization
+  Seconds wait;      // for a prefill replica
+  double queued = 0; // requests waiting in front of the prefill pool
+  std::string limited_by;
+};
+
+DisaggregatedEstimator::DisaggregatedEstimator(const Spec& spec,
+                                               const Gpu& gpu,
+                                               const Parallelism& prefill,
+                                               const Parallelism& decode,
+                                               const Constants& constants,
+                                               const Efficiency& eff)
+    : m_spec(&spec), m_gpu(&gpu), m_prefill_layout(prefill), m_decode_layout(decode) {
+  if (disaggregation_refusal(spec)) {
+    return;
+  }
+  m_pre.emplace(serving_layout(spec, gpu, prefill, constants, eff));
+  m_dec.emplace(serving_layout(spec, gpu, decode, constants, eff));
+  if (!m_pre->steps || !m_dec->steps) {
+    return; // a pool that does not hold one sequence
+  }
+  m_holds = true;
+  const auto& inf = spec.workload.inference;
+  const double mean = inf.mean_length_share();
+  m_isl = static_cast<double>(inf.prompt_tokens()) * mean;
+  m_osl = static_cast<double>(inf.output_tokens) * mean;
+  // The prefill pool: a prompt alone takes the whole step. A busy replica runs the prompts
+  // waiting for it together, as many whole prompts as the engine's token budget per step takes
+  // (max_num_batched_tokens, as the simulation's scheduler reads it; at least one): each step
+  // reads the weights once for them all. Pipeline stages work on successive steps side by side.
+  m_prefill = m_pre->prefill.total();
+  const EngineMemoryPolicy& policy = *m_pre->memory.policy;
+  const long long budget = inf.max_num_batched_tokens.value_or(
+      policy.max_batched_tokens ? static_cast<long long>(policy.max_batched_tokens->value)
+                                : max_model_len(spec));
+  m_prompts_per_step =
+      std::max(1.0, std::floor(static_cast<double>(budget) / std::max(1.0, m_isl)));
+  const StepTime step =
+      prefill_step_time(spec, gpu, prefill, eff, m_prompts_per_step * m_isl, m_isl);
+  m_prefill_per_request = step.total() / (m_prompts_per_step * static_cast<double>(prefill.pp));
+  m_t0 = m_pre->steps->engine->per_request;
+  // Fixed lengths keep a closed loop's requests in waves (performance.cpp): a request waits on
+  // average for the engine's fitted share of half the others' prefills on its replica.
+  m_wave_factor = inf.length_low_ratio < 1.0 ? 0.0 : m_pre->steps->engine->wave_factor;
+  // The KV transfer: each prefill GPU sends its shard of the prompt's cache, all at once.
+  const int pair = prefill.gpus() + decode.gpus();
+  const LinkModel link = collective_link(spec, gpu, pair, eff);
+  m_kv_link = link_name(spec, gpu, pair);
+  m_kv_bytes = m_pre->memory.kv.per_sequence(static_cast<long long>(std::ceil(m_isl)));
+  m_kv_transfer = m_kv_bytes / link.bandwidth + link.latency;
+  m_cap = running_batch(
+      spec, std::numeric_limits<long long>::max(), m_dec->memory.max_batch, *m_dec->memory.policy);
+}
+
+Seconds DisaggregatedEstimator::token_time(double batch) const {
+  return decode_token_time(*m_dec->steps, m_dec->memory.kv, batch, m_isl + m_osl / 2.0);
+}
+
+DisaggregatedEstimator::Solved
+DisaggregatedEstimator::solve(double prefills, double decodes, double concurrency) const {
+  const double later = std::max(0.0, m_osl - 1.0);
+  const auto cap = static_cast<double>(m_cap);
+  const double per_request = m_prefill_per_request.si();
+  // At request rate `rate`: sequences in decode are rate x (output - 1) x TPOT (Little's law),
+  // spread over the decode replicas and capped at what one holds; TPOT grows with the batch, so
+  // iterating from a batch of one climbs to the smallest fixed point.
+  const auto at = [&](double rate) {
+    Solved s;
+    s.rate = rate;
+    s.busy = std::min(0.98, rate * per_request / prefills);
+    s.wait = m_prefill * (s.busy / (2.0 * (1.0 - s.busy)));
+    const Seconds wave =
+        m_prefill_per_request * (m_wave_factor * std::max(0.0, concurrency / prefills - 1.0) / 2.0);
+    s.ttft = m_t0 + m_prefill + max(s.wait, wave) + m_kv_transfer;
+    s.batch = 1;
+    s.tpot = token_time(1);
+    for (int i = 0; i < 40; ++i) {
+      const double next = std::clamp(rate * later * s.tpot.si() / decodes, 1.0, cap);
+      if (std::abs(next - s.batch) <= 1e-9 * next) {
+        break;
+      }
+      s.batch = next;
+      s.tpot = token_time(next);
+    }
+    return s;
+  };
+  const auto in_flight = [&](const Solved& s) { return s.rate * (s.ttft + s.tpot * later).si(); };
+  // The most each pool serves: prefill at 98% busy, decode with every replica full.
+  const double prefill_max = 0.98 * prefills / per_request;
+  const double decode_max =
+      later > 0 ? decodes * cap / (later * token_time(cap).si()) : prefill_max;
+  const double rate_max = std::min(prefill_max, decode_max);
+  Solved most = at(rate_max);
+  const double held = in_flight(most);
+  if (held < concurrency) {
+    most.limited_by = prefill_max <= decode_max ? "prefill" : "decode";
+    most.queued = concurrency - held;
+    most.ttft += seconds(most.queued / rate_max);
+    return most;
+  }
+  const double rate =
+      bisect_crossing(rate_max, concurrency, [&](double r) { return in_flight(at(r)); });
+  return at(rate);
+}
+
+DisaggregatedPerformance DisaggregatedEstimator::operator()(int prefills,
+                                                            int decodes,
+                                                            long long concurrency,
+                                                            Detail detail) const {
+  DisaggregatedPerformance d;
+  d.layout.prefill = {m_prefill_layout, prefills};
+  d.layout.decode = {m_decode_layout, decodes};
+  d.prefill = m_prefill;
+  d.prefill_per_request = m_prefill_per_request;
+  d.kv_transfer_bytes = m_kv_bytes;
+  d.kv_link = m_kv_link;
+  d.kv_transfer = m_kv_transfer;
+  d.decode_max_batch = m_cap;
+  const Solved s = solve(static_cast<double>(prefills),
+                         static_cast<double>(decodes),
+                         static_cast<double>(concurrency));
+  d.prefill_utilization = s.busy;
+  d.prefill_wait = s.wait;
+  d.decode_batch = s.batch;
+  d.limited_by = s.limited_by;
+  InferencePerformance& r = d.perf;
+  const auto running = static_cast<long long>(std::ceil(s.batch - 1e-9));
+  if (detail == Detail::full) {
+    // The decode figures as the aggregated estimate explains them, at the pool's batch; the
+    // latencies and rates are the two pools'.
+    d.decode_memory = estimate_memory(m_dec->memory, running);
+    d.prefill_memory = estimate_memory(m_pre->memory, 1);
+    r = estimate_inference(*m_dec, d.decode_memory, 1, Detail::full, running);
+  }
+  r.concurrency = running;
+  r.offered = concurrency;
+  r.queueing = !s.limited_by.empty();
+  r.prefill = m_prefill;
+  r.prefill_share = s.busy;
+  r.ttft = s.ttft;
+  r.tpot = s.tpot;
+  r.decode_step = s.tpot * r.tokens_per_step;
+  r.requests_per_s = s.rate;
+  r.output_tokens_per_s = s.rate * m_osl;
+  r.prefill_tokens_per_s = s.rate * m_isl;
+  if (r.queueing && detail == Detail::full) {
+    r.bottleneck = s.limited_by == "prefill" ? "compute" : "memory_capacity";
+    r.explanation = fmt::format(
+        "the {} pool is full: {} of the {} requests in flight wait in front of the prefill pool",
+        s.limited_by,
+        static_cast<long long>(std::round(s.queued)),
+        concurrency);
+  }
+  return d;
+}
+
 std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,
                                                                const Gpu& gpu,
                                                                const DisaggregatedLayout& layout,
                                                                const Constants& constants,
                                                                const Efficiency& eff) {
-  if (disaggregation_refusal(spec)) {
+  const DisaggregatedEstimator e(
+      spec, gpu, layout.prefill.layout, layout.decode.layout, constants, eff);
+  if (!e.holds()) {
     return std::nullopt;
   }
-  const ServingLayout pre = serving_layout(spec, gpu, layout.prefill.layout, constants, eff);
-  const ServingLayout dec = serving_layout(spec, gpu, layout.decode.layout, constants, eff);
-  if (!pre.steps || !dec.steps) {
-    return std::nullopt; // a pool that does not hold one sequence
-  }
-  const auto& inf = spec.workload.inference;
-  DisaggregatedPerformance d;
-  d.layout = layout;
-  const double mean = inf.mean_length_share();
-  const double isl = static_cast<double>(inf.prompt_tokens()) * mean;
-  const double osl = static_cast<double>(inf.output_tokens) * mean;
-  const auto concurrency = static_cast<double>(*inf.concurrency);
-  const auto prefills = static_cast<double>(layout.prefill.replicas);
-
-  // The prefill pool: a prompt alone takes the whole step; batched, each adds its FLOPs and
-  // all-reduces (performance.cpp's marginal prefill), pipeline stages working side by side.
-  d.prefill = pre.prefill.total();
-  d.prefill_per_request = (pre.prefill.compute + pre.prefill.communication) /
-                          static_cast<double>(layout.prefill.layout.pp);
-  const Seconds t0 = pre.steps->engine->per_request;
-
-  // The KV transfer: each prefill GPU sends its shard of the prompt's cache, all at once.
-  const int pair = layout.prefill.layout.gpus() + layout.decode.layout.gpus();
-  const LinkModel link = collective_link(spec, gpu, pair, eff);
-  d.kv_link = link_name(spec, gpu, pair);
-  d.kv_transfer_bytes = pre.memory.kv.per_sequence(static_cast<long long>(std::ceil(isl)));
-  d.kv_transfer = d.kv_transfer_bytes / link.bandwidth + link.latency;
-
-  // The decode pool.
-  d.decode_memory = estimate_memory(dec.memory, 1, Detail::numbers);
-  d.decode_max_batch = running_batch(
-      spec, std::numeric_limits<long long>::max(), d.decode_memory.max_batch, *dec.memory.policy);
-  DecodePool pool{&*dec.steps,
-                  &dec.memory.kv,
-                  isl + osl / 2.0,
-                  std::max(0.0, osl - 1.0),
-                  static_cast<double>(layout.decode.replicas),
-                  static_cast<double>(d.decode_max_batch)};
-
-  const auto at = [&](double rate, Seconds& ttft, Seconds& tpot, double& batch) {
-    const double busy = std::min(0.98, rate * d.prefill_per_request.si() / prefills);
-    d.prefill_utilization = busy;
-    d.prefill_wait = d.prefill * (busy / (2.0 * (1.0 - busy)));
-    ttft = t0 + d.prefill + d.prefill_wait + d.kv_transfer;
-    std::tie(batch, tpot) = pool.at_rate(rate);
-    return rate * (ttft + tpot * pool.later_tokens).si();
-  };
-  // The most each pool serves: prefill at 98% busy, decode with every replica full.
-  const double prefill_max = 0.98 * prefills / d.prefill_per_request.si();
-  const double decode_max =
-      pool.later_tokens > 0
-          ? pool.replicas * pool.cap / (pool.later_tokens * pool.token_time(pool.cap).si())
-          : prefill_max;
-  const double rate_max = std::min(prefill_max, decode_max);
-  Seconds ttft;
-  Seconds tpot;
-  double batch = 0;
-  double rate = rate_max;
-  const double most = at(rate_max, ttft, tpot, batch);
-  if (most < concurrency) {
-    // Requests beyond what the pools hold wait in front of the prefill pool.
-    d.limited_by = prefill_max <= decode_max ? "prefill" : "decode";
-    ttft += seconds((concurrency - most) / rate_max);
-  } else {
-    rate = bisect_crossing(rate_max, concurrency, [&](double r) {
-      Seconds a;
-      Seconds b;
-      double c = 0;
-      return at(r, a, b, c);
-    });
-    at(rate, ttft, tpot, batch);
-  }
-  d.decode_batch = batch;
-
-  // The decode figures as the aggregated estimate explains them, at the pool's batch; the
-  // latencies and rates are the two pools'.
-  const auto running = static_cast<long long>(std::ceil(batch - 1e-9));
-  d.decode_memory = estimate_memory(dec.memory, running);
-  d.prefill_memory = estimate_memory(pre.memory, 1);
-  InferencePerformance& r = d.perf;
-  r = estimate_inference(dec, d.decode_memory, 1, Detail::full, running);
-  r.offered = *inf.concurrency;
-  r.queueing = !d.limited_by.empty();
-  r.prefill = d.prefill;
-  r.prefill_share = d.prefill_utilization;
-  r.ttft = ttft;
-  r.tpot = tpot;
-  r.decode_step = tpot * r.tokens_per_step;
-  r.requests_per_s = rate;
-  r.output_tokens_per_s = rate * osl;
-  r.prefill_tokens_per_s = rate * isl;
-  if (r.queueing) {
-    r.bottleneck = d.limited_by == "prefill" ? "compute" : "memory_capacity";
-    r.explanation = fmt::format(
-        "the {} pool is full: {} of the {} requests in flight wait in front of the prefill pool",
-        d.limited_by,
-        static_cast<long long>(std::round(concurrency - most)),
-        *inf.concurrency);
-  }
-  return d;
+  return e(layout.prefill.replicas, layout.decode.replicas, *spec.workload.inference.concurrency);
 }
 
 } // namespace rightsize

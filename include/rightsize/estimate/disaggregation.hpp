@@ -33,9 +33,9 @@ struct DisaggregatedLayout {
 
 struct DisaggregatedPerformance {
   DisaggregatedLayout layout;
-  // The prefill pool: one prompt alone, what each prompt adds to a replica's busy time when
-  // prompts are batched (its FLOPs and all-reduces; the weights are read once per step), and the
-  // share of the pool's time spent busy at the served rate.
+  // The prefill pool: one prompt alone, a replica's busy time per prompt when prompts wait (a
+  // step of as many whole prompts as the engine's token budget takes, over their number), and
+  // the share of the pool's time spent busy at the served rate.
   Seconds prefill;
   Seconds prefill_per_request;
   double prefill_utilization = 0;
@@ -59,12 +59,60 @@ struct DisaggregatedPerformance {
   MemoryEstimate decode_memory;  // one decode GPU at its batch
 };
 
-// The estimate of a disaggregated layout serving the spec's concurrency (requests in flight in
-// all, a closed loop): the request rate solves rate x (TTFT + (output - 1) x TPOT) = concurrency,
-// TTFT being the engine's per-request cost, the prompt's prefill, its wait for a prefill replica
-// and the KV transfer, TPOT a decode step of the decode replica's share per token. Requests the
-// pools cannot take queue in front of the prefill pool (their wait adds to TTFT). nullopt when
-// either pool's layout does not hold one sequence, or the spec is not a text generation.
+// A disaggregated layout's estimate (docs/model.md, "Disaggregated serving"): the spec's
+// concurrency (requests in flight in all, a closed loop) served at the request rate that solves
+// rate x (TTFT + (output - 1) x TPOT) = concurrency, TTFT being the engine's per-request cost,
+// the prompt's prefill, its wait for a prefill replica (M/D/1) and the KV transfer, TPOT a
+// decode step of the decode replica's share of the sequences, per token. Requests the pools
+// cannot take queue in front of the prefill pool (their wait adds to TTFT).
+//
+// The terms that do not depend on the replica counts are worked out once per pair of layouts:
+// the plan's search sizes the pools with a few dozen evaluations. Points to the spec, GPU,
+// constants and efficiencies, which must outlive it.
+class DisaggregatedEstimator {
+public:
+  DisaggregatedEstimator(const Spec& spec,
+                         const Gpu& gpu,
+                         const Parallelism& prefill,
+                         const Parallelism& decode,
+                         const Constants& constants,
+                         const Efficiency& eff);
+  // Whether both layouts hold a sequence of the spec's length and the spec can be split
+  // (disaggregation_refusal).
+  [[nodiscard]] bool holds() const { return m_holds; }
+  // `prefills` x `decodes` replicas serving `concurrency` requests in flight. Detail::numbers
+  // leaves out the memory estimates and the decode step's parts and sentences (perf then carries
+  // only the latencies, rates, batch and queueing). Only when holds().
+  [[nodiscard]] DisaggregatedPerformance
+  operator()(int prefills, int decodes, long long concurrency, Detail detail = Detail::full) const;
+
+private:
+  struct Solved;
+  [[nodiscard]] Solved solve(double prefills, double decodes, double concurrency) const;
+  [[nodiscard]] Seconds token_time(double batch) const;
+
+  const Spec* m_spec;
+  const Gpu* m_gpu;
+  Parallelism m_prefill_layout;
+  Parallelism m_decode_layout;
+  bool m_holds = false;
+  std::optional<ServingLayout> m_pre;
+  std::optional<ServingLayout> m_dec;
+  double m_isl = 0;
+  double m_osl = 0;
+  Seconds m_t0;
+  Seconds m_prefill;
+  Seconds m_prefill_per_request;
+  double m_prompts_per_step = 1;
+  double m_wave_factor = 0;
+  Bytes m_kv_bytes;
+  std::string m_kv_link;
+  Seconds m_kv_transfer;
+  long long m_cap = 0;
+};
+
+// The same as DisaggregatedEstimator(...)(replicas, spec's concurrency); nullopt when it does
+// not hold().
 std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,
                                                                const Gpu& gpu,
                                                                const DisaggregatedLayout& layout,
