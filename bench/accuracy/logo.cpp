@@ -275,6 +275,33 @@ nlohmann::json transfer_bands(const std::vector<LogoGroup>& groups) {
   return out;
 }
 
+nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff) {
+  nlohmann::json group = nlohmann::json::object();
+  for (const char* metric : {"ttft", "tpot"}) {
+    std::vector<double> all;
+    std::vector<double> halves[2];
+    for (const auto& c : cases) {
+      if (c.metric == metric) {
+        const double r = band_ratio(c, eff);
+        all.push_back(r);
+        halves[c.held_out ? 1 : 0].push_back(r);
+      }
+    }
+    if (all.empty() || halves[0].empty() || halves[1].empty()) {
+      continue;
+    }
+    nlohmann::json e = entry_of(all);
+    const double inside =
+        share_inside(halves[0], entry_of(halves[1])) * static_cast<double>(halves[0].size()) +
+        share_inside(halves[1], entry_of(halves[0])) * static_cast<double>(halves[1].size());
+    e["coverage"] = round4(inside / static_cast<double>(all.size()));
+    group[metric] = e;
+  }
+  nlohmann::json out = group;
+  out["groups"] = {{"disaggregated", group}};
+  return out;
+}
+
 void print_coverage(const CoverageTable& table, const nlohmann::json& transfer) {
   fmt::print("\nband coverage on held-out lines (the band `rightsize` prints; 80% bands), and "
              "the leave-one-group-out transfer ratios (p10-p90, lines, coverage of the band from "

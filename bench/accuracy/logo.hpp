@@ -73,6 +73,12 @@ namespace rightsize::accuracy {
 // groups, the band that group would get were it unknown) and per group the same of its own lines.
 nlohmann::json transfer_bands(const std::vector<LogoGroup>& groups);
 
+// The disaggregated layout's band (data/uncertainty.json transfer.layout, groups.disaggregated):
+// measured / predicted of the disaggregated runs under `eff` (none of them fitted), p10 and p90
+// per metric. coverage: split-half, each half's lines inside the band of the other half's
+// (held_out_key), pooled; the band itself is of all the lines.
+nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff);
+
 // The coverage table (--coverage): per dimension and group, the held-out lines of each metric and
 // the share inside the printed band, beside the group's transfer ratios from `transfer`.
 void print_coverage(const CoverageTable& table, const nlohmann::json& transfer);

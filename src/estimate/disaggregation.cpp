@@ -3,7 +3,6 @@
 
 #include "collectives.hpp"
 
-#include <rightsize/core/bisect.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/estimate/disaggregation.hpp>
 #include <rightsize/spec/engine_traits.hpp>
@@ -155,9 +154,15 @@ DisaggregatedEstimator::solve(double prefills, double decodes, double concurrenc
     most.ttft += seconds(most.queued / rate_max);
     return most;
   }
-  const double rate =
-      bisect_crossing(rate_max, concurrency, [&](double r) { return in_flight(at(r)); });
-  return at(rate);
+  // Halving to a relative 1e-10 of the rate (bisect_crossing's adjacent doubles take twice the
+  // evaluations for nothing a report shows; the plan's pool sizing evaluates this often).
+  double lo = 0;
+  double hi = rate_max;
+  while (hi - lo > 1e-10 * hi) {
+    const double mid = (lo + hi) / 2.0;
+    (in_flight(at(mid)) < concurrency ? lo : hi) = mid;
+  }
+  return at(lo);
 }
 
 DisaggregatedPerformance DisaggregatedEstimator::operator()(int prefills,
