@@ -221,6 +221,8 @@ void register_deploy(CLI::App& app, Context& ctx) {
   const DeployChecked checked = add_deploy_options(*sub, *o);
   sub->callback([&ctx, o, sub, checked]() {
     o->lock_given = checked.lock->count() > 0;
+    // deploy writes aggregated serving: its plan ranks only what it can write (docs/deploy.md).
+    o->plan.disaggregate = false;
     const nlohmann::json given = given_settings(*sub, o->plan.settings);
     check_options(*o, checked);
     ctx.action = [&ctx, o, given]() { return deploy(ctx, *o, given); };

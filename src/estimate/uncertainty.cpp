@@ -548,6 +548,20 @@ RatioBand Uncertainty::disaggregated(const RatioBand& base, const std::string& m
   return b;
 }
 
+Calibration Uncertainty::disaggregated_calibration(const std::string& family,
+                                                   const std::string& engine) const {
+  const auto t = m_transfer.find("disaggregated");
+  const long long lines =
+      t == m_transfer.end() || t->second.count("ttft") == 0 ? 0 : t->second.at("ttft").lines;
+  return {false,
+          fmt::format("{}/{} disaggregated prefill/decode: efficiencies fitted on aggregated "
+                      "runs; bands widened to the error of {} measured disaggregated runs, none "
+                      "fitted (docs/accuracy.md, \"Disaggregated serving\")",
+                      family,
+                      engine,
+                      lines)};
+}
+
 std::string Uncertainty::uncalibrated_text(const std::string& family,
                                            const std::string& engine) const {
   if (m_transfer.empty()) {

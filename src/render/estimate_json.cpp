@@ -125,6 +125,10 @@ void render_estimate_json(const EstimateReport& r, std::ostream& out) {
   if (!r.cost_note.empty()) {
     w.member("cost_note", r.cost_note);
   }
+  if (r.disaggregation != nullptr) {
+    w.key("disaggregation");
+    write_disaggregation_json(w, r.gpu, *r.disaggregation, r.disaggregation_why);
+  }
   if (neck) {
     w.member("explanation", neck->explanation);
   }

@@ -532,15 +532,21 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   if (i.simulated && r.spec.workload.inference.targets.names_percentiles()) {
     out << "  " << latency_distribution_text(*i.simulated) << '\n';
   }
-  out << fmt::format("  one prefill {} alone; one decode step {} (memory {}, compute {}, "
-                     "all-reduce {}, fixed {}); prefills take {:.0f}% of the time\n",
-                     format_seconds(i.prefill),
-                     format_seconds(i.decode_step),
-                     format_seconds(i.decode_memory),
-                     format_seconds(i.decode_compute),
-                     format_seconds(i.decode_communication),
-                     format_seconds(i.decode_fixed),
-                     100.0 * i.prefill_share);
+  if (r.disaggregation != nullptr) {
+    out << "  disaggregated: " << disaggregation_text(*r.disaggregation) << '\n';
+  }
+  out << fmt::format(
+      "  one prefill {} alone; one decode step {} (memory {}, compute {}, "
+      "all-reduce {}, fixed {}){}\n",
+      format_seconds(i.prefill),
+      format_seconds(i.decode_step),
+      format_seconds(i.decode_memory),
+      format_seconds(i.decode_compute),
+      format_seconds(i.decode_communication),
+      format_seconds(i.decode_fixed),
+      r.disaggregation != nullptr
+          ? std::string("; decode steps never wait for a prefill")
+          : fmt::format("; prefills take {:.0f}% of the time", 100.0 * i.prefill_share));
   if (i.tokens_per_step > 1) {
     out << fmt::format("  speculative decoding: each step drafts for {} and verifies, {:.2f} "
                        "tokens per step per sequence: TPOT is the step over {:.2f}\n",

@@ -57,7 +57,7 @@ void serving_markdown_rows(const Plan& plan, const RenderOptions& o, std::ostrea
         c->rank,
         c->gpu->name,
         c->total_gpus(),
-        c->replicas > 1 ? fmt::format("{} x {}", c->replicas, layout_text(*c)) : layout_text(*c),
+        replicas_text(*c),
         to_gib(c->memory.per_gpu.total()),
         format_seconds(i.ttft),
         u.shows_tpot() ? format_seconds(i.tpot)

@@ -342,3 +342,51 @@ TEST_CASE("estimate: --cp splits each training sequence over GPUs; refused where
   CHECK(r.err == "rightsize: error: --gpus: 100 GPUs cannot be split into replicas of tp 8 x cp "
                  "16 x pp 1 = 128 GPUs\n");
 }
+
+TEST_CASE("estimate: --prefill-replicas and --decode-replicas serve disaggregated",
+          "[estimate][cli][disaggregation]") {
+  const std::string deepseek =
+      std::string(RIGHTSIZE_EXAMPLES_DIR) + "/deepseek-v3-long-prompts.json";
+  const auto j = estimate_json({deepseek,
+                                "--gpu",
+                                "B200",
+                                "--tp",
+                                "8",
+                                "--prefill-replicas",
+                                "2",
+                                "--decode-replicas",
+                                "3"});
+  CHECK(j["replicas"] == 5);
+  CHECK(j["gpus"] == 40);
+  CHECK(j["disaggregation"]["prefill"]["replicas"] == 2);
+  CHECK(j["disaggregation"]["decode"]["replicas"] == 3);
+  CHECK(j["disaggregation"]["decode"]["tp"] == 8);
+  CHECK(j["disaggregation"]["kv_transfer_ms"].get<double>() > 0);
+  CHECK(j["calibration"]["measured"] == false);
+  // The closed loop over both pools: rate x (TTFT + 1023 x TPOT) = the 512 requests in flight.
+  const double rate = j["inference"]["requests_per_s"].get<double>();
+  const double cycle =
+      j["inference"]["ttft_ms"].get<double>() + 1023.0 * j["inference"]["tpot_ms"].get<double>();
+  CHECK(rate * cycle / 1000.0 == Approx(512.0).epsilon(1e-6));
+
+  const auto one = estimate({deepseek, "--gpu", "B200", "--tp", "8", "--prefill-replicas", "2"});
+  CHECK(one.exit_code == 2);
+  CHECK_THAT(one.err, Catch::Contains("--decode-replicas"));
+  const auto batch = estimate({deepseek,
+                               "--gpu",
+                               "B200",
+                               "--tp",
+                               "8",
+                               "--prefill-replicas",
+                               "1",
+                               "--decode-replicas",
+                               "1",
+                               "--batch",
+                               "8"});
+  CHECK(batch.exit_code == 2);
+  CHECK_THAT(batch.err, Catch::Contains("--batch"));
+  const auto training =
+      estimate({k_lora, "--gpu", "H100", "--prefill-replicas", "1", "--decode-replicas", "1"});
+  CHECK(training.exit_code == 2);
+  CHECK_THAT(training.err, Catch::Contains("only a text generation splits"));
+}

@@ -51,6 +51,10 @@ struct PlanOptions {
   // JSON's inference.percentiles); false where the report does not show it (the table), which
   // saves the simulations. Percentile targets simulate regardless.
   bool simulate = true;
+  // Rank disaggregated prefill/decode configurations beside the aggregated ones where the engine
+  // splits them (docs/plan.md, "Disaggregated serving"); false where they cannot be used (deploy
+  // writes aggregated serving only).
+  bool disaggregate = true;
 };
 
 struct MonthCost {
@@ -109,7 +113,8 @@ struct DisaggregatedChoice {
   std::optional<long long> aggregated_gpus;
   std::optional<UsdPerHour> aggregated_per_hour;
   std::optional<Seconds> aggregated_tpot;
-  std::string why; // one sentence: why it wins
+  std::optional<long long> aggregated_batch; // sequences each aggregated replica runs
+  std::string why;                           // one sentence: why it wins
 };
 
 struct Candidate {
