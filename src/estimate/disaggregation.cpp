@@ -132,7 +132,7 @@ DisaggregatedEstimator::solve(double prefills, double decodes, double concurrenc
     s.tpot = token_time(1);
     for (int i = 0; i < 40; ++i) {
       const double next = std::clamp(rate * later * s.tpot.si() / decodes, 1.0, cap);
-      if (std::abs(next - s.batch) <= 1e-9 * next) {
+      if (std::abs(next - s.batch) <= 1e-7 * next) {
         break;
       }
       s.batch = next;
@@ -154,11 +154,11 @@ DisaggregatedEstimator::solve(double prefills, double decodes, double concurrenc
     most.ttft += seconds(most.queued / rate_max);
     return most;
   }
-  // Halving to a relative 1e-10 of the rate (bisect_crossing's adjacent doubles take twice the
+  // Halving to a relative 1e-7 of the rate (bisect_crossing's adjacent doubles take twice the
   // evaluations for nothing a report shows; the plan's pool sizing evaluates this often).
   double lo = 0;
   double hi = rate_max;
-  while (hi - lo > 1e-10 * hi) {
+  while (hi - lo > 1e-7 * hi) {
     const double mid = (lo + hi) / 2.0;
     (in_flight(at(mid)) < concurrency ? lo : hi) = mid;
   }

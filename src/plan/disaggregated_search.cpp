@@ -18,7 +18,7 @@ namespace {
 
 // Decode replicas tried past the fewest whose TPOT holds: a wider decode pool rarely needs fewer
 // prefill replicas, so a few more decide.
-constexpr int k_decode_widenings = 8;
+constexpr int k_decode_widenings = 4;
 
 using Highs = DisaggregatedHighs;
 
@@ -44,9 +44,15 @@ bool meets(const DisaggregatedEstimator& e,
 // The fewest replicas in all (prefill, decode) that meet `goal`, at most `most` in all; none
 // when no split does. The decode pool's fewest is where TPOT and its capacity hold with
 // prefill to spare (more decode replicas only lower their batch); each of the next few decode
-// counts takes the fewest prefill replicas that then meet every target.
-std::optional<std::pair<int, int>>
-size_pools(const DisaggregatedEstimator& e, const Highs& h, const ServingGoal& goal, int most) {
+// counts takes the fewest prefill replicas that then meet every target. `worth(total)`: whether
+// a split of `total` replicas in all could still win (the search's cost bound); none is tried
+// past the fewest decode replicas when one more could not.
+template <class Worth>
+std::optional<std::pair<int, int>> size_pools(const DisaggregatedEstimator& e,
+                                              const Highs& h,
+                                              const ServingGoal& goal,
+                                              int most,
+                                              const Worth& worth) {
   if (most < 2) {
     return std::nullopt;
   }
@@ -55,6 +61,9 @@ size_pools(const DisaggregatedEstimator& e, const Highs& h, const ServingGoal& g
     return std::nullopt;
   }
   const int fewest_decodes = decode_holds(1) ? 1 : first_holding(1, most - 1, decode_holds);
+  if (!worth(fewest_decodes + 1)) {
+    return std::nullopt;
+  }
   std::optional<std::pair<int, int>> best;
   for (int y = fewest_decodes; y <= fewest_decodes + k_decode_widenings; ++y) {
     const int limit = (best ? best->first + best->second - 1 : most) - y;
@@ -113,15 +122,10 @@ GrowthSeries pools_growth(const Search& S,
     const ServingGoal month = grown_by(goal, std::max(1.0, demand[m]));
     out.concurrency.push_back(*month.concurrency);
     if (demand[m] > 1.0 + 1e-12 && !meets(e, h, month, now.first, now.second)) {
-      // The same replicas split anew, else the fewest that serve the month (never fewer than
-      // before: the rest go to the prefill pool, which only shortens TTFT).
+      // The fewest that serve the month, never fewer than before: the rest go to the prefill
+      // pool, which only shortens TTFT.
       const int total = now.first + now.second;
-      if (const auto same = split_of(e, h, month, total)) {
-        now = *same;
-        out.replicas[m] = total;
-        continue;
-      }
-      const auto sized = size_pools(e, h, month, most);
+      const auto sized = size_pools(e, h, month, most, [](int) { return true; });
       if (!sized) {
         out.unmet_month = static_cast<int>(m) + 1;
         out.unmet_reason = fmt::format("demand grown {:.3g}-fold by month {} ({} concurrent "
@@ -202,9 +206,21 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
                                                        const Gpu& g,
                                                        const std::vector<Parallelism>& layouts,
                                                        const ServingGoal& goal,
-                                                       std::optional<long long> gpu_limit) {
+                                                       std::optional<long long> gpu_limit,
+                                                       std::optional<double> to_beat) {
   if (S.any || !S.options.disaggregate || disaggregation_refusal(spec) ||
       spec.workload.inference.targets.names_percentiles()) {
+    return std::nullopt;
+  }
+  // A GPU the catalog has no price for (nor shape to hold a replica) is costed by nothing here.
+  if (layouts.empty()) {
+    return std::nullopt;
+  }
+  Candidate priced;
+  priced.gpu = &g;
+  priced.layout = layouts.front();
+  std::string no_price;
+  if (!cost_inference(S, priced, flat_growth(S, 1), no_price, Detail::numbers)) {
     return std::nullopt;
   }
   const Highs h = disaggregated_highs(S, g, spec);
@@ -225,8 +241,29 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
     if (!e.holds()) {
       continue;
     }
-    const auto sized = size_pools(e, h, goal, most);
+    // Month 1's pools every month cost no more than their growth (cost_inference's terms only
+    // grow with the replicas): a split whose flat cost cannot beat the score to beat is not
+    // sized further, nor grown.
+    const Objective o = S.options.objective;
+    const bool bounded =
+        to_beat && (o == Objective::tco || o == Objective::gpus || o == Objective::power);
+    const auto worth = [&](int total) {
+      if (!bounded) {
+        return true;
+      }
+      Candidate flat;
+      flat.gpu = &g;
+      flat.layout = p;
+      flat.replicas = total;
+      std::string why;
+      return cost_inference(S, flat, flat_growth(S, total), why, Detail::numbers) &&
+             score(flat, o, S) < *to_beat;
+    };
+    const auto sized = size_pools(e, h, goal, most, worth);
     if (!sized) {
+      continue;
+    }
+    if (!worth(sized->first + sized->second)) {
       continue;
     }
     DisaggregatedFound found;
@@ -261,11 +298,13 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
                                                            share_at_target(d.perf, spec)));
     }
     const double sc = score(c, S.options.objective, S);
-    if (!best || sc < best_score) {
+    if ((!best || sc < best_score) && (!to_beat || sc < *to_beat)) {
       const MemoryEstimate& m = c.memory;
       found.room = 1.0 - m.per_gpu.total() / m.budget;
+      gpu_limit = c.total_gpus();
       best = std::move(found);
       best_score = sc;
+      to_beat = sc;
     }
   }
   return best;

@@ -252,7 +252,13 @@ void consider_disaggregated(
     if (layouts.empty()) {
       continue;
     }
-    auto found = search_disaggregated(S, *variant->spec, g, layouts, goal, gpu_limit);
+    auto found = search_disaggregated(S,
+                                      *variant->spec,
+                                      g,
+                                      layouts,
+                                      goal,
+                                      gpu_limit,
+                                      first || best ? std::optional(best_score) : std::nullopt);
     if (!found) {
       continue;
     }

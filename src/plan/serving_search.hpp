@@ -219,15 +219,17 @@ struct DisaggregatedFound {
 };
 // The best-scoring disaggregated configuration of `spec` on `g`, both pools of one of `layouts`
 // (those whose fit probe holds a sequence), with fewer GPUs than `gpu_limit` (the aggregated
-// configuration to beat; none: any), meeting every target at the disaggregated band's edge with
-// neither pool full, month by month. None when the spec cannot be split (disaggregation_refusal),
-// names percentile targets (the simulation is of one engine), or nothing meets it.
+// configuration to beat; none: any) and a lower score than `to_beat` (its score), meeting every
+// target at the disaggregated band's edge with neither pool full, month by month. None when the
+// spec cannot be split (disaggregation_refusal), names percentile targets (the simulation is of one
+// engine), or nothing meets it.
 std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
                                                        const Spec& spec,
                                                        const Gpu& g,
                                                        const std::vector<Parallelism>& layouts,
                                                        const ServingGoal& goal,
-                                                       std::optional<long long> gpu_limit);
+                                                       std::optional<long long> gpu_limit,
+                                                       std::optional<double> to_beat);
 // The pools of a given disaggregated configuration (evaluate.cpp): `replicas` in all,
 // `prefills` of them prefill (0: the split of them that meets the goal with the fewest prefill
 // replicas, else an even one), with their estimate at Detail::full; none when a replica of the
