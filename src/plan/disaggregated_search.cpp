@@ -351,7 +351,7 @@ void explain_disaggregated(const Search& S, const Spec& spec, Candidate& c) {
         prompt,
         *was.aggregated_batch,
         was.aggregated_tpot ? format_seconds(*was.aggregated_tpot) : std::string("-"),
-        d.decode_batch,
+        std::ceil(d.decode_batch - 1e-9),
         format_seconds(d.perf.tpot));
   } else {
     reason = fmt::format("no aggregated layout meets the targets on this GPU: its decode steps "

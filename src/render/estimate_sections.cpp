@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace rightsize {
 
 using detail::BandFields;
@@ -455,7 +457,7 @@ std::string disaggregation_text(const DisaggregatedPerformance& d) {
                      q.replicas,
                      q.replicas == 1 ? "" : "s",
                      layout(q.layout),
-                     d.decode_batch,
+                     std::ceil(d.decode_batch - 1e-9),
                      d.decode_max_batch,
                      format_bytes(d.kv_transfer_bytes),
                      d.kv_link == "network" ? "the network" : d.kv_link,

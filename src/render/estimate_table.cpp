@@ -186,7 +186,22 @@ std::string workload_line(const EstimateReport& r) {
 void render_header(const EstimateReport& r, std::ostream& out) {
   const auto& p = r.parallelism;
   const auto& s = r.spec;
-  if (r.replicas > 1) {
+  if (r.disaggregation != nullptr) {
+    const DisaggregatedLayout& l = r.disaggregation->layout;
+    out << fmt::format("{}: {} on {} x {}, disaggregated: {} prefill + {} decode replicas of tp "
+                       "{}, pp {}, ep {} ({} GPU{} each)\n",
+                       s.name,
+                       s.model.name,
+                       l.gpus(),
+                       r.gpu.name,
+                       l.prefill.replicas,
+                       l.decode.replicas,
+                       p.tp,
+                       p.pp,
+                       p.ep,
+                       p.gpus(),
+                       p.gpus() == 1 ? "" : "s");
+  } else if (r.replicas > 1) {
     out << fmt::format("{}: {} on {} x {}: {} replicas of tp {}, pp {}, ep {} ({} GPU{} each)\n",
                        s.name,
                        s.model.name,
@@ -219,7 +234,8 @@ void render_header(const EstimateReport& r, std::ostream& out) {
 
 void render_memory(const EstimateReport& r, std::ostream& out) {
   const auto& m = r.memory;
-  out << fmt::format("memory per GPU: {}{} of {} usable ({} capacity)\n",
+  out << fmt::format("memory per {}GPU: {}{} of {} usable ({} capacity)\n",
+                     r.disaggregation != nullptr ? "decode " : "",
                      gib_text(m.per_gpu.total()),
                      r.memory_band ? fmt::format(" (band {:.1f}-{:.1f} GiB)",
                                                  to_gib(Bytes(r.memory_band->low)),
@@ -453,13 +469,19 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   const long long asked = r.inference ? r.inference->offered : m.batch;
   const std::string queued =
       asked > m.batch ? fmt::format(" of the {} asked, the rest queue", asked) : std::string();
-  const std::string sequences = r.replicas > 1
-                                    ? fmt::format("per replica: {}{} ({} over {} replicas)",
-                                                  held,
-                                                  queued,
-                                                  m.batch * r.replicas,
-                                                  r.replicas)
-                                    : held + queued;
+  const std::string sequences =
+      r.disaggregation != nullptr
+          ? fmt::format("per decode replica: {} of the {} in flight ({} decode replicas; the "
+                        "rest wait for or run their prefill)",
+                        held,
+                        asked,
+                        r.disaggregation->layout.decode.replicas)
+      : r.replicas > 1 ? fmt::format("per replica: {}{} ({} over {} replicas)",
+                                     held,
+                                     queued,
+                                     m.batch * r.replicas,
+                                     r.replicas)
+                       : held + queued;
   if (u.tokens == TokenRate::latent) {
     out << fmt::format("fits: {}{} {}; one pass takes at most {} {} (no KV cache: the pipeline "
                        "denoises and decodes a batch of images together)\n",
@@ -506,15 +528,19 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
     render_embedding_speed(r, out);
     return;
   }
+  // Disaggregated, the two pools serve each request together: no per-replica rate.
+  const bool split = r.disaggregation != nullptr;
   out << fmt::format("\nspeed ({} math){}: TTFT {}, TPOT {}, {:.0f} output tokens/s, {:.2f} "
                      "requests/s\n",
                      to_string(i.compute_precision),
-                     r.replicas > 1 ? ", per replica" : "",
+                     split            ? ", both pools"
+                     : r.replicas > 1 ? ", per replica"
+                                      : "",
                      format_seconds(i.ttft),
                      format_seconds(i.tpot),
-                     i.output_tokens_per_s / n,
-                     i.requests_per_s / n);
-  if (r.replicas > 1) {
+                     split ? i.output_tokens_per_s : i.output_tokens_per_s / n,
+                     split ? i.requests_per_s : i.requests_per_s / n);
+  if (r.replicas > 1 && !split) {
     out << fmt::format("  all {} replicas: {:.0f} output tokens/s, {:.2f} requests/s\n",
                        r.replicas,
                        i.output_tokens_per_s,
