@@ -177,6 +177,13 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   if (o.lock_given) {
     locked = read_locked_plan(
         o.lock.empty() ? default_lock_path(o.plan.spec) : o.lock, o.plan.spec, given);
+    if (locked->configuration.prefill_replicas > 0) {
+      throw InputError(locked->lock_path,
+                       fmt::format("the locked configuration, {}, serves prefill and decode "
+                                   "disaggregated, which rightsize deploy does not write yet "
+                                   "(docs/deploy.md)",
+                                   configuration_text(locked->configuration)));
+    }
     if (locked->settings) {
       o.plan.settings = *locked->settings;
     }
