@@ -19,9 +19,11 @@ namespace {
 
 using estimate_detail::collective_link;
 
-// The link one prompt's KV cache crosses from a prefill GPU to a decode GPU: NVLink when a
-// prefill replica and a decode replica fit in one NVLink domain together, PCIe inside one server
-// for cards without NVLink, the network otherwise (collective_link's rule for a group of both).
+// The link one prompt's KV cache crosses from a prefill GPU to a decode GPU: NVLink when both
+// pools fit in one NVLink domain (any prefill replica then reaches any decode replica over it),
+// PCIe inside one server for cards without NVLink, the network otherwise: a request is routed
+// to whichever decode replica has room, so past one domain most transfers leave it
+// (collective_link's rule for a group of every GPU of both pools).
 std::string link_name(const Spec& spec, const Gpu& gpu, int group) {
   if (gpu.has_nvlink() && group <= gpu.nvlink_domain) {
     return "NVLink";
@@ -33,9 +35,12 @@ std::string link_name(const Spec& spec, const Gpu& gpu, int group) {
 
 std::optional<std::string> disaggregation_refusal(const Spec& spec) {
   const auto& inf = spec.workload.inference;
-  if (spec.workload.is_training() || spec.workload.one_pass() || spec.workload.is_transcription() ||
-      spec.model.encoder_decoder) {
+  if (spec.workload.is_training() || spec.workload.one_pass() || spec.workload.is_transcription()) {
     return std::string("only a text generation splits into prefill and decode");
+  }
+  if (spec.model.encoder_decoder) {
+    return std::string("an encoder-decoder's encoder pass and decode are not split into pools by "
+                       "any engine rightsize plans");
   }
   if (!inf.concurrency) {
     return std::string("an offline (batch) workload has no latency to gain from it: give "
@@ -98,22 +103,30 @@ DisaggregatedEstimator::DisaggregatedEstimator(const Spec& spec,
   // Fixed lengths keep a closed loop's requests in waves (performance.cpp): a request waits on
   // average for the engine's fitted share of half the others' prefills on its replica.
   m_wave_factor = inf.length_low_ratio < 1.0 ? 0.0 : m_pre->steps->engine->wave_factor;
-  // The KV transfer: each prefill GPU sends its shard of the prompt's cache, all at once.
-  const int pair = prefill.gpus() + decode.gpus();
-  const LinkModel link = collective_link(spec, gpu, pair, eff);
-  m_kv_link = link_name(spec, gpu, pair);
+  // The KV transfer: each prefill GPU sends its shard of the prompt's cache, all at once; the
+  // link depends on how many replicas there are (transfer()).
   m_kv_bytes = m_pre->memory.kv.per_sequence(static_cast<long long>(std::ceil(m_isl)));
-  m_kv_transfer = m_kv_bytes / link.bandwidth + link.latency;
+  m_eff = &eff;
   m_cap = running_batch(
       spec, std::numeric_limits<long long>::max(), m_dec->memory.max_batch, *m_dec->memory.policy);
+}
+
+std::pair<Seconds, std::string> DisaggregatedEstimator::transfer(int prefills, int decodes) const {
+  const long long group = static_cast<long long>(m_prefill_layout.gpus()) * prefills +
+                          static_cast<long long>(m_decode_layout.gpus()) * decodes;
+  const int capped = static_cast<int>(std::min<long long>(group, 1 << 30));
+  const LinkModel link = collective_link(*m_spec, *m_gpu, capped, *m_eff);
+  return {m_kv_bytes / link.bandwidth + link.latency, link_name(*m_spec, *m_gpu, capped)};
 }
 
 Seconds DisaggregatedEstimator::token_time(double batch) const {
   return decode_token_time(*m_dec->steps, m_dec->memory.kv, batch, m_isl + m_osl / 2.0);
 }
 
-DisaggregatedEstimator::Solved
-DisaggregatedEstimator::solve(double prefills, double decodes, double concurrency) const {
+DisaggregatedEstimator::Solved DisaggregatedEstimator::solve(double prefills,
+                                                             double decodes,
+                                                             double concurrency,
+                                                             Seconds kv_transfer) const {
   const double later = std::max(0.0, m_osl - 1.0);
   const auto cap = static_cast<double>(m_cap);
   const double per_request = m_prefill_per_request.si();
@@ -127,7 +140,7 @@ DisaggregatedEstimator::solve(double prefills, double decodes, double concurrenc
     s.wait = m_prefill * (s.busy / (2.0 * (1.0 - s.busy)));
     const Seconds wave =
         m_prefill_per_request * (m_wave_factor * std::max(0.0, concurrency / prefills - 1.0) / 2.0);
-    s.ttft = m_t0 + m_prefill + max(s.wait, wave) + m_kv_transfer;
+    s.ttft = m_t0 + m_prefill + max(s.wait, wave) + kv_transfer;
     s.batch = 1;
     s.tpot = token_time(1);
     for (int i = 0; i < 40; ++i) {
@@ -175,12 +188,12 @@ DisaggregatedPerformance DisaggregatedEstimator::operator()(int prefills,
   d.prefill = m_prefill;
   d.prefill_per_request = m_prefill_per_request;
   d.kv_transfer_bytes = m_kv_bytes;
-  d.kv_link = m_kv_link;
-  d.kv_transfer = m_kv_transfer;
+  std::tie(d.kv_transfer, d.kv_link) = transfer(prefills, decodes);
   d.decode_max_batch = m_cap;
   const Solved s = solve(static_cast<double>(prefills),
                          static_cast<double>(decodes),
-                         static_cast<double>(concurrency));
+                         static_cast<double>(concurrency),
+                         d.kv_transfer);
   d.prefill_utilization = s.busy;
   d.prefill_wait = s.wait;
   d.decode_batch = s.batch;

@@ -30,7 +30,7 @@ bool meets(const DisaggregatedEstimator& e,
            int prefills,
            int decodes) {
   const DisaggregatedPerformance d = e(prefills, decodes, *goal.concurrency, Detail::numbers);
-  if (!d.limited_by.empty()) {
+  if (!d.limited_by.empty() || d.prefill_utilization > k_prefill_utilization) {
     return false;
   }
   const Targets& t = goal.targets;
@@ -338,21 +338,33 @@ void explain_disaggregated(const Search& S, const Spec& spec, Candidate& c) {
                                         u.disaggregated(u.band("tpot", family, engine), "tpot"));
   }
   const long long prompt = spec.workload.inference.prompt_tokens();
+  const auto layout_words = [](const Parallelism& p) {
+    return fmt::format("TP{}{}{}",
+                       p.tp,
+                       p.pp > 1 ? fmt::format(" PP{}", p.pp) : std::string(),
+                       p.ep > 1 ? fmt::format(" EP{}", p.ep) : std::string());
+  };
   std::string reason;
-  if (was.aggregated_gpus && was.aggregated_per_hour && was.aggregated_batch) {
+  if (was.aggregated_gpus && was.aggregated_per_hour && was.aggregated_batch &&
+      was.aggregated_layout && was.aggregated_replicas && was.aggregated_ttft) {
     reason = fmt::format(
-        "{} GPUs at {} against {} GPUs at {} aggregated: there each replica's decode steps stall "
-        "for the prefills of {}-token prompts, so the targets hold with only {} sequences a "
-        "replica (TPOT {}); split, each decode replica runs {:.0f} (TPOT {})",
+        "{} GPUs at {} against {} GPUs at {} aggregated ({} x {}): there each replica's decode "
+        "steps stall for the prefills of {}-token prompts, so the targets hold with only {} "
+        "sequences a replica (TPOT {}); split, each decode replica runs {:.0f} on average (TPOT "
+        "{}). The price: TTFT {} against {} aggregated",
         l.gpus(),
         format_usd_per_hour(c.cost.per_hour),
         *was.aggregated_gpus,
         format_usd_per_hour(*was.aggregated_per_hour),
+        *was.aggregated_replicas,
+        layout_words(*was.aggregated_layout),
         prompt,
         *was.aggregated_batch,
         was.aggregated_tpot ? format_seconds(*was.aggregated_tpot) : std::string("-"),
-        std::ceil(d.decode_batch - 1e-9),
-        format_seconds(d.perf.tpot));
+        d.decode_batch,
+        format_seconds(d.perf.tpot),
+        format_seconds(d.perf.ttft),
+        format_seconds(*was.aggregated_ttft));
   } else {
     reason = fmt::format("no aggregated layout meets the targets on this GPU: its decode steps "
                          "would stall for the prefills of {}-token prompts",

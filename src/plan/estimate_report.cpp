@@ -350,6 +350,17 @@ EstimateEvaluation estimate_disaggregated_configuration(Spec spec,
   if (const auto no = disaggregation_refusal(spec)) {
     throw InputError("--prefill-replicas", "cannot serve " + spec.file + " disaggregated: " + *no);
   }
+  if (spec.workload.inference.targets.names_percentiles()) {
+    throw InputError("--prefill-replicas",
+                     "the spec's targets name percentiles, which rightsize holds on a simulation "
+                     "of one engine's scheduler, not of disaggregated pools: give them as means "
+                     "(docs/plan.md, \"Disaggregated serving\")");
+  }
+  if (layout.pp > 1) {
+    throw InputError("--pp",
+                     "disaggregated pools are estimated without pipeline stages (each replica "
+                     "laid out by --tp, --ep and --attention-dp)");
+  }
   EstimateEvaluation e;
   e.spec = std::move(spec);
   e.gpu = &gpu;

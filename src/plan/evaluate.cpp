@@ -147,6 +147,12 @@ void evaluate_disaggregated(const detail::Search& S,
     out.problem_kind = "throughput";
     out.problem =
         fmt::format("the {} pool is full: requests queue in front of it", pools->limited_by);
+  } else if (pools->prefill_utilization > detail::k_prefill_utilization) {
+    out.problem_kind = "throughput";
+    out.problem = fmt::format("the prefill pool is {:.0f}% busy, more than the {:.0f}% a plan "
+                              "allows",
+                              100.0 * pools->prefill_utilization,
+                              100.0 * detail::k_prefill_utilization);
   } else {
     judge_serving_targets(S, c, h.ttft, h.tpot, h.rate, out);
   }

@@ -247,6 +247,9 @@ void consider_disaggregated(
     beaten->aggregated_per_hour = a.cost.per_hour;
     beaten->aggregated_tpot = a.inference->tpot;
     beaten->aggregated_batch = a.inference->concurrency;
+    beaten->aggregated_ttft = a.inference->ttft;
+    beaten->aggregated_layout = a.layout;
+    beaten->aggregated_replicas = a.replicas;
   }
   for (const auto& [variant, layouts] : fits) {
     if (layouts.empty()) {

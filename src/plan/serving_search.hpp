@@ -209,6 +209,11 @@ GrowthSeries growth_series(const Search& S,
 // --- Disaggregated prefill/decode (disaggregated_search.cpp; docs/plan.md, "Disaggregated
 // serving")
 
+// The busiest a planned prefill pool may be: past it a queue of prompts parks the requests the
+// decode pool would otherwise hold (a closed loop's TTFT absorbs them), and a burst has no room.
+// At 85% the M/D/1 wait is 2.8 prefills.
+inline constexpr double k_prefill_utilization = 0.85;
+
 // A disaggregated configuration the search found: its candidate with the figures only
 // (Detail::numbers) and costed, `layout` each replica's of both pools, `replicas` both pools';
 // the replicas each month needs; the memory it has to spare.

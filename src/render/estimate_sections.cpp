@@ -449,7 +449,8 @@ std::string disaggregation_text(const DisaggregatedPerformance& d) {
     return s;
   };
   return fmt::format("{} prefill replica{} ({}, {:.0f}% busy) + {} decode replica{} ({}, {:.0f} "
-                     "sequences each of {}); each prompt's KV cache, {} a GPU, crosses {} in {}{}",
+                     "sequences each on average, at most {}); each prompt's KV cache, {} a GPU, "
+                     "crosses {} in {}{}",
                      p.replicas,
                      p.replicas == 1 ? "" : "s",
                      layout(p.layout),
@@ -457,7 +458,7 @@ std::string disaggregation_text(const DisaggregatedPerformance& d) {
                      q.replicas,
                      q.replicas == 1 ? "" : "s",
                      layout(q.layout),
-                     std::ceil(d.decode_batch - 1e-9),
+                     d.decode_batch,
                      d.decode_max_batch,
                      format_bytes(d.kv_transfer_bytes),
                      d.kv_link == "network" ? "the network" : d.kv_link,

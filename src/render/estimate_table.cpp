@@ -188,7 +188,7 @@ void render_header(const EstimateReport& r, std::ostream& out) {
   const auto& s = r.spec;
   if (r.disaggregation != nullptr) {
     const DisaggregatedLayout& l = r.disaggregation->layout;
-    out << fmt::format("{}: {} on {} x {}, disaggregated: {} prefill + {} decode replicas of tp "
+    out << fmt::format("{}: {} on {} x {}, disaggregated: {} prefill + {} decode replica{} of tp "
                        "{}, pp {}, ep {} ({} GPU{} each)\n",
                        s.name,
                        s.model.name,
@@ -196,6 +196,7 @@ void render_header(const EstimateReport& r, std::ostream& out) {
                        r.gpu.name,
                        l.prefill.replicas,
                        l.decode.replicas,
+                       l.decode.replicas == 1 ? "" : "s",
                        p.tp,
                        p.pp,
                        p.ep,

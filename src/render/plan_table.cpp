@@ -82,7 +82,13 @@ std::string small_rate_cell(double point, std::optional<Band> band) {
 // bought in whole servers of 8: "16 (2x8)".
 std::string gpus_cell(const Candidate& c) {
   if (c.cost.gpus_bought > 0) {
-    return fmt::format("{} ({}x{})", c.cost.gpus_bought, c.cost.servers, c.cost.gpus_per_server);
+    const std::string split = c.disaggregation
+                                  ? fmt::format(", {}P+{}D",
+                                                c.disaggregation->pools.layout.prefill.replicas,
+                                                c.disaggregation->pools.layout.decode.replicas)
+                                  : std::string();
+    return fmt::format(
+        "{} ({}x{}{})", c.cost.gpus_bought, c.cost.servers, c.cost.gpus_per_server, split);
   }
   if (c.disaggregation) {
     return fmt::format("{} ({})", c.total_gpus(), replicas_text(c));
@@ -325,8 +331,10 @@ std::optional<std::string> unsized_training_line(const std::vector<const Candida
 std::string replicas_words(const Candidate& c) {
   if (c.disaggregation) {
     const DisaggregatedLayout& l = c.disaggregation->pools.layout;
-    return fmt::format(
-        ", {} prefill + {} decode replicas, disaggregated", l.prefill.replicas, l.decode.replicas);
+    return fmt::format(", {} prefill + {} decode replica{}, disaggregated",
+                       l.prefill.replicas,
+                       l.decode.replicas,
+                       l.decode.replicas == 1 ? "" : "s");
   }
   return c.replicas > 1 ? fmt::format(", {} replicas", c.replicas) : "";
 }

@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace rightsize {
 
@@ -41,7 +42,8 @@ struct DisaggregatedPerformance {
   double prefill_utilization = 0;
   Seconds prefill_wait; // queueing for a prefill replica (M/D/1)
   // One prompt's KV cache sent from a prefill GPU to its decode GPU (each GPU sends its shard):
-  // its bytes, the link ("NVLink", "PCIe" or "network") and the time.
+  // its bytes, the link ("NVLink" when both pools fit in one NVLink domain, "PCIe" inside one
+  // server without NVLink, "network" otherwise) and the time.
   Bytes kv_transfer_bytes;
   std::string kv_link;
   Seconds kv_transfer;
@@ -88,7 +90,10 @@ public:
 
 private:
   struct Solved;
-  [[nodiscard]] Solved solve(double prefills, double decodes, double concurrency) const;
+  [[nodiscard]] Solved
+  solve(double prefills, double decodes, double concurrency, Seconds kv_transfer) const;
+  // One prompt's KV transfer and the link's name for pools of these replica counts.
+  [[nodiscard]] std::pair<Seconds, std::string> transfer(int prefills, int decodes) const;
   [[nodiscard]] Seconds token_time(double batch) const;
 
   const Spec* m_spec;
@@ -106,8 +111,7 @@ private:
   double m_prompts_per_step = 1;
   double m_wave_factor = 0;
   Bytes m_kv_bytes;
-  std::string m_kv_link;
-  Seconds m_kv_transfer;
+  const Efficiency* m_eff = nullptr;
   long long m_cap = 0;
 };
 

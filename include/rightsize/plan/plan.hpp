@@ -114,7 +114,10 @@ struct DisaggregatedChoice {
   std::optional<UsdPerHour> aggregated_per_hour;
   std::optional<Seconds> aggregated_tpot;
   std::optional<long long> aggregated_batch; // sequences each aggregated replica runs
-  std::string why;                           // one sentence: why it wins
+  std::optional<Seconds> aggregated_ttft;
+  std::optional<Parallelism> aggregated_layout; // one aggregated replica's
+  std::optional<int> aggregated_replicas;
+  std::string why; // one sentence: why it wins
 };
 
 struct Candidate {

@@ -56,6 +56,8 @@ TEST_CASE("disaggregated plan: long prompts at high concurrency size both pools"
   CHECK(best.replicas == d.layout.prefill.replicas + d.layout.decode.replicas);
   CHECK(best.total_gpus() == d.layout.gpus());
   CHECK(d.limited_by.empty());
+  // A plan leaves the prefill pool room for bursts.
+  CHECK(d.prefill_utilization <= 0.85);
   // It beat the best aggregated configuration on its GPU, with fewer GPUs for less.
   REQUIRE(best.disaggregation->aggregated_gpus);
   CHECK(*best.disaggregation->aggregated_gpus > best.total_gpus());
