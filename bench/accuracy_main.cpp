@@ -12,6 +12,7 @@
 //   rightsize_fit)
 
 #include "accuracy/amd_cases.hpp"
+#include "accuracy/disaggregated_cases.hpp"
 #include "accuracy/logo.hpp"
 #include "accuracy/measured_cases.hpp"
 #include "accuracy/memory_cases.hpp"
@@ -210,6 +211,7 @@ nlohmann::json derive_transfer(const rightsize::accuracy::PerfCases& perf,
              groups.size(),
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   auto transfer = rightsize::accuracy::transfer_bands(groups);
+  transfer["layout"] = rightsize::accuracy::disaggregated_transfer(perf.disaggregated, eff);
   transfer["description"] =
       "Leave-one-group-out: per dimension, the efficiencies refitted (bench/accuracy/fit.cpp) with "
       "one whole group out of the fit set, its lines predicted; measured / predicted pooled over "
@@ -315,6 +317,39 @@ void print_attention_dp(const rightsize::accuracy::PerfCases& perf,
   }
 }
 
+// The disaggregated prefill/decode runs, never fitted: median absolute error, the p10-p90 of
+// measured / predicted and the share inside the disaggregated band (data/uncertainty.json
+// transfer.layout) per engine/family and overall (docs/accuracy.md, "Disaggregated serving").
+void print_disaggregated(const rightsize::accuracy::PerfCases& perf,
+                         const rightsize::Efficiency& eff) {
+  std::map<std::string, std::vector<const rightsize::accuracy::PerfCase*>> groups;
+  for (const auto& c : perf.disaggregated) {
+    groups[c.metric + " " + c.family + "/" + c.engine].push_back(&c);
+    groups[c.metric + " all"].push_back(&c);
+  }
+  const auto u =
+      rightsize::Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  fmt::print("\ndisaggregated prefill/decode lines (never fitted; measured / predicted p10-p90; "
+             "inside the disaggregated band):\n");
+  for (const auto& [name, group] : groups) {
+    const auto s = rightsize::accuracy::summarize(group, eff);
+    int inside = 0;
+    for (const auto* c : group) {
+      const rightsize::RatioBand b =
+          u.disaggregated(u.band(c->metric, c->family, c->engine), c->metric);
+      const double p = c->predict(eff);
+      inside += c->measured >= p * b.low_ratio && c->measured <= p * b.high_ratio ? 1 : 0;
+    }
+    fmt::print("  serving {:<40} {:>6} {:>8.1f}%  ratio {:.2f}-{:.2f}  in band {:.0f}%\n",
+               name,
+               s.count,
+               100.0 * s.median,
+               s.ratio_p10,
+               s.ratio_p90,
+               100.0 * inside / static_cast<double>(group.size()));
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -413,12 +448,15 @@ int main(int argc, char** argv) {
                                           catalog,
                                           constants,
                                           eff);
+    rightsize::accuracy::append_disaggregated_cases(
+        perf, validation, RIGHTSIZE_CONFIGS_DIR, catalog, constants, eff);
     fmt::print("\nperformance: {} aggregated serving rows -> {} configurations; {} predictions\n",
                perf.serving_rows_read,
                perf.serving_configurations,
                perf.cases.size());
     print_groups(perf, eff);
     print_attention_dp(perf, eff);
+    print_disaggregated(perf, eff);
     if (!bands_file.empty()) {
       const auto transfer = derive_transfer(perf, eff, logo_rounds);
       std::ofstream(bands_file) << derive_bands(perf, r, eff, transfer).dump(2) << '\n';
@@ -433,7 +471,7 @@ int main(int argc, char** argv) {
     }
     if (lines) {
       std::vector<const rightsize::accuracy::PerfCase*> all;
-      for (const auto* list : {&perf.cases, &perf.attention_dp}) {
+      for (const auto* list : {&perf.cases, &perf.attention_dp, &perf.disaggregated}) {
         for (const auto& c : *list) {
           all.push_back(&c);
         }

@@ -74,13 +74,23 @@ private:
       layout.dp = c.replicas;
       batch = std::max(c.inference->offered, c.memory.batch);
     }
-    const EstimateEvaluation e = estimate_configuration(*c.spec,
-                                                        *c.gpu,
-                                                        layout,
-                                                        batch,
-                                                        m_data.constants,
-                                                        m_data.efficiency,
-                                                        m_data.uncertainty);
+    const EstimateEvaluation e =
+        c.disaggregation
+            ? estimate_disaggregated_configuration(*c.spec,
+                                                   *c.gpu,
+                                                   c.layout,
+                                                   c.disaggregation->pools.layout.prefill.replicas,
+                                                   c.disaggregation->pools.layout.decode.replicas,
+                                                   m_data.constants,
+                                                   m_data.efficiency,
+                                                   m_data.uncertainty)
+            : estimate_configuration(*c.spec,
+                                     *c.gpu,
+                                     layout,
+                                     batch,
+                                     m_data.constants,
+                                     m_data.efficiency,
+                                     m_data.uncertainty);
     ++m_counts.estimates;
     const auto compare = [&](const char* figure, double planned, double estimated) {
       if (!same(planned, estimated)) {
@@ -92,20 +102,20 @@ private:
       compare("TTFT", c.inference->ttft.si(), e.inference->ttft.si());
       compare("TPOT", c.inference->tpot.si(), e.inference->tpot.si());
       compare("requests/s", c.inference->requests_per_s, e.inference->requests_per_s);
-      compare("output tokens/s", c.inference->output_tokens_per_s, e.inference->output_tokens_per_s);
+      compare(
+          "output tokens/s", c.inference->output_tokens_per_s, e.inference->output_tokens_per_s);
     } else if (c.training && e.training) {
       compare("step time", c.training->step.si(), e.training->step.si());
     } else {
       fail("estimate gives no speed for it");
       return;
     }
-    const EstimateReport report = estimate_report(e, m_data.options.confidence, m_data.options.today);
+    const EstimateReport report =
+        estimate_report(e, m_data.options.confidence, m_data.options.today);
     for (const TargetCheck& t : report.targets) {
       if (!t.met) {
-        fail(fmt::format("estimate finds the {} target missed ({:.4g} vs {:.4g})",
-                         t.target,
-                         t.held,
-                         t.limit));
+        fail(fmt::format(
+            "estimate finds the {} target missed ({:.4g} vs {:.4g})", t.target, t.held, t.limit));
       }
     }
   }
@@ -145,6 +155,8 @@ private:
       ref.replicas = static_cast<int>(m.replicas);
       ref.weights = month.precision.weights;
       ref.kv_cache = month.precision.kv_cache;
+      // A disaggregated candidate's month: its replicas split as best serves the month's load.
+      ref.disaggregated = c.disaggregation != nullptr;
       // Offline serving runs each replica's own largest batch that meets the latency targets,
       // the same every month (only the replicas grow with the rate targets); online serving
       // shares the month's concurrency as the search does.
@@ -154,12 +166,11 @@ private:
       const ConfigurationEvaluation e = evaluate_configuration(
           month, m_data.catalog, m_data.constants, m_data.efficiency, m_data.options, ref);
       ++m_counts.months;
-      const std::string when = fmt::format("month {} ({} replicas{}): ",
-                                           m.month,
-                                           m.replicas,
-                                           m.concurrency
-                                               ? fmt::format(", {} concurrent", *m.concurrency)
-                                               : std::string());
+      const std::string when = fmt::format(
+          "month {} ({} replicas{}): ",
+          m.month,
+          m.replicas,
+          m.concurrency ? fmt::format(", {} concurrent", *m.concurrency) : std::string());
       if (!e.problem.empty() && e.problem_kind != "price") {
         fail(when + e.problem);
       }

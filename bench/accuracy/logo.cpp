@@ -221,13 +221,18 @@ double round4(double v) {
   return std::round(v * 1e4) / 1e4;
 }
 
-// p10 and p90 of `ratios` as a band entry; the band is never narrower than the point (low <= 1 <=
-// high), as data/uncertainty.json requires.
-nlohmann::json entry_of(const std::vector<double>& ratios) {
-  return {{"low_ratio", round4(std::min(1.0, quantile(ratios, 0.1)))},
-          {"high_ratio", round4(std::max(1.0, quantile(ratios, 0.9)))},
+// The `tail` and 1 - `tail` quantiles of `ratios` (p10 and p90 by default) as a band entry; the
+// band is never narrower than the point (low <= 1 <= high), as data/uncertainty.json requires.
+nlohmann::json entry_of(const std::vector<double>& ratios, double tail = 0.1) {
+  return {{"low_ratio", round4(std::min(1.0, quantile(ratios, tail)))},
+          {"high_ratio", round4(std::max(1.0, quantile(ratios, 1.0 - tail)))},
           {"lines", static_cast<long long>(ratios.size())}};
 }
+
+// The disaggregated band's tails: p10-p90 of these runs held 67% (TTFT) and 76% (TPOT) of the
+// other half's in the split-half check, p5-p95 83% and 91% (docs/accuracy.md, "Disaggregated
+// serving"): an 80% band of unseen runs needs the wider quantiles.
+constexpr double k_disaggregated_tail = 0.05;
 
 double share_inside(const std::vector<double>& ratios, const nlohmann::json& band) {
   const double lo = band["low_ratio"].get<double>();
@@ -272,6 +277,34 @@ nlohmann::json transfer_bands(const std::vector<LogoGroup>& groups) {
     }
     out[dimension] = dim;
   }
+  return out;
+}
+
+nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff) {
+  nlohmann::json group = nlohmann::json::object();
+  for (const char* metric : {"ttft", "tpot"}) {
+    std::vector<double> all;
+    std::vector<double> halves[2];
+    for (const auto& c : cases) {
+      if (c.metric == metric) {
+        const double r = band_ratio(c, eff);
+        all.push_back(r);
+        halves[c.held_out ? 1 : 0].push_back(r);
+      }
+    }
+    if (all.empty() || halves[0].empty() || halves[1].empty()) {
+      continue;
+    }
+    const double t = k_disaggregated_tail;
+    nlohmann::json e = entry_of(all, t);
+    const double inside =
+        share_inside(halves[0], entry_of(halves[1], t)) * static_cast<double>(halves[0].size()) +
+        share_inside(halves[1], entry_of(halves[0], t)) * static_cast<double>(halves[1].size());
+    e["coverage"] = round4(inside / static_cast<double>(all.size()));
+    group[metric] = e;
+  }
+  nlohmann::json out = group;
+  out["groups"] = {{"disaggregated", group}};
   return out;
 }
 

@@ -73,6 +73,13 @@ namespace rightsize::accuracy {
 // groups, the band that group would get were it unknown) and per group the same of its own lines.
 nlohmann::json transfer_bands(const std::vector<LogoGroup>& groups);
 
+// The disaggregated layout's band (data/uncertainty.json transfer.layout, groups.disaggregated):
+// measured / predicted of the disaggregated runs under `eff` (none of them fitted), p5 and p95
+// per metric (p10-p90 held too few unseen runs). coverage: split-half, each part's lines inside
+// the band of the other part's (held_out_key: a quarter and three quarters), pooled; the band
+// itself is of all the lines.
+nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff);
+
 // The coverage table (--coverage): per dimension and group, the held-out lines of each metric and
 // the share inside the printed band, beside the group's transfer ratios from `transfer`.
 void print_coverage(const CoverageTable& table, const nlohmann::json& transfer);

@@ -243,23 +243,23 @@ void append_serving_cases(PerfCases& out,
   // Data-parallel attention lines: reported apart, never fitted (held out, in their own list).
   auto& into = p.attention_dp > 1 ? out.attention_dp : out.cases;
   into.push_back({"serving:" + key,
-                       "ttft",
-                       "serving",
-                       family,
-                       k_serving_engines.at(row.at("backend")),
-                       median_of(g.ttft),
-                       held || p.attention_dp > 1,
-                       predictor(true),
-                       {}});
+                  "ttft",
+                  "serving",
+                  family,
+                  k_serving_engines.at(row.at("backend")),
+                  median_of(g.ttft),
+                  held || p.attention_dp > 1,
+                  predictor(true),
+                  {}});
   into.push_back({"serving:" + key,
-                       "tpot",
-                       "serving",
-                       family,
-                       k_serving_engines.at(row.at("backend")),
-                       median_of(g.tpot),
-                       held || p.attention_dp > 1,
-                       predictor(false),
-                       {}});
+                  "tpot",
+                  "serving",
+                  family,
+                  k_serving_engines.at(row.at("backend")),
+                  median_of(g.tpot),
+                  held || p.attention_dp > 1,
+                  predictor(false),
+                  {}});
   describe_serving(into[into.size() - 2], *prepared, efficiency, constants);
   describe_serving(into.back(), *prepared, efficiency, constants);
   into[into.size() - 2].serving.prepared = prepared;

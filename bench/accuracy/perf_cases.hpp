@@ -63,6 +63,9 @@ struct PerfCases {
   // Serving lines with data-parallel attention: predicted and reported, never fitted, and kept out
   // of the bands and coverage (docs/accuracy.md, "Attention data parallelism").
   std::vector<PerfCase> attention_dp;
+  // Disaggregated prefill/decode runs (disaggregated_cases.hpp): predicted and reported, never
+  // fitted; their measured / predicted ratios are the disaggregated layout's band.
+  std::vector<PerfCase> disaggregated;
   std::vector<Skipped> skipped;   // grouped reasons with counts
   int serving_rows_read = 0;      // aggregated rows before de-duplication
   int serving_configurations = 0; // after

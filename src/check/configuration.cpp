@@ -59,6 +59,9 @@ LockedConfiguration configuration_of(const Candidate& c) {
   l.gpus = c.total_gpus();
   l.replicas = c.replicas;
   l.layout = c.layout;
+  if (c.disaggregation) {
+    l.prefill_replicas = c.disaggregation->pools.layout.prefill.replicas;
+  }
   l.weights = std::string(to_string(c.spec->precision.weights));
   l.kv_cache = std::string(to_string(c.spec->precision.kv_cache));
   l.memory_per_gpu_bytes = c.memory.per_gpu.total().si();
@@ -98,6 +101,17 @@ LockedConfiguration configuration_of(const Candidate& c) {
 }
 
 std::string configuration_text(const LockedConfiguration& l) {
+  if (l.prefill_replicas > 0) {
+    return fmt::format("{} x {} ({}P+{}D x TP{} PP{}, disaggregated, {}/{})",
+                       l.gpus,
+                       l.gpu,
+                       l.prefill_replicas,
+                       l.replicas - l.prefill_replicas,
+                       l.layout.tp,
+                       l.layout.pp,
+                       l.weights,
+                       l.kv_cache);
+  }
   return fmt::format("{} x {} (TP{}{} PP{} DP{}, {}/{})",
                      l.gpus,
                      l.gpu,
@@ -115,12 +129,14 @@ bool same_configuration(const LockedConfiguration& a,
   const bool same_replica = a.gpu == b.gpu && a.layout.tp == b.layout.tp &&
                             a.layout.pp == b.layout.pp && a.layout.ep == b.layout.ep &&
                             a.layout.attention_dp == b.layout.attention_dp &&
-                            a.weights == b.weights && a.kv_cache == b.kv_cache;
+                            a.weights == b.weights && a.kv_cache == b.kv_cache &&
+                            (a.prefill_replicas > 0) == (b.prefill_replicas > 0);
   if (sameness == Sameness::replica) {
     return same_replica;
   }
   return same_replica && a.gpus == b.gpus && a.replicas == b.replicas &&
-         a.layout.cp == b.layout.cp && a.layout.dp == b.layout.dp;
+         a.prefill_replicas == b.prefill_replicas && a.layout.cp == b.layout.cp &&
+         a.layout.dp == b.layout.dp;
 }
 
 namespace {
@@ -173,6 +189,9 @@ nlohmann::json configuration_to_json(const LockedConfiguration& l) {
       j[key] = **v;
     }
   }
+  if (l.prefill_replicas > 0) { // disaggregated only: every other lock reads as before
+    j["prefill_replicas"] = l.prefill_replicas;
+  }
   // Context parallelism only where a training layout has it: every other lock reads as before.
   if (l.layout.cp > 1) {
     j["parallelism"]["cp"] = l.layout.cp;
@@ -216,11 +235,17 @@ LockedConfiguration parse_configuration(const FieldReader& r) {
                     "usd_per_thousand_images",
                     "usd_per_audio_hour",
                     "ttft_p99_ms",
-                    "tpot_p99_ms"});
+                    "tpot_p99_ms",
+                    "prefill_replicas"});
   LockedConfiguration l;
   l.gpu = r.string("gpu");
   l.gpus = static_cast<int>(r.integer("gpus", Range::positive(1e7)));
   l.replicas = static_cast<int>(r.integer("replicas", Range::positive(1e7)));
+  l.prefill_replicas =
+      static_cast<int>(r.optional_integer("prefill_replicas", Range::between(1, 1e7)).value_or(0));
+  if (l.prefill_replicas >= l.replicas) {
+    r.member("prefill_replicas").fail("must be fewer than the replicas (the rest decode)");
+  }
   const auto p = r.object("parallelism");
   p.reject_unknown({"tp", "pp", "dp", "ep", "cp", "attention_dp"});
   l.layout.tp = static_cast<int>(p.integer("tp", Range::positive(1e5)));

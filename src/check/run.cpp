@@ -201,8 +201,14 @@ void check_one(SpecCheck& c, const Shared& shared, bool replan) {
       // The locked batch while the spec is as locked; else the batch the plan would give the
       // locked replicas (demand moved with the spec): evaluate_configuration sizes it.
       const bool same_spec = c.entry->spec_digest == c.spec_digest;
-      ConfigurationRef ref{
-          l.gpu, l.layout, l.replicas, *weights, *kv, same_spec ? l.batch : std::nullopt};
+      ConfigurationRef ref{l.gpu,
+                           l.layout,
+                           l.replicas,
+                           *weights,
+                           *kv,
+                           same_spec ? l.batch : std::nullopt,
+                           l.prefill_replicas > 0,
+                           l.prefill_replicas};
       c.locked_now = evaluate_configuration(c.spec, shared.catalog, constants, eff, options, ref);
     }
   }

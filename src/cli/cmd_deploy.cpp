@@ -177,6 +177,13 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   if (o.lock_given) {
     locked = read_locked_plan(
         o.lock.empty() ? default_lock_path(o.plan.spec) : o.lock, o.plan.spec, given);
+    if (locked->configuration.prefill_replicas > 0) {
+      throw InputError(locked->lock_path,
+                       fmt::format("the locked configuration, {}, serves prefill and decode "
+                                   "disaggregated, which rightsize deploy does not write yet "
+                                   "(docs/deploy.md)",
+                                   configuration_text(locked->configuration)));
+    }
     if (locked->settings) {
       o.plan.settings = *locked->settings;
     }
@@ -221,6 +228,8 @@ void register_deploy(CLI::App& app, Context& ctx) {
   const DeployChecked checked = add_deploy_options(*sub, *o);
   sub->callback([&ctx, o, sub, checked]() {
     o->lock_given = checked.lock->count() > 0;
+    // deploy writes aggregated serving: its plan ranks only what it can write (docs/deploy.md).
+    o->plan.disaggregate = false;
     const nlohmann::json given = given_settings(*sub, o->plan.settings);
     check_options(*o, checked);
     ctx.action = [&ctx, o, given]() { return deploy(ctx, *o, given); };

@@ -6,6 +6,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/core/error.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -33,7 +34,29 @@ struct EstimateOptions {
   std::string confidence = "band";
   std::vector<std::string> assume;
   std::string calibration;
+  int prefill_replicas = 0; // disaggregated: both pools' replicas, 0 when not given
+  int decode_replicas = 0;
 };
+
+// --prefill-replicas and --decode-replicas go together, serve the spec's concurrency (no --batch)
+// with replicas of one layout (no --dp, no --gpus beyond one replica's).
+void check_pools(const EstimateOptions& o, const Parallelism& whole) {
+  if ((o.prefill_replicas > 0) != (o.decode_replicas > 0)) {
+    throw InputError(o.prefill_replicas > 0 ? "--decode-replicas" : "--prefill-replicas",
+                     "a disaggregated estimate needs both --prefill-replicas and "
+                     "--decode-replicas");
+  }
+  if (o.prefill_replicas > 0 && whole.dp > 1) {
+    throw InputError(o.layout.dp > 0 ? "--dp" : "--gpus",
+                     "a disaggregated estimate's replicas are --prefill-replicas and "
+                     "--decode-replicas; --tp, --ep and --attention-dp lay out each of them");
+  }
+  if (o.prefill_replicas > 0 && o.batch > 0) {
+    throw InputError("--batch",
+                     "a disaggregated estimate serves the spec's concurrency; each decode "
+                     "replica's batch follows from it");
+  }
+}
 
 using EstimateRenderer = void (*)(const EstimateReport&, std::ostream&);
 constexpr std::array<Format<EstimateRenderer>, 2> k_formats{
@@ -74,6 +97,16 @@ void register_estimate(CLI::App& app, Context& ctx) {
       ->default_str("band");
   sub->add_option("--assume", o->assume, "Override a model constant: NAME=VALUE (repeatable)")
       ->type_name("NAME=VALUE");
+  sub->add_option(
+         "--prefill-replicas",
+         o->prefill_replicas,
+         "Serve disaggregated: this many prefill replicas (with --decode-replicas), each "
+         "laid out as --tp, --ep, --attention-dp; docs/model.md, \"Disaggregated serving\"")
+      ->transform(whole_number_in(1, 4096));
+  sub->add_option("--decode-replicas",
+                  o->decode_replicas,
+                  "Serve disaggregated: this many decode replicas (with --prefill-replicas)")
+      ->transform(whole_number_in(1, 4096));
   add_calibration_option(*sub, o->calibration);
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, format_names(k_formats));
@@ -97,9 +130,20 @@ void register_estimate(CLI::App& app, Context& ctx) {
       Uncertainty uncertainty =
           Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
       install_calibration(o->calibration, spec, efficiency, uncertainty, *ctx.log);
+      check_pools(*o, whole);
       const auto batch = o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
-      const EstimateEvaluation evaluation = estimate_configuration(
-          std::move(spec), gpu, whole, batch, constants, efficiency, uncertainty);
+      const EstimateEvaluation evaluation =
+          o->prefill_replicas > 0
+              ? estimate_disaggregated_configuration(std::move(spec),
+                                                     gpu,
+                                                     whole,
+                                                     o->prefill_replicas,
+                                                     o->decode_replicas,
+                                                     constants,
+                                                     efficiency,
+                                                     uncertainty)
+              : estimate_configuration(
+                    std::move(spec), gpu, whole, batch, constants, efficiency, uncertainty);
       const EstimateReport report = estimate_report(
           evaluation, o->confidence == "band" ? Confidence::band : Confidence::point, today());
       renderer(k_formats, o->common.format)(report, ctx.out);

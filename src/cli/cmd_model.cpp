@@ -94,7 +94,9 @@ void register_validate(CLI::App& app, Context& ctx) {
       log_warnings(ctx, spec);
       // What plan refuses before it searches (constraints.gpus and deployment.provider resolved
       // in the catalog, the demand growth), refused here with plan's errors.
-      check_as_plan(spec, load_catalog(bundled_catalog_path(options->common), user_catalog_path(options->common)));
+      check_as_plan(
+          spec,
+          load_catalog(bundled_catalog_path(options->common), user_catalog_path(options->common)));
       renderer(k_validate_formats, options->common.format)(spec, ctx.out);
       return ExitCode::ok;
     };

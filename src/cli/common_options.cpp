@@ -1,4 +1,5 @@
 #include "cli/common_options.hpp"
+
 #include "cli/commands.hpp"
 
 #include <rightsize/catalog/catalog.hpp>

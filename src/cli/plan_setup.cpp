@@ -179,6 +179,7 @@ std::unique_ptr<PlanRun> run_plan(const PlanCliOptions& o,
   }
   run->options = plan_options_for(o.settings, spec, run->uncertainty, run->engines, today());
   run->options.simulate = o.simulate;
+  run->options.disaggregate = o.disaggregate;
   run->plan = make_plan(spec, run->catalog, run->constants, run->efficiency, run->options);
   if (run->calibration) {
     run->plan.notes.push_back(calibration_note(*run->calibration, spec));

@@ -37,6 +37,8 @@ struct PlanCliOptions {
   std::string published;
   // Simulate every candidate's latency distribution (PlanOptions::simulate): the report shows it.
   bool simulate = true;
+  // Rank disaggregated configurations (PlanOptions::disaggregate): not for deploy.
+  bool disaggregate = true;
 };
 
 // Adds --objective, --confidence, --share-gpus, --assume and the deployment overrides to `sub`,

@@ -51,6 +51,12 @@ Target deploy_target(const Plan& plan,
                      "(rightsize plan says why)");
   }
   const Candidate& c = chosen != nullptr ? *chosen : plan.candidates.front();
+  if (c.disaggregation) {
+    throw InputError(plan.spec.file,
+                     "the configuration to deploy serves prefill and decode disaggregated, which "
+                     "rightsize deploy does not write yet (docs/deploy.md): lock an aggregated "
+                     "one");
+  }
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
   const auto product_it = in.data.gpu_products.find(whole.name);
   if (product_it == in.data.gpu_products.end()) {

@@ -60,7 +60,8 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
                     "model_kind",
                     "input_length",
                     "output_length",
-                    "kv_regime"});
+                    "kv_regime",
+                    "layout"});
   for (const char* dimension : {"gpu_family", "engine"}) {
     if (!t.has(dimension)) {
       t.fail_plain(std::string("needs the \"") + dimension + "\" transfer band");
@@ -85,6 +86,9 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
           if (dimension == "kv_regime" && name == "queues") {
             into["kv_overflow"][metric] = entry; // the band of an overflowing KV cache
           }
+          if (dimension == "layout" && name == "disaggregated") {
+            into["disaggregated"][metric] = entry; // the band of a disaggregated layout
+          }
         }
       }
     }
@@ -98,7 +102,7 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
   }
   for (auto it = into.begin(); it != into.end();) {
     const bool used = it->first == "gpu_family" || it->first == "engine" || it->first == "both" ||
-                      it->first == "kv_overflow";
+                      it->first == "kv_overflow" || it->first == "disaggregated";
     it = used ? std::next(it) : into.erase(it);
   }
 }
@@ -525,6 +529,37 @@ RatioBand Uncertainty::overflowing(const RatioBand& base, const std::string& met
                         base.basis,
                         e.lines);
   return b;
+}
+
+RatioBand Uncertainty::disaggregated(const RatioBand& base, const std::string& metric) const {
+  const auto t = m_transfer.find("disaggregated");
+  if (t == m_transfer.end() || t->second.count(metric) == 0) {
+    return base;
+  }
+  const Entry& e = t->second.at(metric);
+  RatioBand b = base;
+  b.low_ratio = std::min(base.low_ratio, e.low_ratio);
+  b.high_ratio = std::max(base.high_ratio, e.high_ratio);
+  b.calibrated = false;
+  b.basis = fmt::format("{}; disaggregated prefill/decode: enveloped with the band of {} measured "
+                        "disaggregated runs, none fitted (docs/accuracy.md)",
+                        base.basis,
+                        e.lines);
+  return b;
+}
+
+Calibration Uncertainty::disaggregated_calibration(const std::string& family,
+                                                   const std::string& engine) const {
+  const auto t = m_transfer.find("disaggregated");
+  const long long lines =
+      t == m_transfer.end() || t->second.count("ttft") == 0 ? 0 : t->second.at("ttft").lines;
+  return {false,
+          fmt::format("{}/{} disaggregated prefill/decode: efficiencies fitted on aggregated "
+                      "runs; bands widened to the error of {} measured disaggregated runs, none "
+                      "fitted (docs/accuracy.md, \"Disaggregated serving\")",
+                      family,
+                      engine,
+                      lines)};
 }
 
 std::string Uncertainty::uncalibrated_text(const std::string& family,

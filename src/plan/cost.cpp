@@ -276,18 +276,18 @@ bool cost_inference(
     return true;
   }
   const long long last = replicas.empty() ? c.replicas : replicas.back();
-  k.basis = fmt::format("{} x {:.0f} h/month{}", fleet_basis(*now, per_replica, c.replicas),
-                        d.hours_per_month,
-                        last > c.replicas
-                            ? fmt::format(", instances added month by month as demand grows "
-                                          "{:.0f}%/month ({} by month {})",
-                                          100.0 * d.growth_per_month,
-                                          fleet_basis(last_fleet, per_replica, last),
-                                          replicas.size())
-                        : d.growth_per_month > 0
-                            ? fmt::format(", enough for demand growing {:.0f}%/month",
-                                          100.0 * d.growth_per_month)
-                            : std::string());
+  k.basis = fmt::format(
+      "{} x {:.0f} h/month{}",
+      fleet_basis(*now, per_replica, c.replicas),
+      d.hours_per_month,
+      last > c.replicas ? fmt::format(", instances added month by month as demand grows "
+                                      "{:.0f}%/month ({} by month {})",
+                                      100.0 * d.growth_per_month,
+                                      fleet_basis(last_fleet, per_replica, last),
+                                      replicas.size())
+      : d.growth_per_month > 0
+          ? fmt::format(", enough for demand growing {:.0f}%/month", 100.0 * d.growth_per_month)
+          : std::string());
   k.stops_meeting_targets_month = stops_meeting_targets(c, growth);
   return true;
 }
@@ -302,7 +302,8 @@ bool cost_training(const Search& S, const Price* price, Candidate& c, Detail det
   const int gpus = c.layout.gpus();
   if (d.mode == DeploymentMode::cloud) {
     (void)price;
-    const auto fleet = pick_fleet(*c.gpu, d.price_kind, d.provider, ReplicaGpus{gpus, c.layout.tp}, 1);
+    const auto fleet =
+        pick_fleet(*c.gpu, d.price_kind, d.provider, ReplicaGpus{gpus, c.layout.tp}, 1);
     if (!fleet) {
       return false;
     }

@@ -339,6 +339,57 @@ EstimateEvaluation estimate_configuration(Spec spec,
   return e;
 }
 
+EstimateEvaluation estimate_disaggregated_configuration(Spec spec,
+                                                        const Gpu& gpu,
+                                                        const Parallelism& layout,
+                                                        int prefills,
+                                                        int decodes,
+                                                        const Constants& constants,
+                                                        const Efficiency& efficiency,
+                                                        const Uncertainty& uncertainty) {
+  if (const auto no = disaggregation_refusal(spec)) {
+    throw InputError("--prefill-replicas", "cannot serve " + spec.file + " disaggregated: " + *no);
+  }
+  if (spec.workload.inference.targets.names_percentiles()) {
+    throw InputError("--prefill-replicas",
+                     "the spec's targets name percentiles, which rightsize holds on a simulation "
+                     "of one engine's scheduler, not of disaggregated pools: give them as means "
+                     "(docs/plan.md, \"Disaggregated serving\")");
+  }
+  if (layout.pp > 1) {
+    throw InputError("--pp",
+                     "disaggregated pools are estimated without pipeline stages (each replica "
+                     "laid out by --tp, --ep and --attention-dp)");
+  }
+  EstimateEvaluation e;
+  e.spec = std::move(spec);
+  e.gpu = &gpu;
+  e.parallelism = layout;
+  e.parallelism.dp = 1;
+  e.replicas = prefills + decodes;
+  const DisaggregatedEstimator pools(
+      e.spec, gpu, e.parallelism, e.parallelism, constants, efficiency);
+  if (!pools.holds()) {
+    throw InputError("--tp",
+                     fmt::format("one replica of this layout on {} does not hold a sequence of "
+                                 "the spec's length",
+                                 gpu.name));
+  }
+  e.disaggregation = pools(prefills, decodes, *e.spec.workload.inference.concurrency);
+  e.memory = e.disaggregation->decode_memory;
+  e.inference = e.disaggregation->perf;
+  const std::string family = efficiency.family_name(gpu);
+  const std::string engine = engine_band_key(e.spec, efficiency);
+  e.calibration = uncertainty.disaggregated_calibration(family, engine);
+  e.inference_bands =
+      inference_bands(*e.inference,
+                      uncertainty.disaggregated(uncertainty.band("ttft", family, engine), "ttft"),
+                      uncertainty.disaggregated(uncertainty.band("tpot", family, engine), "tpot"));
+  e.memory_band = memory_band(e.memory.per_gpu.total(), uncertainty);
+  e.band_coverage = uncertainty.coverage;
+  return e;
+}
+
 EstimateReport
 estimate_report(const EstimateEvaluation& e, Confidence confidence, const std::string& today) {
   EstimateReport report{e.spec,
@@ -354,6 +405,7 @@ estimate_report(const EstimateEvaluation& e, Confidence confidence, const std::s
                         e.band_coverage,
                         confidence == Confidence::band,
                         &e.calibration};
+  report.disaggregation = held(e.disaggregation);
   report.targets = judge_targets(report);
   price_report(report, today);
   return report;

@@ -2,7 +2,7 @@
 // (include/rightsize/plan/evaluate.hpp). Targets are held as the search holds them: the slow edge
 // of each band unless --confidence point (docs/plan.md, "Margins").
 
-#include "search.hpp"
+#include "serving_search.hpp"
 
 #include <rightsize/catalog/price_pick.hpp>
 #include <rightsize/core/units_format.hpp>
@@ -65,9 +65,122 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   });
 }
 
+// The spec's serving targets against the candidate's figures held at `*_high` times the point
+// (the band's slow edge, or 1): the first missed, as `out`'s problem.
+void judge_serving_targets(const detail::Search& S,
+                           const Candidate& c,
+                           double ttft_high,
+                           double tpot_high,
+                           double rate_high,
+                           ConfigurationEvaluation& out) {
+  const Spec& spec = *c.spec;
+  const InferencePerformance& p = *c.inference;
+  const auto& t = spec.workload.inference.targets;
+  const WorkloadUnits& u = S.units;
+  if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
+    out.problem_kind = "latency";
+    out.problem = fmt::format("misses the {} target: {} > {}",
+                              names(u.latency).words,
+                              format_seconds(seconds(p.ttft.si() * ttft_high)),
+                              format_seconds(*t.ttft));
+  } else if (t.tpot && p.tpot.si() * tpot_high > t.tpot->si()) {
+    out.problem_kind = "latency";
+    out.problem = fmt::format("misses the TPOT target: {} > {}",
+                              format_seconds(seconds(p.tpot.si() * tpot_high)),
+                              format_seconds(*t.tpot));
+  } else if (t.output_tokens_per_s && p.output_tokens_per_s / rate_high < *t.output_tokens_per_s) {
+    out.problem_kind = "throughput";
+    out.problem = fmt::format("misses the throughput target: {:.0f} < {:.0f} output tokens/s",
+                              p.output_tokens_per_s / rate_high,
+                              *t.output_tokens_per_s);
+  } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
+    out.problem_kind = "throughput";
+    // A transcription's requests_per_s counts windows: its target is told in audio seconds.
+    out.problem = u.rate == RateUnit::audio_seconds
+                      ? fmt::format("misses the audio-rate target: {:.1f} < {:.1f} {}",
+                                    rate_of(p, u.rate) / rate_high,
+                                    *t.requests_per_s *
+                                        spec.workload.inference.transcription->audio_per_window(),
+                                    names(u.rate).words)
+                      : fmt::format("misses the {}-rate target: {:.2f} < {:.2f} {}/s",
+                                    u.item,
+                                    p.requests_per_s / rate_high,
+                                    *t.requests_per_s,
+                                    u.items);
+  }
+}
+
+// A disaggregated configuration (ConfigurationRef::disaggregated): its pools at the spec's
+// concurrency, judged at the disaggregated band's edge, its growth and cost as the search's.
+void evaluate_disaggregated(const detail::Search& S,
+                            Candidate& c,
+                            const ConfigurationRef& ref,
+                            ConfigurationEvaluation& out) {
+  const Spec& spec = *c.spec;
+  if (const auto no = disaggregation_refusal(spec)) {
+    out.problem_kind = "gone";
+    out.problem = "cannot be served disaggregated any more: " + *no;
+    return;
+  }
+  const auto pools =
+      detail::disaggregated_pools(S, spec, *c.gpu, c.layout, c.replicas, ref.prefill_replicas);
+  if (!pools) {
+    out.problem_kind = "memory";
+    out.problem = "no longer fits: a replica does not hold a sequence of the spec's length";
+    return;
+  }
+  auto choice = std::make_shared<DisaggregatedChoice>();
+  choice->pools = *pools;
+  c.disaggregation = choice;
+  c.memory = pools->decode_memory;
+  c.inference = pools->perf;
+  const detail::DisaggregatedHighs h = detail::disaggregated_highs(S, *c.gpu, spec);
+  if (S.options.uncertainty != nullptr) {
+    const Uncertainty& u = *S.options.uncertainty;
+    const std::string family = S.eff.family_name(*c.gpu);
+    const std::string engine = engine_band_key(spec, S.eff);
+    c.inference_bands = inference_bands(*c.inference,
+                                        u.disaggregated(u.band("ttft", family, engine), "ttft"),
+                                        u.disaggregated(u.band("tpot", family, engine), "tpot"));
+  }
+  if (!pools->limited_by.empty()) {
+    out.problem_kind = "throughput";
+    out.problem =
+        fmt::format("the {} pool is full: requests queue in front of it", pools->limited_by);
+  } else if (pools->prefill_utilization > detail::k_prefill_utilization) {
+    out.problem_kind = "throughput";
+    out.problem = fmt::format("the prefill pool is {:.0f}% busy, more than the {:.0f}% a plan "
+                              "allows",
+                              100.0 * pools->prefill_utilization,
+                              100.0 * detail::k_prefill_utilization);
+  } else {
+    judge_serving_targets(S, c, h.ttft, h.tpot, h.rate, out);
+  }
+  const DisaggregatedLayout& l = pools->layout;
+  const detail::GrowthSeries growth = detail::disaggregated_growth(
+      S, spec, *c.gpu, c.layout, {l.prefill.replicas, l.decode.replicas});
+  if (growth.unmet_month && out.problem.empty()) {
+    out.problem_kind = "latency";
+    out.problem = "misses the targets as demand grows: " + growth.unmet_reason;
+  }
+  std::string why;
+  if (!detail::cost_inference(S, c, growth, why)) {
+    if (out.problem.empty()) {
+      out.problem_kind = "price";
+      out.problem = why;
+    }
+    return;
+  }
+  const InferencePerformance& p = *c.inference;
+  if (!c.cost.price_label.empty() && p.output_tokens_per_s > 0) {
+    c.cost.usd_per_million_tokens = to_usd_per_million(
+        c.cost.per_hour / items_per_s(p.output_tokens_per_s * share_at_target(p, spec)));
+  }
+}
+
 void evaluate_inference(const detail::Search& S,
                         Candidate& c,
-                        std::optional<long long> batch,
+                        const ConfigurationRef& ref,
                         ConfigurationEvaluation& out) {
   const Spec& spec = *c.spec;
   const auto& inf = spec.workload.inference;
@@ -78,6 +191,11 @@ void evaluate_inference(const detail::Search& S,
     out.problem = *missing;
     return;
   }
+  if (ref.disaggregated) {
+    evaluate_disaggregated(S, c, ref, out);
+    return;
+  }
+  std::optional<long long> batch = ref.batch;
   if (!batch && inf.concurrency) {
     batch = online_batch(S, c);
   }
@@ -114,40 +232,9 @@ void evaluate_inference(const detail::Search& S,
           c.inference->requests_per_s / std::max(1e-300, c.inference_bands->requests_per_s.low);
     }
   }
+  judge_serving_targets(S, c, ttft_high, tpot_high, rate_high, out);
   const InferencePerformance& p = *c.inference;
-  const auto& t = inf.targets;
   const WorkloadUnits& u = S.units;
-  if (t.ttft && p.ttft.si() * ttft_high > t.ttft->si()) {
-    out.problem_kind = "latency";
-    out.problem = fmt::format("misses the {} target: {} > {}",
-                              names(u.latency).words,
-                              format_seconds(seconds(p.ttft.si() * ttft_high)),
-                              format_seconds(*t.ttft));
-  } else if (t.tpot && p.tpot.si() * tpot_high > t.tpot->si()) {
-    out.problem_kind = "latency";
-    out.problem = fmt::format("misses the TPOT target: {} > {}",
-                              format_seconds(seconds(p.tpot.si() * tpot_high)),
-                              format_seconds(*t.tpot));
-  } else if (t.output_tokens_per_s && p.output_tokens_per_s / rate_high < *t.output_tokens_per_s) {
-    out.problem_kind = "throughput";
-    out.problem = fmt::format("misses the throughput target: {:.0f} < {:.0f} output tokens/s",
-                              p.output_tokens_per_s / rate_high,
-                              *t.output_tokens_per_s);
-  } else if (t.requests_per_s && p.requests_per_s / rate_high < *t.requests_per_s) {
-    out.problem_kind = "throughput";
-    // A transcription's requests_per_s counts windows: its target is told in audio seconds.
-    out.problem = u.rate == RateUnit::audio_seconds
-                      ? fmt::format("misses the audio-rate target: {:.1f} < {:.1f} {}",
-                                    rate_of(p, u.rate) / rate_high,
-                                    *t.requests_per_s *
-                                        spec.workload.inference.transcription->audio_per_window(),
-                                    names(u.rate).words)
-                      : fmt::format("misses the {}-rate target: {:.2f} < {:.2f} {}/s",
-                                    u.item,
-                                    p.requests_per_s / rate_high,
-                                    *t.requests_per_s,
-                                    u.items);
-  }
   // The replicas each month of the horizon needs, as the search works them out (search.hpp,
   // GrowthSeries); the cost adds them month by month.
   const detail::GrowthSeries growth = detail::serving_growth(S, spec, *c.gpu, c.layout, c.replicas);
@@ -276,7 +363,7 @@ ConfigurationEvaluation evaluate_configuration(const Spec& spec,
           : with_precision(spec, ref.weights, ref.kv_cache));
   const detail::Search S{*c.spec, catalog, constants, efficiency, options};
   if (S.units.serving) {
-    evaluate_inference(S, c, ref.batch, out);
+    evaluate_inference(S, c, ref, out);
   } else {
     evaluate_training(S, c, out);
   }

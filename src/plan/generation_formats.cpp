@@ -47,9 +47,9 @@ bool computes_bf16(const Spec& spec, const Gpu& gpu, const EngineSupport* engine
       engines->generations.count(gpu.generation) > 0) {
     if (const EngineInfo* e = engines->find(to_string(spec.workload.inference.engine))) {
       return std::any_of(e->math.begin(), e->math.end(), [&](const EngineFormatRow& r) {
-        return r.format == "bf16" && std::find(r.generations.begin(),
-                                               r.generations.end(),
-                                               gpu.generation) != r.generations.end();
+        return r.format == "bf16" &&
+               std::find(r.generations.begin(), r.generations.end(), gpu.generation) !=
+                   r.generations.end();
       });
     }
   }
@@ -104,10 +104,8 @@ FormatsOnGpu formats_on_gpu(const Spec& spec, const Gpu& gpu, const EngineSuppor
   return {in_fp16(spec), std::move(note)};
 }
 
-std::string engine_refusal(const Spec& spec,
-                           const Gpu& gpu,
-                           const EngineSupport* engines,
-                           bool known_only) {
+std::string
+engine_refusal(const Spec& spec, const Gpu& gpu, const EngineSupport* engines, bool known_only) {
   if (engines == nullptr || spec.workload.is_training()) {
     return {};
   }
@@ -133,7 +131,7 @@ std::string fp16_risk(const ModelArch& model) {
   for (const Fp16Risk& r : k_fp16_risks) {
     if (!model.family.empty() &&
         std::find(r.model_types.begin(), r.model_types.end(), model.family) !=
-        r.model_types.end()) {
+            r.model_types.end()) {
       return std::string(r.what);
     }
   }

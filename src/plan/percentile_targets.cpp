@@ -70,7 +70,8 @@ PercentileStanding standing(const Search& S, const Candidate& c) {
 
 void simulate_candidates(Plan& plan, const Constants& constants, const Efficiency& eff) {
   for (Candidate& c : plan.candidates) {
-    if (c.inference && !c.inference->simulated) {
+    // The simulation is of one engine's scheduler: not of disaggregated pools.
+    if (c.inference && !c.inference->simulated && !c.disaggregation) {
       c.inference->simulated =
           simulate_percentiles(*c.spec, *c.gpu, c.layout, constants, eff, c.memory, *c.inference);
     }

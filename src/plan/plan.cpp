@@ -429,7 +429,7 @@ Candidate best_candidate(const Search& S, std::vector<Candidate>& found) {
   }
   if (options.uncertainty != nullptr) {
     best->memory_band = detail::memory_band_of(S, best->memory.per_gpu.total());
-    best->calibration = detail::family_calibration(S, *best->gpu);
+    best->calibration = detail::candidate_calibration(S, *best);
   }
   set_verdict(*best, spec, options);
   return std::move(*best);

@@ -230,8 +230,8 @@ PublishedPrediction predict_published(const Spec& spec,
   out.result = result;
   out.source = data.sources.at(result.source);
   // The published layout, even for a run that is not predicted.
-  out.layout = serving_parallelism(
-      result.tp.value_or(1), result.pp.value_or(1), result.ep.value_or(1));
+  out.layout =
+      serving_parallelism(result.tp.value_or(1), result.pp.value_or(1), result.ep.value_or(1));
   out.replicas = result.gpus / (out.layout.tp * out.layout.pp);
   const Gpu* gpu = catalog.find(result.gpu);
   const auto engine = k_engine_names.find(result.engine);

@@ -246,6 +246,8 @@ T& remembered(std::vector<T>& known, const Matches& matches, const Make& make) {
 
 // Uncertainty::calibration of the GPU's family for the spec (its engine and workload).
 const Calibration& family_calibration(const Search& S, const Gpu& g);
+// A candidate's: its family's, or a disaggregated one's (Uncertainty::disaggregated_calibration).
+Calibration candidate_calibration(const Search& S, const Candidate& c);
 // inference_bands of a serving estimate on `g` with `engine`.
 InferenceBands serving_bands(const Search& S,
                              const Gpu& g,

@@ -97,12 +97,16 @@ double room_of(const LayoutEvaluator& eval, const ServingGoal& goal, const At& a
 void explain(const Search& S, Kept& kept) {
   Candidate& c = kept.candidate;
   const Spec& spec = *kept.variant->spec;
-  const long long offered = c.inference->offered;
-  c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
-  c.inference = estimate_inference(
-      spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
-  if (S.options.uncertainty != nullptr) {
-    c.inference_bands = serving_bands(S, *c.gpu, engine_band_key(spec, S.eff), *c.inference);
+  if (c.disaggregation) {
+    explain_disaggregated(S, spec, c);
+  } else {
+    const long long offered = c.inference->offered;
+    c.memory = estimate_memory(spec, *c.gpu, c.layout, S.constants, c.memory.batch);
+    c.inference = estimate_inference(
+        spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
+    if (S.options.uncertainty != nullptr) {
+      c.inference_bands = serving_bands(S, *c.gpu, engine_band_key(spec, S.eff), *c.inference);
+    }
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
   const CostBreakdown priced = c.cost;
@@ -222,6 +226,59 @@ void price_per_token(LayoutEvaluator& eval,
     }
   }
 }
+// The disaggregated configuration of each precision variant that scores strictly lower than
+// the best aggregated one (with fewer GPUs), kept as `best` (or `first` when no aggregated one
+// met the spec), with what it beat.
+void consider_disaggregated(
+    const Search& S,
+    const Gpu& g,
+    const std::vector<std::pair<const Variant*, std::vector<Parallelism>>>& fits,
+    const ServingGoal& goal,
+    std::optional<Kept>& first,
+    std::optional<Kept>& best,
+    double& best_score) {
+  const Kept* aggregated = best ? &*best : first ? &*first : nullptr;
+  std::optional<long long> gpu_limit;
+  auto beaten = std::make_shared<DisaggregatedChoice>();
+  if (aggregated != nullptr) {
+    const Candidate& a = aggregated->candidate;
+    gpu_limit = a.total_gpus();
+    beaten->aggregated_gpus = a.total_gpus();
+    beaten->aggregated_per_hour = a.cost.per_hour;
+    beaten->aggregated_tpot = a.inference->tpot;
+    beaten->aggregated_batch = a.inference->concurrency;
+    beaten->aggregated_ttft = a.inference->ttft;
+    beaten->aggregated_layout = a.layout;
+    beaten->aggregated_replicas = a.replicas;
+  }
+  for (const auto& [variant, layouts] : fits) {
+    if (layouts.empty()) {
+      continue;
+    }
+    auto found = search_disaggregated(S,
+                                      *variant->spec,
+                                      g,
+                                      layouts,
+                                      goal,
+                                      gpu_limit,
+                                      first || best ? std::optional(best_score) : std::nullopt);
+    if (!found) {
+      continue;
+    }
+    const double sc = score(found->candidate, S.options.objective, S);
+    if ((first || best) && sc >= best_score) {
+      continue;
+    }
+    auto choice = std::make_shared<DisaggregatedChoice>(*beaten);
+    choice->pools = found->candidate.disaggregation->pools;
+    found->candidate.disaggregation = choice;
+    gpu_limit = found->candidate.total_gpus();
+    (first ? best : first) =
+        Kept{std::move(found->candidate), std::move(found->growth), variant, found->room};
+    best_score = sc;
+  }
+}
+
 } // namespace
 
 EvaluationCache::Memo& EvaluationCache::memo(const Layout& l) {
@@ -264,6 +321,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   std::vector<Spec> made;
   std::deque<Spec> fp16_copies;
   const std::vector<Variant> variants = variants_of(S, g, made, fp16_copies);
+  // Each variant's layouts that hold a sequence, for the disaggregated search after.
+  std::vector<std::pair<const Variant*, std::vector<Parallelism>>> fits;
   for (const Variant& variant : variants) {
     const Spec& spec = *variant.spec;
     if (!engine_runs(S, spec, g, miss) || !compute_rate_known(spec, g, miss)) {
@@ -273,6 +332,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
     const Bands bands = serving_band_highs(S, g, spec);
     const std::vector<int> tps = tp_options(spec, g);
     bool widest_fits = false;
+    std::vector<Parallelism>& fitting =
+        fits.emplace_back(&variant, std::vector<Parallelism>{}).second;
     for (const Parallelism& p : inference_layouts(spec, tps)) {
       // Pipeline stages only when the widest tensor-parallel layout does not fit: they add GPUs
       // and latency, never speed, to a replica.
@@ -295,6 +356,9 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
         continue;
       }
       widest_fits = widest_fits || (p.tp == tps.back() && p.pp == 1);
+      if (p.pp == 1) {
+        fitting.push_back(p);
+      }
       const int max_replicas =
           static_cast<int>(std::min<long long>(k_max_replicas, goal.max_gpus / per_replica));
       const ReplicaSearch r = goal.concurrency
@@ -354,6 +418,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       best_score = sc;
     }
   }
+  consider_disaggregated(S, g, fits, goal, first, best, best_score);
   // best_candidate() takes `best` when there is one (it scores strictly lower, and explaining
   // changes no figure): only the configuration it takes is explained. `first` still comes first
   // in `found`, with the figures the search gave it (smallest_slice reads them).

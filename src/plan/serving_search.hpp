@@ -72,16 +72,14 @@ public:
         m_tpot_overflow_high(bands.tpot_overflow_high),
         m_rate_overflow_high(bands.rate_overflow_high),
         m_shared(S.cache != nullptr && S.cache->holds(g)),
-        m_memo(m_shared
-                   ? &S.cache->memo(
-                         {&g,
-                          spec.precision.weights,
-                          spec.precision.kv_cache,
-                          p.tp,
-                          p.pp,
-                          p.ep,
-                          p.attention_dp})
-                   : &m_own_memo) {}
+        m_memo(m_shared ? &S.cache->memo({&g,
+                                          spec.precision.weights,
+                                          spec.precision.kv_cache,
+                                          p.tp,
+                                          p.pp,
+                                          p.ep,
+                                          p.attention_dp})
+                        : &m_own_memo) {}
   LayoutEvaluator(const LayoutEvaluator&) = delete;
   LayoutEvaluator& operator=(const LayoutEvaluator&) = delete;
   [[nodiscard]] const Gpu& gpu() const { return m_gpu; }
@@ -207,5 +205,61 @@ GrowthSeries growth_series(const Search& S,
                            const ServingGoal& goal,
                            int planned,
                            int max_replicas);
+
+// --- Disaggregated prefill/decode (disaggregated_search.cpp; docs/plan.md, "Disaggregated
+// serving")
+
+// The busiest a planned prefill pool may be: past it a queue of prompts parks the requests the
+// decode pool would otherwise hold (a closed loop's TTFT absorbs them), and a burst has no room.
+// At 85% the M/D/1 wait is 2.8 prefills.
+inline constexpr double k_prefill_utilization = 0.85;
+
+// A disaggregated configuration the search found: its candidate with the figures only
+// (Detail::numbers) and costed, `layout` each replica's of both pools, `replicas` both pools';
+// the replicas each month needs; the memory it has to spare.
+struct DisaggregatedFound {
+  Candidate candidate;
+  GrowthSeries growth;
+  double room = 0;
+};
+// The best-scoring disaggregated configuration of `spec` on `g`, both pools of one of `layouts`
+// (those whose fit probe holds a sequence), with fewer GPUs than `gpu_limit` (the aggregated
+// configuration to beat; none: any) and a lower score than `to_beat` (its score), meeting every
+// target at the disaggregated band's edge with neither pool full, month by month. None when the
+// spec cannot be split (disaggregation_refusal), names percentile targets (the simulation is of one
+// engine), or nothing meets it.
+std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
+                                                       const Spec& spec,
+                                                       const Gpu& g,
+                                                       const std::vector<Parallelism>& layouts,
+                                                       const ServingGoal& goal,
+                                                       std::optional<long long> gpu_limit,
+                                                       std::optional<double> to_beat);
+// The pools of a given disaggregated configuration (evaluate.cpp): `replicas` in all,
+// `prefills` of them prefill (0: the split of them that meets the goal with the fewest prefill
+// replicas, else an even one), with their estimate at Detail::full; none when a replica of the
+// layout does not hold a sequence or the spec cannot be split.
+std::optional<DisaggregatedPerformance> disaggregated_pools(const Search& S,
+                                                            const Spec& spec,
+                                                            const Gpu& g,
+                                                            const Parallelism& p,
+                                                            int replicas,
+                                                            int prefills);
+// The band ratios a disaggregated candidate's targets are held at (1 at the point).
+struct DisaggregatedHighs {
+  double ttft = 1;
+  double tpot = 1;
+  double rate = 1;
+};
+DisaggregatedHighs disaggregated_highs(const Search& S, const Gpu& g, const Spec& spec);
+// Its growth month by month from `planned` pools (search_disaggregated's series).
+GrowthSeries disaggregated_growth(const Search& S,
+                                  const Spec& spec,
+                                  const Gpu& g,
+                                  const Parallelism& p,
+                                  std::pair<int, int> planned);
+// The kept candidate's pools at Detail::full, its memory, bands (Uncertainty::disaggregated) and
+// the sentence that says why it wins (DisaggregatedChoice::why).
+void explain_disaggregated(const Search& S, const Spec& spec, Candidate& c);
 
 } // namespace rightsize::detail

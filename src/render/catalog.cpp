@@ -17,14 +17,13 @@ namespace {
 // "$1.42/GPU-h AWS on_demand, g5.12xlarge (4 GPUs, instance $5.67/h) (retrieved ...)"; a GPU-only
 // price shows its host and the completed price, or that it is not used without one.
 std::string price_label(const Price& p, const CatalogView& view) {
-  std::string s =
-      fmt::format("{}/GPU-h {} {}, {}{} GPU{}",
-                  format_usd(usd(p.per_gpu.si())),
-                  p.provider,
-                  p.kind,
-                  p.instance.empty() ? std::string() : p.instance + " (",
-                  p.gpus_per_instance,
-                  p.gpus_per_instance == 1 ? "" : "s");
+  std::string s = fmt::format("{}/GPU-h {} {}, {}{} GPU{}",
+                              format_usd(usd(p.per_gpu.si())),
+                              p.provider,
+                              p.kind,
+                              p.instance.empty() ? std::string() : p.instance + " (",
+                              p.gpus_per_instance,
+                              p.gpus_per_instance == 1 ? "" : "s");
   if (p.host) {
     s += fmt::format(", GPU only {}/GPU-h + host {} {}/h [{}]",
                      format_usd(usd(p.listed_per_gpu.si())),

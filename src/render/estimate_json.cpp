@@ -81,9 +81,11 @@ void write_cost(JsonWriter& w, const EstimateReport& r) {
 }
 
 // Per replica, for a serving estimate over several replicas.
+// Disaggregated: per decode replica (each request's output is decoded on one of them).
 void write_per_replica(JsonWriter& w, const EstimateReport& r) {
   const auto& perf = r.inference;
-  const double n = r.replicas;
+  const double n =
+      r.disaggregation != nullptr ? r.disaggregation->layout.decode.replicas : r.replicas;
   if (perf && perf->prefill_only) {
     const WorkloadUnits u = workload_units(r.spec);
     w.begin_object()
@@ -124,6 +126,10 @@ void render_estimate_json(const EstimateReport& r, std::ostream& out) {
   write_cost(w, r);
   if (!r.cost_note.empty()) {
     w.member("cost_note", r.cost_note);
+  }
+  if (r.disaggregation != nullptr) {
+    w.key("disaggregation");
+    write_disaggregation_json(w, r.gpu, *r.disaggregation, r.disaggregation_why);
   }
   if (neck) {
     w.member("explanation", neck->explanation);

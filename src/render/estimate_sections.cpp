@@ -4,8 +4,13 @@
 #include "estimate_parts.hpp"
 
 #include <rightsize/core/json_writer.hpp>
+#include <rightsize/core/units_format.hpp>
 #include <rightsize/render/estimate.hpp>
 #include <rightsize/spec/workload_units.hpp>
+
+#include <fmt/format.h>
+
+#include <cmath>
 
 namespace rightsize {
 
@@ -380,6 +385,87 @@ std::optional<Bottleneck> bottleneck(const EstimateReport& r) {
     return Bottleneck{r.training->bottleneck, r.training->explanation};
   }
   return std::nullopt;
+}
+
+void write_disaggregation_json(JsonWriter& w,
+                               const Gpu& gpu,
+                               const DisaggregatedPerformance& d,
+                               std::string_view why) {
+  const ServingPool& q = d.layout.decode;
+  w.begin_object()
+      .key("decode")
+      .begin_object()
+      .member("attention_dp", q.layout.attention_dp)
+      .member("batch", d.decode_batch)
+      .member("ep", q.layout.ep)
+      .member("gpu", gpu.name)
+      .member("gpus_per_replica", q.layout.gpus())
+      .member("max_batch", d.decode_max_batch)
+      .member("replicas", q.replicas)
+      .member("tp", q.layout.tp)
+      .end_object();
+  w.member("kv_link", d.kv_link)
+      .member("kv_transfer_bytes", d.kv_transfer_bytes.si())
+      .member("kv_transfer_ms", to_ms(d.kv_transfer));
+  w.key("limited_by");
+  if (d.limited_by.empty()) {
+    w.null();
+  } else {
+    w.value(d.limited_by);
+  }
+  const ServingPool& p = d.layout.prefill;
+  w.key("prefill")
+      .begin_object()
+      .member("attention_dp", p.layout.attention_dp)
+      .member("ep", p.layout.ep)
+      .member("gpu", gpu.name)
+      .member("gpus_per_replica", p.layout.gpus())
+      .member("prefill_ms", to_ms(d.prefill))
+      .member("replicas", p.replicas)
+      .member("tp", p.layout.tp)
+      .member("utilization", d.prefill_utilization)
+      .member("wait_ms", to_ms(d.prefill_wait))
+      .end_object();
+  w.key("why");
+  if (why.empty()) {
+    w.null();
+  } else {
+    w.value(why);
+  }
+  w.end_object();
+}
+
+std::string disaggregation_text(const DisaggregatedPerformance& d) {
+  const ServingPool& p = d.layout.prefill;
+  const ServingPool& q = d.layout.decode;
+  const auto layout = [](const Parallelism& l) {
+    std::string s = fmt::format("TP{}", l.tp);
+    if (l.ep > 1) {
+      s += fmt::format(" EP{}", l.ep);
+    }
+    if (l.attention_dp > 1) {
+      s += fmt::format(" attention DP{}", l.attention_dp);
+    }
+    return s;
+  };
+  return fmt::format("{} prefill replica{} ({}, {:.0f}% busy) + {} decode replica{} ({}, {:.0f} "
+                     "sequences each on average, at most {}); each prompt's KV cache, {} a GPU, "
+                     "crosses {} in {}{}",
+                     p.replicas,
+                     p.replicas == 1 ? "" : "s",
+                     layout(p.layout),
+                     100.0 * d.prefill_utilization,
+                     q.replicas,
+                     q.replicas == 1 ? "" : "s",
+                     layout(q.layout),
+                     d.decode_batch,
+                     d.decode_max_batch,
+                     format_bytes(d.kv_transfer_bytes),
+                     d.kv_link == "network" ? "the network" : d.kv_link,
+                     format_seconds(d.kv_transfer),
+                     d.limited_by.empty()
+                         ? std::string()
+                         : fmt::format("; the {} pool is full and requests queue", d.limited_by));
 }
 
 } // namespace rightsize

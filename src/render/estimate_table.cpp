@@ -186,7 +186,23 @@ std::string workload_line(const EstimateReport& r) {
 void render_header(const EstimateReport& r, std::ostream& out) {
   const auto& p = r.parallelism;
   const auto& s = r.spec;
-  if (r.replicas > 1) {
+  if (r.disaggregation != nullptr) {
+    const DisaggregatedLayout& l = r.disaggregation->layout;
+    out << fmt::format("{}: {} on {} x {}, disaggregated: {} prefill + {} decode replica{} of tp "
+                       "{}, pp {}, ep {} ({} GPU{} each)\n",
+                       s.name,
+                       s.model.name,
+                       l.gpus(),
+                       r.gpu.name,
+                       l.prefill.replicas,
+                       l.decode.replicas,
+                       l.decode.replicas == 1 ? "" : "s",
+                       p.tp,
+                       p.pp,
+                       p.ep,
+                       p.gpus(),
+                       p.gpus() == 1 ? "" : "s");
+  } else if (r.replicas > 1) {
     out << fmt::format("{}: {} on {} x {}: {} replicas of tp {}, pp {}, ep {} ({} GPU{} each)\n",
                        s.name,
                        s.model.name,
@@ -219,7 +235,8 @@ void render_header(const EstimateReport& r, std::ostream& out) {
 
 void render_memory(const EstimateReport& r, std::ostream& out) {
   const auto& m = r.memory;
-  out << fmt::format("memory per GPU: {}{} of {} usable ({} capacity)\n",
+  out << fmt::format("memory per {}GPU: {}{} of {} usable ({} capacity)\n",
+                     r.disaggregation != nullptr ? "decode " : "",
                      gib_text(m.per_gpu.total()),
                      r.memory_band ? fmt::format(" (band {:.1f}-{:.1f} GiB)",
                                                  to_gib(Bytes(r.memory_band->low)),
@@ -453,13 +470,19 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   const long long asked = r.inference ? r.inference->offered : m.batch;
   const std::string queued =
       asked > m.batch ? fmt::format(" of the {} asked, the rest queue", asked) : std::string();
-  const std::string sequences = r.replicas > 1
-                                    ? fmt::format("per replica: {}{} ({} over {} replicas)",
-                                                  held,
-                                                  queued,
-                                                  m.batch * r.replicas,
-                                                  r.replicas)
-                                    : held + queued;
+  const std::string sequences =
+      r.disaggregation != nullptr
+          ? fmt::format("per decode replica: {} of the {} in flight ({} decode replicas; the "
+                        "rest wait for or run their prefill)",
+                        held,
+                        asked,
+                        r.disaggregation->layout.decode.replicas)
+      : r.replicas > 1 ? fmt::format("per replica: {}{} ({} over {} replicas)",
+                                     held,
+                                     queued,
+                                     m.batch * r.replicas,
+                                     r.replicas)
+                       : held + queued;
   if (u.tokens == TokenRate::latent) {
     out << fmt::format("fits: {}{} {}; one pass takes at most {} {} (no KV cache: the pipeline "
                        "denoises and decodes a batch of images together)\n",
@@ -506,15 +529,19 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
     render_embedding_speed(r, out);
     return;
   }
+  // Disaggregated, the two pools serve each request together: no per-replica rate.
+  const bool split = r.disaggregation != nullptr;
   out << fmt::format("\nspeed ({} math){}: TTFT {}, TPOT {}, {:.0f} output tokens/s, {:.2f} "
                      "requests/s\n",
                      to_string(i.compute_precision),
-                     r.replicas > 1 ? ", per replica" : "",
+                     split            ? ", both pools"
+                     : r.replicas > 1 ? ", per replica"
+                                      : "",
                      format_seconds(i.ttft),
                      format_seconds(i.tpot),
-                     i.output_tokens_per_s / n,
-                     i.requests_per_s / n);
-  if (r.replicas > 1) {
+                     split ? i.output_tokens_per_s : i.output_tokens_per_s / n,
+                     split ? i.requests_per_s : i.requests_per_s / n);
+  if (r.replicas > 1 && !split) {
     out << fmt::format("  all {} replicas: {:.0f} output tokens/s, {:.2f} requests/s\n",
                        r.replicas,
                        i.output_tokens_per_s,
@@ -532,15 +559,21 @@ void render_inference(const EstimateReport& r, std::ostream& out) {
   if (i.simulated && r.spec.workload.inference.targets.names_percentiles()) {
     out << "  " << latency_distribution_text(*i.simulated) << '\n';
   }
-  out << fmt::format("  one prefill {} alone; one decode step {} (memory {}, compute {}, "
-                     "all-reduce {}, fixed {}); prefills take {:.0f}% of the time\n",
-                     format_seconds(i.prefill),
-                     format_seconds(i.decode_step),
-                     format_seconds(i.decode_memory),
-                     format_seconds(i.decode_compute),
-                     format_seconds(i.decode_communication),
-                     format_seconds(i.decode_fixed),
-                     100.0 * i.prefill_share);
+  if (r.disaggregation != nullptr) {
+    out << "  disaggregated: " << disaggregation_text(*r.disaggregation) << '\n';
+  }
+  out << fmt::format(
+      "  one prefill {} alone; one decode step {} (memory {}, compute {}, "
+      "all-reduce {}, fixed {}){}\n",
+      format_seconds(i.prefill),
+      format_seconds(i.decode_step),
+      format_seconds(i.decode_memory),
+      format_seconds(i.decode_compute),
+      format_seconds(i.decode_communication),
+      format_seconds(i.decode_fixed),
+      r.disaggregation != nullptr
+          ? std::string("; decode steps never wait for a prefill")
+          : fmt::format("; prefills take {:.0f}% of the time", 100.0 * i.prefill_share));
   if (i.tokens_per_step > 1) {
     out << fmt::format("  speculative decoding: each step drafts for {} and verifies, {:.2f} "
                        "tokens per step per sequence: TPOT is the step over {:.2f}\n",

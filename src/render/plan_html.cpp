@@ -37,7 +37,7 @@ std::string gpu_label(const Candidate& c) {
 }
 
 std::string layout_cell(const Candidate& c) {
-  return c.replicas > 1 ? fmt::format("{} x {}", c.replicas, layout_text(c)) : layout_text(c);
+  return replicas_text(c);
 }
 
 // What the trade-off chart calls plan's trade-off (plan/trade_off.hpp): for serving, $ per million

@@ -71,22 +71,25 @@ void write_cost(detail::JsonWriter& w, const WorkloadUnits& u, const Candidate& 
 }
 
 void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c) {
-  const EstimateReport report{*c.spec,
-                              *c.gpu,
-                              c.layout,
-                              c.memory,
-                              held(c.inference),
-                              held(c.training),
-                              c.replicas,
-                              held(c.inference_bands),
-                              held(c.training_bands),
-                              c.memory_band,
-                              0.8,
-                              false,
-                              held(c.calibration),
-                              {},
-                              std::nullopt,
-                              ""};
+  EstimateReport report{*c.spec,
+                        *c.gpu,
+                        c.layout,
+                        c.memory,
+                        held(c.inference),
+                        held(c.training),
+                        c.replicas,
+                        held(c.inference_bands),
+                        held(c.training_bands),
+                        c.memory_band,
+                        0.8,
+                        false,
+                        held(c.calibration),
+                        {},
+                        std::nullopt,
+                        ""};
+  if (c.disaggregation) {
+    report.disaggregation = &c.disaggregation->pools;
+  }
   const auto neck = bottleneck(report);
   const bool training = !plan.units.serving;
   w.begin_object().member("bottleneck", neck ? neck->name : std::string_view());
@@ -96,6 +99,10 @@ void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c
   }
   w.key("cost");
   write_cost(w, plan.units, c);
+  if (c.disaggregation) {
+    w.key("disaggregation");
+    write_disaggregation_json(w, *c.gpu, c.disaggregation->pools, c.disaggregation->why);
+  }
   // estimate evaluates whole GPUs only.
   w.key("estimate_command");
   if (c.partition.empty()) {

@@ -328,6 +328,14 @@ std::string parameter_count(double params) {
 
 } // namespace
 
+std::string replicas_text(const Candidate& c) {
+  if (c.disaggregation) {
+    const DisaggregatedLayout& l = c.disaggregation->pools.layout;
+    return fmt::format("{}P+{}D x {}", l.prefill.replicas, l.decode.replicas, layout_text(c));
+  }
+  return c.replicas > 1 ? fmt::format("{} x {}", c.replicas, layout_text(c)) : layout_text(c);
+}
+
 std::string layout_text(const Candidate& c) {
   std::string s = fmt::format("TP{}", c.layout.tp);
   if (c.layout.cp > 1) {
@@ -412,6 +420,24 @@ std::string short_verdict(const std::string& v) {
 // precision.kv_cache names nothing (an encoder, a diffusion pipeline) is given no --kv-cache
 // format.
 std::string estimate_args(const Plan& plan, const Candidate& c) {
+  if (c.disaggregation) {
+    const DisaggregatedLayout& l = c.disaggregation->pools.layout;
+    return fmt::format(
+        "estimate {} --gpu {} --tp {} --pp {} --ep {}{} --prefill-replicas {} --decode-replicas {} "
+        "--weights {}{}",
+        plan.spec.file,
+        c.gpu->name,
+        c.layout.tp,
+        c.layout.pp,
+        c.layout.ep,
+        c.layout.attention_dp > 1 ? fmt::format(" --attention-dp {}", c.layout.attention_dp)
+                                  : std::string(),
+        l.prefill.replicas,
+        l.decode.replicas,
+        to_string(c.spec->precision.weights),
+        plan.units.kv_format ? fmt::format(" --kv-cache {}", to_string(c.spec->precision.kv_cache))
+                             : std::string());
+  }
   return fmt::format(
       "estimate {} --gpu {} --tp {}{} --pp {} --ep {}{} --dp {} --weights {}{} "
       "--batch {}",

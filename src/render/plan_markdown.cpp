@@ -57,7 +57,7 @@ void serving_markdown_rows(const Plan& plan, const RenderOptions& o, std::ostrea
         c->rank,
         c->gpu->name,
         c->total_gpus(),
-        c->replicas > 1 ? fmt::format("{} x {}", c->replicas, layout_text(*c)) : layout_text(*c),
+        replicas_text(*c),
         to_gib(c->memory.per_gpu.total()),
         format_seconds(i.ttft),
         u.shows_tpot() ? format_seconds(i.tpot)
@@ -89,7 +89,7 @@ void render_plan_markdown(const Plan& plan, const RenderOptions& o, std::ostream
     out << fmt::format("**Recommended: {} x {} ({})**, {}; {} per hour, TCO {} over {} months.\n\n",
                        b.total_gpus(),
                        b.gpu->name,
-                       layout_text(b),
+                       b.disaggregation ? replicas_text(b) + ", disaggregated" : layout_text(b),
                        b.verdict,
                        money(b.cost.per_hour.si()),
                        money(b.cost.tco.si()),
@@ -148,7 +148,7 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
   const bool training = !u.serving;
   out << (images     ? ",images_per_s,usd_per_thousand_images\n"
           : training ? ",cp\n"
-                     : ",attention_dp\n");
+                     : ",attention_dp,prefill_replicas\n");
   const bool latent_tokens = !u.token_price;
   for (const auto* c : shown(plan, o)) {
     const bool embeds = u.one_pass() && c->inference;
@@ -185,7 +185,12 @@ void render_plan_csv(const Plan& plan, const RenderOptions& o, std::ostream& out
         transcribes && c->cost.usd_per_audio_hour ? price_cell(*c->cost.usd_per_audio_hour, 6) : "",
         "");
     if (!images && !training) {
-      out << fmt::format(",{}\n", c->layout.attention_dp);
+      // Disaggregated: of `replicas`, the prefill pool's (empty: aggregated).
+      out << fmt::format(",{},{}\n",
+                         c->layout.attention_dp,
+                         c->disaggregation
+                             ? std::to_string(c->disaggregation->pools.layout.prefill.replicas)
+                             : std::string());
     }
     if (training) {
       out << fmt::format(",{}\n", c->layout.cp);

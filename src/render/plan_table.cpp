@@ -8,6 +8,7 @@
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/plan/plan_checks.hpp>
 #include <rightsize/plan/unit_values.hpp>
+#include <rightsize/render/estimate.hpp>
 #include <rightsize/render/plan.hpp>
 
 #include <fmt/format.h>
@@ -81,7 +82,16 @@ std::string small_rate_cell(double point, std::optional<Band> band) {
 // bought in whole servers of 8: "16 (2x8)".
 std::string gpus_cell(const Candidate& c) {
   if (c.cost.gpus_bought > 0) {
-    return fmt::format("{} ({}x{})", c.cost.gpus_bought, c.cost.servers, c.cost.gpus_per_server);
+    const std::string split = c.disaggregation
+                                  ? fmt::format(", {}P+{}D",
+                                                c.disaggregation->pools.layout.prefill.replicas,
+                                                c.disaggregation->pools.layout.decode.replicas)
+                                  : std::string();
+    return fmt::format(
+        "{} ({}x{}{})", c.cost.gpus_bought, c.cost.servers, c.cost.gpus_per_server, split);
+  }
+  if (c.disaggregation) {
+    return fmt::format("{} ({})", c.total_gpus(), replicas_text(c));
   }
   if (c.replicas > 1) {
     return fmt::format("{} ({}x{})", c.total_gpus(), c.replicas, layout_text(c));
@@ -317,6 +327,27 @@ std::optional<std::string> unsized_training_line(const std::vector<const Candida
                      rows.front()->training_bands->step_ratio.lines);
 }
 
+// ", 4 replicas", ", 2 prefill + 3 decode replicas, disaggregated", or "" for one replica.
+std::string replicas_words(const Candidate& c) {
+  if (c.disaggregation) {
+    const DisaggregatedLayout& l = c.disaggregation->pools.layout;
+    return fmt::format(", {} prefill + {} decode replica{}, disaggregated",
+                       l.prefill.replicas,
+                       l.decode.replicas,
+                       l.decode.replicas == 1 ? "" : "s");
+  }
+  return c.replicas > 1 ? fmt::format(", {} replicas", c.replicas) : "";
+}
+
+// A disaggregated recommendation's pools and why it beat the aggregated one ("" otherwise).
+std::string disaggregation_lines(const Candidate& best) {
+  if (!best.disaggregation) {
+    return "";
+  }
+  return "  disaggregated: " + disaggregation_text(best.disaggregation->pools) + "; " +
+         best.disaggregation->why;
+}
+
 } // namespace
 
 void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& out) {
@@ -381,20 +412,20 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
   if (plan.feasible()) {
     out << '\n';
     const auto& best = plan.candidates.front();
-    out << bold(wrap(
-               fmt::format("recommended: {} x {} ({}{}): {}, {}",
-                           best.total_gpus(),
-                           best.partition.empty()
-                               ? best.gpu->name
-                               : best.partition + " MIG slice of " + best.whole_gpu->name,
-                           layout_text(best),
-                           best.replicas > 1 ? fmt::format(", {} replicas", best.replicas) : "",
-                           best.verdict,
-                           best.verdict_reason),
-               width,
-               2))
+    out << bold(wrap(fmt::format("recommended: {} x {} ({}{}): {}, {}",
+                                 best.total_gpus(),
+                                 best.partition.empty()
+                                     ? best.gpu->name
+                                     : best.partition + " MIG slice of " + best.whole_gpu->name,
+                                 layout_text(best),
+                                 replicas_words(best),
+                                 best.verdict,
+                                 best.verdict_reason),
+                     width,
+                     2))
         << '\n';
     line("  " + (best.inference ? best.inference->explanation : best.training->explanation), 4);
+    line(disaggregation_lines(best), 4);
     line(percentiles_line(s, best), 4);
     line("  price " + best.cost.price_label + (best.cost.price_stale ? " STALE" : "") + "; " +
              best.cost.basis,

@@ -15,6 +15,8 @@
 namespace rightsize {
 
 std::string layout_text(const Candidate& c);
+// The replicas and their layout: "TP8", "4 x TP8", or disaggregated "1P+4D x TP8".
+std::string replicas_text(const Candidate& c);
 // "$2.95", "$48k", "$1.20M".
 std::string money(double usd);
 // "image embeddings on vllm, 224 x 224 pixels, ...": what the workload is, in its kind's words.

@@ -53,7 +53,12 @@ const std::vector<EngineTraits> k_engines{
       "--speculative-config JSON with num_speculative_tokens",
       true,
       "vLLM automatic prefix caching (--enable-prefix-caching, on by default in the V1 engine): "
-      "docs.vllm.ai/en/latest/design/prefix_caching.html"}},
+      "docs.vllm.ai/en/latest/design/prefix_caching.html"},
+     {true,
+      "",
+      "vLLM docs features/nixl_connector_usage.md: prefill and decode instances each started with "
+      "--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}', "
+      "a proxy routing each request to one of each"}},
     {Engine::sglang,
      "SGLang",
      true,
@@ -85,7 +90,12 @@ const std::vector<EngineTraits> k_engines{
       "--speculative-algorithm "
       "EAGLE, EAGLE3, NEXTN (MTP), STANDALONE (a smaller draft model)",
       true,
-      "SGLang RadixAttention prefix cache, on unless --disable-radix-cache (server_args.py)"}},
+      "SGLang RadixAttention prefix cache, on unless --disable-radix-cache (server_args.py)"},
+     {true,
+      "",
+      "SGLang docs advanced_features/pd_disaggregation.md: --disaggregation-mode prefill|decode "
+      "with --disaggregation-transfer-backend (mooncake, nixl), behind sglang_router "
+      "--pd-disaggregation"}},
     {Engine::tensorrt_llm,
      "TensorRT-LLM",
      false,
@@ -122,7 +132,12 @@ const std::vector<EngineTraits> k_engines{
       "through speculative_config in the --config YAML of trtllm-serve",
       true,
       "TensorRT-LLM KvCacheConfig.enable_block_reuse (KV cache reuse of shared prefixes, on by "
-      "default in the LLM API)"}},
+      "default in the LLM API)"},
+     {true,
+      "",
+      "TensorRT-LLM docs/source/features/disagg-serving.md: context and generation servers "
+      "(trtllm-serve disaggregated -c config.yaml) with cache_transceiver_config in each "
+      "server's options"}},
     {Engine::transformers,
      "transformers",
      false,
@@ -149,7 +164,10 @@ const std::vector<EngineTraits> k_engines{
       "the same tokenizer (generate(..., assistant_model=...)); no MTP or EAGLE head",
       false,
       "transformers generate keeps no cache across requests: each request prefills its whole "
-      "prompt"}},
+      "prompt"},
+     {false,
+      "transformers' generate runs prefill and decode in one process",
+      "transformers generate"}},
 };
 
 // "a", "a and b", "a, b and c" (`last` "or": "a, b or c").

@@ -598,3 +598,42 @@ TEST_CASE("check: a long-context training plan locks its context-parallel size",
   CHECK(bad.exit_code == 2);
   CHECK_THAT(bad.out + bad.err, Catch::Contains("sp"));
 }
+
+TEST_CASE("check: a disaggregated recommendation is locked with its split and re-evaluated",
+          "[check][cli][disaggregation]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "deepseek-v3", fs::path(dir.path()) / "models" / "deepseek-v3");
+  const std::string spec = dir.path() + "/long.json";
+  fs::copy_file(examples / "deepseek-v3-long-prompts.json", spec);
+  REQUIRE(run_binary("plan " + spec + " --lock --format csv").exit_code == 0);
+  const std::string lock_path = dir.path() + "/rightsize.lock.json";
+  nlohmann::json lock = nlohmann::json::parse(std::ifstream(lock_path));
+  const auto& entry = lock["locks"].begin().value();
+  const auto& recommended = entry["recommended"];
+  REQUIRE(recommended.contains("prefill_replicas"));
+  CHECK(recommended["prefill_replicas"].get<int>() < recommended["replicas"].get<int>());
+
+  const auto same = run_binary("check " + spec);
+  INFO(same.out << same.err);
+  CHECK(same.exit_code == 0);
+  CHECK_THAT(same.out, Catch::Contains("no sizing change"));
+
+  // deploy writes aggregated serving only: a disaggregated lock is refused, naming the lock.
+  const auto deploy =
+      run_binary("deploy " + spec + " --lock --model-uri deepseek-ai/DeepSeek-V3 -o " + dir.path() +
+                 "/manifests");
+  CHECK(deploy.exit_code == 2);
+  CHECK_THAT(deploy.err, Catch::Contains("rightsize.lock.json"));
+  CHECK_THAT(deploy.err, Catch::Contains("disaggregated, which rightsize deploy does not write"));
+  CHECK_FALSE(fs::exists(dir.path() + "/manifests"));
+
+  // A split with no decode replica left is the lock's error.
+  lock["locks"].begin().value()["recommended"]["prefill_replicas"] =
+      recommended["replicas"].get<int>();
+  std::ofstream(lock_path) << lock.dump(2);
+  const auto broken = run_binary("check " + spec);
+  CHECK(broken.exit_code == 2);
+  CHECK_THAT(broken.out + broken.err, Catch::Contains("prefill_replicas"));
+}

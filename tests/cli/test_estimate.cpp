@@ -5,11 +5,10 @@
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
-
-#include <algorithm>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -198,9 +197,8 @@ TEST_CASE("estimate: the cost at the catalog's price", "[estimate][cli]") {
   // At the load asked: the chat example's targets, 2 requests/s and 1,000 output tokens/s,
   // where the configuration serves more.
   const double served = j["inference"]["output_tokens_per_s"].get<double>();
-  const double share = std::min({1.0,
-                                 2.0 / j["inference"]["requests_per_s"].get<double>(),
-                                 1000.0 / served});
+  const double share =
+      std::min({1.0, 2.0 / j["inference"]["requests_per_s"].get<double>(), 1000.0 / served});
   CHECK(share < 1.0);
   CHECK(j["cost"]["usd_per_million_output_tokens"].get<double>() ==
         Approx(4 * price / (served * share * 3600) * 1e6).epsilon(1e-12));
@@ -341,4 +339,87 @@ TEST_CASE("estimate: --cp splits each training sequence over GPUs; refused where
   CHECK(r.exit_code == 2);
   CHECK(r.err == "rightsize: error: --gpus: 100 GPUs cannot be split into replicas of tp 8 x cp "
                  "16 x pp 1 = 128 GPUs\n");
+}
+
+TEST_CASE("estimate: --prefill-replicas and --decode-replicas serve disaggregated",
+          "[estimate][cli][disaggregation]") {
+  const std::string deepseek =
+      std::string(RIGHTSIZE_EXAMPLES_DIR) + "/deepseek-v3-long-prompts.json";
+  const auto j = estimate_json({deepseek,
+                                "--gpu",
+                                "B200",
+                                "--tp",
+                                "8",
+                                "--prefill-replicas",
+                                "2",
+                                "--decode-replicas",
+                                "3"});
+  CHECK(j["replicas"] == 5);
+  CHECK(j["gpus"] == 40);
+  CHECK(j["disaggregation"]["prefill"]["replicas"] == 2);
+  CHECK(j["disaggregation"]["decode"]["replicas"] == 3);
+  CHECK(j["disaggregation"]["decode"]["tp"] == 8);
+  CHECK(j["disaggregation"]["kv_transfer_ms"].get<double>() > 0);
+  CHECK(j["calibration"]["measured"] == false);
+  // The closed loop over both pools: rate x (TTFT + 1023 x TPOT) = the 512 requests in flight.
+  const double rate = j["inference"]["requests_per_s"].get<double>();
+  const double cycle =
+      j["inference"]["ttft_ms"].get<double>() + 1023.0 * j["inference"]["tpot_ms"].get<double>();
+  CHECK(rate * cycle / 1000.0 == Approx(512.0).epsilon(1e-6));
+
+  const auto one = estimate({deepseek, "--gpu", "B200", "--tp", "8", "--prefill-replicas", "2"});
+  CHECK(one.exit_code == 2);
+  CHECK_THAT(one.err, Catch::Contains("--decode-replicas"));
+  const auto batch = estimate({deepseek,
+                               "--gpu",
+                               "B200",
+                               "--tp",
+                               "8",
+                               "--prefill-replicas",
+                               "1",
+                               "--decode-replicas",
+                               "1",
+                               "--batch",
+                               "8"});
+  CHECK(batch.exit_code == 2);
+  CHECK_THAT(batch.err, Catch::Contains("--batch"));
+  const auto training =
+      estimate({k_lora, "--gpu", "H100", "--prefill-replicas", "1", "--decode-replicas", "1"});
+  CHECK(training.exit_code == 2);
+  CHECK_THAT(training.err, Catch::Contains("only a text generation splits"));
+  const auto stages = estimate({deepseek,
+                                "--gpu",
+                                "B200",
+                                "--tp",
+                                "8",
+                                "--pp",
+                                "2",
+                                "--prefill-replicas",
+                                "1",
+                                "--decode-replicas",
+                                "1"});
+  CHECK(stages.exit_code == 2);
+  CHECK_THAT(stages.err, Catch::Contains("--pp"));
+  // Percentile targets are held on a simulation of one engine: refused, never dropped silently.
+  const auto p99 = estimate({std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-3.1-70b-sla-p99.json",
+                             "--gpu",
+                             "H100",
+                             "--tp",
+                             "8",
+                             "--prefill-replicas",
+                             "1",
+                             "--decode-replicas",
+                             "1"});
+  CHECK(p99.exit_code == 2);
+  CHECK_THAT(p99.err, Catch::Contains("percentiles"));
+  const auto t5 =
+      estimate({std::string(RIGHTSIZE_EXAMPLES_DIR) + "/flan-t5-large-summarization.json",
+                "--gpu",
+                "H100",
+                "--prefill-replicas",
+                "1",
+                "--decode-replicas",
+                "1"});
+  CHECK(t5.exit_code == 2);
+  CHECK_THAT(t5.err, Catch::Contains("encoder-decoder"));
 }

@@ -51,7 +51,16 @@ std::vector<NumberFlag> number_flags() {
   }
   flags.push_back({plan, "--top", "0"});
   const std::vector<std::string> estimate{"estimate", k_spec, "--gpu", "H100"};
-  for (const char* flag : {"--gpus", "--tp", "--cp", "--pp", "--dp", "--ep", "--attention-dp", "--batch"}) {
+  for (const char* flag : {"--gpus",
+                           "--tp",
+                           "--cp",
+                           "--pp",
+                           "--dp",
+                           "--ep",
+                           "--attention-dp",
+                           "--batch",
+                           "--prefill-replicas",
+                           "--decode-replicas"}) {
     flags.push_back({estimate, flag, "0"});
   }
   flags.push_back({{"check", k_spec}, "--jobs", "257"});

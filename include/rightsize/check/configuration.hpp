@@ -19,6 +19,9 @@ struct LockedConfiguration {
   std::string gpu; // catalog name, or "<name> <MIG profile>"
   int gpus = 0;
   int replicas = 1;
+  // Disaggregated prefill/decode: of `replicas`, the prefill pool's (0: aggregated; absent from
+  // locks written before 2026-12-07 and from aggregated ones).
+  int prefill_replicas = 0;
   Parallelism layout;
   std::string weights; // dtype names
   std::string kv_cache;

@@ -75,6 +75,14 @@ public:
   // lines with them out of the fit (data/uncertainty.json transfer.kv_regime.groups.queues);
   // `base` when the file has none. `metric`: "ttft" or "tpot".
   [[nodiscard]] RatioBand overflowing(const RatioBand& base, const std::string& metric) const;
+  // A band for a disaggregated prefill/decode layout (estimate/disaggregation.hpp): each edge the
+  // wider of `base`'s and the band of the measured disaggregated runs (data/uncertainty.json
+  // transfer.layout.groups.disaggregated), never calibrated; `base` when the file has none.
+  [[nodiscard]] RatioBand disaggregated(const RatioBand& base, const std::string& metric) const;
+  // The calibration of a disaggregated layout on a family and engine: never measured (its
+  // efficiencies are the aggregated runs'), saying how many disaggregated runs its band rests on.
+  [[nodiscard]] Calibration disaggregated_calibration(const std::string& family,
+                                                      const std::string& engine) const;
   // band(...).high_ratio without the basis sentence, for the search.
   [[nodiscard]] double
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;

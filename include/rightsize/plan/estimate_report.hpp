@@ -7,6 +7,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/estimate/disaggregation.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -71,6 +72,11 @@ struct EstimateReport {
   std::vector<TargetCheck> targets{};
   std::optional<EstimateCost> cost{};
   std::string cost_note{}; // why there is no cost, when there is none
+  // Disaggregated prefill/decode (estimate's --prefill-replicas and --decode-replicas, a plan's
+  // disaggregated candidate): the pools; `parallelism` is each replica's, `replicas` both pools',
+  // `memory` a decode GPU's and `inference` the two pools' figures. Null: aggregated.
+  const DisaggregatedPerformance* disaggregation = nullptr;
+  std::string disaggregation_why{}; // a plan's: why it beat the aggregated configuration
 };
 
 // The value an optional holds, or null: what EstimateReport points at.
@@ -140,6 +146,8 @@ struct EstimateEvaluation {
   Band memory_band;         // total bytes per GPU
   double band_coverage = 0; // share of held-out runs inside a band
   Calibration calibration;  // of the GPU family's (and engine's) efficiencies
+  // Disaggregated (estimate_disaggregated_configuration): the pools; none aggregated.
+  std::optional<DisaggregatedPerformance> disaggregation;
 };
 
 // `spec` on `gpu` in `layout` (every GPU: serving's dp are replicas, each estimated alone, the
@@ -152,6 +160,21 @@ EstimateEvaluation estimate_configuration(Spec spec,
                                           const Constants& constants,
                                           const Efficiency& efficiency,
                                           const Uncertainty& uncertainty);
+
+// `spec` on `gpu` served disaggregated (docs/model.md, "Disaggregated serving"): `prefills`
+// prefill and `decodes` decode replicas, each laid out as `layout` (dp 1), serving the spec's
+// concurrency. The bands are the pair's enveloped with the disaggregated runs'
+// (Uncertainty::disaggregated), the calibration not measured. An InputError naming
+// `--prefill-replicas` when the spec cannot be split (disaggregation_refusal) or a pool does not
+// hold a sequence.
+EstimateEvaluation estimate_disaggregated_configuration(Spec spec,
+                                                        const Gpu& gpu,
+                                                        const Parallelism& layout,
+                                                        int prefills,
+                                                        int decodes,
+                                                        const Constants& constants,
+                                                        const Efficiency& efficiency,
+                                                        const Uncertainty& uncertainty);
 
 // The report estimate renders: `e`'s parts (which must outlive it), its targets judged at the
 // band's pessimistic edge (Confidence::band) or at the point, and its cost (price_report).

@@ -20,6 +20,11 @@ struct ConfigurationRef {
   // Serving: sequences per replica; none: as the search sizes online serving, the spec's
   // concurrency shared among the replicas or more when the throughput targets need it.
   std::optional<long long> batch;
+  // Serving disaggregated (docs/plan.md, "Disaggregated serving"): `replicas` are both pools',
+  // `prefill_replicas` of them prefill (0: the split that serves the spec best, as the search
+  // sizes it); `batch` is then not read.
+  bool disaggregated = false;
+  int prefill_replicas = 0;
 };
 
 struct ConfigurationEvaluation {

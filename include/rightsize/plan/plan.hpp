@@ -6,6 +6,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/engines.hpp>
+#include <rightsize/estimate/disaggregation.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
 #include <rightsize/estimate/uncertainty.hpp>
@@ -50,6 +51,10 @@ struct PlanOptions {
   // JSON's inference.percentiles); false where the report does not show it (the table), which
   // saves the simulations. Percentile targets simulate regardless.
   bool simulate = true;
+  // Rank disaggregated prefill/decode configurations beside the aggregated ones where the engine
+  // splits them (docs/plan.md, "Disaggregated serving"); false where they cannot be used (deploy
+  // writes aggregated serving only).
+  bool disaggregate = true;
 };
 
 struct MonthCost {
@@ -99,6 +104,22 @@ struct CostBreakdown {
   UsdPerHour power_per_hour;       // gpus_bought x TDP x utilization x PUE x electricity price
 };
 
+// A candidate that serves disaggregated (docs/plan.md, "Disaggregated serving"): its pools and
+// what it beat, the best aggregated configuration on the same GPU.
+struct DisaggregatedChoice {
+  DisaggregatedPerformance pools;
+  // The best aggregated configuration of the GPU that met the targets: its GPUs, cost per hour
+  // and TPOT (none when no aggregated layout met them).
+  std::optional<long long> aggregated_gpus;
+  std::optional<UsdPerHour> aggregated_per_hour;
+  std::optional<Seconds> aggregated_tpot;
+  std::optional<long long> aggregated_batch; // sequences each aggregated replica runs
+  std::optional<Seconds> aggregated_ttft;
+  std::optional<Parallelism> aggregated_layout; // one aggregated replica's
+  std::optional<int> aggregated_replicas;
+  std::string why; // one sentence: why it wins
+};
+
 struct Candidate {
   int rank = 0;
   const Gpu* gpu = nullptr;
@@ -129,6 +150,9 @@ struct Candidate {
   // (nearest_published, docs/published.md); null when nothing published is near. Held apart (it
   // is 1 KB, and most candidates have none): a candidate is copied and moved through the search.
   std::shared_ptr<const PublishedPrediction> published;
+  // Disaggregated prefill/decode: `layout` is each replica's of both pools, `replicas` the two
+  // pools' replicas together; null for an aggregated configuration.
+  std::shared_ptr<const DisaggregatedChoice> disaggregation;
   double score = 0; // the objective's value, lower is better
   [[nodiscard]] int gpus_per_replica() const { return layout.gpus(); }
   [[nodiscard]] int total_gpus() const { return gpus_per_replica() * replicas; }

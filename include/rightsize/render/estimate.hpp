@@ -28,6 +28,16 @@ void write_inference_json(detail::JsonWriter& w, const EstimateReport& r);
 void write_training_json(detail::JsonWriter& w, const EstimateReport& r);
 void write_precision_json(detail::JsonWriter& w, const Spec& spec);
 void write_calibration_json(detail::JsonWriter& w, const Calibration& c);
+// Disaggregated pools as JSON: {prefill: {gpu, gpus_per_replica, tp, ep, attention_dp,
+// replicas, utilization}, decode: {..., batch, max_batch}, kv_transfer_ms, kv_transfer_bytes,
+// kv_link, limited_by, why}.
+void write_disaggregation_json(detail::JsonWriter& w,
+                               const Gpu& gpu,
+                               const DisaggregatedPerformance& d,
+                               std::string_view why);
+// The pools in one line: "1 prefill replica (TP8, 62% busy) + 4 decode replicas (TP8, 97
+// sequences each of 256); each prompt's KV cache, 309 MiB a GPU, crosses NVLink in 1.2 ms".
+std::string disaggregation_text(const DisaggregatedPerformance& d);
 
 // What limits the configuration, and one sentence saying why; none without a performance estimate.
 struct Bottleneck {

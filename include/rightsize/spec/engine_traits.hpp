@@ -80,6 +80,9 @@ struct EngineTraits {
   std::string_view image_encoders_source;
   AttentionDpTraits attention_dp;
   DecodingFeatures decoding;
+  // Disaggregated prefill and decode (docs/model.md, "Disaggregated serving"): separate prefill
+  // and decode workers with the KV cache sent between them.
+  EngineVerdict disaggregation;
 };
 
 // Every engine's row, in the order of k_engine_names.
