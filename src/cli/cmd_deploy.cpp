@@ -4,6 +4,7 @@
 
 #include <rightsize/check/lock.hpp>
 #include <rightsize/check/locked.hpp>
+#include <rightsize/core/units_format.hpp>
 #include <rightsize/deploy/deploy.hpp>
 #include <rightsize/deploy/manifest_files.hpp>
 #include <rightsize/plan/plan_checks.hpp>
@@ -123,6 +124,31 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
 }
 
 // The spec as deployed: the engine the command line names, the formats the lock holds.
+// When `rightsize plan` would rank a disaggregated configuration first, which deploy does not
+// write: a note naming it, so that the two commands' answers are not silently different.
+std::optional<std::string> disaggregated_first(const PlanRun& run) {
+  if (disaggregation_refusal(run.spec) || run.spec.workload.inference.targets.names_percentiles()) {
+    return std::nullopt;
+  }
+  PlanOptions options = run.options;
+  options.disaggregate = true;
+  const Plan plan = make_plan(run.spec, run.catalog, run.constants, run.efficiency, options);
+  if (!plan.feasible() || !plan.candidates.front().disaggregation) {
+    return std::nullopt;
+  }
+  const Candidate& c = plan.candidates.front();
+  const DisaggregatedLayout& l = c.disaggregation->pools.layout;
+  return fmt::format("rightsize plan ranks a disaggregated configuration first ({} x {}, {} "
+                     "prefill + {} decode replicas of TP{}, {}); deploy writes aggregated "
+                     "serving only: this is the best aggregated one (docs/deploy.md)",
+                     c.total_gpus(),
+                     c.gpu->name,
+                     l.prefill.replicas,
+                     l.decode.replicas,
+                     c.layout.tp,
+                     format_usd_per_hour(c.cost.per_hour));
+}
+
 void adjust_spec(const DeployCliOptions& o, const std::optional<LockedPlan>& locked, Spec& spec) {
   if (!o.engine.empty()) {
     spec.workload.inference.engine = *k_engine_names.find(o.engine);
@@ -205,6 +231,8 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   std::vector<std::string> lock_notes;
   if (locked) {
     chosen = locked_candidate(run->plan, *locked, lock_notes);
+  } else if (const auto note = disaggregated_first(*run)) {
+    lock_notes.push_back(*note);
   }
   DeployReport report =
       make_deployment(run->plan, inputs, deploy_options(o), chosen ? &*chosen : nullptr);

@@ -26,8 +26,9 @@ namespace {
 constexpr double k_gib = 1024.0 * 1024.0 * 1024.0;
 
 // A table's number: four significant digits, no thousands suffix ("1126", "27.98").
+// Four significant digits, whole numbers from 10,000 up ("132800", never "1.328e+05").
 std::string table_number(double v) {
-  return fmt::format("{:.4g}", v);
+  return std::fabs(v) >= 1e4 ? fmt::format("{:.0f}", v) : fmt::format("{:.4g}", v);
 }
 
 std::string gpu_label(const Candidate& c) {

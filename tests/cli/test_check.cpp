@@ -620,7 +620,12 @@ TEST_CASE("check: a disaggregated recommendation is locked with its split and re
   CHECK(same.exit_code == 0);
   CHECK_THAT(same.out, Catch::Contains("no sizing change"));
 
-  // deploy writes aggregated serving only: a disaggregated lock is refused, naming the lock.
+  // deploy writes aggregated serving only: it says what plan ranks first, and deploys the best
+  // aggregated configuration; a disaggregated lock is refused, naming the lock.
+  const auto aggregated = run_binary("deploy " + spec + " --model-uri deepseek-ai/DeepSeek-V3 -o " +
+                                     dir.path() + "/aggregated");
+  CHECK(aggregated.exit_code == 0);
+  CHECK_THAT(aggregated.err, Catch::Contains("ranks a disaggregated configuration first"));
   const auto deploy =
       run_binary("deploy " + spec + " --lock --model-uri deepseek-ai/DeepSeek-V3 -o " + dir.path() +
                  "/manifests");

@@ -3,6 +3,7 @@
 // H200 runs, never used in the fit: overall coverage at least 0.75 for TTFT and for TPOT
 // (docs/accuracy.md, "Band coverage, leave-one-group-out").
 
+#include "accuracy/disaggregated_cases.hpp"
 #include "accuracy/logo.hpp"
 #include "accuracy/measured_cases.hpp"
 
@@ -45,5 +46,47 @@ TEST_CASE("reference: the 80% bands cover at least 75% of held-out serving lines
   for (const auto& dimension : accuracy::logo_dimensions()) {
     CAPTURE(dimension);
     CHECK(table.count(dimension) == 1);
+  }
+}
+
+// The disaggregated band (data/uncertainty.json transfer.layout, Uncertainty::disaggregated)
+// holds the measured disaggregated runs it was drawn from, and its split-half coverage, the share
+// of unseen runs it held, is at least 0.8 (docs/accuracy.md, "Disaggregated serving").
+TEST_CASE("reference: the disaggregated band holds the measured disaggregated runs",
+          "[reference][uncertainty][disaggregation]") {
+  if (!std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
+    WARN("../shared/validation is not beside the checkout: reference test skipped");
+    return;
+  }
+  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
+  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  accuracy::PerfCases perf;
+  accuracy::append_disaggregated_cases(perf,
+                                       RIGHTSIZE_VALIDATION_DIR,
+                                       std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
+                                       catalog,
+                                       constants,
+                                       eff);
+  REQUIRE(perf.disaggregated.size() >= 400); // TTFT and TPOT of 200 runs or more
+  for (const char* metric : {"ttft", "tpot"}) {
+    CAPTURE(metric);
+    int lines = 0;
+    int inside = 0;
+    for (const auto& c : perf.disaggregated) {
+      if (c.metric != metric) {
+        continue;
+      }
+      const RatioBand b = u.disaggregated(u.band(metric, c.family, c.engine), metric);
+      const double p = c.predict(eff);
+      ++lines;
+      inside += c.measured >= p * b.low_ratio && c.measured <= p * b.high_ratio ? 1 : 0;
+    }
+    CAPTURE(lines, inside);
+    CHECK(inside >= 0.8 * lines);
+    const double split_half =
+        accuracy::disaggregated_transfer(perf.disaggregated, eff)[metric]["coverage"].get<double>();
+    CHECK(split_half >= 0.8);
   }
 }
