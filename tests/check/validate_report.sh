@@ -45,5 +45,14 @@ validate "update" 0 specs --update
 mv "$tmp/sla.json" specs/sla.json
 "$PY" -c 'import json,sys; p=sys.argv[1]; d=json.load(open(p)); d["workload"]["input_tokens"]=120000; d["workload"]["targets"]["ttft_ms"]=10; json.dump(d,open(p,"w"))' specs/chat.json
 validate "infeasible" 3 specs/chat.json
+# A disaggregated recommendation (prefill_replicas) and an embedding's own-unit figures.
+mkdir -p "$tmp/other/models"
+cp -r "$root/examples/models/deepseek-v3" "$root/examples/models/bge-m3" "$tmp/other/models/"
+cp "$root/examples/deepseek-v3-long-prompts.json" "$root/examples/bge-m3-rag-embeddings.json" "$tmp/other/"
+for spec in deepseek-v3-long-prompts bge-m3-rag-embeddings; do
+  "$bin" plan "$tmp/other/$spec.json" --lock --format csv >/dev/null 2>&1 || { echo "FAIL: plan --lock $spec"; fails=$((fails + 1)); }
+  validate "$spec" 0 "$tmp/other/$spec.json"
+done
+grep -q '"prefill_replicas"' "$tmp/other/rightsize.lock.json" || { echo "FAIL: the DeepSeek lock is not disaggregated"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] && echo "all $n check reports valid"
 exit $((fails > 0))
