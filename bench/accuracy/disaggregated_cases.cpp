@@ -21,34 +21,6 @@ using rightsize::detail::CsvRecordReader;
 using rightsize::detail::CsvTable;
 using rightsize::detail::parse_csv;
 
-// The same names as bench/accuracy/perf_cases.cpp reads the aggregated rows with.
-const std::map<std::string, std::string> k_models{
-    {"Qwen/Qwen3-32B", "qwen3-32b"},
-    {"nvidia/Qwen3-32B-NVFP4", "qwen3-32b"},
-    {"deepseek-ai/DeepSeek-V3", "deepseek-v3"},
-    {"deepseek-ai/DeepSeek-R1", "deepseek-v3"},
-    {"Qwen/Qwen3-235B-A22B-FP8", "qwen3-235b-a22b"},
-    {"meta-llama/Llama-3.1-70B", "llama-3.1-70b"},
-    {"meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"}};
-const std::map<std::string, std::string> k_systems{{"h100_sxm", "H100"},
-                                                   {"h200_sxm", "H200"},
-                                                   {"b200_sxm", "B200"},
-                                                   {"b300_sxm", "B300"},
-                                                   {"gb200", "GB200"},
-                                                   {"gb300", "GB300"}};
-const std::map<std::string, std::string> k_engines{
-    {"trtllm", "tensorrt-llm"}, {"vllm", "vllm"}, {"sglang", "sglang"}};
-
-nlohmann::json precision_of(const std::string& prec, const std::string& gemm) {
-  if (prec == "fp4" || gemm == "nvfp4") {
-    return {{"weights", "fp4"}, {"kv_cache", "fp8"}};
-  }
-  if (prec == "fp8" || gemm == "fp8" || gemm == "fp8_block") {
-    return {{"weights", "fp8"}, {"kv_cache", "fp8"}};
-  }
-  return "bf16";
-}
-
 // A column's text, empty when the field is.
 std::string field(const CsvRecordReader& r, const std::string& column) {
   return r.optional_string(column).value_or("");
@@ -103,8 +75,8 @@ void append_disaggregated_cases(PerfCases& perf,
       skip("no worker counts");
       continue;
     }
-    const auto model = k_models.find(field(r, "model_path"));
-    if (model == k_models.end()) {
+    const auto model = k_serving_models.find(field(r, "model_path"));
+    if (model == k_serving_models.end()) {
       skip("model without a config here (Kimi-K2.5, ...)");
       continue;
     }
@@ -114,12 +86,12 @@ void append_disaggregated_cases(PerfCases& perf,
       skip("no concurrency, or pipeline stages");
       continue;
     }
-    const std::string engine = k_engines.at(field(r, "backend"));
+    const std::string engine = k_serving_engines.at(field(r, "backend"));
     auto run = std::make_shared<Run>();
     try {
       run->spec = parse_spec(
           {{"model", configs_dir + "/" + model->second + "/config.json"},
-           {"precision", precision_of(field(r, "precision"), field(r, "gemm_quant_mode"))},
+           {"precision", serving_precision(field(r, "precision"), field(r, "gemm_quant_mode"))},
            {"workload",
             {{"type", "inference"},
              {"engine", engine},
@@ -141,7 +113,7 @@ void append_disaggregated_cases(PerfCases& perf,
       continue;
     }
     const Spec& spec = run->spec;
-    run->gpu = &catalog.resolve(k_systems.at(field(r, "system")), "validation");
+    run->gpu = &catalog.resolve(k_serving_systems.at(field(r, "system")), "validation");
     run->layout.prefill = {pool_layout(r, "prefill", spec),
                            count_of(field(r, "prefill_num_workers"), 1)};
     run->layout.decode = {pool_layout(r, "decode", spec),
@@ -174,24 +146,18 @@ void append_disaggregated_cases(PerfCases& perf,
     };
     const std::string family = efficiency.family_name(*run->gpu);
     const bool held = held_out_key(id);
-    perf.disaggregated.push_back({id,
-                                  "ttft",
-                                  "disaggregated",
-                                  family,
-                                  engine,
-                                  std::stod(field(r, "silicon_ttft_ms")),
-                                  held,
-                                  predictor(true),
-                                  {}});
-    perf.disaggregated.push_back({id,
-                                  "tpot",
-                                  "disaggregated",
-                                  family,
-                                  engine,
-                                  std::stod(field(r, "silicon_tpot_ms")),
-                                  held,
-                                  predictor(false),
-                                  {}});
+    for (const bool ttft : {true, false}) {
+      perf.disaggregated.push_back(
+          {id,
+           ttft ? "ttft" : "tpot",
+           "disaggregated",
+           family,
+           engine,
+           std::stod(field(r, ttft ? "silicon_ttft_ms" : "silicon_tpot_ms")),
+           held,
+           predictor(ttft),
+           {}});
+    }
   }
   for (const auto& [reason, n] : skipped) {
     perf.skipped.push_back({fmt::format("{} rows", n), reason});

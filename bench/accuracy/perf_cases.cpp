@@ -57,6 +57,8 @@ double median_of(std::vector<double> v) {
 // Rows skipped, counted by reason.
 using SkipCounts = std::map<std::string, int>;
 
+} // namespace
+
 // --- Serving (serving_measured.csv): the names its columns use, as this repository's.
 
 // model_path -> the model's folder under tests/data/configs.
@@ -81,6 +83,8 @@ const std::map<std::string, std::string> k_serving_systems{{"h100_sxm", "H100"},
 // backend -> rightsize's engine name.
 const std::map<std::string, std::string> k_serving_engines{
     {"trtllm", "tensorrt-llm"}, {"vllm", "vllm"}, {"sglang", "sglang"}};
+
+namespace {
 
 // The repeats of one serving configuration.
 struct ServingGroup {
@@ -163,7 +167,8 @@ read_serving_groups(const std::string& validation_dir, PerfCases& out, SkipCount
   return groups;
 }
 
-// The spec's precision for a row's precision and GEMM quantization columns.
+} // namespace
+
 nlohmann::json serving_precision(const std::string& prec, const std::string& gemm) {
   if (prec == "fp8" || gemm == "fp8" || gemm == "fp8_block") {
     return {{"weights", "fp8"}, {"kv_cache", "fp8"}};
@@ -176,6 +181,8 @@ nlohmann::json serving_precision(const std::string& prec, const std::string& gem
   }
   return "bf16";
 }
+
+namespace {
 
 // One configuration's TTFT and TPOT cases, each the median of its repeats.
 void append_serving_cases(PerfCases& out,

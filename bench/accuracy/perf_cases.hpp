@@ -8,7 +8,10 @@
 
 #include <rightsize/estimate/performance.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +73,14 @@ struct PerfCases {
   int serving_rows_read = 0;      // aggregated rows before de-duplication
   int serving_configurations = 0; // after
 };
+
+// serving_measured.csv's names as this repository's: model_path -> the model's folder under
+// tests/data/configs, system -> the catalog's GPU, backend -> rightsize's engine; and the spec's
+// precision for a row's precision and GEMM quantization columns.
+extern const std::map<std::string, std::string> k_serving_models;
+extern const std::map<std::string, std::string> k_serving_systems;
+extern const std::map<std::string, std::string> k_serving_engines;
+nlohmann::json serving_precision(const std::string& prec, const std::string& gemm);
 
 // `efficiency` names each case's GPU family (its generations table); the fit changes only its
 // factors.

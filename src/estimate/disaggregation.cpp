@@ -229,6 +229,12 @@ DisaggregatedPerformance DisaggregatedEstimator::operator()(int prefills,
   return d;
 }
 
+DisaggregatedBands
+disaggregated_bands(const Uncertainty& u, const std::string& family, const std::string& engine) {
+  return {u.disaggregated(u.band("ttft", family, engine), "ttft"),
+          u.disaggregated(u.band("tpot", family, engine), "tpot")};
+}
+
 std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,
                                                                const Gpu& gpu,
                                                                const DisaggregatedLayout& layout,

@@ -515,44 +515,60 @@ double Uncertainty::high_ratio(const std::string& metric,
   return widened(metric, e.high_ratio, source);
 }
 
+namespace {
+
+// The transfer band of `group` ("kv_overflow", "disaggregated") for `metric`, or null.
+template <class Transfer>
+auto transfer_entry(const Transfer& transfer, const std::string& group, const std::string& metric)
+    -> decltype(&transfer.begin()->second.begin()->second) {
+  const auto t = transfer.find(group);
+  if (t == transfer.end()) {
+    return nullptr;
+  }
+  const auto e = t->second.find(metric);
+  return e == t->second.end() ? nullptr : &e->second;
+}
+
+// `base` with each edge the wider of its own and `e`'s.
+RatioBand enveloped(RatioBand base, double low_ratio, double high_ratio) {
+  base.low_ratio = std::min(base.low_ratio, low_ratio);
+  base.high_ratio = std::max(base.high_ratio, high_ratio);
+  return base;
+}
+
+} // namespace
+
 RatioBand Uncertainty::overflowing(const RatioBand& base, const std::string& metric) const {
-  const auto t = m_transfer.find("kv_overflow");
-  if (t == m_transfer.end() || t->second.count(metric) == 0) {
+  const auto* e = transfer_entry(m_transfer, "kv_overflow", metric);
+  if (e == nullptr) {
     return base;
   }
-  const Entry& e = t->second.at(metric);
-  RatioBand b = base;
-  b.low_ratio = std::min(base.low_ratio, e.low_ratio);
-  b.high_ratio = std::max(base.high_ratio, e.high_ratio);
+  RatioBand b = enveloped(base, e->low_ratio, e->high_ratio);
   b.basis = fmt::format("{}; the KV cache overflows (the engine queues and may preempt): "
                         "enveloped with the KV-overflow transfer band ({} lines)",
                         base.basis,
-                        e.lines);
+                        e->lines);
   return b;
 }
 
 RatioBand Uncertainty::disaggregated(const RatioBand& base, const std::string& metric) const {
-  const auto t = m_transfer.find("disaggregated");
-  if (t == m_transfer.end() || t->second.count(metric) == 0) {
+  const auto* e = transfer_entry(m_transfer, "disaggregated", metric);
+  if (e == nullptr) {
     return base;
   }
-  const Entry& e = t->second.at(metric);
-  RatioBand b = base;
-  b.low_ratio = std::min(base.low_ratio, e.low_ratio);
-  b.high_ratio = std::max(base.high_ratio, e.high_ratio);
+  RatioBand b = enveloped(base, e->low_ratio, e->high_ratio);
   b.calibrated = false;
   b.basis = fmt::format("{}; disaggregated prefill/decode: enveloped with the band of {} measured "
                         "disaggregated runs, none fitted (docs/accuracy.md)",
                         base.basis,
-                        e.lines);
+                        e->lines);
   return b;
 }
 
 Calibration Uncertainty::disaggregated_calibration(const std::string& family,
                                                    const std::string& engine) const {
-  const auto t = m_transfer.find("disaggregated");
-  const long long lines =
-      t == m_transfer.end() || t->second.count("ttft") == 0 ? 0 : t->second.at("ttft").lines;
+  const auto* e = transfer_entry(m_transfer, "disaggregated", "ttft");
+  const long long lines = e == nullptr ? 0 : e->lines;
   return {false,
           fmt::format("{}/{} disaggregated prefill/decode: efficiencies fitted on aggregated "
                       "runs; bands widened to the error of {} measured disaggregated runs, none "

@@ -92,20 +92,6 @@ split_of(const DisaggregatedEstimator& e, const Highs& h, const ServingGoal& goa
   return std::nullopt;
 }
 
-// The spec's goal with demand grown `factor`-fold (growth.cpp's rule).
-ServingGoal grown_by(const ServingGoal& goal, double factor) {
-  ServingGoal out = goal;
-  out.concurrency =
-      static_cast<long long>(std::ceil(static_cast<double>(*goal.concurrency) * factor - 1e-9));
-  if (goal.targets.rps) {
-    out.targets.rps = *goal.targets.rps * factor;
-  }
-  if (goal.targets.tokens) {
-    out.targets.tokens = *goal.targets.tokens * factor;
-  }
-  return out;
-}
-
 // Each month's pools in all: month 1's while they meet the grown load, then the fewest that do
 // (never fewer than before).
 GrowthSeries pools_growth(const Search& S,
@@ -119,7 +105,7 @@ GrowthSeries pools_growth(const Search& S,
   out.replicas.assign(demand.size(), planned.first + planned.second);
   std::pair<int, int> now = planned;
   for (std::size_t m = 0; m < demand.size(); ++m) {
-    const ServingGoal month = grown_by(goal, std::max(1.0, demand[m]));
+    const ServingGoal month = grown_goal(goal, std::max(1.0, demand[m]));
     out.concurrency.push_back(*month.concurrency);
     if (demand[m] > 1.0 + 1e-12 && !meets(e, h, month, now.first, now.second)) {
       // The fewest that serve the month, never fewer than before: the rest go to the prefill
@@ -160,14 +146,9 @@ DisaggregatedHighs disaggregated_highs(const Search& S, const Gpu& g, const Spec
   if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
     return {};
   }
-  const Uncertainty& u = *S.options.uncertainty;
-  const std::string family = S.eff.family_name(g);
-  const std::string engine = engine_band_key(spec, S.eff);
-  Highs h;
-  h.ttft = u.disaggregated(u.band("ttft", family, engine), "ttft").high_ratio;
-  h.tpot = u.disaggregated(u.band("tpot", family, engine), "tpot").high_ratio;
-  h.rate = h.tpot;
-  return h;
+  const DisaggregatedBands b = disaggregated_bands(
+      *S.options.uncertainty, S.eff.family_name(g), engine_band_key(spec, S.eff));
+  return {b.ttft.high_ratio, b.tpot.high_ratio, b.tpot.high_ratio};
 }
 
 std::optional<DisaggregatedPerformance> disaggregated_pools(const Search& S,
@@ -216,11 +197,7 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
   if (layouts.empty()) {
     return std::nullopt;
   }
-  Candidate priced;
-  priced.gpu = &g;
-  priced.layout = layouts.front();
-  std::string no_price;
-  if (!cost_inference(S, priced, flat_growth(S, 1), no_price, Detail::numbers)) {
+  if (!flat_score(S, g, layouts.front(), 1)) {
     return std::nullopt;
   }
   const Highs h = disaggregated_highs(S, g, spec);
@@ -244,20 +221,13 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
     // Month 1's pools every month cost no more than their growth (cost_inference's terms only
     // grow with the replicas): a split whose flat cost cannot beat the score to beat is not
     // sized further, nor grown.
-    const Objective o = S.options.objective;
-    const bool bounded =
-        to_beat && (o == Objective::tco || o == Objective::gpus || o == Objective::power);
+    const bool bounded = to_beat && score_grows_with_cost(S.options.objective);
     const auto worth = [&](int total) {
       if (!bounded) {
         return true;
       }
-      Candidate flat;
-      flat.gpu = &g;
-      flat.layout = p;
-      flat.replicas = total;
-      std::string why;
-      return cost_inference(S, flat, flat_growth(S, total), why, Detail::numbers) &&
-             score(flat, o, S) < *to_beat;
+      const std::optional<double> flat = flat_score(S, g, p, total);
+      return flat && *flat < *to_beat;
     };
     const auto sized = size_pools(e, h, goal, most, worth);
     if (!sized) {
@@ -330,12 +300,9 @@ void explain_disaggregated(const Search& S, const Spec& spec, Candidate& c) {
   c.memory = d.decode_memory;
   c.inference = d.perf;
   if (S.options.uncertainty != nullptr) {
-    const Uncertainty& u = *S.options.uncertainty;
-    const std::string family = S.eff.family_name(*c.gpu);
-    const std::string engine = engine_band_key(spec, S.eff);
-    c.inference_bands = inference_bands(d.perf,
-                                        u.disaggregated(u.band("ttft", family, engine), "ttft"),
-                                        u.disaggregated(u.band("tpot", family, engine), "tpot"));
+    const DisaggregatedBands b = disaggregated_bands(
+        *S.options.uncertainty, S.eff.family_name(*c.gpu), engine_band_key(spec, S.eff));
+    c.inference_bands = inference_bands(d.perf, b.ttft, b.tpot);
   }
   const long long prompt = spec.workload.inference.prompt_tokens();
   const auto layout_words = [](const Parallelism& p) {

@@ -381,10 +381,8 @@ EstimateEvaluation estimate_disaggregated_configuration(Spec spec,
   const std::string family = efficiency.family_name(gpu);
   const std::string engine = engine_band_key(e.spec, efficiency);
   e.calibration = uncertainty.disaggregated_calibration(family, engine);
-  e.inference_bands =
-      inference_bands(*e.inference,
-                      uncertainty.disaggregated(uncertainty.band("ttft", family, engine), "ttft"),
-                      uncertainty.disaggregated(uncertainty.band("tpot", family, engine), "tpot"));
+  const DisaggregatedBands bands = disaggregated_bands(uncertainty, family, engine);
+  e.inference_bands = inference_bands(*e.inference, bands.ttft, bands.tpot);
   e.memory_band = memory_band(e.memory.per_gpu.total(), uncertainty);
   e.band_coverage = uncertainty.coverage;
   return e;

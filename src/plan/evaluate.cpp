@@ -65,6 +65,27 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
   });
 }
 
+// The serving configuration costed month by month as `growth` says; a month it stops meeting the
+// targets, or no price for it, is `out`'s problem when it has none yet. False without a cost.
+bool cost_growth(const detail::Search& S,
+                 Candidate& c,
+                 const detail::GrowthSeries& growth,
+                 ConfigurationEvaluation& out) {
+  if (growth.unmet_month && out.problem.empty()) {
+    out.problem_kind = "latency";
+    out.problem = "misses the targets as demand grows: " + growth.unmet_reason;
+  }
+  std::string why;
+  if (!detail::cost_inference(S, c, growth, why)) {
+    if (out.problem.empty()) {
+      out.problem_kind = "price";
+      out.problem = why;
+    }
+    return false;
+  }
+  return true;
+}
+
 // The spec's serving targets against the candidate's figures held at `*_high` times the point
 // (the band's slow edge, or 1): the first missed, as `out`'s problem.
 void judge_serving_targets(const detail::Search& S,
@@ -136,12 +157,9 @@ void evaluate_disaggregated(const detail::Search& S,
   c.inference = pools->perf;
   const detail::DisaggregatedHighs h = detail::disaggregated_highs(S, *c.gpu, spec);
   if (S.options.uncertainty != nullptr) {
-    const Uncertainty& u = *S.options.uncertainty;
-    const std::string family = S.eff.family_name(*c.gpu);
-    const std::string engine = engine_band_key(spec, S.eff);
-    c.inference_bands = inference_bands(*c.inference,
-                                        u.disaggregated(u.band("ttft", family, engine), "ttft"),
-                                        u.disaggregated(u.band("tpot", family, engine), "tpot"));
+    const DisaggregatedBands b = disaggregated_bands(
+        *S.options.uncertainty, S.eff.family_name(*c.gpu), engine_band_key(spec, S.eff));
+    c.inference_bands = inference_bands(*c.inference, b.ttft, b.tpot);
   }
   if (!pools->limited_by.empty()) {
     out.problem_kind = "throughput";
@@ -159,16 +177,7 @@ void evaluate_disaggregated(const detail::Search& S,
   const DisaggregatedLayout& l = pools->layout;
   const detail::GrowthSeries growth = detail::disaggregated_growth(
       S, spec, *c.gpu, c.layout, {l.prefill.replicas, l.decode.replicas});
-  if (growth.unmet_month && out.problem.empty()) {
-    out.problem_kind = "latency";
-    out.problem = "misses the targets as demand grows: " + growth.unmet_reason;
-  }
-  std::string why;
-  if (!detail::cost_inference(S, c, growth, why)) {
-    if (out.problem.empty()) {
-      out.problem_kind = "price";
-      out.problem = why;
-    }
+  if (!cost_growth(S, c, growth, out)) {
     return;
   }
   const InferencePerformance& p = *c.inference;
@@ -238,16 +247,7 @@ void evaluate_inference(const detail::Search& S,
   // The replicas each month of the horizon needs, as the search works them out (search.hpp,
   // GrowthSeries); the cost adds them month by month.
   const detail::GrowthSeries growth = detail::serving_growth(S, spec, *c.gpu, c.layout, c.replicas);
-  if (growth.unmet_month && out.problem.empty()) {
-    out.problem_kind = "latency";
-    out.problem = "misses the targets as demand grows: " + growth.unmet_reason;
-  }
-  std::string why;
-  if (!detail::cost_inference(S, c, growth, why)) {
-    if (out.problem.empty()) {
-      out.problem_kind = "price";
-      out.problem = why;
-    }
+  if (!cost_growth(S, c, growth, out)) {
     return;
   }
   // At the load the spec asks for (share_at_target), as the search prices it.

@@ -14,22 +14,6 @@ namespace rightsize::detail {
 
 namespace {
 
-// The spec's goal with demand grown `factor`-fold: the concurrency and the rate targets together.
-ServingGoal grown(const ServingGoal& goal, double factor) {
-  ServingGoal out = goal;
-  if (goal.concurrency) {
-    out.concurrency =
-        static_cast<long long>(std::ceil(static_cast<double>(*goal.concurrency) * factor - 1e-9));
-  }
-  if (goal.targets.rps) {
-    out.targets.rps = *goal.targets.rps * factor;
-  }
-  if (goal.targets.tokens) {
-    out.targets.tokens = *goal.targets.tokens * factor;
-  }
-  return out;
-}
-
 // The fewest replicas, `from` or more, that meet `goal` (online: more replicas, a smaller share
 // each, as online_replicas assumes); none within `max_replicas`. Galloping from `from`: a month's
 // answer is next to the month before's.
@@ -65,6 +49,21 @@ std::optional<int> fewest_replicas_from(const Search& S,
 
 } // namespace
 
+ServingGoal grown_goal(const ServingGoal& goal, double factor) {
+  ServingGoal out = goal;
+  if (goal.concurrency) {
+    out.concurrency =
+        static_cast<long long>(std::ceil(static_cast<double>(*goal.concurrency) * factor - 1e-9));
+  }
+  if (goal.targets.rps) {
+    out.targets.rps = *goal.targets.rps * factor;
+  }
+  if (goal.targets.tokens) {
+    out.targets.tokens = *goal.targets.tokens * factor;
+  }
+  return out;
+}
+
 // Month by month, the replicas that meet the grown goal (GrowthSeries, search.hpp): month 1 is
 // the replica search's answer, `planned`.
 GrowthSeries growth_series(const Search& S,
@@ -77,7 +76,7 @@ GrowthSeries growth_series(const Search& S,
   const std::size_t months = demand.size();
   GrowthSeries out;
   out.replicas.assign(months, planned);
-  const auto month_goal = [&](std::size_t i) { return grown(goal, std::max(1.0, demand[i])); };
+  const auto month_goal = [&](std::size_t i) { return grown_goal(goal, std::max(1.0, demand[i])); };
   if (goal.concurrency) {
     out.concurrency.reserve(months);
     for (std::size_t i = 0; i < months; ++i) {

@@ -126,19 +126,10 @@ void explain(const Search& S, Kept& kept) {
 // term grows with the replicas). Only where the objective's score grows with the cost or the GPU
 // count (tco, gpus, power); nullopt otherwise, and when the GPU has no price.
 std::optional<double> score_lower_bound(const Search& S, const Gpu& g, const Parallelism& p) {
-  const Objective o = S.options.objective;
-  if (!S.options.prune || (o != Objective::tco && o != Objective::gpus && o != Objective::power)) {
+  if (!S.options.prune || !score_grows_with_cost(S.options.objective)) {
     return std::nullopt;
   }
-  Candidate one;
-  one.gpu = &g;
-  one.layout = p;
-  one.replicas = 1;
-  std::string why;
-  if (!cost_inference(S, one, flat_growth(S, 1), why, Detail::numbers)) {
-    return std::nullopt;
-  }
-  return score(one, o, S);
+  return flat_score(S, g, p, 1);
 }
 
 // Whether `replicas` replicas of the layout every month (a lower bound of its cost with growth)
@@ -151,21 +142,12 @@ bool score_can_only_lose(const Search& S,
                          double room,
                          double best_score,
                          double best_room) {
-  const Objective o = S.options.objective;
-  if (o != Objective::tco && o != Objective::gpus && o != Objective::power) {
+  if (!score_grows_with_cost(S.options.objective)) {
     return false;
   }
-  Candidate flat;
-  flat.gpu = &g;
-  flat.layout = p;
-  flat.replicas = replicas;
-  std::string why;
-  if (!cost_inference(S, flat, flat_growth(S, replicas), why, Detail::numbers)) {
-    return false;
-  }
-  const double bound = score(flat, o, S);
-  return bound > best_score ||
-         (bound == best_score && !(best_room < k_tight_room && room > best_room));
+  const std::optional<double> bound = flat_score(S, g, p, replicas);
+  return bound && (*bound > best_score ||
+                   (*bound == best_score && !(best_room < k_tight_room && room > best_room)));
 }
 
 // score_lower_bound of one GPU's layouts, by GPUs per replica: the only term of the layout it
@@ -280,6 +262,23 @@ void consider_disaggregated(
 }
 
 } // namespace
+
+bool score_grows_with_cost(Objective o) {
+  return o == Objective::tco || o == Objective::gpus || o == Objective::power;
+}
+
+std::optional<double>
+flat_score(const Search& S, const Gpu& g, const Parallelism& p, long long replicas) {
+  Candidate flat;
+  flat.gpu = &g;
+  flat.layout = p;
+  flat.replicas = static_cast<int>(replicas);
+  std::string why;
+  if (!cost_inference(S, flat, flat_growth(S, replicas), why, Detail::numbers)) {
+    return std::nullopt;
+  }
+  return score(flat, S.options.objective, S);
+}
 
 EvaluationCache::Memo& EvaluationCache::memo(const Layout& l) {
   Memo& m = m_layouts[l];

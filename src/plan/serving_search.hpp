@@ -197,6 +197,18 @@ ReplicaSearch online_replicas(const Search& S,
                               int max_replicas);
 void consider_memory_miss(const At& at, const Parallelism& p, Miss& miss);
 void consider_target_miss(const ReplicaSearch& r, const Parallelism& p, Miss& miss);
+// Whether the objective's score only grows with the cost or the GPU count (tco, gpus, power):
+// where flat_score bounds every series that starts at its replicas.
+bool score_grows_with_cost(Objective o);
+// `replicas` replicas of `p` on `g` every month, costed (cost_inference, Detail::numbers) and
+// scored under the plan's objective: a lower bound of the score of any growth series starting at
+// them (every term of the cost grows with the replicas). None when the catalog has no price for
+// the GPU or no shape that holds the layout.
+std::optional<double>
+flat_score(const Search& S, const Gpu& g, const Parallelism& p, long long replicas);
+// The spec's goal with demand grown `factor`-fold: the concurrency and the rate targets together
+// (growth.cpp; docs/plan.md, "Growth").
+ServingGoal grown_goal(const ServingGoal& goal, double factor);
 // The replicas each month of the horizon needs (GrowthSeries, search.hpp), month 1 being the
 // replica search's `planned` (growth.cpp).
 GrowthSeries growth_series(const Search& S,

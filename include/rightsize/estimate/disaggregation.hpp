@@ -9,6 +9,7 @@
 #include <rightsize/core/units.hpp>
 #include <rightsize/estimate/memory.hpp>
 #include <rightsize/estimate/performance.hpp>
+#include <rightsize/estimate/uncertainty.hpp>
 #include <rightsize/spec/spec.hpp>
 
 #include <optional>
@@ -122,6 +123,15 @@ std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,
                                                                const DisaggregatedLayout& layout,
                                                                const Constants& constants,
                                                                const Efficiency& eff);
+
+// The TTFT and TPOT bands of a disaggregated prediction on a GPU family and engine: the pair's
+// (Uncertainty::band) enveloped with the measured disaggregated runs' (Uncertainty::disaggregated).
+struct DisaggregatedBands {
+  RatioBand ttft;
+  RatioBand tpot;
+};
+DisaggregatedBands
+disaggregated_bands(const Uncertainty& u, const std::string& family, const std::string& engine);
 
 // Why the spec cannot be served disaggregated, or nullopt when it can: a text generation (not an
 // embedding, transcription or image workload), online (a concurrency), on an engine that splits
