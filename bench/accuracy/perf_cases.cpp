@@ -117,7 +117,7 @@ read_serving_groups(const std::string& validation_dir, PerfCases& out, SkipCount
     }
     const auto get = [&](const char* name) { return f[col.at(name)]; };
     if (get("mode") != "agg") {
-      skip("serving: disaggregated prefill/decode is not modeled");
+      skip("serving: disaggregated, predicted apart (the disaggregated prefill/decode lines)");
       continue;
     }
     ++out.serving_rows_read;
