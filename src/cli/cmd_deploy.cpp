@@ -123,32 +123,42 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
   }
 }
 
-// The spec as deployed: the engine the command line names, the formats the lock holds.
-// When `rightsize plan` would rank a disaggregated configuration first, which deploy does not
-// write: a note naming it, so that the two commands' answers are not silently different.
-std::optional<std::string> disaggregated_first(const PlanRun& run) {
-  if (disaggregation_refusal(run.spec) || run.spec.workload.inference.targets.names_percentiles()) {
+// When the plan ranks a disaggregated configuration first and the engine's recipe has none for
+// llm-d: the best aggregated configuration, planned again without disaggregation, and a note
+// naming both, so that plan's and deploy's answers are not silently different.
+std::optional<Candidate>
+aggregated_instead(const PlanRun& run, const DeployData& data, std::vector<std::string>& notes) {
+  if (!run.plan.feasible() || !run.plan.candidates.front().disaggregation) {
+    return std::nullopt;
+  }
+  const std::string engine(to_string(run.spec.workload.inference.engine));
+  const auto recipe = data.engines.find(engine);
+  if (recipe != data.engines.end() && recipe->second.disaggregation) {
     return std::nullopt;
   }
   PlanOptions options = run.options;
-  options.disaggregate = true;
+  options.disaggregate = false;
   const Plan plan = make_plan(run.spec, run.catalog, run.constants, run.efficiency, options);
-  if (!plan.feasible() || !plan.candidates.front().disaggregation) {
+  if (!plan.feasible()) {
     return std::nullopt;
   }
-  const Candidate& c = plan.candidates.front();
+  const Candidate& c = run.plan.candidates.front();
   const DisaggregatedLayout& l = c.disaggregation->pools.layout;
-  return fmt::format("rightsize plan ranks a disaggregated configuration first ({} x {}, {} "
-                     "prefill + {} decode replicas of TP{}, {}); deploy writes aggregated "
-                     "serving only: this is the best aggregated one (docs/deploy.md)",
-                     c.total_gpus(),
-                     c.gpu->name,
-                     l.prefill.replicas,
-                     l.decode.replicas,
-                     c.layout.tp,
-                     format_usd_per_hour(c.cost.per_hour));
+  notes.push_back(fmt::format("rightsize plan ranks a disaggregated configuration first ({} x {}, "
+                              "{} prefill + {} decode replicas of TP{}, {}), which deploy writes "
+                              "for llm-d with vllm or sglang only: this is the best aggregated "
+                              "one for {} (docs/deploy.md)",
+                              c.total_gpus(),
+                              c.gpu->name,
+                              l.prefill.replicas,
+                              l.decode.replicas,
+                              c.layout.tp,
+                              format_usd_per_hour(c.cost.per_hour),
+                              engine));
+  return plan.candidates.front();
 }
 
+// The spec as deployed: the engine the command line names, the formats the lock holds.
 void adjust_spec(const DeployCliOptions& o, const std::optional<LockedPlan>& locked, Spec& spec) {
   if (!o.engine.empty()) {
     spec.workload.inference.engine = *k_engine_names.find(o.engine);
@@ -203,13 +213,6 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   if (o.lock_given) {
     locked = read_locked_plan(
         o.lock.empty() ? default_lock_path(o.plan.spec) : o.lock, o.plan.spec, given);
-    if (locked->configuration.prefill_replicas > 0) {
-      throw InputError(locked->lock_path,
-                       fmt::format("the locked configuration, {}, serves prefill and decode "
-                                   "disaggregated, which rightsize deploy does not write yet "
-                                   "(docs/deploy.md)",
-                                   configuration_text(locked->configuration)));
-    }
     if (locked->settings) {
       o.plan.settings = *locked->settings;
     }
@@ -231,8 +234,8 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   std::vector<std::string> lock_notes;
   if (locked) {
     chosen = locked_candidate(run->plan, *locked, lock_notes);
-  } else if (const auto note = disaggregated_first(*run)) {
-    lock_notes.push_back(*note);
+  } else {
+    chosen = aggregated_instead(*run, data, lock_notes);
   }
   DeployReport report =
       make_deployment(run->plan, inputs, deploy_options(o), chosen ? &*chosen : nullptr);
@@ -256,8 +259,6 @@ void register_deploy(CLI::App& app, Context& ctx) {
   const DeployChecked checked = add_deploy_options(*sub, *o);
   sub->callback([&ctx, o, sub, checked]() {
     o->lock_given = checked.lock->count() > 0;
-    // deploy writes aggregated serving: its plan ranks only what it can write (docs/deploy.md).
-    o->plan.disaggregate = false;
     const nlohmann::json given = given_settings(*sub, o->plan.settings);
     check_options(*o, checked);
     ctx.action = [&ctx, o, given]() { return deploy(ctx, *o, given); };
