@@ -429,6 +429,17 @@ void add_disaggregated(DeployReport& report,
                   format_seconds(d.kv_transfer),
                   d.kv_link,
                   d.kv_link == "NVLink" ? ": both pools must run in one NVLink domain" : ""));
+  long long peak = c.replicas;
+  for (const auto& month : c.cost.months) {
+    peak = std::max<long long>(peak, static_cast<long long>(month.replicas));
+  }
+  if (peak > c.replicas) {
+    report.notes.push_back(fmt::format(
+        "the plan's demand growth needs {} replicas in both pools by its peak month, against {} "
+        "now: plan and deploy again as the load grows (cost.months in plan's JSON)",
+        peak,
+        c.replicas));
+  }
   if (o.autoscaler != Autoscaler::none) {
     report.notes.push_back(fmt::format(
         "the pools are fixed at the plan's {} prefill and {} decode replicas: deploy writes "

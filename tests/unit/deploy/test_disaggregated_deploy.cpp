@@ -290,3 +290,26 @@ TEST_CASE("deploy: data/deploy.json's disaggregation recipes are read strictly",
   fails([](auto& j) { j["llm_d"].erase("sidecar_image"); }, "/llm_d");
   fails([](auto& j) { j["llm_d"]["source"] = ""; }, "/llm_d/source");
 }
+
+TEST_CASE("deploy: disaggregated pools are fixed, and growth past them is a note",
+          "[deploy][disaggregation]") {
+  Spec spec = long_prompts("sglang");
+  spec.deployment.growth_per_month = 0.1;
+  const Plan plan = plan_of(spec);
+  REQUIRE(plan.feasible());
+  const Candidate& c = plan.candidates.front();
+  REQUIRE(c.disaggregation);
+  long long peak = 0;
+  for (const auto& m : c.cost.months) {
+    peak = std::max(peak, m.replicas);
+  }
+  REQUIRE(peak > c.replicas);
+  const DeployReport r = make_deployment(plan, inputs(), options());
+  CHECK_FALSE(r.settings.autoscaled);
+  const auto note = std::find_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("demand growth") != std::string::npos;
+  });
+  REQUIRE(note != r.notes.end());
+  CHECK_THAT(*note, Catch::Contains(fmt::format("needs {} replicas in both pools", peak)));
+  CHECK_THAT(*note, Catch::Contains(fmt::format("against {} now", c.replicas)));
+}
