@@ -60,8 +60,8 @@ locked_candidate(const Plan& plan, const LockedPlan& locked, std::vector<std::st
         throw InputError(
             locked.lock_path,
             fmt::format("the locked configuration, {}, is sized differently for the spec as it "
-                        "is now ({} prefill + {} decode replicas): see rightsize check, and "
-                        "re-lock with rightsize check --update",
+                        "is now ({} prefill + {} decode replicas): see rightsize check "
+                        "--replan, and re-lock with rightsize check --replan --update",
                         configuration_text(l),
                         prefills,
                         c.replicas - prefills));

@@ -31,6 +31,7 @@ struct DeployCliOptions {
   std::string output_dir;
   std::string lock;
   bool lock_given = false;
+  bool autoscaler_given = false;
 };
 
 // The options CLI11 checks beyond their values' syntax.
@@ -39,6 +40,7 @@ struct DeployChecked {
   CLI::Option* image = nullptr;
   CLI::Option* model_uri = nullptr;
   CLI::Option* output = nullptr;
+  CLI::Option* autoscaler = nullptr;
 };
 
 // An option given as an empty string, or as a word that would read as a flag.
@@ -70,13 +72,15 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
          "--engine", o.engine, "Serving engine: vllm, sglang or tensorrt-llm (default: the spec's)")
       ->check(CLI::IsMember({"vllm", "sglang", "tensorrt-llm"}))
       ->group(k8s);
-  sub.add_option("--autoscaler",
-                 o.autoscaler,
-                 "hpa (GPU metric through prometheus-adapter), keda (the engine's queue through "
-                 "Prometheus) or none")
-      ->check(CLI::IsMember({"hpa", "keda", "none"}))
-      ->default_str("hpa")
-      ->group(k8s);
+  checked.autoscaler =
+      sub.add_option(
+             "--autoscaler",
+             o.autoscaler,
+             "hpa (GPU metric through prometheus-adapter), keda (the engine's queue through "
+             "Prometheus) or none")
+          ->check(CLI::IsMember({"hpa", "keda", "none"}))
+          ->default_str("hpa")
+          ->group(k8s);
   sub.add_option("--namespace", o.name_space, "Namespace of every object")
       ->default_str("default")
       ->group(k8s);
@@ -123,39 +127,39 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
   }
 }
 
-// When the plan ranks a disaggregated configuration first and the engine's recipe has none for
-// llm-d: the best aggregated configuration, planned again without disaggregation, and a note
-// naming both, so that plan's and deploy's answers are not silently different.
+// When the plan ranks first a disaggregated configuration that deploy cannot write for llm-d (no
+// recipe for the engine, a replica across nodes): the best aggregated configuration, planned
+// again without disaggregation, and a note naming both, so that plan's and deploy's answers are
+// not silently different.
 std::optional<Candidate>
 aggregated_instead(const PlanRun& run, const DeployData& data, std::vector<std::string>& notes) {
-  if (!run.plan.feasible() || !run.plan.candidates.front().disaggregation) {
+  if (!run.plan.feasible()) {
     return std::nullopt;
   }
-  const std::string engine(to_string(run.spec.workload.inference.engine));
-  const auto recipe = data.engines.find(engine);
-  if (recipe != data.engines.end() && recipe->second.disaggregation) {
+  const Candidate& c = run.plan.candidates.front();
+  const auto refused = disaggregated_deploy_refusal(c, data);
+  if (!refused) {
     return std::nullopt;
   }
   PlanOptions options = run.options;
   options.disaggregate = false;
-  const Plan plan = make_plan(run.spec, run.catalog, run.constants, run.efficiency, options);
+  Plan plan = make_plan(run.spec, run.catalog, run.constants, run.efficiency, options);
   if (!plan.feasible()) {
     return std::nullopt;
   }
-  const Candidate& c = run.plan.candidates.front();
   const DisaggregatedLayout& l = c.disaggregation->pools.layout;
   notes.push_back(fmt::format("rightsize plan ranks a disaggregated configuration first ({} x {}, "
-                              "{} prefill + {} decode replicas of TP{}, {}), which deploy writes "
-                              "for llm-d with vllm or sglang only: this is the best aggregated "
-                              "one for {} (docs/deploy.md)",
+                              "{} prefill + {} decode replicas of TP{}, {}), which deploy cannot "
+                              "write for llm-d ({}): this is the best aggregated one "
+                              "(docs/deploy.md)",
                               c.total_gpus(),
                               c.gpu->name,
                               l.prefill.replicas,
                               l.decode.replicas,
                               c.layout.tp,
                               format_usd_per_hour(c.cost.per_hour),
-                              engine));
-  return plan.candidates.front();
+                              *refused));
+  return std::move(plan.candidates.front());
 }
 
 // The spec as deployed: the engine the command line names, the formats the lock holds.
@@ -180,6 +184,7 @@ DeployOptions deploy_options(const DeployCliOptions& o) {
   options.image = o.image;
   options.model_uri = o.model_uri;
   options.prometheus = o.prometheus;
+  options.autoscaler_given = o.autoscaler_given;
   return options;
 }
 
@@ -216,6 +221,9 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
     if (locked->settings) {
       o.plan.settings = *locked->settings;
     }
+    // An aggregated lock is looked up among aggregated configurations: a disaggregated one that
+    // beats it on the same GPU would take its place in the plan.
+    o.plan.disaggregate = locked->configuration.prefill_replicas > 0;
   }
   const ScopedData<PlanRun> run(
       ctx, run_plan(o.plan, ctx, [&](Spec& spec) { adjust_spec(o, locked, spec); }));
@@ -255,10 +263,12 @@ void register_deploy(CLI::App& app, Context& ctx) {
       "deploy",
       "Write Kubernetes manifests for the plan's recommendation: the engine's Deployment (or "
       "LeaderWorkerSet), Service, PodDisruptionBudget and an autoscaler sized from the capacity "
-      "model; docs/deploy.md");
+      "model, or llm-d's DisaggregatedSet of a disaggregated recommendation's prefill and "
+      "decode pools; docs/deploy.md");
   const DeployChecked checked = add_deploy_options(*sub, *o);
   sub->callback([&ctx, o, sub, checked]() {
     o->lock_given = checked.lock->count() > 0;
+    o->autoscaler_given = checked.autoscaler->count() > 0;
     const nlohmann::json given = given_settings(*sub, o->plan.settings);
     check_options(*o, checked);
     ctx.action = [&ctx, o, given]() { return deploy(ctx, *o, given); };

@@ -92,10 +92,17 @@ PoolCapacity pool_capacity(const Candidate& c, const DeployInputs& in) {
            !(targets.tpot && d.perf.tpot.si() * tpot_high > targets.tpot->si());
   };
   PoolCapacity cap;
+  // A prefill replica holds a prompt's cache only, not its output's: the KV cache that holds
+  // max_batch whole sequences holds that many more prompts.
+  const auto& inf = spec.workload.inference;
+  const double prompt = static_cast<double>(std::max(1LL, inf.prompt_tokens()));
+  const double whole = prompt + static_cast<double>(inf.output_tokens);
+  const auto prompts = static_cast<long long>(
+      std::floor(static_cast<double>(planned.prefill_memory.max_batch) * whole / prompt + 1e-9));
   cap.prefill = std::max(1LL,
                          running_batch(spec,
                                        std::numeric_limits<long long>::max(),
-                                       planned.prefill_memory.max_batch,
+                                       prompts,
                                        engine_policy(spec, g, in.constants)));
   const long long limit = std::max(1LL, planned.decode_max_batch);
   // The load at which every decode replica runs its limit: more queues in front of the pools.

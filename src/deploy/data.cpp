@@ -119,6 +119,7 @@ EngineRecipe read_engine(const FieldReader& e) {
                         "decode_port",
                         "transfer_port",
                         "pod_field_env",
+                        "env",
                         "sidecar_args",
                         "source"});
     EngineRecipe::Disaggregation d;
@@ -142,6 +143,9 @@ EngineRecipe read_engine(const FieldReader& e) {
       }
     }
     d.pod_field_env = string_map(dg->object("pod_field_env"));
+    if (dg->has("env")) {
+      d.env = string_map(dg->object("env"));
+    }
     d.sidecar_args = dg->string_array("sidecar_args");
     if (dg->string("source").empty()) {
       dg->member("source").fail_plain("must say where the flags come from");

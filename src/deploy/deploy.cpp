@@ -51,12 +51,12 @@ Target deploy_target(const Plan& plan,
                      "(rightsize plan says why)");
   }
   const Candidate& c = chosen != nullptr ? *chosen : plan.candidates.front();
-  if (c.disaggregation && !r.disaggregation) {
-    throw InputError(plan.spec.file + ":/workload/engine",
+  if (const auto refused = disaggregated_deploy_refusal(c, in.data)) {
+    throw InputError(plan.spec.file,
                      fmt::format("the configuration to deploy serves prefill and decode "
-                                 "disaggregated, and data/deploy.json's {} recipe has no llm-d "
-                                 "recipe for it (docs/deploy.md): use --engine vllm or sglang",
-                                 engine_key(plan.spec.workload.inference.engine)));
+                                 "disaggregated, which deploy cannot write for llm-d: {} "
+                                 "(docs/deploy.md)",
+                                 *refused));
   }
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
   const auto product_it = in.data.gpu_products.find(whole.name);
@@ -383,14 +383,6 @@ void add_disaggregated(DeployReport& report,
   const DisaggregatedPerformance& d = choice.pools;
   const EngineRecipe& r = t.recipe;
   ServingSettings& decode = report.settings;
-  if (decode.nodes_per_replica > 1) {
-    throw InputError(c.spec->file,
-                     fmt::format("a disaggregated replica of {} GPUs spans {} nodes, which "
-                                 "rightsize deploy does not write for llm-d yet "
-                                 "(docs/deploy.md): lock an aggregated configuration",
-                                 decode.gpus_per_replica,
-                                 decode.nodes_per_replica));
-  }
   decode.autoscaled = false;
   decode.min_replicas = 0;
   ServingSettings prefill = decode;
@@ -423,24 +415,39 @@ void add_disaggregated(DeployReport& report,
                   "\"Disaggregated serving\")",
                   in.data.llm_d.version,
                   decode.name));
-  report.notes.push_back(
-      fmt::format("the plan sends each prompt's KV cache ({} per prefill GPU, {} over {}){}",
-                  format_bytes(d.kv_transfer_bytes),
-                  format_seconds(d.kv_transfer),
-                  d.kv_link,
-                  d.kv_link == "NVLink" ? ": both pools must run in one NVLink domain" : ""));
+  report.notes.push_back(fmt::format(
+      "the plan sends each prompt's KV cache ({} per prefill GPU, {} over {}){}",
+      format_bytes(d.kv_transfer_bytes),
+      format_seconds(d.kv_transfer),
+      d.kv_link,
+      d.kv_link == "NVLink"    ? ": both pools must run in one NVLink domain"
+      : d.kv_link == "network" ? ", which assumes GPUDirect RDMA at each GPU's NIC rate: the "
+                                 "pods request no RDMA device (your network plugin's resource "
+                                 "and IPC_LOCK), and NIXL over TCP is many times slower "
+                                 "(docs/deploy.md)"
+                               : ""));
+  for (const ServingSettings* s : {&prefill, &decode}) {
+    if (s->replicas == 1) {
+      report.notes.push_back(fmt::format(
+          "the {} pool is one replica: a rollout starts its replacement first ({} more GPUs for "
+          "a while), and a node drain stops the pool until it is rescheduled",
+          s->role,
+          s->gpus_per_replica));
+    }
+  }
   long long peak = c.replicas;
   for (const auto& month : c.cost.months) {
     peak = std::max<long long>(peak, static_cast<long long>(month.replicas));
   }
   if (peak > c.replicas) {
     report.notes.push_back(fmt::format(
-        "the plan's demand growth needs {} replicas in both pools by its peak month, against {} "
-        "now: plan and deploy again as the load grows (cost.months in plan's JSON)",
+        "the plan's demand growth needs {} replicas in all (prefill and decode) by its peak "
+        "month, against {} now; the pools here are the first month's (cost.months in plan's "
+        "JSON)",
         peak,
         c.replicas));
   }
-  if (o.autoscaler != Autoscaler::none) {
+  if (o.autoscaler_given && o.autoscaler != Autoscaler::none) {
     report.notes.push_back(fmt::format(
         "the pools are fixed at the plan's {} prefill and {} decode replicas: deploy writes "
         "no autoscaler for a disaggregated configuration (--autoscaler {} is not used)",
@@ -451,6 +458,23 @@ void add_disaggregated(DeployReport& report,
 }
 
 } // namespace
+
+std::optional<std::string> disaggregated_deploy_refusal(const Candidate& c, const DeployData& d) {
+  if (!c.disaggregation) {
+    return std::nullopt;
+  }
+  const std::string engine = engine_key(c.spec->workload.inference.engine);
+  const auto recipe = d.engines.find(engine);
+  if (recipe == d.engines.end() || !recipe->second.disaggregation) {
+    return fmt::format("data/deploy.json has no llm-d recipe for {} (vllm and sglang have one)",
+                       engine);
+  }
+  const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
+  if (const int node = gpus_per_node(whole); c.gpus_per_replica() > node) {
+    return fmt::format("each replica's {} GPUs span nodes of {}", c.gpus_per_replica(), node);
+  }
+  return std::nullopt;
+}
 
 DeployReport make_deployment(const Plan& plan,
                              const DeployInputs& in,

@@ -55,8 +55,13 @@ Node role(const ServingSettings& s,
   group.set("size", Node::integer(1), fmt::format("one pod a replica: {} GPUs", s.gpus_per_node));
   group.set("workerTemplate", pod_template(s, std::move(pod), false));
   Node rolling = Node::map();
-  rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
-  rolling.set("maxUnavailable", Node::integer(1), "one replica replaced at a time");
+  if (s.replicas == 1) {
+    rolling.set("maxSurge", Node::integer(1), "a pool of one: its replacement starts first");
+    rolling.set("maxUnavailable", Node::integer(0), "the pool never stops for a rollout");
+  } else {
+    rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
+    rolling.set("maxUnavailable", Node::integer(1), "one replica replaced at a time");
+  }
   Node rollout = Node::map();
   rollout.set("type", Node::str("RollingUpdate"));
   rollout.set("rollingUpdateConfiguration", std::move(rolling));

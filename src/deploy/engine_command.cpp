@@ -120,7 +120,10 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       std::to_string(per_rank ? (s.capacity_per_replica + ranks - 1) / ranks
                               : s.capacity_per_replica),
       (per_rank ? fmt::format("1/{} of the ", ranks) : std::string()) +
-          (s.latency_bound
+          (s.role == "prefill"
+               ? std::string("prompts one prefill replica holds at once: all whose KV cache "
+                             "fits (each only until it is sent)")
+           : s.latency_bound
                ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
                              unit,
                              s.embedding ? "the latency target holds" : "TTFT and TPOT hold")

@@ -43,6 +43,9 @@ Node http_probe(const EngineRecipe& r, int period, int failures, const std::stri
   Node p = Node::map();
   p.set("httpGet", std::move(get));
   p.set("periodSeconds", Node::integer(period), fmt::format("ask every {} s", period));
+  p.set("timeoutSeconds",
+        Node::integer(k_probe_timeout_s),
+        "SGLang's /health generates a token and answers after 1 s at the soonest");
   p.set("failureThreshold", Node::integer(failures), comment);
   return p;
 }
@@ -114,8 +117,15 @@ Node engine_container(const ServingSettings& s,
                  "the KV transfer's side channel (data/deploy.json)");
     ports.push(std::move(transfer));
   }
-  if (!s.role.empty() && !r.disaggregation->pod_field_env.empty()) {
+  if (!s.role.empty() &&
+      (!r.disaggregation->pod_field_env.empty() || !r.disaggregation->env.empty())) {
     Node env = Node::seq();
+    for (const auto& [name, value] : r.disaggregation->env) {
+      Node var = Node::map();
+      var.set("name", Node::str(name));
+      var.set("value", Node::str(value), "data/deploy.json's disaggregation recipe");
+      env.push(std::move(var));
+    }
     for (const auto& [name, field] : r.disaggregation->pod_field_env) {
       Node ref = Node::map();
       ref.set("fieldPath", Node::str(field));

@@ -18,6 +18,10 @@
 namespace rightsize::serving {
 
 constexpr int k_probe_period_s = 10;
+// How long a probe waits for an answer: SGLang's /health runs a one-token generation and sleeps
+// a second before it answers (python/sglang/srt/entrypoints/http_server.py, health_generate), past
+// Kubernetes' default of 1 s; llm-d's guides give their probes 5 s.
+constexpr int k_probe_timeout_s = 5;
 
 inline std::string engine_key(Engine e) {
   return std::string(to_string(e));

@@ -639,6 +639,20 @@ TEST_CASE("check: a disaggregated recommendation is locked with its split and re
   CHECK_THAT(trtllm.err, Catch::Contains("ranks a disaggregated configuration first"));
   CHECK_THAT(trtllm.out, Catch::Contains("kind: Deployment"));
 
+  // An aggregated lock of the same GPU (7 x TP8, as plan ranked it before disaggregation) is
+  // looked up among aggregated configurations and deployed as before.
+  nlohmann::json aggregated_lock = lock;
+  auto& agg = aggregated_lock["locks"].begin().value()["recommended"];
+  agg.erase("prefill_replicas");
+  agg["replicas"] = 7;
+  agg["gpus"] = 56;
+  std::ofstream(dir.path() + "/aggregated.lock.json") << aggregated_lock.dump(2);
+  const auto aggregated = run_binary("deploy " + spec + " --lock " + dir.path() +
+                                     "/aggregated.lock.json --model-uri deepseek-ai/DeepSeek-V3");
+  INFO(aggregated.err);
+  CHECK(aggregated.exit_code == 0);
+  CHECK_THAT(aggregated.out, Catch::Contains("as 7 replicas of 8 x B200-SXM-180GB"));
+
   // A locked split the plan no longer sizes is refused, naming the lock; nothing is written.
   nlohmann::json resized = lock;
   resized["locks"].begin().value()["recommended"]["prefill_replicas"] =
@@ -650,6 +664,7 @@ TEST_CASE("check: a disaggregated recommendation is locked with its split and re
   CHECK(stale.exit_code == 2);
   CHECK_THAT(stale.err, Catch::Contains("resized.lock.json"));
   CHECK_THAT(stale.err, Catch::Contains("sized differently"));
+  CHECK_THAT(stale.err, Catch::Contains("rightsize check --replan --update"));
   CHECK_FALSE(fs::exists(dir.path() + "/stale"));
 
   // A split with no decode replica left is the lock's error.

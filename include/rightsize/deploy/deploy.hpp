@@ -74,8 +74,9 @@ struct EngineRecipe {
     int decode_port = 0;
     std::string transfer_port_name; // empty: no port of its own
     int transfer_port = 0;
-    std::vector<std::string> transfer_port_roles; // the pools whose pods listen on it
+    std::vector<std::string> transfer_port_roles;     // the pools whose pods listen on it
     std::map<std::string, std::string> pod_field_env; // variable -> pod field (status.podIP)
+    std::map<std::string, std::string> env;           // variable -> value
     std::vector<std::string> sidecar_args;
   };
   std::optional<Disaggregation> disaggregation;
@@ -118,6 +119,7 @@ struct DeployOptions {
   std::string model_uri; // empty: the model's Hugging Face id, else the spec's name
   // Where KEDA reads the engine's metrics.
   std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
+  bool autoscaler_given = false; // --autoscaler was named (a disaggregated deployment has none)
 };
 
 // What one estimate needs besides the plan: the capacity model is re-run per replica.
@@ -188,6 +190,11 @@ struct DeployReport {
 // none in data/deploy.json, or none for an embedding workload (the `embedding` role). Checked
 // before the plan's feasibility, so that a recipe problem is not reported as "nothing feasible".
 const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data);
+
+// Why `c`, a disaggregated candidate, cannot be written for llm-d, in a few words ("each
+// replica's 16 GPUs span nodes of 8"): its engine has no recipe for it in `d`, or a replica
+// spans nodes; nullopt when it can (or `c` is aggregated).
+std::optional<std::string> disaggregated_deploy_refusal(const Candidate& c, const DeployData& d);
 
 // The manifests of the plan's recommended candidate. InputError when the plan has no serving
 // candidate, the engine has no recipe (or no multi-node recipe when a replica spans nodes), or the

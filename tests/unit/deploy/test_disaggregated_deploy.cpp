@@ -22,6 +22,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
@@ -175,7 +176,10 @@ TEST_CASE("deploy: a disaggregated recommendation is llm-d's DisaggregatedSet of
 
   // Capacities: a prefill replica holds all the prompts that fit; a decode replica at least the
   // plan's batch and at most what fits, held by TTFT and TPOT at the band's edge.
-  CHECK(r.prefill->capacity_per_replica == pools.prefill_memory.max_batch);
+  // A prefill replica keeps prompts only: 248 whole 9,216-token sequences fit its KV cache, so
+  // 248 x 9216 / 8192 = 279 8,192-token prompts do.
+  REQUIRE(pools.prefill_memory.max_batch == 248);
+  CHECK(r.prefill->capacity_per_replica == 279);
   CHECK(flag_value(pc, "--max-running-requests") ==
         std::to_string(r.prefill->capacity_per_replica));
   CHECK(r.settings.planned_per_replica ==
@@ -244,8 +248,15 @@ TEST_CASE("deploy: vLLM's pools as llm-d's guide runs them, NIXL over the pod's 
   CHECK(flag_value(dc, "--port") == "8200");
   for (const char* name : {"prefill", "decode"}) {
     const YAML::Node c = engine(name);
-    CHECK(c["env"][0]["name"].as<std::string>() == "VLLM_NIXL_SIDE_CHANNEL_HOST");
-    CHECK(c["env"][0]["valueFrom"]["fieldRef"]["fieldPath"].as<std::string>() == "status.podIP");
+    std::map<std::string, YAML::Node> env;
+    for (const auto& v : c["env"]) {
+      env.emplace(v["name"].as<std::string>(), static_cast<const YAML::Node&>(v));
+    }
+    REQUIRE(env.count("VLLM_NIXL_SIDE_CHANNEL_HOST") == 1);
+    CHECK(env["VLLM_NIXL_SIDE_CHANNEL_HOST"]["valueFrom"]["fieldRef"]["fieldPath"]
+              .as<std::string>() == "status.podIP");
+    // Longer than the sidecar's 90 s idle connections (llm-d's guide).
+    CHECK(env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"]["value"].as<std::string>() == "120");
     CHECK(c["ports"][1]["containerPort"].as<int>() == 5600);
   }
   const auto sa = strings(pod(role(set, "decode"))["spec"]["initContainers"][0]["args"]);
@@ -266,7 +277,8 @@ TEST_CASE("deploy: a disaggregated configuration needs an engine with an llm-d r
   REQUIRE(plan.feasible());
   const Candidate locked = locked_pools(spec);
   CHECK_THROWS_WITH(make_deployment(plan, inputs(), options(), &locked),
-                    Catch::Contains("no llm-d recipe") && Catch::Contains("vllm or sglang"));
+                    Catch::Contains("cannot write for llm-d") &&
+                        Catch::Contains("no llm-d recipe for tensorrt-llm"));
 }
 
 TEST_CASE("deploy: data/deploy.json's disaggregation recipes are read strictly",
@@ -310,6 +322,60 @@ TEST_CASE("deploy: disaggregated pools are fixed, and growth past them is a note
     return n.find("demand growth") != std::string::npos;
   });
   REQUIRE(note != r.notes.end());
-  CHECK_THAT(*note, Catch::Contains(fmt::format("needs {} replicas in both pools", peak)));
+  CHECK_THAT(*note, Catch::Contains(fmt::format("needs {} replicas in all", peak)));
   CHECK_THAT(*note, Catch::Contains(fmt::format("against {} now", c.replicas)));
+}
+
+TEST_CASE("deploy: a pool of one replica surges its replacement, and --autoscaler is noted only "
+          "when named",
+          "[deploy][disaggregation]") {
+  Spec spec = long_prompts("sglang");
+  spec.workload.inference.concurrency = 256;
+  const Plan plan = plan_of(spec);
+  REQUIRE(plan.feasible());
+  const Candidate& c = plan.candidates.front();
+  REQUIRE(c.disaggregation);
+  REQUIRE(c.disaggregation->pools.layout.prefill.replicas == 1);
+  DeployOptions o = options();
+  const DeployReport quiet = make_deployment(plan, inputs(), o);
+  const auto names_autoscaler = [](const DeployReport& r) {
+    return std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+      return n.find("--autoscaler") != std::string::npos;
+    });
+  };
+  CHECK_FALSE(names_autoscaler(quiet));
+  const YAML::Node prefill = role(as_yaml(quiet).front(), "prefill");
+  const YAML::Node rolling = prefill["rolloutStrategy"]["rollingUpdateConfiguration"];
+  CHECK(rolling["maxSurge"].as<int>() == 1);
+  CHECK(rolling["maxUnavailable"].as<int>() == 0);
+  CHECK(std::any_of(quiet.notes.begin(), quiet.notes.end(), [](const std::string& n) {
+    return n.find("the prefill pool is one replica") != std::string::npos;
+  }));
+  o.autoscaler = Autoscaler::keda;
+  o.autoscaler_given = true;
+  CHECK(names_autoscaler(make_deployment(plan, inputs(), o)));
+}
+
+TEST_CASE("deploy: which disaggregated configurations deploy can write for llm-d",
+          "[deploy][disaggregation]") {
+  const Spec spec = long_prompts("sglang");
+  const Plan plan = plan_of(spec);
+  REQUIRE(plan.feasible());
+  Candidate c = plan.candidates.front();
+  REQUIRE(c.disaggregation);
+  CHECK_FALSE(disaggregated_deploy_refusal(c, deploy_data()));
+  // TensorRT-LLM has no llm-d recipe.
+  auto trt = std::make_shared<Spec>(*c.spec);
+  trt->workload.inference.engine = Engine::tensorrt_llm;
+  Candidate on_trt = c;
+  on_trt.spec = trt;
+  CHECK_THAT(*disaggregated_deploy_refusal(on_trt, deploy_data()), Catch::Contains("tensorrt-llm"));
+  // A replica of 16 B200s spans two 8-GPU nodes.
+  Candidate wide = c;
+  wide.layout = serving_parallelism(16);
+  CHECK_THAT(*disaggregated_deploy_refusal(wide, deploy_data()),
+             Catch::Contains("each replica's 16 GPUs span nodes of 8"));
+  // An aggregated candidate is never refused here.
+  CHECK_FALSE(disaggregated_deploy_refusal(plan_of(long_prompts("vllm")).candidates.front(),
+                                           deploy_data()));
 }
