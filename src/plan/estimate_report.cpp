@@ -57,7 +57,7 @@ void judge_percentile_targets(const EstimateReport& r,
         const double k = 1e3 * stats.at(p.percentile).si() / point.si();
         scaled = Band{band->low * k, band->high * k};
       }
-      out.push_back(judge_target(fmt::format("{}_p{}_ms", name, p.percentile),
+      out.push_back(judge_target(fmt::format("{}_{}_ms", name, statistic_name(p.percentile)),
                                  true,
                                  to_ms(p.limit),
                                  predicted,
