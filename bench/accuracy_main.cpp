@@ -212,6 +212,8 @@ nlohmann::json derive_transfer(const rightsize::accuracy::PerfCases& perf,
              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   auto transfer = rightsize::accuracy::transfer_bands(groups);
   transfer["layout"] = rightsize::accuracy::disaggregated_transfer(perf.disaggregated, eff);
+  transfer["layout"]["groups"]["attention_dp"] =
+      rightsize::accuracy::attention_dp_band(perf.attention_dp, eff);
   transfer["description"] =
       "Leave-one-group-out: per dimension, the efficiencies refitted (bench/accuracy/fit.cpp) with "
       "one whole group out of the fit set, its lines predicted; measured / predicted pooled over "

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -229,9 +230,10 @@ nlohmann::json entry_of(const std::vector<double>& ratios, double tail = 0.1) {
           {"lines", static_cast<long long>(ratios.size())}};
 }
 
-// The disaggregated band's tails: p10-p90 of these runs held 67% (TTFT) and 76% (TPOT) of the
-// other half's in the split-half check, p5-p95 83% and 91% (docs/accuracy.md, "Disaggregated
-// serving"): an 80% band of unseen runs needs the wider quantiles.
+// The tails of a never-fitted layout's band (disaggregated, attention data-parallel): p10-p90 of
+// the disaggregated runs held 67% (TTFT) and 76% (TPOT) of the other half's in the split-half
+// check, p5-p95 83% and 91% (docs/accuracy.md, "Disaggregated serving"): an 80% band of unseen
+// runs needs the wider quantiles.
 constexpr double k_disaggregated_tail = 0.05;
 
 double share_inside(const std::vector<double>& ratios, const nlohmann::json& band) {
@@ -280,7 +282,13 @@ nlohmann::json transfer_bands(const std::vector<LogoGroup>& groups) {
   return out;
 }
 
-nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff) {
+namespace {
+
+// A layout's band from lines never fitted: p5 and p95 of measured / predicted per metric, and the
+// split-half coverage (each half's lines inside the other half's band, pooled).
+nlohmann::json never_fitted_band(const std::vector<PerfCase>& cases,
+                                 const Efficiency& eff,
+                                 const std::function<bool(const PerfCase&)>& in_second_half) {
   nlohmann::json group = nlohmann::json::object();
   for (const char* metric : {"ttft", "tpot"}) {
     std::vector<double> all;
@@ -289,7 +297,7 @@ nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const 
       if (c.metric == metric) {
         const double r = band_ratio(c, eff);
         all.push_back(r);
-        halves[c.held_out ? 1 : 0].push_back(r);
+        halves[in_second_half(c) ? 1 : 0].push_back(r);
       }
     }
     if (all.empty() || halves[0].empty() || halves[1].empty()) {
@@ -303,9 +311,25 @@ nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const 
     e["coverage"] = round4(inside / static_cast<double>(all.size()));
     group[metric] = e;
   }
+  return group;
+}
+
+} // namespace
+
+nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff) {
+  const nlohmann::json group =
+      never_fitted_band(cases, eff, [](const PerfCase& c) { return c.held_out; });
   nlohmann::json out = group;
   out["groups"] = {{"disaggregated", group}};
   return out;
+}
+
+nlohmann::json attention_dp_band(const std::vector<PerfCase>& cases, const Efficiency& eff) {
+  // Every attention-DP line is held out of the fit; the split is held_out_key's on its run.
+  return never_fitted_band(cases, eff, [](const PerfCase& c) {
+    const std::string prefix = "serving:";
+    return held_out_key(c.id.rfind(prefix, 0) == 0 ? c.id.substr(prefix.size()) : c.id);
+  });
 }
 
 void print_coverage(const CoverageTable& table, const nlohmann::json& transfer) {

@@ -80,6 +80,11 @@ nlohmann::json transfer_bands(const std::vector<LogoGroup>& groups);
 // itself is of all the lines.
 nlohmann::json disaggregated_transfer(const std::vector<PerfCase>& cases, const Efficiency& eff);
 
+// The attention data-parallel layout's band (transfer.layout, groups.attention_dp): the same of
+// the attention-DP lines, none fitted; the split-half coverage splits them by held_out_key of
+// their run (docs/accuracy.md, "Attention data parallelism").
+nlohmann::json attention_dp_band(const std::vector<PerfCase>& cases, const Efficiency& eff);
+
 // The coverage table (--coverage): per dimension and group, the held-out lines of each metric and
 // the share inside the printed band, beside the group's transfer ratios from `transfer`.
 void print_coverage(const CoverageTable& table, const nlohmann::json& transfer);

@@ -53,6 +53,21 @@ locked_candidate(const Plan& plan, const LockedPlan& locked, std::vector<std::st
     if (!same_configuration(configuration_of(c), l, Sameness::replica)) {
       continue;
     }
+    if (l.prefill_replicas > 0) {
+      // Disaggregated: the pools are the lock's only when the plan sizes them the same today.
+      const int prefills = c.disaggregation->pools.layout.prefill.replicas;
+      if (prefills != l.prefill_replicas || c.replicas != l.replicas) {
+        throw InputError(
+            locked.lock_path,
+            fmt::format("the locked configuration, {}, is sized differently for the spec as it "
+                        "is now ({} prefill + {} decode replicas): see rightsize check "
+                        "--replan, and re-lock with rightsize check --replan --update",
+                        configuration_text(l),
+                        prefills,
+                        c.replicas - prefills));
+      }
+      return c;
+    }
     Candidate out = c;
     if (c.replicas != l.replicas) {
       notes.push_back(fmt::format("{}: the spec now needs {} replicas of the locked "

@@ -31,6 +31,7 @@ struct DeployCliOptions {
   std::string output_dir;
   std::string lock;
   bool lock_given = false;
+  bool autoscaler_given = false;
 };
 
 // The options CLI11 checks beyond their values' syntax.
@@ -39,6 +40,7 @@ struct DeployChecked {
   CLI::Option* image = nullptr;
   CLI::Option* model_uri = nullptr;
   CLI::Option* output = nullptr;
+  CLI::Option* autoscaler = nullptr;
 };
 
 // An option given as an empty string, or as a word that would read as a flag.
@@ -70,13 +72,15 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
          "--engine", o.engine, "Serving engine: vllm, sglang or tensorrt-llm (default: the spec's)")
       ->check(CLI::IsMember({"vllm", "sglang", "tensorrt-llm"}))
       ->group(k8s);
-  sub.add_option("--autoscaler",
-                 o.autoscaler,
-                 "hpa (GPU metric through prometheus-adapter), keda (the engine's queue through "
-                 "Prometheus) or none")
-      ->check(CLI::IsMember({"hpa", "keda", "none"}))
-      ->default_str("hpa")
-      ->group(k8s);
+  checked.autoscaler =
+      sub.add_option(
+             "--autoscaler",
+             o.autoscaler,
+             "hpa (GPU metric through prometheus-adapter), keda (the engine's queue through "
+             "Prometheus) or none")
+          ->check(CLI::IsMember({"hpa", "keda", "none"}))
+          ->default_str("hpa")
+          ->group(k8s);
   sub.add_option("--namespace", o.name_space, "Namespace of every object")
       ->default_str("default")
       ->group(k8s);
@@ -123,32 +127,42 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
   }
 }
 
-// The spec as deployed: the engine the command line names, the formats the lock holds.
-// When `rightsize plan` would rank a disaggregated configuration first, which deploy does not
-// write: a note naming it, so that the two commands' answers are not silently different.
-std::optional<std::string> disaggregated_first(const PlanRun& run) {
-  if (disaggregation_refusal(run.spec) || run.spec.workload.inference.targets.names_percentiles()) {
+// When the plan ranks first a disaggregated configuration that deploy cannot write for llm-d (no
+// recipe for the engine, a replica across nodes): the best aggregated configuration, planned
+// again without disaggregation, and a note naming both, so that plan's and deploy's answers are
+// not silently different.
+std::optional<Candidate>
+aggregated_instead(const PlanRun& run, const DeployData& data, std::vector<std::string>& notes) {
+  if (!run.plan.feasible()) {
+    return std::nullopt;
+  }
+  const Candidate& c = run.plan.candidates.front();
+  const auto refused = disaggregated_deploy_refusal(c, data);
+  if (!refused) {
     return std::nullopt;
   }
   PlanOptions options = run.options;
-  options.disaggregate = true;
-  const Plan plan = make_plan(run.spec, run.catalog, run.constants, run.efficiency, options);
-  if (!plan.feasible() || !plan.candidates.front().disaggregation) {
+  options.disaggregate = false;
+  Plan plan = make_plan(run.spec, run.catalog, run.constants, run.efficiency, options);
+  if (!plan.feasible()) {
     return std::nullopt;
   }
-  const Candidate& c = plan.candidates.front();
   const DisaggregatedLayout& l = c.disaggregation->pools.layout;
-  return fmt::format("rightsize plan ranks a disaggregated configuration first ({} x {}, {} "
-                     "prefill + {} decode replicas of TP{}, {}); deploy writes aggregated "
-                     "serving only: this is the best aggregated one (docs/deploy.md)",
-                     c.total_gpus(),
-                     c.gpu->name,
-                     l.prefill.replicas,
-                     l.decode.replicas,
-                     c.layout.tp,
-                     format_usd_per_hour(c.cost.per_hour));
+  notes.push_back(fmt::format("rightsize plan ranks a disaggregated configuration first ({} x {}, "
+                              "{} prefill + {} decode replicas of TP{}, {}), which deploy cannot "
+                              "write for llm-d ({}): this is the best aggregated one "
+                              "(docs/deploy.md)",
+                              c.total_gpus(),
+                              c.gpu->name,
+                              l.prefill.replicas,
+                              l.decode.replicas,
+                              c.layout.tp,
+                              format_usd_per_hour(c.cost.per_hour),
+                              *refused));
+  return std::move(plan.candidates.front());
 }
 
+// The spec as deployed: the engine the command line names, the formats the lock holds.
 void adjust_spec(const DeployCliOptions& o, const std::optional<LockedPlan>& locked, Spec& spec) {
   if (!o.engine.empty()) {
     spec.workload.inference.engine = *k_engine_names.find(o.engine);
@@ -170,6 +184,7 @@ DeployOptions deploy_options(const DeployCliOptions& o) {
   options.image = o.image;
   options.model_uri = o.model_uri;
   options.prometheus = o.prometheus;
+  options.autoscaler_given = o.autoscaler_given;
   return options;
 }
 
@@ -203,16 +218,12 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   if (o.lock_given) {
     locked = read_locked_plan(
         o.lock.empty() ? default_lock_path(o.plan.spec) : o.lock, o.plan.spec, given);
-    if (locked->configuration.prefill_replicas > 0) {
-      throw InputError(locked->lock_path,
-                       fmt::format("the locked configuration, {}, serves prefill and decode "
-                                   "disaggregated, which rightsize deploy does not write yet "
-                                   "(docs/deploy.md)",
-                                   configuration_text(locked->configuration)));
-    }
     if (locked->settings) {
       o.plan.settings = *locked->settings;
     }
+    // An aggregated lock is looked up among aggregated configurations: a disaggregated one that
+    // beats it on the same GPU would take its place in the plan.
+    o.plan.disaggregate = locked->configuration.prefill_replicas > 0;
   }
   const ScopedData<PlanRun> run(
       ctx, run_plan(o.plan, ctx, [&](Spec& spec) { adjust_spec(o, locked, spec); }));
@@ -231,8 +242,8 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   std::vector<std::string> lock_notes;
   if (locked) {
     chosen = locked_candidate(run->plan, *locked, lock_notes);
-  } else if (const auto note = disaggregated_first(*run)) {
-    lock_notes.push_back(*note);
+  } else {
+    chosen = aggregated_instead(*run, data, lock_notes);
   }
   DeployReport report =
       make_deployment(run->plan, inputs, deploy_options(o), chosen ? &*chosen : nullptr);
@@ -252,12 +263,12 @@ void register_deploy(CLI::App& app, Context& ctx) {
       "deploy",
       "Write Kubernetes manifests for the plan's recommendation: the engine's Deployment (or "
       "LeaderWorkerSet), Service, PodDisruptionBudget and an autoscaler sized from the capacity "
-      "model; docs/deploy.md");
+      "model, or llm-d's DisaggregatedSet of a disaggregated recommendation's prefill and "
+      "decode pools; docs/deploy.md");
   const DeployChecked checked = add_deploy_options(*sub, *o);
   sub->callback([&ctx, o, sub, checked]() {
     o->lock_given = checked.lock->count() > 0;
-    // deploy writes aggregated serving: its plan ranks only what it can write (docs/deploy.md).
-    o->plan.disaggregate = false;
+    o->autoscaler_given = checked.autoscaler->count() > 0;
     const nlohmann::json given = given_settings(*sub, o->plan.settings);
     check_options(*o, checked);
     ctx.action = [&ctx, o, given]() { return deploy(ctx, *o, given); };

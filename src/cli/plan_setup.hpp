@@ -37,7 +37,7 @@ struct PlanCliOptions {
   std::string published;
   // Simulate every candidate's latency distribution (PlanOptions::simulate): the report shows it.
   bool simulate = true;
-  // Rank disaggregated configurations (PlanOptions::disaggregate): not for deploy.
+  // Rank disaggregated configurations (PlanOptions::disaggregate).
   bool disaggregate = true;
 };
 

@@ -5,9 +5,11 @@
 #include "serving.hpp"
 
 #include <rightsize/core/bisect.hpp>
+#include <rightsize/estimate/disaggregation.hpp>
 #include <rightsize/estimate/latency_distribution.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace rightsize::serving {
@@ -60,6 +62,61 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
   }
   cap = std::max(1LL, cap);
   return {cap, evaluate(cap).second, cap < limit};
+}
+
+PoolCapacity pool_capacity(const Candidate& c, const DeployInputs& in) {
+  const Spec& spec = *c.spec;
+  const Gpu& g = *c.gpu;
+  const DisaggregatedPerformance& planned = c.disaggregation->pools;
+  const DisaggregatedLayout& l = planned.layout;
+  const auto& targets = spec.workload.inference.targets;
+  double ttft_high = 1.0;
+  double tpot_high = 1.0;
+  if (in.uncertainty != nullptr && in.confidence == Confidence::band) {
+    const DisaggregatedBands b = disaggregated_bands(
+        *in.uncertainty, in.efficiency.family_name(g), engine_band_key(spec, in.efficiency));
+    ttft_high = b.ttft.high_ratio;
+    tpot_high = b.tpot.high_ratio;
+  }
+  const DisaggregatedEstimator e(
+      spec, g, l.prefill.layout, l.decode.layout, in.constants, in.efficiency);
+  const auto at = [&](long long concurrency) {
+    return e(l.prefill.replicas, l.decode.replicas, concurrency, Detail::numbers);
+  };
+  // Whether the pools take `concurrency` requests in flight with the targets held: no queue in
+  // front of a full pool, TTFT and TPOT at the band's slow edge.
+  const auto holds = [&](long long concurrency) {
+    const DisaggregatedPerformance d = at(concurrency);
+    return d.limited_by.empty() &&
+           !(targets.ttft && d.perf.ttft.si() * ttft_high > targets.ttft->si()) &&
+           !(targets.tpot && d.perf.tpot.si() * tpot_high > targets.tpot->si());
+  };
+  PoolCapacity cap;
+  // A prefill replica holds a prompt's cache only, not its output's: the KV cache that holds
+  // max_batch whole sequences holds that many more prompts.
+  const auto& inf = spec.workload.inference;
+  const double prompt = static_cast<double>(std::max(1LL, inf.prompt_tokens()));
+  const double whole = prompt + static_cast<double>(inf.output_tokens);
+  const auto prompts = static_cast<long long>(
+      std::floor(static_cast<double>(planned.prefill_memory.max_batch) * whole / prompt + 1e-9));
+  cap.prefill = std::max(1LL,
+                         running_batch(spec,
+                                       std::numeric_limits<long long>::max(),
+                                       prompts,
+                                       engine_policy(spec, g, in.constants)));
+  const long long limit = std::max(1LL, planned.decode_max_batch);
+  // The load at which every decode replica runs its limit: more queues in front of the pools.
+  const long long full = limit * l.decode.replicas;
+  const long long load = std::max(1LL, *spec.workload.inference.concurrency);
+  long long most = full;
+  if (load < full && !holds(full)) {
+    most =
+        holds(load) ? first_holding(load, full, [&](long long n) { return !holds(n); }) - 1 : load;
+    cap.latency_bound = true;
+  }
+  const double batch = at(std::max(1LL, most)).decode_batch;
+  cap.decode = std::clamp<long long>(static_cast<long long>(std::ceil(batch - 1e-9)), 1, limit);
+  return cap;
 }
 
 } // namespace rightsize::serving

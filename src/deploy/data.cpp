@@ -57,6 +57,7 @@ EngineRecipe read_engine(const FieldReader& e) {
                     "multi_node",
                     "speculative",
                     "prefix_cache_args",
+                    "disaggregation",
                     "sources",
                     "notes"});
   EngineRecipe r;
@@ -112,6 +113,45 @@ EngineRecipe read_engine(const FieldReader& e) {
   if (e.has("prefix_cache_args")) {
     r.prefix_cache_args = e.string_array("prefix_cache_args");
   }
+  if (const auto dg = e.optional_object("disaggregation")) {
+    dg->reject_unknown({"prefill_args",
+                        "decode_args",
+                        "decode_port",
+                        "transfer_port",
+                        "pod_field_env",
+                        "env",
+                        "sidecar_args",
+                        "source"});
+    EngineRecipe::Disaggregation d;
+    d.prefill_args = dg->string_array("prefill_args");
+    d.decode_args = dg->string_array("decode_args");
+    d.decode_port = static_cast<int>(dg->integer("decode_port", Range{1, 65535}));
+    if (d.decode_port == r.port) {
+      dg->member("decode_port")
+          .fail("must differ from the engine's port, which the routing "
+                "sidecar takes in a decode pod");
+    }
+    if (const auto tp = dg->optional_object("transfer_port")) {
+      tp->reject_unknown({"name", "port", "roles"});
+      d.transfer_port_name = tp->string("name");
+      d.transfer_port = static_cast<int>(tp->integer("port", Range{1, 65535}));
+      d.transfer_port_roles = tp->string_array("roles");
+      for (const std::string& role : d.transfer_port_roles) {
+        if (role != "prefill" && role != "decode") {
+          tp->member("roles").fail_plain("must name prefill or decode, got \"" + role + "\"");
+        }
+      }
+    }
+    d.pod_field_env = string_map(dg->object("pod_field_env"));
+    if (dg->has("env")) {
+      d.env = string_map(dg->object("env"));
+    }
+    d.sidecar_args = dg->string_array("sidecar_args");
+    if (dg->string("source").empty()) {
+      dg->member("source").fail_plain("must say where the flags come from");
+    }
+    r.disaggregation = std::move(d);
+  }
   for (const auto& [key, value] : e.object("sources").json().items()) {
     r.sources[key] = e.object("sources").string(key);
   }
@@ -136,7 +176,8 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
                        "gpu_products_source",
                        "mig_resource_prefix",
                        "mig_source",
-                       "dcgm"});
+                       "dcgm",
+                       "llm_d"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
   }
@@ -163,6 +204,15 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.dcgm_pod_label = dcgm.string("pod_label");
   d.dcgm_namespace_label = dcgm.string("namespace_label");
   d.dcgm_dram_active_by_default = dcgm.boolean("exported_by_default");
+  const FieldReader llmd = root.object("llm_d");
+  llmd.reject_unknown({"version", "sidecar_image", "serving_label", "role_label", "source"});
+  d.llm_d.version = llmd.string("version");
+  d.llm_d.sidecar_image = llmd.string("sidecar_image");
+  d.llm_d.serving_label = llmd.string("serving_label");
+  d.llm_d.role_label = llmd.string("role_label");
+  if (llmd.string("source").empty()) {
+    llmd.member("source").fail_plain("must say where the image and labels come from");
+  }
   return d;
 }
 

@@ -51,11 +51,12 @@ Target deploy_target(const Plan& plan,
                      "(rightsize plan says why)");
   }
   const Candidate& c = chosen != nullptr ? *chosen : plan.candidates.front();
-  if (c.disaggregation) {
+  if (const auto refused = disaggregated_deploy_refusal(c, in.data)) {
     throw InputError(plan.spec.file,
-                     "the configuration to deploy serves prefill and decode disaggregated, which "
-                     "rightsize deploy does not write yet (docs/deploy.md): lock an aggregated "
-                     "one");
+                     fmt::format("the configuration to deploy serves prefill and decode "
+                                 "disaggregated, which deploy cannot write for llm-d: {} "
+                                 "(docs/deploy.md)",
+                                 *refused));
   }
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
   const auto product_it = in.data.gpu_products.find(whole.name);
@@ -370,7 +371,110 @@ void add_objects(DeployReport& report,
   }
 }
 
+// Disaggregated: the decode pool's settings (report.settings) and the prefill pool's, each
+// pool's capacity, memory and engine words, and llm-d's objects.
+void add_disaggregated(DeployReport& report,
+                       const Target& t,
+                       const std::string& gpu_resource,
+                       const DeployInputs& in,
+                       const DeployOptions& o) {
+  const Candidate& c = t.candidate;
+  const DisaggregatedChoice& choice = *c.disaggregation;
+  const DisaggregatedPerformance& d = choice.pools;
+  const EngineRecipe& r = t.recipe;
+  ServingSettings& decode = report.settings;
+  decode.autoscaled = false;
+  decode.min_replicas = 0;
+  ServingSettings prefill = decode;
+  const PoolCapacity cap = pool_capacity(c, in);
+  const auto set_pool =
+      [&](ServingSettings& s, const char* role, int replicas, const MemoryEstimate& m) {
+        s.role = role;
+        s.pod_labels = {{in.data.llm_d.serving_label, "true"}, {in.data.llm_d.role_label, role}};
+        s.replicas = replicas;
+        s.max_replicas = replicas;
+        s.memory_fraction = memory_fraction(r, m);
+      };
+  set_pool(prefill, "prefill", d.layout.prefill.replicas, d.prefill_memory);
+  set_pool(decode, "decode", d.layout.decode.replicas, d.decode_memory);
+  decode.port = r.disaggregation->decode_port;
+  prefill.capacity_per_replica = cap.prefill;
+  prefill.latency_bound = false;
+  prefill.planned_per_replica = 0;
+  decode.capacity_per_replica = cap.decode;
+  decode.latency_bound = cap.latency_bound;
+  decode.planned_per_replica = static_cast<long long>(std::ceil(d.decode_batch - 1e-9));
+  prefill.engine_args = engine_command_line(prefill, r, prefill.engine_arg_notes);
+  decode.engine_args = engine_command_line(decode, r, decode.engine_arg_notes);
+  report.prefill = prefill;
+  report.objects = disaggregated_objects(prefill, decode, o, r, in.data, t.product, gpu_resource);
+  report.notes.push_back(
+      fmt::format("disaggregated under llm-d {}: needs LeaderWorkerSet v0.10 or later with its "
+                  "DisaggregatedSet controller, and llm-d's router chart selecting "
+                  "app.kubernetes.io/name={} with its prefill/decode profiles (docs/deploy.md, "
+                  "\"Disaggregated serving\")",
+                  in.data.llm_d.version,
+                  decode.name));
+  report.notes.push_back(fmt::format(
+      "the plan sends each prompt's KV cache ({} per prefill GPU, {} over {}){}",
+      format_bytes(d.kv_transfer_bytes),
+      format_seconds(d.kv_transfer),
+      d.kv_link,
+      d.kv_link == "NVLink"    ? ": both pools must run in one NVLink domain"
+      : d.kv_link == "network" ? ", which assumes GPUDirect RDMA at each GPU's NIC rate: the "
+                                 "pods request no RDMA device (your network plugin's resource "
+                                 "and IPC_LOCK), and NIXL over TCP is many times slower "
+                                 "(docs/deploy.md)"
+                               : ""));
+  for (const ServingSettings* s : {&prefill, &decode}) {
+    if (s->replicas == 1) {
+      report.notes.push_back(fmt::format(
+          "the {} pool is one replica: a rollout starts its replacement first ({} more GPUs for "
+          "a while), and a node drain stops the pool until it is rescheduled",
+          s->role,
+          s->gpus_per_replica));
+    }
+  }
+  long long peak = c.replicas;
+  for (const auto& month : c.cost.months) {
+    peak = std::max<long long>(peak, static_cast<long long>(month.replicas));
+  }
+  if (peak > c.replicas) {
+    report.notes.push_back(fmt::format(
+        "the plan's demand growth needs {} replicas in all (prefill and decode) by its peak "
+        "month, against {} now; the pools here are the first month's (cost.months in plan's "
+        "JSON)",
+        peak,
+        c.replicas));
+  }
+  if (o.autoscaler_given && o.autoscaler != Autoscaler::none) {
+    report.notes.push_back(fmt::format(
+        "the pools are fixed at the plan's {} prefill and {} decode replicas: deploy writes "
+        "no autoscaler for a disaggregated configuration (--autoscaler {} is not used)",
+        prefill.replicas,
+        decode.replicas,
+        to_string(o.autoscaler)));
+  }
+}
+
 } // namespace
+
+std::optional<std::string> disaggregated_deploy_refusal(const Candidate& c, const DeployData& d) {
+  if (!c.disaggregation) {
+    return std::nullopt;
+  }
+  const std::string engine = engine_key(c.spec->workload.inference.engine);
+  const auto recipe = d.engines.find(engine);
+  if (recipe == d.engines.end() || !recipe->second.disaggregation) {
+    return fmt::format("data/deploy.json has no llm-d recipe for {} (vllm and sglang have one)",
+                       engine);
+  }
+  const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
+  if (const int node = gpus_per_node(whole); c.gpus_per_replica() > node) {
+    return fmt::format("each replica's {} GPUs span nodes of {}", c.gpus_per_replica(), node);
+  }
+  return std::nullopt;
+}
 
 DeployReport make_deployment(const Plan& plan,
                              const DeployInputs& in,
@@ -386,6 +490,12 @@ DeployReport make_deployment(const Plan& plan,
   set_identity(s, plan, t, o);
   const std::string gpu_resource = place_on_nodes(report, plan, t, in.data);
   set_request_shape(report, spec, plan.units, r);
+  if (c.disaggregation) {
+    set_formats(report, plan, spec, r);
+    set_cold_start(s, plan, c.memory, in.data, r);
+    add_disaggregated(report, t, gpu_resource, in, o);
+    return report;
+  }
 
   const Capacity cap = capacity_per_replica(c, in);
   s.capacity_per_replica = cap.sequences;

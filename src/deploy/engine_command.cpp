@@ -72,11 +72,16 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
   add("served_model_name", s.name, "the name clients ask for, and the model label of its metrics");
   if (!r.host_arg.empty()) {
     word(r.host_arg);
-    word("0.0.0.0", "reachable through the Service");
+    word("0.0.0.0",
+         s.role.empty() ? "reachable through the Service"
+                        : "reachable by llm-d's router and the other pool");
   }
   if (!r.port_arg.empty()) {
     word(r.port_arg);
-    word(std::to_string(r.port), "the engine's port (data/deploy.json)");
+    word(std::to_string(engine_port(s, r)),
+         s.role == "decode" ? "behind llm-d's routing sidecar, which takes the engine's port "
+                              "(data/deploy.json)"
+                            : "the engine's port (data/deploy.json)");
   }
   const int ranks = s.layout.attention_dp;
   const bool per_rank = ranks > 1 && r.attention_dp_per_rank;
@@ -115,7 +120,10 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
       std::to_string(per_rank ? (s.capacity_per_replica + ranks - 1) / ranks
                               : s.capacity_per_replica),
       (per_rank ? fmt::format("1/{} of the ", ranks) : std::string()) +
-          (s.latency_bound
+          (s.role == "prefill"
+               ? std::string("prompts one prefill replica holds at once: all whose KV cache "
+                             "fits (each only until it is sent)")
+           : s.latency_bound
                ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
                              unit,
                              s.embedding ? "the latency target holds" : "TTFT and TPOT hold")
@@ -161,6 +169,19 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
   if (s.prefix_cache) {
     for (const std::string& w : r.prefix_cache_args) {
       word(w, "the spec counts on prefix cache hits (workload.prefix_cache_hit_rate)");
+    }
+  }
+  if (!s.role.empty()) {
+    const auto& d = *r.disaggregation;
+    const std::vector<std::string>& words = s.role == "prefill" ? d.prefill_args : d.decode_args;
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      word(words[i],
+           i + 1 == words.size()
+               ? fmt::format("the {} pool: {} (data/deploy.json)",
+                             s.role,
+                             s.role == "prefill" ? "sends each prompt's KV cache to a decode pod"
+                                                 : "receives the prompt's KV cache and decodes")
+               : "");
     }
   }
   return a;

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace rightsize::serving {
 
 namespace {
@@ -41,6 +43,9 @@ Node http_probe(const EngineRecipe& r, int period, int failures, const std::stri
   Node p = Node::map();
   p.set("httpGet", std::move(get));
   p.set("periodSeconds", Node::integer(period), fmt::format("ask every {} s", period));
+  p.set("timeoutSeconds",
+        Node::integer(k_probe_timeout_s),
+        "SGLang's /health generates a token and answers after 1 s at the soonest");
   p.set("failureThreshold", Node::integer(failures), comment);
   return p;
 }
@@ -98,8 +103,41 @@ Node engine_container(const ServingSettings& s,
   Node ports = Node::seq();
   Node port = Node::map();
   port.set("name", Node::str("http"));
-  port.set("containerPort", Node::integer(r.port), "the engine's port (data/deploy.json)");
+  port.set(
+      "containerPort", Node::integer(engine_port(s, r)), "the engine's port (data/deploy.json)");
   ports.push(std::move(port));
+  if (!s.role.empty() && r.disaggregation->transfer_port > 0 &&
+      std::count(r.disaggregation->transfer_port_roles.begin(),
+                 r.disaggregation->transfer_port_roles.end(),
+                 s.role) > 0) {
+    Node transfer = Node::map();
+    transfer.set("name", Node::str(r.disaggregation->transfer_port_name));
+    transfer.set("containerPort",
+                 Node::integer(r.disaggregation->transfer_port),
+                 "the KV transfer's side channel (data/deploy.json)");
+    ports.push(std::move(transfer));
+  }
+  if (!s.role.empty() &&
+      (!r.disaggregation->pod_field_env.empty() || !r.disaggregation->env.empty())) {
+    Node env = Node::seq();
+    for (const auto& [name, value] : r.disaggregation->env) {
+      Node var = Node::map();
+      var.set("name", Node::str(name));
+      var.set("value", Node::str(value), "data/deploy.json's disaggregation recipe");
+      env.push(std::move(var));
+    }
+    for (const auto& [name, field] : r.disaggregation->pod_field_env) {
+      Node ref = Node::map();
+      ref.set("fieldPath", Node::str(field));
+      Node from = Node::map();
+      from.set("fieldRef", std::move(ref));
+      Node var = Node::map();
+      var.set("name", Node::str(name));
+      var.set("valueFrom", std::move(from), "where the other pool reaches this pod's KV cache");
+      env.push(std::move(var));
+    }
+    container.set("env", std::move(env));
+  }
   container.set("ports", std::move(ports));
   container.set("resources", gpu_resources(s, gpu_resource));
   if (serves) {
@@ -110,9 +148,12 @@ Node engine_container(const ServingSettings& s,
                              fmt::format("x {} s = twice the expected cold start of {}",
                                          k_probe_period_s,
                                          format_seconds(s.cold_start))));
-    container.set(
-        "readinessProbe",
-        http_probe(r, k_probe_period_s, 3, "out of the Service after 30 s without an answer"));
+    container.set("readinessProbe",
+                  http_probe(r,
+                             k_probe_period_s,
+                             3,
+                             s.role.empty() ? "out of the Service after 30 s without an answer"
+                                            : "out of llm-d's pool after 30 s without an answer"));
     container.set("livenessProbe", http_probe(r, 30, 3, "after the startup probe has passed"));
   }
   Node mounts = Node::seq();
@@ -123,6 +164,8 @@ Node engine_container(const ServingSettings& s,
   container.set("volumeMounts", std::move(mounts));
   return container;
 }
+
+} // namespace
 
 // One pod's spec: the engine container on a node with the GPU, spread over nodes or not.
 Node pod_spec(const ServingSettings& s,
@@ -155,7 +198,7 @@ Node pod_spec(const ServingSettings& s,
                    Node::str("ScheduleAnyway"),
                    "replicas on different nodes where there is room: one node's loss takes one");
     Node match = Node::map();
-    match.set("matchLabels", selector_of(s.name));
+    match.set("matchLabels", pool_selector(s));
     constraint.set("labelSelector", std::move(match));
     Node constraints = Node::seq();
     constraints.push(std::move(constraint));
@@ -181,6 +224,9 @@ Node pod_template(const ServingSettings& s, Node spec, bool leader) {
   if (leader) {
     labels.set("rightsize.dev/role", Node::str("leader"));
   }
+  for (const auto& [key, value] : s.pod_labels) {
+    labels.set(key, Node::str(value));
+  }
   meta.set("labels", std::move(labels));
   Node t = Node::map();
   t.set("metadata", std::move(meta));
@@ -188,11 +234,17 @@ Node pod_template(const ServingSettings& s, Node spec, bool leader) {
   return t;
 }
 
-} // namespace
-
 Node selector_of(const std::string& name) {
   Node l = Node::map();
   l.set("app.kubernetes.io/name", Node::str(name));
+  return l;
+}
+
+Node pool_selector(const ServingSettings& s) {
+  Node l = selector_of(s.name);
+  for (const auto& [key, value] : s.pod_labels) {
+    l.set(key, Node::str(value));
+  }
   return l;
 }
 
@@ -258,6 +310,20 @@ Node workload_object(const ServingSettings& s,
     d.set("spec", std::move(spec));
     return d;
   }
+  Node lws = object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", s, o, s.name);
+  Node spec = Node::map();
+  if (!s.autoscaled) {
+    spec.set("replicas", Node::integer(s.replicas), replicas_comment);
+  }
+  spec.set("leaderWorkerTemplate", leader_worker_template(s, r, product, gpu_resource));
+  lws.set("spec", std::move(spec));
+  return lws;
+}
+
+Node leader_worker_template(const ServingSettings& s,
+                            const EngineRecipe& r,
+                            const GpuProduct& product,
+                            const std::string& gpu_resource) {
   // A replica across nodes: a LeaderWorkerSet group of nodes_per_replica pods, the leader serving.
   const auto& mn = *r.multi_node;
   std::vector<std::string> serve = s.engine_args;
@@ -275,11 +341,6 @@ Node workload_object(const ServingSettings& s,
                                                 "{nodes}",
                                                 std::to_string(s.nodes_per_replica))};
   };
-  Node lws = object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", s, o, s.name);
-  Node spec = Node::map();
-  if (!s.autoscaled) {
-    spec.set("replicas", Node::integer(s.replicas), replicas_comment);
-  }
   Node group = Node::map();
   group.set("size",
             Node::integer(s.nodes_per_replica),
@@ -294,9 +355,7 @@ Node workload_object(const ServingSettings& s,
             pod_template(s,
                          pod_spec(s, r, product, gpu_resource, shell(mn.worker), {}, false, false),
                          false));
-  spec.set("leaderWorkerTemplate", std::move(group));
-  lws.set("spec", std::move(spec));
-  return lws;
+  return group;
 }
 
 Node service_object(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r) {

@@ -8,6 +8,7 @@
 //                       Service, PodDisruptionBudget, and the helpers every object shares
 //   autoscalers.cpp     the autoscaler objects: HPA with its prometheus-adapter rules, or KEDA
 //                       with the PodMonitor it reads through
+//   disaggregated.cpp   llm-d's objects for disaggregated prefill and decode pools
 
 #include <rightsize/deploy/deploy.hpp>
 
@@ -17,9 +18,19 @@
 namespace rightsize::serving {
 
 constexpr int k_probe_period_s = 10;
+// How long a probe waits for an answer: SGLang's /health runs a one-token generation and sleeps
+// a second before it answers (python/sglang/srt/entrypoints/http_server.py, health_generate), past
+// Kubernetes' default of 1 s; llm-d's guides give their probes 5 s.
+constexpr int k_probe_timeout_s = 5;
 
 inline std::string engine_key(Engine e) {
   return std::string(to_string(e));
+}
+
+// The port the engine listens on: the recipe's unless the settings name another (a decode pod's
+// engine behind llm-d's routing sidecar).
+inline int engine_port(const ServingSettings& s, const EngineRecipe& r) {
+  return s.port > 0 ? s.port : r.port;
 }
 
 // --- capacity.cpp
@@ -34,6 +45,17 @@ struct Capacity {
 };
 
 Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in);
+
+// A disaggregated candidate's pools: the prompts one prefill replica holds at once (all that fit)
+// and the sequences one decode replica holds while TTFT and TPOT hold at the band's slow edge (a
+// bisection over the load with the disaggregated estimator, from the plan's concurrency).
+struct PoolCapacity {
+  long long prefill = 0;
+  long long decode = 0;
+  bool latency_bound = false; // the decode capacity is set by a latency target
+};
+
+PoolCapacity pool_capacity(const Candidate& c, const DeployInputs& in);
 
 // --- engine_command.cpp
 
@@ -53,6 +75,9 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 Node selector_of(const std::string& name);
 
+// The name's selector and the settings' pod labels: one disaggregated pool's pods.
+Node pool_selector(const ServingSettings& s);
+
 // A Kubernetes object's head: apiVersion, kind and metadata.
 Node object(const char* api_version,
             const char* kind,
@@ -63,12 +88,32 @@ Node object(const char* api_version,
 // The pods that serve: every replica's pod, or a LeaderWorkerSet group's leader only.
 Node serving_labels(const ServingSettings& s, const char* leader_comment);
 
+// One pod's spec: the engine container (its GPUs, probes while `serves`) on a node with the GPU,
+// spread over nodes or not.
+Node pod_spec(const ServingSettings& s,
+              const EngineRecipe& r,
+              const GpuProduct& product,
+              const std::string& gpu_resource,
+              const std::vector<std::string>& command,
+              const std::vector<std::string>& args,
+              bool serves,
+              bool spread);
+
+// A pod template: the name's labels, the settings' pod labels, a leader's role.
+Node pod_template(const ServingSettings& s, Node spec, bool leader);
+
 // The Deployment, or the LeaderWorkerSet when a replica spans nodes.
 Node workload_object(const ServingSettings& s,
                      const DeployOptions& o,
                      const EngineRecipe& r,
                      const GpuProduct& product,
                      const std::string& gpu_resource);
+
+// A LeaderWorkerSet's group: nodes_per_replica pods, the leader serving.
+Node leader_worker_template(const ServingSettings& s,
+                            const EngineRecipe& r,
+                            const GpuProduct& product,
+                            const std::string& gpu_resource);
 
 Node service_object(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r);
 
@@ -91,5 +136,18 @@ Node keda_object(const ServingSettings& s,
                  const DeployOptions& o,
                  const EngineRecipe& r,
                  bool scale_to_zero);
+
+// --- disaggregated.cpp
+
+// llm-d's objects for a disaggregated configuration: the DisaggregatedSet of both pools (their
+// pods labelled for llm-d's router, the decode pods behind its routing sidecar) and a
+// PodDisruptionBudget per pool.
+std::vector<Node> disaggregated_objects(const ServingSettings& prefill,
+                                        const ServingSettings& decode,
+                                        const DeployOptions& o,
+                                        const EngineRecipe& r,
+                                        const DeployData& d,
+                                        const GpuProduct& product,
+                                        const std::string& gpu_resource);
 
 } // namespace rightsize::serving

@@ -102,6 +102,20 @@ LatencyPercentiles anchored(LatencyPercentiles d, Seconds mean) {
   return d;
 }
 
+// A distribution times `k`.
+LatencyPercentiles scaled_by(LatencyPercentiles d, double k) {
+  d.mean = d.mean * k;
+  d.p50 = d.p50 * k;
+  d.p90 = d.p90 * k;
+  d.p99 = d.p99 * k;
+  return d;
+}
+
+// The factor that takes `d`'s mean to `mean` (1 for an empty distribution).
+double anchor(const LatencyPercentiles& d, Seconds mean) {
+  return d.mean.si() > 0 ? mean / d.mean : 1.0;
+}
+
 } // namespace
 
 std::optional<SimulatedLatency> simulate_percentiles(const ServingLayout& layout,
@@ -118,16 +132,33 @@ std::optional<SimulatedLatency> simulate_percentiles(const ServingLayout& layout
     const long long low = std::llround(static_cast<double>(nominal) * inf.length_low_ratio);
     return LengthRange{std::clamp<long long>(low, 1, nominal), nominal};
   };
+  const double osl = static_cast<double>(inf.output_tokens) * inf.mean_length_share();
+  const Seconds e2e = perf.ttft + perf.tpot * std::max(0.0, osl - 1.0);
   Arrivals arrivals;
   arrivals.in_flight = std::max(perf.offered, perf.concurrency);
   arrivals.requests = default_simulated_requests(arrivals.in_flight);
   arrivals.warmup = arrivals.in_flight;
   SimulatedLatency s =
       simulate_serving(model, drawn(inf.prompt_tokens()), drawn(inf.output_tokens), arrivals);
-  // The typical request is the analytical estimate's, fitted on measured runs; the simulation
-  // gives the spread around it (docs/model.md, "Latency distributions").
-  const double osl = static_cast<double>(inf.output_tokens) * inf.mean_length_share();
-  const Seconds e2e = perf.ttft + perf.tpot * std::max(0.0, osl - 1.0);
+  // The typical request is the analytical estimate's, fitted on measured runs (closed loops);
+  // the simulation gives the spread around it (docs/model.md, "Latency distributions").
+  const double k_ttft = anchor(s.ttft, perf.ttft);
+  const double k_tpot = anchor(s.tpot, perf.tpot);
+  const double k_e2e = anchor(s.e2e, e2e);
+  if (inf.arrivals != ArrivalKind::closed && e2e.si() > 0) {
+    // An open process at the rate that keeps as many requests in flight on average (Little: in
+    // flight = rate x E2E), its gaps exponential or gamma, scaled as the closed loop was: where
+    // requests bunch up, its mean and its tail both rise (docs/model.md, "Arrivals").
+    Arrivals open = arrivals;
+    open.process = ArrivalProcess::open;
+    open.rate = static_cast<double>(arrivals.in_flight) / e2e.si();
+    open.burstiness = inf.arrivals == ArrivalKind::gamma ? inf.burstiness : 1.0;
+    s = simulate_serving(model, drawn(inf.prompt_tokens()), drawn(inf.output_tokens), open);
+    s.ttft = scaled_by(s.ttft, k_ttft);
+    s.tpot = scaled_by(s.tpot, k_tpot);
+    s.e2e = scaled_by(s.e2e, k_e2e);
+    return s;
+  }
   s.ttft = anchored(s.ttft, perf.ttft);
   s.tpot = anchored(s.tpot, perf.tpot);
   s.e2e = anchored(s.e2e, e2e);

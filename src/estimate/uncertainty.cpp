@@ -86,8 +86,8 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
           if (dimension == "kv_regime" && name == "queues") {
             into["kv_overflow"][metric] = entry; // the band of an overflowing KV cache
           }
-          if (dimension == "layout" && name == "disaggregated") {
-            into["disaggregated"][metric] = entry; // the band of a disaggregated layout
+          if (dimension == "layout" && (name == "disaggregated" || name == "attention_dp")) {
+            into[name][metric] = entry; // the band of a layout no line was fitted on
           }
         }
       }
@@ -102,7 +102,8 @@ template <class Map> void read_transfer(const FieldReader& t, Map& into) {
   }
   for (auto it = into.begin(); it != into.end();) {
     const bool used = it->first == "gpu_family" || it->first == "engine" || it->first == "both" ||
-                      it->first == "kv_overflow" || it->first == "disaggregated";
+                      it->first == "kv_overflow" || it->first == "disaggregated" ||
+                      it->first == "attention_dp";
     it = used ? std::next(it) : into.erase(it);
   }
 }
@@ -517,7 +518,8 @@ double Uncertainty::high_ratio(const std::string& metric,
 
 namespace {
 
-// The transfer band of `group` ("kv_overflow", "disaggregated") for `metric`, or null.
+// The transfer band of `group` ("kv_overflow", "disaggregated", "attention_dp") for `metric`, or
+// null.
 template <class Transfer>
 auto transfer_entry(const Transfer& transfer, const std::string& group, const std::string& metric)
     -> decltype(&transfer.begin()->second.begin()->second) {
@@ -565,6 +567,21 @@ RatioBand Uncertainty::disaggregated(const RatioBand& base, const std::string& m
   return b;
 }
 
+RatioBand Uncertainty::attention_data_parallel(const RatioBand& base,
+                                               const std::string& metric) const {
+  const auto* e = transfer_entry(m_transfer, "attention_dp", metric);
+  if (e == nullptr) {
+    return base;
+  }
+  RatioBand b = enveloped(base, e->low_ratio, e->high_ratio);
+  b.calibrated = false;
+  b.basis = fmt::format("{}; attention data-parallel: enveloped with the band of {} measured "
+                        "attention-DP runs, none fitted (docs/accuracy.md)",
+                        base.basis,
+                        e->lines);
+  return b;
+}
+
 Calibration Uncertainty::disaggregated_calibration(const std::string& family,
                                                    const std::string& engine) const {
   const auto* e = transfer_entry(m_transfer, "disaggregated", "ttft");
@@ -573,6 +590,19 @@ Calibration Uncertainty::disaggregated_calibration(const std::string& family,
           fmt::format("{}/{} disaggregated prefill/decode: efficiencies fitted on aggregated "
                       "runs; bands widened to the error of {} measured disaggregated runs, none "
                       "fitted (docs/accuracy.md, \"Disaggregated serving\")",
+                      family,
+                      engine,
+                      lines)};
+}
+
+Calibration Uncertainty::attention_dp_calibration(const std::string& family,
+                                                  const std::string& engine) const {
+  const auto* e = transfer_entry(m_transfer, "attention_dp", "ttft");
+  const long long lines = e == nullptr ? 0 : e->lines;
+  return {false,
+          fmt::format("{}/{} attention data-parallel: efficiencies fitted on runs without it; "
+                      "bands widened to the error of {} measured attention-DP runs, none fitted "
+                      "(docs/accuracy.md, \"Attention data parallelism\")",
                       family,
                       engine,
                       lines)};
@@ -598,19 +628,25 @@ std::string Uncertainty::uncalibrated_text(const std::string& family,
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const std::string& family,
-                               Engine engine) {
-  return inference_bands(p, u, family, std::string(to_string(engine)));
+                               Engine engine,
+                               int attention_dp) {
+  return inference_bands(p, u, family, std::string(to_string(engine)), attention_dp);
 }
 
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const std::string& family,
-                               const std::string& eng) {
+                               const std::string& eng,
+                               int attention_dp) {
   RatioBand ttft = u.band("ttft", family, eng);
   RatioBand tpot = u.band("tpot", family, eng);
   if (p.kv_overflow()) {
     ttft = u.overflowing(ttft, "ttft");
     tpot = u.overflowing(tpot, "tpot");
+  }
+  if (attention_dp > 1) {
+    ttft = u.attention_data_parallel(ttft, "ttft");
+    tpot = u.attention_data_parallel(tpot, "tpot");
   }
   return inference_bands(p, ttft, tpot);
 }

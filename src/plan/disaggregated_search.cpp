@@ -281,6 +281,11 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
 }
 
 Calibration candidate_calibration(const Search& S, const Candidate& c) {
+  if (S.options.uncertainty != nullptr && c.inference && c.layout.attention_dp > 1 &&
+      !c.disaggregation) {
+    return S.options.uncertainty->attention_dp_calibration(S.eff.family_name(*c.gpu),
+                                                           engine_band_key(*c.spec, S.eff));
+  }
   if (!c.disaggregation) {
     return family_calibration(S, *c.gpu);
   }

@@ -57,7 +57,7 @@ void judge_percentile_targets(const EstimateReport& r,
         const double k = 1e3 * stats.at(p.percentile).si() / point.si();
         scaled = Band{band->low * k, band->high * k};
       }
-      out.push_back(judge_target(fmt::format("{}_p{}_ms", name, p.percentile),
+      out.push_back(judge_target(fmt::format("{}_{}_ms", name, statistic_name(p.percentile)),
                                  true,
                                  to_ms(p.limit),
                                  predicted,
@@ -303,8 +303,11 @@ EstimateEvaluation estimate_configuration(Spec spec,
     }
   }
   const std::string family = efficiency.family_name(gpu);
-  e.calibration = uncertainty.calibration(
-      family, engine_band_key(e.spec, efficiency), !serving, unmeasured_workload(e.spec));
+  e.calibration =
+      serving && e.parallelism.attention_dp > 1
+          ? uncertainty.attention_dp_calibration(family, engine_band_key(e.spec, efficiency))
+          : uncertainty.calibration(
+                family, engine_band_key(e.spec, efficiency), !serving, unmeasured_workload(e.spec));
   if (serving) {
     e.inference = estimate_inference(e.spec,
                                      gpu,
@@ -323,7 +326,9 @@ EstimateEvaluation estimate_configuration(Spec spec,
       const auto* site =
           uncertainty.measured_site(family, engine, gpu, e.parallelism, e.spec, batch.value_or(0));
       e.inference_bands =
-          site == nullptr ? inference_bands(*e.inference, uncertainty, family, engine)
+          site == nullptr
+              ? inference_bands(
+                    *e.inference, uncertainty, family, engine, e.parallelism.attention_dp)
           : e.inference->kv_overflow()
               ? inference_bands(*e.inference,
                                 uncertainty.overflowing(site->measured_ttft, "ttft"),

@@ -231,8 +231,11 @@ void evaluate_inference(const detail::Search& S,
   double tpot_high = 1.0;
   double rate_high = 1.0; // the band rates are held to (TPOT's, or an embedding's TTFT)
   if (S.options.uncertainty != nullptr) {
-    c.inference_bands = inference_bands(
-        *c.inference, *S.options.uncertainty, S.eff.family_name(*c.gpu), engine_name(spec));
+    c.inference_bands = inference_bands(*c.inference,
+                                        *S.options.uncertainty,
+                                        S.eff.family_name(*c.gpu),
+                                        engine_name(spec),
+                                        c.layout.attention_dp);
     if (S.options.confidence == Confidence::band) {
       ttft_high = c.inference_bands->ttft.high / std::max(1e-300, c.inference->ttft.si());
       tpot_high = c.inference_bands->tpot.high / std::max(1e-300, c.inference->tpot.si());

@@ -57,8 +57,8 @@ PercentileStanding standing(const Search& S, const Candidate& c) {
   const PercentileHold& worst = tpot_worse ? tpot : ttft;
   if (worst.target != nullptr) {
     s.worst_ratio = worst.ratio;
-    s.worst = fmt::format("p{} {} {} against {}",
-                          worst.target->percentile,
+    s.worst = fmt::format("{} {} {} against {}",
+                          statistic_name(worst.target->percentile),
                           tpot_worse ? "TPOT" : "TTFT",
                           format_seconds(worst.held),
                           format_seconds(worst.target->limit));

@@ -573,7 +573,9 @@ void plan_slices(const Search& S, Plan& plan) {
   one.constraints.max_gpus_per_node = 1;
   // Made once: every slice's search tries the same variants.
   const auto variants = detail::precision_variants(one);
-  const Search in_slices{one, S.catalog, S.constants, S.eff, S.options, false, nullptr, &variants};
+  PlanOptions opt = S.options; // never disaggregated: no KV transfer between MIG instances
+  opt.disaggregate = false;
+  const Search in_slices{one, S.catalog, S.constants, S.eff, opt, false, nullptr, &variants};
   for (const Gpu& g : S.catalog.gpus) {
     std::string why;
     if (!g.mig || !allowed_by_constraints(g, S.spec, S.catalog, why)) {

@@ -104,52 +104,92 @@ std::string manifest_yaml(const Node& object) {
   return text;
 }
 
+namespace {
+
+std::string layout_words(const Parallelism& p) {
+  std::string layout = fmt::format("TP={}", p.tp);
+  if (p.pp > 1) {
+    layout += fmt::format(", PP={}", p.pp);
+  }
+  if (p.ep > 1) {
+    layout += fmt::format(", EP={}", p.ep);
+  }
+  if (p.attention_dp > 1) {
+    layout += fmt::format(", attention DP={}", p.attention_dp);
+  }
+  return layout;
+}
+
+// A disaggregated deployment's first lines: both pools, what each replica holds.
+std::string disaggregated_header(const ServingSettings& p, const ServingSettings& d) {
+  std::string text = fmt::format(
+      "rightsize deploy: {} disaggregated as {} prefill + {} decode replicas of {} x {} ({}), "
+      "{} {} under llm-d\n",
+      d.name,
+      p.replicas,
+      d.replicas,
+      d.gpus_per_replica,
+      d.gpu,
+      layout_words(d.layout),
+      d.engine,
+      d.engine_version);
+  text += fmt::format("prefill replica: up to {} prompts at once (all that fit); it holds each "
+                      "only until its KV cache is sent\n",
+                      p.capacity_per_replica);
+  text +=
+      fmt::format("decode replica: up to {} concurrent sequences, {}; the plan runs {}\n",
+                  d.capacity_per_replica,
+                  d.latency_bound ? "the most at which the latency targets hold" : "all that fit",
+                  d.planned_per_replica);
+  text += fmt::format(
+      "replicas: {} prefill and {} decode, fixed (no autoscaler)\n", p.replicas, d.replicas);
+  return text;
+}
+
+} // namespace
+
 std::string deploy_header(const DeployReport& report) {
   const ServingSettings& s = report.settings;
-  std::string layout = fmt::format("TP={}", s.layout.tp);
-  if (s.layout.pp > 1) {
-    layout += fmt::format(", PP={}", s.layout.pp);
-  }
-  if (s.layout.ep > 1) {
-    layout += fmt::format(", EP={}", s.layout.ep);
-  }
-  if (s.layout.attention_dp > 1) {
-    layout += fmt::format(", attention DP={}", s.layout.attention_dp);
-  }
-  std::string text =
-      fmt::format("rightsize deploy: {} as {} replica{} of {} ({}), {} {}\n",
-                  s.name,
-                  s.replicas,
-                  s.replicas > 1 ? "s" : "",
-                  s.partition.empty() ? fmt::format("{} x {}", s.gpus_per_replica, s.gpu)
-                                      : fmt::format("a {} MIG slice of an {}", s.partition, s.gpu),
-                  layout,
-                  s.engine,
-                  s.engine_version);
-  text += fmt::format(
-      "per replica: {} on {} node{}; up to {} concurrent {}, {}; the plan runs {}\n",
-      s.partition.empty()
-          ? fmt::format("{} GPU{}", s.gpus_per_replica, s.gpus_per_replica > 1 ? "s" : "")
-          : std::string("1 MIG slice"),
-      s.nodes_per_replica,
-      s.nodes_per_replica > 1 ? "s" : "",
-      s.capacity_per_replica,
-      s.images ? "images" : "sequences",
-      s.latency_bound ? "the most at which the latency targets hold" : "all that fit",
-      s.planned_per_replica);
-  if (s.autoscaled) {
-    text += fmt::format("replicas: {} now; the autoscaler keeps them between {} and {} (the peak "
-                        "month of the growth horizon)\n",
-                        s.replicas,
-                        s.min_replicas,
-                        s.max_replicas);
+  const std::string layout = layout_words(s.layout);
+  std::string text;
+  if (report.prefill) {
+    text = disaggregated_header(*report.prefill, s);
   } else {
+    text = fmt::format("rightsize deploy: {} as {} replica{} of {} ({}), {} {}\n",
+                       s.name,
+                       s.replicas,
+                       s.replicas > 1 ? "s" : "",
+                       s.partition.empty()
+                           ? fmt::format("{} x {}", s.gpus_per_replica, s.gpu)
+                           : fmt::format("a {} MIG slice of an {}", s.partition, s.gpu),
+                       layout,
+                       s.engine,
+                       s.engine_version);
     text += fmt::format(
-        "replicas: {}, fixed (no autoscaler){}\n",
-        s.replicas,
-        s.max_replicas > s.replicas
-            ? fmt::format("; the peak month of the growth horizon needs {}", s.max_replicas)
-            : "");
+        "per replica: {} on {} node{}; up to {} concurrent {}, {}; the plan runs {}\n",
+        s.partition.empty()
+            ? fmt::format("{} GPU{}", s.gpus_per_replica, s.gpus_per_replica > 1 ? "s" : "")
+            : std::string("1 MIG slice"),
+        s.nodes_per_replica,
+        s.nodes_per_replica > 1 ? "s" : "",
+        s.capacity_per_replica,
+        s.images ? "images" : "sequences",
+        s.latency_bound ? "the most at which the latency targets hold" : "all that fit",
+        s.planned_per_replica);
+    if (s.autoscaled) {
+      text += fmt::format("replicas: {} now; the autoscaler keeps them between {} and {} (the peak "
+                          "month of the growth horizon)\n",
+                          s.replicas,
+                          s.min_replicas,
+                          s.max_replicas);
+    } else {
+      text += fmt::format(
+          "replicas: {}, fixed (no autoscaler){}\n",
+          s.replicas,
+          s.max_replicas > s.replicas
+              ? fmt::format("; the peak month of the growth horizon needs {}", s.max_replicas)
+              : "");
+    }
   }
   text += fmt::format("cold start: about {} ({} of weights per node, then the engine's start)\n",
                       format_seconds(s.cold_start),

@@ -40,7 +40,7 @@ std::string seconds_band(const Band& b) {
   if (b.high < 1.0) {
     return in(1e3, "ms");
   }
-  if (b.high < 120.0) {
+  if (b.high < 3600.0) { // a band from seconds to minutes reads best in seconds: 7.38-432 s
     return in(1.0, "s");
   }
   if (b.high < 48.0 * 3600.0) {

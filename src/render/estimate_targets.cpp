@@ -12,8 +12,12 @@ namespace {
 
 // "TPOT", "requests/s": how a person calls a target.
 std::string target_label(const std::string& target) {
-  // A percentile target, "ttft_p99_ms": "p99 TTFT".
+  // A percentile target, "ttft_p99_ms": "p99 TTFT"; the mean held on the simulated distribution
+  // (open arrivals), "ttft_mean_ms": "mean TTFT".
   for (const char* latency : {"ttft", "tpot"}) {
+    if (target == std::string(latency) + "_mean_ms") {
+      return "mean " + target_label(std::string(latency) + "_ms");
+    }
     const std::string prefix = std::string(latency) + "_p";
     if (target.rfind(prefix, 0) == 0 && target.size() > prefix.size() + 3) {
       const std::string percentile =

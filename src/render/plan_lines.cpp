@@ -15,7 +15,7 @@
 namespace rightsize {
 
 // ", speculative eagle: 3 draft tokens at acceptance 0.80 (2.95 tokens per step), prefix cache
-// hit rate 50%", or nothing when the workload uses neither.
+// hit rate 50%, Poisson arrivals", or nothing when the workload uses none of them.
 std::string decoding_features(const InferenceWorkload& i) {
   std::string out;
   if (const auto& s = i.speculative) {
@@ -29,6 +29,11 @@ std::string decoding_features(const InferenceWorkload& i) {
   }
   if (i.prefix_cache_hit_rate > 0) {
     out += fmt::format(", prefix cache hit rate {:.0f}%", 100.0 * i.prefix_cache_hit_rate);
+  }
+  if (i.arrivals == ArrivalKind::poisson) {
+    out += ", Poisson arrivals";
+  } else if (i.arrivals == ArrivalKind::gamma) {
+    out += fmt::format(", gamma arrivals (burstiness {:g})", i.burstiness);
   }
   return out;
 }
@@ -163,13 +168,15 @@ std::string serving_targets(const Plan& p) {
     t.push_back(fmt::format("{} <= {}", names(u.latency).words, format_seconds(*x.ttft)));
   }
   for (const PercentileTarget& q : x.ttft_percentiles) {
-    t.push_back(fmt::format("p{} TTFT <= {}", q.percentile, format_seconds(q.limit)));
+    t.push_back(
+        fmt::format("{} TTFT <= {}", statistic_name(q.percentile), format_seconds(q.limit)));
   }
   if (x.tpot) {
     t.push_back("TPOT <= " + format_seconds(*x.tpot));
   }
   for (const PercentileTarget& q : x.tpot_percentiles) {
-    t.push_back(fmt::format("p{} TPOT <= {}", q.percentile, format_seconds(q.limit)));
+    t.push_back(
+        fmt::format("{} TPOT <= {}", statistic_name(q.percentile), format_seconds(q.limit)));
   }
   if (x.output_tokens_per_s) {
     t.push_back(fmt::format(">= {:g} output tokens/s", *x.output_tokens_per_s));

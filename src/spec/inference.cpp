@@ -78,6 +78,33 @@ void read_targets(const FieldReader& r, InferenceTargets& t) {
   t.requests_per_s = r.optional_number("requests_per_s", Range::positive(1e9));
 }
 
+// {"process": "poisson"} or {"process": "gamma", "burstiness": 0.5}: an open process keeping
+// the spec's concurrency in flight on average; {"process": "closed"} is the default.
+void read_arrivals(const FieldReader& r, InferenceWorkload& w) {
+  r.reject_unknown({"process", "burstiness"});
+  if (!r.has("process")) {
+    r.fail_plain("arrivals need \"process\": closed, poisson or gamma");
+  }
+  w.arrivals = r.choice("process", k_arrival_names);
+  if (w.arrivals != ArrivalKind::closed && !w.concurrency) {
+    r.member("process").fail_plain(
+        "an open process keeps the spec's concurrency in flight on average: give "
+        "workload.concurrency (an offline spec has no arrivals)");
+  }
+  if (w.arrivals == ArrivalKind::gamma) {
+    if (!r.has("burstiness")) {
+      r.fail_plain("gamma arrivals need \"burstiness\", the shape of their gaps (1: Poisson, "
+                   "below 1: burstier; vLLM's --burstiness)");
+    }
+    w.burstiness = r.number("burstiness", Range{0.01, 100.0});
+  } else if (r.has("burstiness")) {
+    r.member("burstiness")
+        .fail_plain(fmt::format("has no meaning for {} arrivals: it is the gamma process's "
+                                "shape",
+                                to_string(w.arrivals)));
+  }
+}
+
 } // namespace
 
 // What generation and embedding workloads share: concurrency and the engine's settings.
@@ -119,7 +146,8 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
                     "image_width",
                     "image_height",
                     "speculative",
-                    "prefix_cache_hit_rate"});
+                    "prefix_cache_hit_rate",
+                    "arrivals"});
   w.input_tokens =
       r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
   w.output_tokens =
@@ -127,6 +155,20 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
   read_serving_engine(r, w);
   if (auto t = r.optional_object("targets")) {
     read_targets(*t, w.targets);
+  }
+  if (auto a = r.optional_object("arrivals")) {
+    read_arrivals(*a, w);
+  }
+  if (w.arrivals != ArrivalKind::closed) {
+    // The fitted estimate is a closed loop's: under open arrivals a mean target is held on the
+    // simulated distribution, as the percentiles are (docs/spec.md, "Arrivals").
+    for (auto [mean, percentiles] : {std::pair{&w.targets.ttft, &w.targets.ttft_percentiles},
+                                     std::pair{&w.targets.tpot, &w.targets.tpot_percentiles}}) {
+      if (*mean) {
+        percentiles->insert(percentiles->begin(), PercentileTarget{0, **mean});
+        mean->reset();
+      }
+    }
   }
   w.images_per_request = r.optional_integer("images_per_request", Range{0, 1000}).value_or(0);
   w.image_width = r.optional_integer("image_width", Range{1, 100000}).value_or(w.image_width);

@@ -28,7 +28,7 @@ latency_target_json(const std::optional<Seconds>& mean,
     j["mean"] = to_ms(*mean);
   }
   for (const PercentileTarget& p : percentiles) {
-    j[fmt::format("p{}", p.percentile)] = to_ms(p.limit);
+    j[statistic_name(p.percentile)] = to_ms(p.limit);
   }
   return j;
 }
@@ -113,6 +113,13 @@ nlohmann::json workload_to_json(const Spec& spec) {
     }
     if (i.prefix_cache_hit_rate > 0) {
       j["prefix_cache_hit_rate"] = i.prefix_cache_hit_rate;
+    }
+    if (i.arrivals !=
+        ArrivalKind::closed) { // absent for a closed loop: other specs keep their digest
+      j["arrivals"] = {{"process", std::string(to_string(i.arrivals))}};
+      if (i.arrivals == ArrivalKind::gamma) {
+        j["arrivals"]["burstiness"] = i.burstiness;
+      }
     }
     nlohmann::json t = nlohmann::json::object();
     if (i.targets.output_tokens_per_s) {

@@ -620,19 +620,52 @@ TEST_CASE("check: a disaggregated recommendation is locked with its split and re
   CHECK(same.exit_code == 0);
   CHECK_THAT(same.out, Catch::Contains("no sizing change"));
 
-  // deploy writes aggregated serving only: it says what plan ranks first, and deploys the best
-  // aggregated configuration; a disaggregated lock is refused, naming the lock.
-  const auto aggregated = run_binary("deploy " + spec + " --model-uri deepseek-ai/DeepSeek-V3 -o " +
-                                     dir.path() + "/aggregated");
-  CHECK(aggregated.exit_code == 0);
-  CHECK_THAT(aggregated.err, Catch::Contains("ranks a disaggregated configuration first"));
+  // deploy writes the recommendation as llm-d's DisaggregatedSet, from the fresh plan and from the
+  // lock alike; an engine without an llm-d recipe gets the best aggregated configuration and a
+  // warning naming what plan ranks first.
+  const auto fresh = run_binary("deploy " + spec + " --model-uri deepseek-ai/DeepSeek-V3 -o " +
+                                dir.path() + "/fresh");
+  INFO(fresh.err);
+  CHECK(fresh.exit_code == 0);
+  CHECK(fs::exists(dir.path() + "/fresh/disaggregatedset-deepseek-v3-long-prompts.yaml"));
   const auto deploy =
       run_binary("deploy " + spec + " --lock --model-uri deepseek-ai/DeepSeek-V3 -o " + dir.path() +
                  "/manifests");
-  CHECK(deploy.exit_code == 2);
-  CHECK_THAT(deploy.err, Catch::Contains("rightsize.lock.json"));
-  CHECK_THAT(deploy.err, Catch::Contains("disaggregated, which rightsize deploy does not write"));
-  CHECK_FALSE(fs::exists(dir.path() + "/manifests"));
+  CHECK(deploy.exit_code == 0);
+  CHECK(fs::exists(dir.path() + "/manifests/disaggregatedset-deepseek-v3-long-prompts.yaml"));
+  const auto trtllm = run_binary("deploy " + spec +
+                                 " --engine tensorrt-llm --model-uri deepseek-ai/DeepSeek-V3");
+  CHECK(trtllm.exit_code == 0);
+  CHECK_THAT(trtllm.err, Catch::Contains("ranks a disaggregated configuration first"));
+  CHECK_THAT(trtllm.out, Catch::Contains("kind: Deployment"));
+
+  // An aggregated lock of the same GPU (7 x TP8, as plan ranked it before disaggregation) is
+  // looked up among aggregated configurations and deployed as before.
+  nlohmann::json aggregated_lock = lock;
+  auto& agg = aggregated_lock["locks"].begin().value()["recommended"];
+  agg.erase("prefill_replicas");
+  agg["replicas"] = 7;
+  agg["gpus"] = 56;
+  std::ofstream(dir.path() + "/aggregated.lock.json") << aggregated_lock.dump(2);
+  const auto aggregated = run_binary("deploy " + spec + " --lock " + dir.path() +
+                                     "/aggregated.lock.json --model-uri deepseek-ai/DeepSeek-V3");
+  INFO(aggregated.err);
+  CHECK(aggregated.exit_code == 0);
+  CHECK_THAT(aggregated.out, Catch::Contains("as 7 replicas of 8 x B200-SXM-180GB"));
+
+  // A locked split the plan no longer sizes is refused, naming the lock; nothing is written.
+  nlohmann::json resized = lock;
+  resized["locks"].begin().value()["recommended"]["prefill_replicas"] =
+      recommended["prefill_replicas"].get<int>() + 1;
+  std::ofstream(dir.path() + "/resized.lock.json") << resized.dump(2);
+  const auto stale = run_binary("deploy " + spec + " --lock " + dir.path() +
+                                "/resized.lock.json --model-uri deepseek-ai/DeepSeek-V3 -o " +
+                                dir.path() + "/stale");
+  CHECK(stale.exit_code == 2);
+  CHECK_THAT(stale.err, Catch::Contains("resized.lock.json"));
+  CHECK_THAT(stale.err, Catch::Contains("sized differently"));
+  CHECK_THAT(stale.err, Catch::Contains("rightsize check --replan --update"));
+  CHECK_FALSE(fs::exists(dir.path() + "/stale"));
 
   // A split with no decode replica left is the lock's error.
   lock["locks"].begin().value()["recommended"]["prefill_replicas"] =

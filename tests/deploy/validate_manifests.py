@@ -14,13 +14,14 @@ What is checked, per document:
   * (apiVersion, kind) is one of the supported pairs; a known kind with another apiVersion
     or an unknown kind is an error;
   * the object against its schema (Kubernetes OpenAPI v3 or CRD openAPIV3Schema: KEDA
-    ScaledObject, LeaderWorkerSet, Prometheus Operator PodMonitor), made
+    ScaledObject, LeaderWorkerSet, DisaggregatedSet, Prometheus Operator PodMonitor), made
     strict at load time: every object schema with `properties` and no
     `additionalProperties` gets `additionalProperties: false`, except at or below
     `x-kubernetes-preserve-unknown-fields: true`; int-or-string and Quantity accept int or
     string (Quantity strings must parse); int32/int64 ranges are checked;
   * CRD kinds: metadata against the Kubernetes ObjectMeta schema (CRDs only say `object`);
-  * metadata.name: DNS-1035 label for Service and LeaderWorkerSet (what the API server /
+  * metadata.name: DNS-1035 label for Service, LeaderWorkerSet and DisaggregatedSet (whose
+    LeaderWorkerSets are named after it) (what the API server /
     LWS webhook enforce), DNS-1123 subdomain otherwise; ScaledObject name and its derived
     HPA name <= 63 (KEDA webhook); namespace: DNS-1123 label;
   * every labels / matchLabels / annotations map anywhere (object, templates, selectors):
@@ -59,6 +60,8 @@ KINDS = {
     ("keda.sh/v1alpha1", "ScaledObject"): (CRD + "keda.sh_scaledobjects_v1alpha1.json", None),
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet"): (
         CRD + "leaderworkerset.x-k8s.io_leaderworkersets_v1.json", None),
+    ("disaggregatedset.x-k8s.io/v1", "DisaggregatedSet"): (
+        CRD + "disaggregatedset.x-k8s.io_disaggregatedsets_v1.json", None),
     ("monitoring.coreos.com/v1", "PodMonitor"): (
         CRD + "monitoring.coreos.com_podmonitors_v1.json", None),
 }
@@ -236,7 +239,7 @@ def check_name(kind, name, spec):
     errs = []
     if not isinstance(name, str) or not name:
         return [(("metadata", "name"), "required field is missing")]
-    if kind in ("Service", "LeaderWorkerSet"):
+    if kind in ("Service", "LeaderWorkerSet", "DisaggregatedSet"):
         if len(name) > 63 or not DNS1035_LABEL.match(name):
             errs.append("must be a DNS-1035 label (lowercase alphanumerics and '-', starting "
                         "with a letter, at most 63 characters)")

@@ -90,3 +90,47 @@ TEST_CASE("reference: the disaggregated band holds the measured disaggregated ru
     CHECK(split_half >= 0.8);
   }
 }
+
+// The attention data-parallel band (transfer.layout.groups.attention_dp,
+// Uncertainty::attention_data_parallel) holds the measured attention-DP lines it was drawn from,
+// none of them fitted, and its split-half coverage is at least 0.8 (docs/accuracy.md, "Attention
+// data parallelism"): before it, their predictions carried the pair's band, which held few.
+TEST_CASE("reference: the attention data-parallel band holds the measured attention-DP lines",
+          "[reference][uncertainty]") {
+  if (!std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
+    WARN("../shared/validation is not beside the checkout: reference test skipped");
+    return;
+  }
+  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
+  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
+  const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
+  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  const auto perf = accuracy::build_perf_cases(RIGHTSIZE_VALIDATION_DIR,
+                                               std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
+                                               catalog,
+                                               constants,
+                                               eff);
+  REQUIRE(perf.attention_dp.size() >= 140); // TTFT and TPOT of 72 lines
+  const auto band = accuracy::attention_dp_band(perf.attention_dp, eff);
+  for (const char* metric : {"ttft", "tpot"}) {
+    CAPTURE(metric);
+    int lines = 0;
+    int inside = 0;
+    int inside_pair = 0; // the pair's band alone, as estimate --attention-dp printed before
+    for (const auto& c : perf.attention_dp) {
+      if (c.metric != metric) {
+        continue;
+      }
+      const RatioBand pair = u.band(metric, c.family, c.engine);
+      const RatioBand b = u.attention_data_parallel(pair, metric);
+      const double p = c.predict(eff);
+      ++lines;
+      inside += c.measured >= p * b.low_ratio && c.measured <= p * b.high_ratio ? 1 : 0;
+      inside_pair += c.measured >= p * pair.low_ratio && c.measured <= p * pair.high_ratio ? 1 : 0;
+    }
+    CAPTURE(lines, inside, inside_pair);
+    CHECK(inside >= 0.8 * lines);
+    CHECK(inside_pair < 0.8 * lines);
+    CHECK(band[metric]["coverage"].get<double>() >= 0.8);
+  }
+}

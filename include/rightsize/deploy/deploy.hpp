@@ -64,6 +64,22 @@ struct EngineRecipe {
   };
   std::optional<Speculative> speculative;
   std::vector<std::string> prefix_cache_args; // what turns prefix caching on (empty: the default)
+  // Disaggregated prefill and decode under llm-d (docs/deploy.md, "Disaggregated serving"): each
+  // pool's own words, the decode engine's port behind llm-d's routing sidecar (which takes the
+  // recipe's port), the KV transfer's port, the environment the transfer reads from the pod, and
+  // the sidecar's arguments; absent: deploy refuses a disaggregated configuration.
+  struct Disaggregation {
+    std::vector<std::string> prefill_args;
+    std::vector<std::string> decode_args;
+    int decode_port = 0;
+    std::string transfer_port_name; // empty: no port of its own
+    int transfer_port = 0;
+    std::vector<std::string> transfer_port_roles;     // the pools whose pods listen on it
+    std::map<std::string, std::string> pod_field_env; // variable -> pod field (status.podIP)
+    std::map<std::string, std::string> env;           // variable -> value
+    std::vector<std::string> sidecar_args;
+  };
+  std::optional<Disaggregation> disaggregation;
   std::map<std::string, std::string> sources;
   [[nodiscard]] const std::string& arg(const std::string& role) const;
 };
@@ -78,6 +94,14 @@ struct DeployData {
   std::string dcgm_pod_label = "pod";
   std::string dcgm_namespace_label = "namespace";
   bool dcgm_dram_active_by_default = false;
+  // llm-d, the stack a disaggregated configuration is written for: its routing sidecar's image,
+  // and the pod labels its router reads (serving, and the pool's role).
+  struct LlmD {
+    std::string version;
+    std::string sidecar_image;
+    std::string serving_label; // set to "true" on every serving pod
+    std::string role_label;    // "prefill" or "decode"
+  } llm_d;
 };
 
 DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file);
@@ -95,6 +119,7 @@ struct DeployOptions {
   std::string model_uri; // empty: the model's Hugging Face id, else the spec's name
   // Where KEDA reads the engine's metrics.
   std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
+  bool autoscaler_given = false; // --autoscaler was named (a disaggregated deployment has none)
 };
 
 // What one estimate needs besides the plan: the capacity model is re-run per replica.
@@ -116,6 +141,9 @@ struct ServingSettings {
   std::string gpu;       // catalog name
   std::string partition; // MIG profile, or empty
   Parallelism layout;
+  int port = 0;     // the engine's: 0 the recipe's; the decode pool's behind llm-d's sidecar
+  std::string role; // a disaggregated pool's: "prefill" or "decode"; empty when aggregated
+  std::map<std::string, std::string> pod_labels; // beyond the name: llm-d's serving and role
   int gpus_per_replica = 1;
   int gpus_per_node = 1; // GPUs one pod requests
   int nodes_per_replica = 1;
@@ -152,15 +180,21 @@ struct ServingSettings {
 };
 
 struct DeployReport {
-  ServingSettings settings;
-  std::vector<Node> objects;      // Kubernetes objects in apply order
-  std::vector<std::string> notes; // for a person: caveats the manifests cannot say
+  ServingSettings settings;               // disaggregated: the decode pool's
+  std::optional<ServingSettings> prefill; // disaggregated: the prefill pool's
+  std::vector<Node> objects;              // Kubernetes objects in apply order
+  std::vector<std::string> notes;         // for a person: caveats the manifests cannot say
 };
 
 // The engine's recipe for the spec's workload: InputError at /workload/engine when the engine has
 // none in data/deploy.json, or none for an embedding workload (the `embedding` role). Checked
 // before the plan's feasibility, so that a recipe problem is not reported as "nothing feasible".
 const EngineRecipe& serving_recipe(const Spec& spec, const DeployData& data);
+
+// Why `c`, a disaggregated candidate, cannot be written for llm-d, in a few words ("each
+// replica's 16 GPUs span nodes of 8"): its engine has no recipe for it in `d`, or a replica
+// spans nodes; nullopt when it can (or `c` is aggregated).
+std::optional<std::string> disaggregated_deploy_refusal(const Candidate& c, const DeployData& d);
 
 // The manifests of the plan's recommended candidate. InputError when the plan has no serving
 // candidate, the engine has no recipe (or no multi-node recipe when a replica spans nodes), or the

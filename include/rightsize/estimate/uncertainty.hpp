@@ -79,10 +79,20 @@ public:
   // wider of `base`'s and the band of the measured disaggregated runs (data/uncertainty.json
   // transfer.layout.groups.disaggregated), never calibrated; `base` when the file has none.
   [[nodiscard]] RatioBand disaggregated(const RatioBand& base, const std::string& metric) const;
+  // A band for an attention data-parallel layout (Parallelism::attention_dp > 1): each edge the
+  // wider of `base`'s and the band of the measured attention-DP runs (transfer.layout.groups.
+  // attention_dp; none fitted, docs/accuracy.md "Attention data parallelism"), never calibrated;
+  // `base` when the file has none.
+  [[nodiscard]] RatioBand attention_data_parallel(const RatioBand& base,
+                                                  const std::string& metric) const;
   // The calibration of a disaggregated layout on a family and engine: never measured (its
   // efficiencies are the aggregated runs'), saying how many disaggregated runs its band rests on.
   [[nodiscard]] Calibration disaggregated_calibration(const std::string& family,
                                                       const std::string& engine) const;
+  // The calibration of an attention data-parallel layout: never measured (no such line is
+  // fitted), saying how many attention-DP runs its band rests on.
+  [[nodiscard]] Calibration attention_dp_calibration(const std::string& family,
+                                                     const std::string& engine) const;
   // band(...).high_ratio without the basis sentence, for the search.
   [[nodiscard]] double
   high_ratio(const std::string& metric, const std::string& family, const std::string& engine) const;
@@ -189,15 +199,18 @@ struct TrainingBands {
 
 // Throughput is inverse to the time per output token, so its band is the TPOT band inverted.
 // `family` is the GPU's efficiency family (Efficiency::family_name).
+// `attention_dp`: the layout's attention data-parallel groups (above 1: the attention-DP band).
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const std::string& family,
-                               Engine engine);
+                               Engine engine,
+                               int attention_dp = 1);
 // Same, for an engine by name (engine_name(spec): "diffusers" has no band of its own).
 InferenceBands inference_bands(const InferencePerformance& p,
                                const Uncertainty& u,
                                const std::string& family,
-                               const std::string& engine);
+                               const std::string& engine,
+                               int attention_dp = 1);
 // Same, from the ratio bands that Uncertainty::band gives for "ttft" and "tpot" of the GPU's
 // family and the engine (a plan looks them up once per family: each carries a sentence).
 InferenceBands

@@ -80,6 +80,13 @@ inline constexpr NameRow<Engine> k_engine_rows[] = {{Engine::vllm, "vllm"},
                                                     {Engine::transformers, "transformers"}};
 inline constexpr NameTable<Engine> k_engine_names{k_engine_rows};
 
+// How a text generation's requests arrive (docs/spec.md, "Arrivals").
+enum class ArrivalKind { closed, poisson, gamma };
+inline constexpr NameRow<ArrivalKind> k_arrival_rows[] = {{ArrivalKind::closed, "closed"},
+                                                          {ArrivalKind::poisson, "poisson"},
+                                                          {ArrivalKind::gamma, "gamma"}};
+inline constexpr NameTable<ArrivalKind> k_arrival_names{k_arrival_rows};
+
 inline constexpr NameRow<Optimizer> k_optimizer_rows[] = {{Optimizer::adamw, "adamw"},
                                                           {Optimizer::adam, "adam"},
                                                           {Optimizer::sgd, "sgd"},
@@ -110,6 +117,9 @@ inline std::string_view to_string(WorkloadType t) {
 }
 inline std::string_view to_string(Engine e) {
   return k_engine_names.name(e);
+}
+inline std::string_view to_string(ArrivalKind a) {
+  return k_arrival_names.name(a);
 }
 inline std::string_view to_string(Optimizer o) {
   return k_optimizer_names.name(o);
@@ -176,9 +186,15 @@ struct SpeculativeDecoding {
 // A latency target on a percentile of the requests: `{"p99": 2000}` in a spec (docs/spec.md,
 // "Targets").
 struct PercentileTarget {
-  int percentile = 99; // 50, 90 or 99
+  int percentile = 99; // 50, 90 or 99; 0: the mean, held on the simulated distribution (open
+                       // arrivals: docs/spec.md, "Arrivals")
   Seconds limit;
 };
+
+// A statistic as reports name it: "mean" (0), "p50", "p90", "p99".
+inline std::string statistic_name(int percentile) {
+  return percentile == 0 ? std::string("mean") : "p" + std::to_string(percentile);
+}
 
 // Service-level targets. Absent targets are not invented.
 struct InferenceTargets {
@@ -242,6 +258,12 @@ struct InferenceWorkload {
   // --random-range-ratio, SGLang's meaning); 1: fixed. Memory holds the nominal (longest).
   double length_low_ratio = 1.0;
   [[nodiscard]] double mean_length_share() const { return (1.0 + length_low_ratio) / 2.0; }
+  // How the requests arrive (text generation; docs/spec.md, "Arrivals"): a closed loop keeping
+  // `concurrency` in flight (benchmarks' --max-concurrency), or an open process keeping that
+  // many in flight on average, its gaps exponential (poisson) or gamma of shape `burstiness`
+  // (vLLM's --burstiness: below 1 burstier than Poisson). The percentiles are simulated with it.
+  ArrivalKind arrivals = ArrivalKind::closed;
+  double burstiness = 1.0;
   InferenceTargets targets;
   // Vision-language models: images in each prompt, and their size for dynamic-resolution towers.
   long long images_per_request = 0;

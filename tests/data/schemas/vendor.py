@@ -71,6 +71,11 @@ CRDS = {
         "commit": "2161f38ff333f9e24d3c44adef7cd5d9787cac00",
         "path": "config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml",
         "version": "v1", "blob": "2b376d69063e46bec99d0d815d36948cdc87d128"},
+    "disaggregatedset.x-k8s.io_disaggregatedsets_v1.json": {
+        "repo": "kubernetes-sigs/lws", "arg": "lws_git", "tag": "v0.10.0",
+        "commit": "2161f38ff333f9e24d3c44adef7cd5d9787cac00",
+        "path": "config/crd/bases/disaggregatedset.x-k8s.io_disaggregatedsets.yaml",
+        "version": "v1", "blob": "5428521404e2cd20cb7dcb1b4743e8f097f725d0"},
     "monitoring.coreos.com_podmonitors_v1.json": {
         "repo": "prometheus-operator/prometheus-operator", "arg": "prometheus_operator_git",
         "tag": "v0.93.0", "commit": "f8fafd475f3d132e239432ae6172de60a6cb6516",

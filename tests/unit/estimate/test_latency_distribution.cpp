@@ -212,3 +212,42 @@ TEST_CASE("simulation: refuses what it cannot simulate", "[simulation]") {
   a.requests = 10;
   CHECK_THROWS_AS(simulate_serving(h.model, {10, 10}, {1, 1}, a), InternalError);
 }
+
+TEST_CASE("simulation: open arrivals at the spec's load, scaled as the closed loop is",
+          "[simulation]") {
+  // Llama-3.1-8B on an H100, 2,048-token prompts, 256-token answers, 64 in flight.
+  const auto with = [](const nlohmann::json& arrivals) {
+    nlohmann::json workload = {{"type", "inference"},
+                               {"input_tokens", 2048},
+                               {"output_tokens", 256},
+                               {"concurrency", 64}};
+    if (!arrivals.is_null()) {
+      workload["arrivals"] = arrivals;
+    }
+    return parse_spec(
+        {{"model", config_path("llama-3.1-8b")}, {"precision", "bf16"}, {"workload", workload}},
+        "test.json");
+  };
+  const auto simulated = [](const Spec& s) {
+    OnH100 h(s);
+    const InferencePerformance p = estimate_inference(h.layout, h.memory);
+    const auto d = simulate_percentiles(h.layout, h.memory, p);
+    REQUIRE(d);
+    return std::pair{p, *d};
+  };
+  const auto [point, closed] = simulated(with(nullptr));
+  const auto [same, poisson] = simulated(with({{"process", "poisson"}}));
+  const auto [also, bursty] = simulated(with({{"process", "gamma"}, {"burstiness", 0.25}}));
+  const auto [again, smooth] = simulated(with({{"process", "gamma"}, {"burstiness", 8}}));
+  // The analytical estimate does not depend on the arrivals: only the distribution does.
+  CHECK(same.ttft.si() == Approx(point.ttft.si()));
+  CHECK(closed.ttft.mean.si() == Approx(point.ttft.si())); // the closed loop keeps its mean
+  // Open arrivals are scaled by the closed loop's factor, not to its mean: their mean moves.
+  CHECK(poisson.ttft.mean.si() != Approx(point.ttft.si()));
+  // Burstier gaps at the same rate queue longer: the tail grows with 1 / burstiness.
+  CHECK(bursty.ttft.p99 > poisson.ttft.p99);
+  CHECK(poisson.ttft.p99 > smooth.ttft.p99);
+  CHECK(bursty.ttft.mean > smooth.ttft.mean);
+  // Every request is measured as in the closed loop.
+  CHECK(poisson.requests == closed.requests);
+}

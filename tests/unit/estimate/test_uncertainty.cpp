@@ -278,3 +278,36 @@ TEST_CASE("uncertainty: an overflowing KV cache widens the band to the regime's 
   p.running_limit = "kv_cache";
   CHECK(inference_bands(p, older, "hopper", "vllm").tpot.high == Approx(0.05 * 1.2));
 }
+
+TEST_CASE("uncertainty: an attention data-parallel layout takes the band of the measured "
+          "attention-DP runs",
+          "[uncertainty]") {
+  auto f = transfer_file();
+  const auto entry = [](double lo, double hi, long long lines) {
+    return nlohmann::json{{"low_ratio", lo}, {"high_ratio", hi}, {"lines", lines}};
+  };
+  f["transfer"]["layout"] = {
+      {"ttft", entry(0.65, 19.7, 235)},
+      {"tpot", entry(0.34, 1.29, 235)},
+      {"groups",
+       {{"disaggregated", {{"ttft", entry(0.65, 19.7, 235)}, {"tpot", entry(0.34, 1.29, 235)}}},
+        {"attention_dp", {{"ttft", entry(1.0, 17.7, 72)}, {"tpot", entry(0.8, 3.3, 72)}}}}}};
+  const auto u = Uncertainty::from_json(f, "u.json");
+  InferencePerformance p;
+  p.ttft = seconds(0.5);
+  p.tpot = milliseconds(20);
+  p.output_tokens_per_s = 1000;
+  p.requests_per_s = 2;
+  // The pair's 0.9-1.2, enveloped: 0.9-17.7 for TTFT, 0.8-3.3 for TPOT; never calibrated.
+  const InferenceBands adp = inference_bands(p, u, "hopper", "vllm", 8);
+  CHECK(adp.ttft.low == Approx(0.5 * 0.9));
+  CHECK(adp.ttft.high == Approx(0.5 * 17.7));
+  CHECK(adp.tpot.low == Approx(0.02 * 0.8));
+  CHECK(adp.tpot.high == Approx(0.02 * 3.3));
+  CHECK_FALSE(adp.tpot_ratio.calibrated);
+  CHECK_THAT(adp.ttft_ratio.basis, Catch::Contains("72 measured attention-DP runs"));
+  // One attention group is the pair's band; a file without the group leaves the pair's.
+  CHECK(inference_bands(p, u, "hopper", "vllm", 1).ttft.high == Approx(0.5 * 1.2));
+  const auto older = Uncertainty::from_json(transfer_file(), "u.json");
+  CHECK(inference_bands(p, older, "hopper", "vllm", 8).ttft.high == Approx(0.5 * 1.2));
+}

@@ -123,3 +123,33 @@ TEST_CASE("disaggregated plan: check re-evaluates the configuration as plan cost
       spec, catalog(), constants(), efficiency(), rightsize::test::cli_plan_options(k_today), ref);
   CHECK_FALSE(small.problem.empty());
 }
+
+TEST_CASE("disaggregated plan: MIG slices are never split into prefill and decode pools",
+          "[plan][disaggregation]") {
+  // On-prem, every MIG profile is a candidate of its own (docs/plan.md, "MIG slices as
+  // candidates"). Llama-3.1-8B with 8K-token prompts, 256 in flight: before 2026-12-07 slices of
+  // an RTX PRO 6000, a GH200 and an H200 were planned as 26 to 41 prefill replicas, each prompt's
+  // KV cache sent between MIG instances.
+  const Spec spec = parse_spec({{"model", rightsize::test::config_path("llama-3.1-8b")},
+                                {"workload",
+                                 {{"type", "inference"},
+                                  {"engine", "sglang"},
+                                  {"input_tokens", 8192},
+                                  {"output_tokens", 256},
+                                  {"concurrency", 256},
+                                  {"targets", {{"tpot_ms", 60}}}}},
+                                {"deployment", {{"mode", "onprem"}}}},
+                               "mig-long.json");
+  const Plan plan = plan_of(spec);
+  REQUIRE(plan.feasible());
+  int slices = 0;
+  for (const Candidate& c : plan.candidates) {
+    CAPTURE(c.gpu->name, c.partition);
+    slices += c.partition.empty() ? 0 : 1;
+    CHECK_FALSE((!c.partition.empty() && c.disaggregation != nullptr));
+  }
+  CHECK(slices >= 5); // slices are planned, aggregated
+  CHECK(std::any_of(plan.candidates.begin(), plan.candidates.end(), [](const Candidate& c) {
+    return c.partition.empty() && c.disaggregation != nullptr; // whole GPUs still split
+  }));
+}

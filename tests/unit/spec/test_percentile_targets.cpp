@@ -66,3 +66,51 @@ TEST_CASE("spec: bad percentile targets", "[spec][targets]") {
   CHECK(spec_error(with_targets(R"({"ttft_ms": [1000]})"))
             .find("spec.json:/workload/targets/ttft_ms:") == 0);
 }
+
+TEST_CASE("spec: arrivals, closed by default, or an open process at the same load",
+          "[spec][targets]") {
+  const auto with = [](const std::string& arrivals, const std::string& targets) {
+    return R"({"model": "models/llama", "workload": {"type": "inference", "concurrency": 8,
+               "arrivals": )" +
+           arrivals + R"(, "targets": )" + targets + "}}";
+  };
+  ScratchDir dir;
+  const Spec closed = load_spec(write_spec(dir, with_targets(R"({"ttft_ms": 500})")));
+  CHECK(closed.workload.inference.arrivals == ArrivalKind::closed);
+  CHECK_FALSE(validation_to_json(closed)["workload"].contains("arrivals")); // digests unchanged
+  // Under an open process the mean target is held on the simulated distribution, as a
+  // percentile is: it moves into the percentile targets as "mean".
+  ScratchDir dir2;
+  const Spec poisson = load_spec(write_spec(
+      dir2, with(R"({"process": "poisson"})", R"({"ttft_ms": 500, "tpot_ms": {"p99": 60}})")));
+  const auto& t = poisson.workload.inference.targets;
+  CHECK(poisson.workload.inference.arrivals == ArrivalKind::poisson);
+  CHECK_FALSE(t.ttft);
+  REQUIRE(t.ttft_percentiles.size() == 1);
+  CHECK(t.ttft_percentiles[0].percentile == 0);
+  CHECK(t.ttft_percentiles[0].limit.si() == Approx(0.5));
+  CHECK(t.names_percentiles());
+  const auto j = validation_to_json(poisson)["workload"];
+  CHECK(j["arrivals"] == nlohmann::json{{"process", "poisson"}});
+  CHECK(j["targets"]["ttft_ms"] == nlohmann::json{{"mean", 500.0}});
+  ScratchDir dir3;
+  const Spec gamma = load_spec(
+      write_spec(dir3, with(R"({"process": "gamma", "burstiness": 0.5})", R"({"tpot_ms": 40})")));
+  CHECK(gamma.workload.inference.burstiness == Approx(0.5));
+  CHECK(validation_to_json(gamma)["workload"]["arrivals"]["burstiness"] == 0.5);
+  // Refusals: one line naming the field.
+  CHECK(spec_error(with(R"({"process": "gamma"})", "{}")) ==
+        "spec.json:/workload/arrivals: gamma arrivals need \"burstiness\", the shape of their gaps (1: "
+        "Poisson, below 1: burstier; vLLM's --burstiness)");
+  CHECK(spec_error(with(R"({"process": "poisson", "burstiness": 2})", "{}")) ==
+        "spec.json:/workload/arrivals/burstiness: has no meaning for poisson arrivals: it is the gamma "
+        "process's shape");
+  CHECK_THAT(spec_error(with(R"({"process": "gamma", "burstiness": 0})", "{}")),
+             Catch::Contains("/workload/arrivals/burstiness"));
+  CHECK_THAT(spec_error(with(R"({"process": "uniform"})", "{}")),
+             Catch::Contains("/workload/arrivals/process"));
+  CHECK(spec_error(R"({"model": "models/llama", "workload": {"type": "inference",
+                      "arrivals": {"process": "poisson"}}})") ==
+        "spec.json:/workload/arrivals/process: an open process keeps the spec's concurrency in flight "
+        "on average: give workload.concurrency (an offline spec has no arrivals)");
+}
