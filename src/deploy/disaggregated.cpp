@@ -59,8 +59,7 @@ Node role(const ServingSettings& s,
     rolling.set("maxSurge", Node::integer(1), "a pool of one: its replacement starts first");
     rolling.set("maxUnavailable", Node::integer(0), "the pool never stops for a rollout");
   } else {
-    rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
-    rolling.set("maxUnavailable", Node::integer(1), "one replica replaced at a time");
+    rolling = one_replica_at_a_time();
   }
   Node rollout = Node::map();
   rollout.set("type", Node::str("RollingUpdate"));
@@ -103,17 +102,6 @@ Node disaggregated_set(const ServingSettings& prefill,
   return set;
 }
 
-Node pool_budget(const ServingSettings& s, const DeployOptions& o) {
-  Node pdb = object("policy/v1", "PodDisruptionBudget", s, o, s.name + "-" + s.role);
-  Node spec = Node::map();
-  spec.set("maxUnavailable", Node::integer(1), "drains evict one replica of the pool at a time");
-  Node sel = Node::map();
-  sel.set("matchLabels", pool_selector(s));
-  spec.set("selector", std::move(sel));
-  pdb.set("spec", std::move(spec));
-  return pdb;
-}
-
 } // namespace
 
 std::vector<Node> disaggregated_objects(const ServingSettings& prefill,
@@ -125,8 +113,8 @@ std::vector<Node> disaggregated_objects(const ServingSettings& prefill,
                                         const std::string& gpu_resource) {
   std::vector<Node> objects;
   objects.push_back(disaggregated_set(prefill, decode, o, r, d, product, gpu_resource));
-  objects.push_back(pool_budget(prefill, o));
-  objects.push_back(pool_budget(decode, o));
+  objects.push_back(disruption_budget(prefill, o));
+  objects.push_back(disruption_budget(decode, o));
   return objects;
 }
 

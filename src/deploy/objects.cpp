@@ -288,12 +288,9 @@ Node workload_object(const ServingSettings& s,
     Node sel = Node::map();
     sel.set("matchLabels", selector_of(s.name));
     spec.set("selector", std::move(sel));
-    Node rolling = Node::map();
-    rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
-    rolling.set("maxUnavailable", Node::integer(1), "one replica replaced at a time");
     Node strategy = Node::map();
     strategy.set("type", Node::str("RollingUpdate"));
-    strategy.set("rollingUpdate", std::move(rolling));
+    strategy.set("rollingUpdate", one_replica_at_a_time());
     spec.set("strategy", std::move(strategy));
     std::vector<std::string> command = s.engine_args;
     spec.set("template",
@@ -373,16 +370,25 @@ Node service_object(const ServingSettings& s, const DeployOptions& o, const Engi
   return svc;
 }
 
+Node one_replica_at_a_time() {
+  Node rolling = Node::map();
+  rolling.set("maxSurge", Node::integer(0), "no extra GPUs during a rollout");
+  rolling.set("maxUnavailable", Node::integer(1), "one replica replaced at a time");
+  return rolling;
+}
+
 Node disruption_budget(const ServingSettings& s, const DeployOptions& o) {
-  Node pdb = object("policy/v1", "PodDisruptionBudget", s, o, s.name);
+  Node pdb = object(
+      "policy/v1", "PodDisruptionBudget", s, o, s.role.empty() ? s.name : s.name + "-" + s.role);
   Node spec = Node::map();
   spec.set("maxUnavailable",
            Node::integer(1),
-           s.nodes_per_replica > 1
+           !s.role.empty() ? "drains evict one replica of the pool at a time"
+           : s.nodes_per_replica > 1
                ? "drains evict one pod at a time; a LeaderWorkerSet recreates that pod's group"
                : "drains evict one replica at a time");
   Node sel = Node::map();
-  sel.set("matchLabels", selector_of(s.name));
+  sel.set("matchLabels", pool_selector(s));
   spec.set("selector", std::move(sel));
   pdb.set("spec", std::move(spec));
   return pdb;

@@ -117,6 +117,10 @@ Node leader_worker_template(const ServingSettings& s,
 
 Node service_object(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r);
 
+// maxSurge 0, maxUnavailable 1: a rollout replaces one replica at a time on no extra GPUs.
+Node one_replica_at_a_time();
+
+// maxUnavailable 1 over the replicas (a disaggregated pool's: <name>-<role>, its pods only).
 Node disruption_budget(const ServingSettings& s, const DeployOptions& o);
 
 // What an autoscaler scales: the Deployment or the LeaderWorkerSet.

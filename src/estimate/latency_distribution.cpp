@@ -89,19 +89,6 @@ SchedulerModel scheduler_model(const ServingLayout& layout, const MemoryEstimate
 
 namespace {
 
-// A distribution scaled to the mean `mean`.
-LatencyPercentiles anchored(LatencyPercentiles d, Seconds mean) {
-  if (d.mean.si() <= 0) {
-    return d;
-  }
-  const double k = mean / d.mean;
-  d.mean = mean;
-  d.p50 = d.p50 * k;
-  d.p90 = d.p90 * k;
-  d.p99 = d.p99 * k;
-  return d;
-}
-
 // A distribution times `k`.
 LatencyPercentiles scaled_by(LatencyPercentiles d, double k) {
   d.mean = d.mean * k;
@@ -114,6 +101,16 @@ LatencyPercentiles scaled_by(LatencyPercentiles d, double k) {
 // The factor that takes `d`'s mean to `mean` (1 for an empty distribution).
 double anchor(const LatencyPercentiles& d, Seconds mean) {
   return d.mean.si() > 0 ? mean / d.mean : 1.0;
+}
+
+// A distribution scaled to the mean `mean` (exactly `mean`, not the factor times its own).
+LatencyPercentiles anchored(LatencyPercentiles d, Seconds mean) {
+  if (d.mean.si() <= 0) {
+    return d;
+  }
+  d = scaled_by(d, anchor(d, mean));
+  d.mean = mean;
+  return d;
 }
 
 } // namespace

@@ -538,6 +538,37 @@ RatioBand enveloped(RatioBand base, double low_ratio, double high_ratio) {
   return base;
 }
 
+// A layout no measured line was fitted on (`group`: "disaggregated", "attention_dp"): `base`
+// enveloped with the band of its measured runs, never calibrated, the basis naming `what` and
+// `runs`; `base` when the file has no such group.
+template <class Transfer>
+RatioBand never_fitted(const Transfer& transfer,
+                       const RatioBand& base,
+                       const std::string& metric,
+                       const char* group,
+                       const char* what,
+                       const char* runs) {
+  const auto* e = transfer_entry(transfer, group, metric);
+  if (e == nullptr) {
+    return base;
+  }
+  RatioBand b = enveloped(base, e->low_ratio, e->high_ratio);
+  b.calibrated = false;
+  b.basis = fmt::format("{}; {}: enveloped with the band of {} measured {} runs, none fitted "
+                        "(docs/accuracy.md)",
+                        base.basis,
+                        what,
+                        e->lines,
+                        runs);
+  return b;
+}
+
+// The measured runs a never-fitted layout's band rests on (0 when the file has none).
+template <class Transfer> long long group_lines(const Transfer& transfer, const char* group) {
+  const auto* e = transfer_entry(transfer, group, "ttft");
+  return e == nullptr ? 0 : e->lines;
+}
+
 } // namespace
 
 RatioBand Uncertainty::overflowing(const RatioBand& base, const std::string& metric) const {
@@ -554,58 +585,36 @@ RatioBand Uncertainty::overflowing(const RatioBand& base, const std::string& met
 }
 
 RatioBand Uncertainty::disaggregated(const RatioBand& base, const std::string& metric) const {
-  const auto* e = transfer_entry(m_transfer, "disaggregated", metric);
-  if (e == nullptr) {
-    return base;
-  }
-  RatioBand b = enveloped(base, e->low_ratio, e->high_ratio);
-  b.calibrated = false;
-  b.basis = fmt::format("{}; disaggregated prefill/decode: enveloped with the band of {} measured "
-                        "disaggregated runs, none fitted (docs/accuracy.md)",
-                        base.basis,
-                        e->lines);
-  return b;
+  return never_fitted(
+      m_transfer, base, metric, "disaggregated", "disaggregated prefill/decode", "disaggregated");
 }
 
 RatioBand Uncertainty::attention_data_parallel(const RatioBand& base,
                                                const std::string& metric) const {
-  const auto* e = transfer_entry(m_transfer, "attention_dp", metric);
-  if (e == nullptr) {
-    return base;
-  }
-  RatioBand b = enveloped(base, e->low_ratio, e->high_ratio);
-  b.calibrated = false;
-  b.basis = fmt::format("{}; attention data-parallel: enveloped with the band of {} measured "
-                        "attention-DP runs, none fitted (docs/accuracy.md)",
-                        base.basis,
-                        e->lines);
-  return b;
+  return never_fitted(
+      m_transfer, base, metric, "attention_dp", "attention data-parallel", "attention-DP");
 }
 
 Calibration Uncertainty::disaggregated_calibration(const std::string& family,
                                                    const std::string& engine) const {
-  const auto* e = transfer_entry(m_transfer, "disaggregated", "ttft");
-  const long long lines = e == nullptr ? 0 : e->lines;
   return {false,
           fmt::format("{}/{} disaggregated prefill/decode: efficiencies fitted on aggregated "
                       "runs; bands widened to the error of {} measured disaggregated runs, none "
                       "fitted (docs/accuracy.md, \"Disaggregated serving\")",
                       family,
                       engine,
-                      lines)};
+                      group_lines(m_transfer, "disaggregated"))};
 }
 
 Calibration Uncertainty::attention_dp_calibration(const std::string& family,
                                                   const std::string& engine) const {
-  const auto* e = transfer_entry(m_transfer, "attention_dp", "ttft");
-  const long long lines = e == nullptr ? 0 : e->lines;
   return {false,
           fmt::format("{}/{} attention data-parallel: efficiencies fitted on runs without it; "
                       "bands widened to the error of {} measured attention-DP runs, none fitted "
                       "(docs/accuracy.md, \"Attention data parallelism\")",
                       family,
                       engine,
-                      lines)};
+                      group_lines(m_transfer, "attention_dp"))};
 }
 
 std::string Uncertainty::uncalibrated_text(const std::string& family,

@@ -6,6 +6,7 @@
 #include "accuracy/disaggregated_cases.hpp"
 #include "accuracy/logo.hpp"
 #include "accuracy/measured_cases.hpp"
+#include "fixtures.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
 
@@ -15,16 +16,28 @@
 
 using namespace rightsize;
 
+namespace {
+
+// Whether ../shared/validation is absent (the test is then skipped, with a warning).
+bool validation_missing() {
+  if (std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
+    return false;
+  }
+  WARN("../shared/validation is not beside the checkout: reference test skipped");
+  return true;
+}
+
+} // namespace
+
 TEST_CASE("reference: the 80% bands cover at least 75% of held-out serving lines",
           "[reference][uncertainty]") {
-  if (!std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
-    WARN("../shared/validation is not beside the checkout: reference test skipped");
+  if (validation_missing()) {
     return;
   }
-  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
-  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  const Catalog& catalog = test::catalog();
+  const Constants& constants = test::constants();
+  const Efficiency& eff = test::efficiency();
+  const Uncertainty& u = test::uncertainty();
   const std::string configs = std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs";
   auto perf =
       accuracy::build_perf_cases(RIGHTSIZE_VALIDATION_DIR, configs, catalog, constants, eff);
@@ -54,14 +67,13 @@ TEST_CASE("reference: the 80% bands cover at least 75% of held-out serving lines
 // of unseen runs it held, is at least 0.8 (docs/accuracy.md, "Disaggregated serving").
 TEST_CASE("reference: the disaggregated band holds the measured disaggregated runs",
           "[reference][uncertainty][disaggregation]") {
-  if (!std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
-    WARN("../shared/validation is not beside the checkout: reference test skipped");
+  if (validation_missing()) {
     return;
   }
-  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
-  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  const Catalog& catalog = test::catalog();
+  const Constants& constants = test::constants();
+  const Efficiency& eff = test::efficiency();
+  const Uncertainty& u = test::uncertainty();
   accuracy::PerfCases perf;
   accuracy::append_disaggregated_cases(perf,
                                        RIGHTSIZE_VALIDATION_DIR,
@@ -97,14 +109,13 @@ TEST_CASE("reference: the disaggregated band holds the measured disaggregated ru
 // data parallelism"): before it, their predictions carried the pair's band, which held few.
 TEST_CASE("reference: the attention data-parallel band holds the measured attention-DP lines",
           "[reference][uncertainty]") {
-  if (!std::filesystem::exists(std::string(RIGHTSIZE_VALIDATION_DIR) + "/serving_measured.csv")) {
-    WARN("../shared/validation is not beside the checkout: reference test skipped");
+  if (validation_missing()) {
     return;
   }
-  const auto catalog = load_catalog(std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json");
-  const auto constants = Constants::load(std::string(RIGHTSIZE_DATA_DIR) + "/memory.json");
-  const auto eff = Efficiency::load(std::string(RIGHTSIZE_DATA_DIR) + "/efficiency.json");
-  const auto u = Uncertainty::load(std::string(RIGHTSIZE_DATA_DIR) + "/uncertainty.json");
+  const Catalog& catalog = test::catalog();
+  const Constants& constants = test::constants();
+  const Efficiency& eff = test::efficiency();
+  const Uncertainty& u = test::uncertainty();
   const auto perf = accuracy::build_perf_cases(RIGHTSIZE_VALIDATION_DIR,
                                                std::string(RIGHTSIZE_TESTS_DIR) + "/data/configs",
                                                catalog,
