@@ -592,10 +592,9 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const auto& inf = steps.spec->workload.inference;
   const long long wanted = r.offered;
   const long long c = r.concurrency;
-  // Lengths drawn from [low_ratio x nominal, nominal] average (1 + low_ratio) / 2 of it.
-  const double mean = inf.mean_length_share();
-  const auto isl = static_cast<double>(inf.prompt_tokens()) * mean;
-  const auto osl = static_cast<double>(inf.output_tokens) * mean;
+  // Drawn lengths (a range or a histogram) at their means.
+  const double isl = inf.mean_prompt_tokens();
+  const double osl = inf.mean_output_tokens();
   const StepTime dec = generation_step(steps, kv, static_cast<double>(c), isl + osl / 2.0, r);
   r.prefill = pf.total();
   r.decode_step = dec.total() + r.draft_step;
@@ -632,9 +631,9 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const double interference = engine.prefill_interference;
   // Requests that arrive together (benchmarks start them in waves) wait on average for half of
   // the others' prefills.
-  // Drawn lengths (length_low_ratio < 1) end requests at different steps: arrivals stop coming in
-  // waves, and a request waits for the prefills the queue holds, not for a wave's.
-  const double wave_factor = inf.length_low_ratio < 1.0 ? 0.0 : engine.wave_factor;
+  // Drawn lengths (a range or a histogram) end requests at different steps: arrivals stop coming
+  // in waves, and a request waits for the prefills the queue holds, not for a wave's.
+  const double wave_factor = inf.fixed_lengths() ? engine.wave_factor : 0.0;
   const Seconds wave = prefill * (wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
   const Seconds before_wait = t0 + prefill + decode * 0.5;
   const double later_tokens = std::max(0.0, osl - 1.0);
@@ -745,7 +744,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   }
   steps.draft = estimate_detail::draft_pass(spec, p, constants);
   const auto& inf = spec.workload.inference;
-  const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
+  const double isl = inf.mean_prompt_tokens();
   return estimate_generation(steps,
                              kv_cache_geometry(spec, p, constants),
                              prefill_step(steps, isl, isl, estimate_detail::cached_share(inf, isl)),
@@ -770,7 +769,7 @@ ServingLayout serving_layout(const Spec& spec,
   if (!spec.workload.one_pass()) {
     s.steps->draft = estimate_detail::draft_pass(spec, p, constants);
     const auto& inf = spec.workload.inference;
-    const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
+    const double isl = inf.mean_prompt_tokens();
     s.prefill = prefill_step(*s.steps, isl, isl, estimate_detail::cached_share(inf, isl));
   }
   return s;

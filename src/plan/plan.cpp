@@ -62,7 +62,7 @@ bool has_targets(const Spec& spec, const WorkloadUnits& u) {
     return true;
   }
   const auto& t = spec.workload.inference.targets;
-  return t.ttft || t.tpot || t.requests_per_s || t.output_tokens_per_s;
+  return t.ttft || t.tpot || t.names_percentiles() || t.requests_per_s || t.output_tokens_per_s;
 }
 
 // The GPUs a deployment occupies: on-prem, every GPU of the servers bought.
