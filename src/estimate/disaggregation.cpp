@@ -228,10 +228,17 @@ DisaggregatedPerformance DisaggregatedEstimator::operator()(int prefills,
   return d;
 }
 
-DisaggregatedBands
-disaggregated_bands(const Uncertainty& u, const std::string& family, const std::string& engine) {
-  return {u.disaggregated(u.band("ttft", family, engine), "ttft"),
-          u.disaggregated(u.band("tpot", family, engine), "tpot")};
+DisaggregatedBands disaggregated_bands(const Uncertainty& u,
+                                       const std::string& family,
+                                       const std::string& engine,
+                                       int attention_dp) {
+  DisaggregatedBands b{u.disaggregated(u.band("ttft", family, engine), "ttft"),
+                       u.disaggregated(u.band("tpot", family, engine), "tpot")};
+  if (attention_dp > 1) {
+    b.ttft = u.attention_data_parallel(b.ttft, "ttft");
+    b.tpot = u.attention_data_parallel(b.tpot, "tpot");
+  }
+  return b;
 }
 
 std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,

@@ -48,9 +48,11 @@ PercentileStanding standing(const Search& S, const Candidate& c) {
   const PercentileHold ttft = worst_percentile(
       t.ttft_percentiles,
       sim.ttft,
-      band_high_ratio(S, *c.gpu, spec, latency_band_metric(S.units)).value_or(1.0));
-  const PercentileHold tpot = worst_percentile(
-      t.tpot_percentiles, sim.tpot, band_high_ratio(S, *c.gpu, spec, "tpot").value_or(1.0));
+      layout_high_ratio(S, *c.gpu, spec, c.layout, latency_band_metric(S.units)).value_or(1.0));
+  const PercentileHold tpot =
+      worst_percentile(t.tpot_percentiles,
+                       sim.tpot,
+                       layout_high_ratio(S, *c.gpu, spec, c.layout, "tpot").value_or(1.0));
   PercentileStanding s{ttft.ratio, tpot.ratio, "", 0.0};
   // The worse of the two, TTFT's on a tie.
   const bool tpot_worse = tpot.ratio > ttft.ratio;

@@ -467,51 +467,6 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
 
 } // namespace
 
-namespace detail {
-
-const Calibration& family_calibration(const Search& S, const Gpu& g) {
-  const std::string family = S.eff.family_name(g);
-  const auto matches = [&](const Search::FamilyCalibration& k) { return k.family == family; };
-  const auto make = [&] {
-    const Spec& spec = S.spec;
-    return Search::FamilyCalibration{
-        family,
-        S.options.uncertainty->calibration(
-            family, engine_band_key(spec, S.eff), !S.units.serving, unmeasured_workload(spec))};
-  };
-  return remembered(S.calibrations, matches, make).calibration;
-}
-
-InferenceBands serving_bands(const Search& S,
-                             const Gpu& g,
-                             const std::string& engine,
-                             const InferencePerformance& p) {
-  const std::string family = S.eff.family_name(g);
-  const auto matches = [&](const Search::FamilyBands& k) {
-    return k.family == family && k.engine == engine;
-  };
-  const auto make = [&] {
-    const Uncertainty& u = *S.options.uncertainty;
-    return Search::FamilyBands{
-        family, engine, u.band("ttft", family, engine), u.band("tpot", family, engine)};
-  };
-  const Search::FamilyBands& bands = remembered(S.serving_bands, matches, make);
-  if (p.kv_overflow()) {
-    const Uncertainty& u = *S.options.uncertainty;
-    return inference_bands(p, u.overflowing(bands.ttft, "ttft"), u.overflowing(bands.tpot, "tpot"));
-  }
-  return inference_bands(p, bands.ttft, bands.tpot);
-}
-
-Band memory_band_of(const Search& S, Bytes total) {
-  if (!S.memory_ratio) {
-    S.memory_ratio = S.options.uncertainty->band("memory", "", "");
-  }
-  return memory_band(total, *S.memory_ratio);
-}
-
-} // namespace detail
-
 namespace {
 
 // The smallest MIG slice of the best candidate's GPU that meets every target on one replica:
