@@ -20,18 +20,6 @@ namespace {
 // Rounds of re-search with tighter typical-request targets before a GPU is given up on.
 constexpr int k_rounds = 4;
 
-// The tightest of a latency's targets, the typical request's and its percentiles': what the
-// analytical search holds first (the percentiles of a request's latency lie above its typical
-// value but for p50 of a skewed distribution, which is then held a little harder).
-std::optional<Seconds> strictest(const std::optional<Seconds>& mean,
-                                 const std::vector<PercentileTarget>& percentiles) {
-  std::optional<Seconds> s = mean;
-  for (const PercentileTarget& p : percentiles) {
-    s = s ? min(*s, p.limit) : p.limit;
-  }
-  return s;
-}
-
 // How a candidate's simulated percentiles, at the slow edge of their bands, stand against the
 // targets: the worst held / limit of each latency (1 or less: met), and which target that is.
 struct PercentileStanding {

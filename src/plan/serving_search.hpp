@@ -174,6 +174,12 @@ struct ReplicaSearch {
   double distance = 0;
 };
 
+// The tightest of a latency's targets, the typical request's and its percentiles': what the
+// analytical search holds first (the percentiles of a request's latency lie above its typical
+// value but for p50 of a skewed distribution, which is then held a little harder).
+std::optional<Seconds> strictest(const std::optional<Seconds>& mean,
+                                 const std::vector<PercentileTarget>& percentiles);
+// The spec's targets, its latency targets at their strictest, its concurrency and GPU limit.
 ServingGoal serving_goal(const Spec& s);
 // Whether latency targets hold, and by how much (held value / target, the worse of the two).
 double latency_ratio(const Targets& t, const Held& h);
