@@ -218,8 +218,8 @@ Requirements requirements_of(const Spec& spec, const WorkloadUnits& u, const Con
   r.weights = weight_bytes(spec.model, spec.weights).total();
   if (u.serving) {
     const auto& inf = spec.workload.inference;
-    r.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
-                           .per_sequence(inf.prompt_tokens() + inf.output_tokens);
+    r.kv_per_request =
+        kv_cache_geometry(spec, Parallelism{}, constants).per_sequence(inf.longest_request());
     // Per output token at the average context; an embedding workload, per token embedded (the
     // attention span of prefill_step_time: all of the sequence, or half of it when causal).
     const auto prompt = static_cast<double>(inf.prompt_tokens());

@@ -466,6 +466,11 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   if (auto& taken = best ? best : first) {
     explain(S, *taken);
   }
+  // Under percentile targets the held search takes the configurations that meet them once
+  // simulated (percentile_targets.cpp), `first` when `best` misses: it is explained too.
+  if (best && first && S.spec.workload.inference.targets.names_percentiles()) {
+    explain(S, *first);
+  }
   // One allocation, no candidate moved twice.
   found.reserve(found.size() + (first ? 1U : 0U) + (best ? 1U : 0U));
   for (auto* kept : {&first, &best}) {

@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
 
 namespace rightsize {
 
@@ -27,7 +30,7 @@ std::string InferenceWorkload::describe_lengths() const {
   if (length_histogram.size() <= 1) {
     return fmt::format("{} + {} out tokens", describe_input(), output_tokens);
   }
-  return fmt::format("{} length bins, mean {:.0f} in{} + {:.0f} out tokens (longest {} + {})",
+  return fmt::format("{} length bins, mean {:.0f} in{} + {:.0f} out tokens (longest request {})",
                      length_histogram.size(),
                      mean_prompt_tokens() - static_cast<double>(image_tokens),
                      images_per_request == 0 ? std::string()
@@ -36,8 +39,7 @@ std::string InferenceWorkload::describe_lengths() const {
                                                            images_per_request == 1 ? "" : "s",
                                                            image_tokens),
                      mean_output_tokens(),
-                     input_tokens,
-                     output_tokens);
+                     longest_request());
 }
 
 double InferenceWorkload::mean_prompt_tokens() const {
@@ -188,8 +190,27 @@ void read_length_histogram(const FieldReader& r, InferenceWorkload& w) {
     w.output_tokens = std::max(w.output_tokens, bin.output_tokens);
     w.length_histogram.push_back(bin);
   }
-  for (LengthBin& bin : w.length_histogram) {
-    bin.share /= total;
+  // In order of length, bins of the same lengths as one: the same traffic gives the same
+  // simulation and the same digest, whatever order the bins were written in.
+  auto& bins_read = w.length_histogram;
+  std::sort(bins_read.begin(), bins_read.end(), [](const LengthBin& a, const LengthBin& b) {
+    return std::pair{a.input_tokens, a.output_tokens} < std::pair{b.input_tokens, b.output_tokens};
+  });
+  std::vector<LengthBin> merged;
+  for (const LengthBin& bin : bins_read) {
+    if (!merged.empty() && merged.back().input_tokens == bin.input_tokens &&
+        merged.back().output_tokens == bin.output_tokens) {
+      merged.back().share += bin.share;
+    } else {
+      merged.push_back(bin);
+    }
+  }
+  bins_read = std::move(merged);
+  // Shares that already sum to 1 are kept as written (0.6 stays 0.6 in the canonical form).
+  if (std::abs(total - 1.0) > 1e-9) {
+    for (LengthBin& bin : bins_read) {
+      bin.share /= total;
+    }
   }
 }
 

@@ -700,3 +700,19 @@ TEST_CASE("check: an unchanged percentile spec re-evaluates to the TCO it was lo
   CHECK(result["compared"]["tco_usd"].get<double>() ==
         Approx(result["locked"]["tco_usd"].get<double>()));
 }
+
+// --update writes a new spec's configuration: the report says it is locked, not that it would be.
+TEST_CASE("check: --update says what it locked for a new spec", "[check][cli]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "llama-3.1-8b", fs::path(dir.path()) / "models" / "llama-3.1-8b");
+  const std::string spec = dir.path() + "/chat.json";
+  fs::copy_file(examples / "llama-3.1-8b-chat.json", spec);
+  const auto dry = run_binary("check " + spec);
+  CHECK(dry.out.find("would lock: ") != std::string::npos);
+  const auto r = run_binary("check " + spec + " --update");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("  locked: ") != std::string::npos);
+  CHECK(r.out.find("would lock") == std::string::npos);
+}

@@ -120,3 +120,21 @@ TEST_CASE("attention-DP plan: disaggregated pools of attention groups take both 
   CHECK_THAT(u.disaggregated_calibration("hopper", "sglang", 8).text,
              Catch::Contains("with attention data-parallel pools"));
 }
+
+TEST_CASE("attention-DP plan: a percentile spec's configuration is reported whole when the "
+          "attention-DP one misses its percentiles",
+          "[plan][attention_dp]") {
+  // At the attention-DP band's slow edge (TTFT up to 17.7x) the p99 TTFT of 300 s is missed;
+  // the tensor-parallel configuration the search found first meets it and is the one taken. It
+  // was taken unexplained: no price line, no bands, no months of cost.
+  const Plan plan =
+      plan_of(busy_deepseek({{"ttft_ms", {{"p99", 300000}}}, {"output_tokens_per_s", 200000}}));
+  REQUIRE(plan.feasible());
+  const Candidate& best = plan.candidates.front();
+  CHECK(best.layout.attention_dp == 1);
+  CHECK_FALSE(best.cost.price_label.empty());
+  CHECK_FALSE(best.cost.basis.empty());
+  CHECK_FALSE(best.cost.months.empty());
+  CHECK(best.inference_bands);
+  CHECK_FALSE(best.inference->explanation.empty());
+}

@@ -43,7 +43,7 @@ TEST_CASE("spec: a length histogram's shares, means and longest request", "[spec
   CHECK(w.longest_request() == 4608);
   CHECK_FALSE(w.fixed_lengths());
   CHECK(w.describe_lengths() ==
-        "2 length bins, mean 1408 in + 320 out tokens (longest 4096 + 512)");
+        "2 length bins, mean 1408 in + 320 out tokens (longest request 4608)");
   // The canonical form (what check digests) carries the bins; fixed lengths add nothing.
   const nlohmann::json j = validation_to_json(s);
   REQUIRE(j["workload"]["length_histogram"].size() == 2);
@@ -61,6 +61,31 @@ TEST_CASE("spec: a length histogram's shares, means and longest request", "[spec
   CHECK(ranged.workload.inference.mean_prompt_tokens() == Approx(1500.0));
   CHECK(ranged.workload.inference.mean_output_tokens() == Approx(300.0));
   CHECK(validation_to_json(ranged)["workload"]["length_low_ratio"] == 0.5);
+}
+
+TEST_CASE("spec: a length histogram is the same traffic whatever the order of its bins",
+          "[spec][lengths]") {
+  ScratchDir dir;
+  const Spec forward = load_spec(write_spec(dir, with_workload(k_two_bins)));
+  const Spec reversed = load_spec(write_spec(dir, with_workload(R"("length_histogram": [
+      {"input_tokens": 4096, "output_tokens": 512, "share": 1},
+      {"input_tokens": 512, "output_tokens": 256, "share": 3}])")));
+  // Sorted by length: the same bins, the same canonical form (check's digest).
+  CHECK(validation_to_json(forward)["workload"] == validation_to_json(reversed)["workload"]);
+  CHECK(reversed.workload.inference.length_histogram.front().input_tokens == 512);
+  // Bins of the same lengths are one: two halves of one length are fixed lengths.
+  const Spec halves = load_spec(write_spec(dir, with_workload(R"("length_histogram": [
+      {"input_tokens": 700, "output_tokens": 70, "share": 0.5},
+      {"input_tokens": 700, "output_tokens": 70, "share": 0.5}])")));
+  REQUIRE(halves.workload.inference.length_histogram.size() == 1);
+  CHECK(halves.workload.inference.length_histogram.front().share == 1.0);
+  CHECK(halves.workload.inference.fixed_lengths());
+  // Shares that sum to 1 stay as written.
+  const Spec tenths = load_spec(write_spec(dir, with_workload(R"("length_histogram": [
+      {"input_tokens": 1, "output_tokens": 1, "share": 0.6},
+      {"input_tokens": 2, "output_tokens": 2, "share": 0.3},
+      {"input_tokens": 3, "output_tokens": 3, "share": 0.1}])")));
+  CHECK(tenths.workload.inference.length_histogram.front().share == 0.6);
 }
 
 TEST_CASE("spec: a bad length histogram is a one-line error naming the field", "[spec][lengths]") {
