@@ -101,7 +101,7 @@ DisaggregatedEstimator::DisaggregatedEstimator(const Spec& spec,
   m_t0 = m_pre->steps->engine->per_request;
   // Fixed lengths keep a closed loop's requests in waves (performance.cpp): a request waits on
   // average for the engine's fitted share of half the others' prefills on its replica.
-  m_wave_factor = inf.fixed_lengths() ? m_pre->steps->engine->wave_factor : 0.0;
+  m_wave_factor = inf.arrives_in_waves() ? m_pre->steps->engine->wave_factor : 0.0;
   // The KV transfer: each prefill GPU sends its shard of the prompt's cache, all at once; the
   // link depends on how many replicas there are (transfer()).
   m_kv_bytes = m_pre->memory.kv.per_sequence(static_cast<long long>(std::ceil(m_isl)));

@@ -616,9 +616,9 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const Seconds per_token = decode / r.tokens_per_step; // a step's tokens (speculative decoding)
   const double interference = engine.prefill_interference;
   // Requests that arrive together (benchmarks start them in waves) wait on average for half of
-  // the others' prefills; drawn lengths (a range, a histogram) end them at different steps, and
-  // a request waits for the prefills the queue holds, not for a wave's.
-  const double wave_factor = inf.fixed_lengths() ? engine.wave_factor : 0.0;
+  // the others' prefills; a range's lengths end them at different steps, and a request waits
+  // for the prefills the queue holds, not for a wave's.
+  const double wave_factor = inf.arrives_in_waves() ? engine.wave_factor : 0.0;
   const Seconds wave = prefill * (wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
   const Seconds before_wait = t0 + prefill + decode * 0.5;
   const double later_tokens = std::max(0.0, osl - 1.0);

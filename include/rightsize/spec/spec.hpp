@@ -278,6 +278,10 @@ struct InferenceWorkload {
   [[nodiscard]] bool fixed_lengths() const {
     return length_low_ratio >= 1.0 && length_histogram.size() <= 1;
   }
+  // Whether a closed loop's requests keep arriving in waves (docs/model.md, "Length
+  // histograms"): fixed lengths and a histogram's discrete bins do (requests of a bin's output
+  // length end together), a range's continuous lengths break them up.
+  [[nodiscard]] bool arrives_in_waves() const { return length_low_ratio >= 1.0; }
   // How the requests arrive (text generation; docs/spec.md, "Arrivals"): a closed loop keeping
   // `concurrency` in flight (benchmarks' --max-concurrency), or an open process keeping that
   // many in flight on average, its gaps exponential (poisson) or gamma of shape `burstiness`
