@@ -101,22 +101,30 @@ LockedConfiguration configuration_of(const Candidate& c) {
 }
 
 std::string configuration_text(const LockedConfiguration& l) {
+  // Expert parallelism and attention data parallelism where the layout has them, as plan shows
+  // them: a change between layouts of the same TP must be visible.
+  const std::string groups =
+      (l.layout.ep > 1 ? fmt::format(" EP{}", l.layout.ep) : std::string()) +
+      (l.layout.attention_dp > 1 ? fmt::format(" DP-attention{}", l.layout.attention_dp)
+                                 : std::string());
   if (l.prefill_replicas > 0) {
-    return fmt::format("{} x {} ({}P+{}D x TP{} PP{}, disaggregated, {}/{})",
+    return fmt::format("{} x {} ({}P+{}D x TP{}{} PP{}, disaggregated, {}/{})",
                        l.gpus,
                        l.gpu,
                        l.prefill_replicas,
                        l.replicas - l.prefill_replicas,
                        l.layout.tp,
+                       groups,
                        l.layout.pp,
                        l.weights,
                        l.kv_cache);
   }
-  return fmt::format("{} x {} (TP{}{} PP{} DP{}, {}/{})",
+  return fmt::format("{} x {} (TP{}{}{} PP{} DP{}, {}/{})",
                      l.gpus,
                      l.gpu,
                      l.layout.tp,
                      l.layout.cp > 1 ? fmt::format(" CP{}", l.layout.cp) : std::string(),
+                     groups,
                      l.layout.pp,
                      l.layout.dp,
                      l.weights,

@@ -205,6 +205,7 @@ void accept_update(CheckResult& r) {
   r.exit_code = 0;
   if (r.status == "added") {
     r.crossed.clear(); // a new spec's plan is locked as it is
+    r.written = r.now.has_value();
     return;
   }
   // Accepted: what moved is reported, nothing fails.

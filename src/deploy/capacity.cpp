@@ -25,6 +25,14 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
     const std::string engine = engine_band_key(spec, in.efficiency);
     ttft_high = in.uncertainty->high_ratio("ttft", family, engine);
     tpot_high = in.uncertainty->high_ratio("tpot", family, engine);
+    if (c.layout.attention_dp > 1) {
+      // Never fitted: held at the measured attention-DP runs' band, as the plan held it.
+      RatioBand edge;
+      edge.high_ratio = ttft_high;
+      ttft_high = in.uncertainty->attention_data_parallel(edge, "ttft").high_ratio;
+      edge.high_ratio = tpot_high;
+      tpot_high = in.uncertainty->attention_data_parallel(edge, "tpot").high_ratio;
+    }
   }
   const auto evaluate = [&](long long batch) {
     const MemoryEstimate m =
@@ -73,8 +81,10 @@ PoolCapacity pool_capacity(const Candidate& c, const DeployInputs& in) {
   double ttft_high = 1.0;
   double tpot_high = 1.0;
   if (in.uncertainty != nullptr && in.confidence == Confidence::band) {
-    const DisaggregatedBands b = disaggregated_bands(
-        *in.uncertainty, in.efficiency.family_name(g), engine_band_key(spec, in.efficiency));
+    const DisaggregatedBands b = disaggregated_bands(*in.uncertainty,
+                                                     in.efficiency.family_name(g),
+                                                     engine_band_key(spec, in.efficiency),
+                                                     l.decode.layout.attention_dp);
     ttft_high = b.ttft.high_ratio;
     tpot_high = b.tpot.high_ratio;
   }

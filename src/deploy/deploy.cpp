@@ -188,7 +188,7 @@ void set_request_shape(DeployReport& report,
                        const WorkloadUnits& units,
                        const EngineRecipe& r) {
   ServingSettings& s = report.settings;
-  s.max_model_len = spec.workload.inference.prompt_tokens() + spec.workload.inference.output_tokens;
+  s.max_model_len = spec.workload.inference.longest_request();
   s.embedding =
       units.kind == WorkloadKind::text_embedding || units.kind == WorkloadKind::image_embedding;
   s.images = units.kind == WorkloadKind::image_embedding;

@@ -53,4 +53,23 @@ inline Seconds allgather(Bytes message, int n, const LinkModel& link) {
   return message * ((n - 1.0) / n) / link.bandwidth + link.latency;
 }
 
+// One all-reduce per sublayer over the tp GPUs (Megatron-style). Under attention data parallelism
+// the mixers' runs in each attention group over the busiest rank's `own` tokens; the MLPs' gather
+// and scatter of all ranks' tokens move what one all-reduce does (SGLang's dp-attention).
+inline Seconds
+tensor_allreduces(const StepLayout& steps, double tokens, double own, double sublayers) {
+  const ModelArch& m = steps.spec->model;
+  const Parallelism& p = steps.p;
+  const auto hidden = static_cast<double>(m.hidden);
+  const Bytes all(tokens * hidden * steps.activation_bytes);
+  if (p.attention_dp == 1) {
+    return allreduce(all, p.tp, steps.tensor_link) * sublayers;
+  }
+  const auto mlps = static_cast<double>(m.mlp_layers());
+  return allreduce(all, p.tp, steps.tensor_link) * mlps +
+         allreduce(
+             Bytes(own * hidden * steps.activation_bytes), p.attention_tp(), steps.tensor_link) *
+             (sublayers - mlps);
+}
+
 } // namespace rightsize::estimate_detail

@@ -82,9 +82,8 @@ DisaggregatedEstimator::DisaggregatedEstimator(const Spec& spec,
   }
   m_holds = true;
   const auto& inf = spec.workload.inference;
-  const double mean = inf.mean_length_share();
-  m_isl = static_cast<double>(inf.prompt_tokens()) * mean;
-  m_osl = static_cast<double>(inf.output_tokens) * mean;
+  m_isl = inf.mean_prompt_tokens();
+  m_osl = inf.mean_output_tokens();
   // The prefill pool: a prompt alone takes the whole step. A busy replica runs the prompts
   // waiting for it together, as many whole prompts as the engine's token budget per step takes
   // (max_num_batched_tokens, as the simulation's scheduler reads it; at least one): each step
@@ -102,7 +101,7 @@ DisaggregatedEstimator::DisaggregatedEstimator(const Spec& spec,
   m_t0 = m_pre->steps->engine->per_request;
   // Fixed lengths keep a closed loop's requests in waves (performance.cpp): a request waits on
   // average for the engine's fitted share of half the others' prefills on its replica.
-  m_wave_factor = inf.length_low_ratio < 1.0 ? 0.0 : m_pre->steps->engine->wave_factor;
+  m_wave_factor = inf.arrives_in_waves() ? m_pre->steps->engine->wave_factor : 0.0;
   // The KV transfer: each prefill GPU sends its shard of the prompt's cache, all at once; the
   // link depends on how many replicas there are (transfer()).
   m_kv_bytes = m_pre->memory.kv.per_sequence(static_cast<long long>(std::ceil(m_isl)));
@@ -229,10 +228,17 @@ DisaggregatedPerformance DisaggregatedEstimator::operator()(int prefills,
   return d;
 }
 
-DisaggregatedBands
-disaggregated_bands(const Uncertainty& u, const std::string& family, const std::string& engine) {
-  return {u.disaggregated(u.band("ttft", family, engine), "ttft"),
-          u.disaggregated(u.band("tpot", family, engine), "tpot")};
+DisaggregatedBands disaggregated_bands(const Uncertainty& u,
+                                       const std::string& family,
+                                       const std::string& engine,
+                                       int attention_dp) {
+  DisaggregatedBands b{u.disaggregated(u.band("ttft", family, engine), "ttft"),
+                       u.disaggregated(u.band("tpot", family, engine), "tpot")};
+  if (attention_dp > 1) {
+    b.ttft = u.attention_data_parallel(b.ttft, "ttft");
+    b.tpot = u.attention_data_parallel(b.tpot, "tpot");
+  }
+  return b;
 }
 
 std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,

@@ -15,7 +15,7 @@ namespace rightsize {
 
 long long max_model_len(const Spec& spec) {
   const auto& inf = spec.workload.inference;
-  const long long request = inf.prompt_tokens() + inf.output_tokens;
+  const long long request = inf.longest_request();
   const long long model = spec.model.max_position > 0 ? spec.model.max_position : request;
   return std::max(request, inf.max_model_len.value_or(model));
 }

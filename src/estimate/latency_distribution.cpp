@@ -54,9 +54,8 @@ SchedulerModel scheduler_model(const ServingLayout& layout, const MemoryEstimate
   SchedulerModel m;
   m.steps = &*layout.steps;
   m.kv = layout.memory.kv;
-  const double share = inf.mean_length_share();
-  const double isl = static_cast<double>(inf.prompt_tokens()) * share;
-  const double osl = static_cast<double>(inf.output_tokens) * share;
+  const double isl = inf.mean_prompt_tokens();
+  const double osl = inf.mean_output_tokens();
   m.mean_context = isl + osl / 2.0;
   const EngineOverhead& engine = *layout.steps->engine;
   m.per_request = engine.per_request;
@@ -103,6 +102,24 @@ double anchor(const LatencyPercentiles& d, Seconds mean) {
   return d.mean.si() > 0 ? mean / d.mean : 1.0;
 }
 
+// The spec's requests: its length histogram's bins (each prompt with the images' tokens), or
+// one kind whose lengths are drawn from [length_low_ratio x nominal, nominal].
+std::vector<RequestKind> request_kinds(const InferenceWorkload& inf) {
+  std::vector<RequestKind> kinds;
+  for (const LengthBin& b : inf.length_histogram) {
+    const long long prompt = b.input_tokens + inf.image_tokens;
+    kinds.push_back({{prompt, prompt}, {b.output_tokens, b.output_tokens}, b.share});
+  }
+  if (kinds.empty()) {
+    const auto drawn = [&](long long nominal) {
+      const long long low = std::llround(static_cast<double>(nominal) * inf.length_low_ratio);
+      return LengthRange{std::clamp<long long>(low, 1, nominal), nominal};
+    };
+    kinds.push_back({drawn(inf.prompt_tokens()), drawn(inf.output_tokens), 1.0});
+  }
+  return kinds;
+}
+
 // A distribution scaled to the mean `mean` (exactly `mean`, not the factor times its own).
 LatencyPercentiles anchored(LatencyPercentiles d, Seconds mean) {
   if (d.mean.si() <= 0) {
@@ -125,18 +142,14 @@ std::optional<SimulatedLatency> simulate_percentiles(const ServingLayout& layout
     return std::nullopt;
   }
   SchedulerModel model = scheduler_model(layout, memory);
-  const auto drawn = [&](long long nominal) {
-    const long long low = std::llround(static_cast<double>(nominal) * inf.length_low_ratio);
-    return LengthRange{std::clamp<long long>(low, 1, nominal), nominal};
-  };
-  const double osl = static_cast<double>(inf.output_tokens) * inf.mean_length_share();
+  const std::vector<RequestKind> kinds = request_kinds(inf);
+  const double osl = inf.mean_output_tokens();
   const Seconds e2e = perf.ttft + perf.tpot * std::max(0.0, osl - 1.0);
   Arrivals arrivals;
   arrivals.in_flight = std::max(perf.offered, perf.concurrency);
   arrivals.requests = default_simulated_requests(arrivals.in_flight);
   arrivals.warmup = arrivals.in_flight;
-  SimulatedLatency s =
-      simulate_serving(model, drawn(inf.prompt_tokens()), drawn(inf.output_tokens), arrivals);
+  SimulatedLatency s = simulate_serving(model, kinds, arrivals);
   // The typical request is the analytical estimate's, fitted on measured runs (closed loops);
   // the simulation gives the spread around it (docs/model.md, "Latency distributions").
   const double k_ttft = anchor(s.ttft, perf.ttft);
@@ -150,7 +163,7 @@ std::optional<SimulatedLatency> simulate_percentiles(const ServingLayout& layout
     open.process = ArrivalProcess::open;
     open.rate = static_cast<double>(arrivals.in_flight) / e2e.si();
     open.burstiness = inf.arrivals == ArrivalKind::gamma ? inf.burstiness : 1.0;
-    s = simulate_serving(model, drawn(inf.prompt_tokens()), drawn(inf.output_tokens), open);
+    s = simulate_serving(model, kinds, open);
     s.ttft = scaled_by(s.ttft, k_ttft);
     s.tpot = scaled_by(s.tpot, k_tpot);
     s.e2e = scaled_by(s.e2e, k_e2e);
@@ -255,9 +268,15 @@ struct Request {
 // The engine's state between steps.
 class Scheduler {
 public:
-  Scheduler(SchedulerModel& model, const Arrivals& arrivals, LengthRange input, LengthRange output)
-      : m_model(model), m_arrivals(arrivals), m_input(input), m_output(output),
-        m_lengths(arrivals.seed) {}
+  Scheduler(SchedulerModel& model, const Arrivals& arrivals, const std::vector<RequestKind>& kinds)
+      : m_model(model), m_arrivals(arrivals), m_kinds(kinds), m_lengths(arrivals.seed) {
+    double total = 0;
+    for (const RequestKind& k : kinds) {
+      total += k.share;
+      m_cumulative.push_back(total);
+      m_longest = std::max(m_longest, k.input.high + k.output.high);
+    }
+  }
 
   SimulatedLatency run();
 
@@ -277,8 +296,9 @@ private:
 
   SchedulerModel& m_model;
   const Arrivals& m_arrivals;
-  LengthRange m_input;
-  LengthRange m_output;
+  const std::vector<RequestKind>& m_kinds;
+  std::vector<double> m_cumulative; // the kinds' shares, summed
+  long long m_longest = 0;          // the longest request: input and output tokens
   Random m_lengths;
   long long m_total = 0; // requests to measure
   std::vector<Request> m_requests;
@@ -307,10 +327,17 @@ private:
 void Scheduler::issue(double at) {
   Request r;
   r.arrival = at;
-  r.input = m_lengths.between(m_input.low, m_input.high);
+  std::size_t kind = 0;
+  if (m_kinds.size() > 1) {
+    const double u = m_lengths.open() * m_cumulative.back();
+    kind = static_cast<std::size_t>(
+        std::upper_bound(m_cumulative.begin(), m_cumulative.end() - 1, u) - m_cumulative.begin());
+  }
+  const RequestKind& k = m_kinds[kind];
+  r.input = m_lengths.between(k.input.low, k.input.high);
   r.prompt = computed_tokens(r.input);
   r.held = r.input;
-  r.output = m_lengths.between(m_output.low, m_output.high);
+  r.output = m_lengths.between(k.output.low, k.output.high);
   // The overhead before the scheduler (HTTP, tokenization, the API server's loop) varies from
   // request to request: uniform over [1 - spread, 1 + spread] x its mean.
   const double spread = m_model.overhead_spread;
@@ -499,7 +526,7 @@ SimulatedLatency Scheduler::run() {
   long long completed = 0;
   // A step emits a token for each of its decodes or finishes a prefill chunk: the run ends
   // within every request's prompt and output tokens' worth of steps, with room.
-  const long long step_limit = 64 * total * (m_input.high + m_output.high) + 1000;
+  const long long step_limit = 64 * total * m_longest + 1000;
   while (completed < total) {
     while (!m_pending.empty() && m_pending.top().first <= m_now) {
       m_waiting.push_back(m_pending.top().second);
@@ -579,17 +606,29 @@ SimulatedLatency Scheduler::run() {
 } // namespace
 
 SimulatedLatency simulate_serving(SchedulerModel& model,
-                                  LengthRange input,
-                                  LengthRange output,
+                                  const std::vector<RequestKind>& kinds,
                                   const Arrivals& arrivals) {
-  if (input.low < 1 || input.high < input.low || output.low < 1 || output.high < output.low) {
-    throw InternalError("simulate_serving: lengths out of order");
+  if (kinds.empty()) {
+    throw InternalError("simulate_serving: no kind of request");
+  }
+  for (const RequestKind& k : kinds) {
+    if (k.input.low < 1 || k.input.high < k.input.low || k.output.low < 1 ||
+        k.output.high < k.output.low || !(k.share > 0 && std::isfinite(k.share))) {
+      throw InternalError("simulate_serving: lengths out of order or a share not above 0");
+    }
   }
   if (arrivals.process == ArrivalProcess::open && !(arrivals.rate > 0 && arrivals.burstiness > 0)) {
     throw InternalError("simulate_serving: an open arrival process without a rate");
   }
-  Scheduler scheduler(model, arrivals, input, output);
+  Scheduler scheduler(model, arrivals, kinds);
   return scheduler.run();
+}
+
+SimulatedLatency simulate_serving(SchedulerModel& model,
+                                  LengthRange input,
+                                  LengthRange output,
+                                  const Arrivals& arrivals) {
+  return simulate_serving(model, std::vector<RequestKind>{{input, output, 1.0}}, arrivals);
 }
 
 } // namespace rightsize

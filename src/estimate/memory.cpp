@@ -550,7 +550,7 @@ InferenceMemoryLayout inference_memory_layout(const Spec& spec,
   s.p = p;
   s.constants = &c;
   s.kv = kv_cache_geometry(spec, p, c);
-  s.context_tokens = inf.prompt_tokens() + inf.output_tokens;
+  s.context_tokens = inf.longest_request();
   s.engine = inf.engine;
   s.policy = &engine_policy(spec, gpu, c);
   s.capacity = gpu.plannable_memory();

@@ -21,6 +21,7 @@ using estimate_detail::allgather;
 using estimate_detail::allreduce;
 using estimate_detail::collective_link;
 using estimate_detail::sixteen_bit;
+using estimate_detail::tensor_allreduces;
 
 // --- Model -------------------------------------------------------------------------------------
 
@@ -191,24 +192,6 @@ step_layout(const Spec& spec, const Gpu& gpu, const Parallelism& p, const Effici
   steps.tensor_link = collective_link(spec, gpu, p.tp, eff);
   steps.expert_link = collective_link(spec, gpu, p.ep, eff);
   return steps;
-}
-
-// One all-reduce per sublayer over the tp GPUs (Megatron-style). Under attention data parallelism
-// the mixers' runs in each attention group over the busiest rank's `own` tokens; the MLPs' gather
-// and scatter of all ranks' tokens move what one all-reduce does (SGLang's dp-attention).
-Seconds tensor_allreduces(const StepLayout& steps, double tokens, double own, double sublayers) {
-  const ModelArch& m = steps.spec->model;
-  const Parallelism& p = steps.p;
-  const auto hidden = static_cast<double>(m.hidden);
-  const Bytes all(tokens * hidden * steps.activation_bytes);
-  if (p.attention_dp == 1) {
-    return allreduce(all, p.tp, steps.tensor_link) * sublayers;
-  }
-  const auto mlps = static_cast<double>(m.mlp_layers());
-  return allreduce(all, p.tp, steps.tensor_link) * mlps +
-         allreduce(
-             Bytes(own * hidden * steps.activation_bytes), p.attention_tp(), steps.tensor_link) *
-             (sublayers - mlps);
 }
 
 // `per_sequence` tokens of each sequence in one step: 1, or k + 1 when speculative decoding
@@ -399,7 +382,8 @@ StepTime generation_step(const StepLayout& steps,
   return decode_step(steps, kv, batch, context, static_cast<double>(s.draft_tokens) + 1.0);
 }
 
-std::string decode_explanation(const StepTime& s, const std::string& bottleneck) {
+std::string
+decode_explanation(const StepTime& s, const std::string& bottleneck, const Parallelism& p) {
   if (bottleneck == "memory_bandwidth") {
     return fmt::format("decode is memory-bandwidth bound: each step reads {} per GPU in {}",
                        format_bytes(s.bytes),
@@ -413,8 +397,10 @@ std::string decode_explanation(const StepTime& s, const std::string& bottleneck)
                        format_seconds(s.memory));
   }
   if (bottleneck == "interconnect") {
-    return fmt::format("decode is interconnect bound: tensor-parallel all-reduces take {} per "
-                       "step, more than compute ({}) or memory ({})",
+    return fmt::format("decode is interconnect bound: {} take {} per step, more than compute "
+                       "({}) or memory ({})",
+                       p.attention_dp > 1 ? "attention-DP gathers, scatters and all-reduces"
+                                          : "tensor-parallel all-reduces",
                        format_seconds(s.communication),
                        format_seconds(s.compute),
                        format_seconds(s.memory));
@@ -592,10 +578,9 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const auto& inf = steps.spec->workload.inference;
   const long long wanted = r.offered;
   const long long c = r.concurrency;
-  // Lengths drawn from [low_ratio x nominal, nominal] average (1 + low_ratio) / 2 of it.
-  const double mean = inf.mean_length_share();
-  const auto isl = static_cast<double>(inf.prompt_tokens()) * mean;
-  const auto osl = static_cast<double>(inf.output_tokens) * mean;
+  // Drawn lengths (a range or a histogram) at their means.
+  const double isl = inf.mean_prompt_tokens();
+  const double osl = inf.mean_output_tokens();
   const StepTime dec = generation_step(steps, kv, static_cast<double>(c), isl + osl / 2.0, r);
   r.prefill = pf.total();
   r.decode_step = dec.total() + r.draft_step;
@@ -631,10 +616,9 @@ InferencePerformance estimate_generation(const StepLayout& steps,
   const Seconds per_token = decode / r.tokens_per_step; // a step's tokens (speculative decoding)
   const double interference = engine.prefill_interference;
   // Requests that arrive together (benchmarks start them in waves) wait on average for half of
-  // the others' prefills.
-  // Drawn lengths (length_low_ratio < 1) end requests at different steps: arrivals stop coming in
-  // waves, and a request waits for the prefills the queue holds, not for a wave's.
-  const double wave_factor = inf.length_low_ratio < 1.0 ? 0.0 : engine.wave_factor;
+  // the others' prefills; a range's lengths end them at different steps, and a request waits
+  // for the prefills the queue holds, not for a wave's.
+  const double wave_factor = inf.arrives_in_waves() ? engine.wave_factor : 0.0;
   const Seconds wave = prefill * (wave_factor * (static_cast<double>(c) - 1.0) / 2.0);
   const Seconds before_wait = t0 + prefill + decode * 0.5;
   const double later_tokens = std::max(0.0, osl - 1.0);
@@ -700,12 +684,12 @@ InferencePerformance estimate_generation(const StepLayout& steps,
     r.bottleneck = "compute";
   } else if (dec.fixed > max(dec.memory, dec.compute)) {
     r.bottleneck = "memory_bandwidth";
-    r.explanation = decode_explanation(dec, "fixed");
+    r.explanation = decode_explanation(dec, "fixed", steps.p);
   } else {
     r.bottleneck = "memory_bandwidth";
   }
   if (r.explanation.empty()) {
-    r.explanation = decode_explanation(dec, r.bottleneck);
+    r.explanation = decode_explanation(dec, r.bottleneck, steps.p);
   }
   return r;
 }
@@ -745,7 +729,7 @@ InferencePerformance estimate_inference(const Spec& spec,
   }
   steps.draft = estimate_detail::draft_pass(spec, p, constants);
   const auto& inf = spec.workload.inference;
-  const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
+  const double isl = inf.mean_prompt_tokens();
   return estimate_generation(steps,
                              kv_cache_geometry(spec, p, constants),
                              prefill_step(steps, isl, isl, estimate_detail::cached_share(inf, isl)),
@@ -770,7 +754,7 @@ ServingLayout serving_layout(const Spec& spec,
   if (!spec.workload.one_pass()) {
     s.steps->draft = estimate_detail::draft_pass(spec, p, constants);
     const auto& inf = spec.workload.inference;
-    const auto isl = static_cast<double>(inf.prompt_tokens()) * inf.mean_length_share();
+    const double isl = inf.mean_prompt_tokens();
     s.prefill = prefill_step(*s.steps, isl, isl, estimate_detail::cached_share(inf, isl));
   }
   return s;

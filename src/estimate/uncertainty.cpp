@@ -596,7 +596,20 @@ RatioBand Uncertainty::attention_data_parallel(const RatioBand& base,
 }
 
 Calibration Uncertainty::disaggregated_calibration(const std::string& family,
-                                                   const std::string& engine) const {
+                                                   const std::string& engine,
+                                                   int attention_dp) const {
+  if (attention_dp > 1) {
+    return {false,
+            fmt::format("{}/{} disaggregated prefill/decode with attention data-parallel pools: "
+                        "efficiencies fitted on aggregated runs without it; bands widened to the "
+                        "error of {} measured disaggregated runs and {} attention-DP runs, none "
+                        "fitted (docs/accuracy.md, \"Disaggregated serving\", \"Attention data "
+                        "parallelism\")",
+                        family,
+                        engine,
+                        group_lines(m_transfer, "disaggregated"),
+                        group_lines(m_transfer, "attention_dp"))};
+  }
   return {false,
           fmt::format("{}/{} disaggregated prefill/decode: efficiencies fitted on aggregated "
                       "runs; bands widened to the error of {} measured disaggregated runs, none "

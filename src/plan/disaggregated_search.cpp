@@ -142,12 +142,13 @@ int most_replicas(const ServingGoal& goal, const Parallelism& p) {
 
 // The disaggregated band's slow edges (Uncertainty::disaggregated) over the point; 1 without
 // bands or with --confidence point. Rates are held at TPOT's (rate_band_metric).
-DisaggregatedHighs disaggregated_highs(const Search& S, const Gpu& g, const Spec& spec) {
+DisaggregatedHighs
+disaggregated_highs(const Search& S, const Gpu& g, const Spec& spec, const Parallelism& p) {
   if (S.options.uncertainty == nullptr || S.options.confidence != Confidence::band) {
     return {};
   }
   const DisaggregatedBands b = disaggregated_bands(
-      *S.options.uncertainty, S.eff.family_name(g), engine_band_key(spec, S.eff));
+      *S.options.uncertainty, S.eff.family_name(g), engine_band_key(spec, S.eff), p.attention_dp);
   return {b.ttft.high_ratio, b.tpot.high_ratio, b.tpot.high_ratio};
 }
 
@@ -162,7 +163,8 @@ std::optional<DisaggregatedPerformance> disaggregated_pools(const Search& S,
     return std::nullopt;
   }
   if (prefills < 1 || prefills >= replicas) {
-    const auto split = split_of(e, disaggregated_highs(S, g, spec), serving_goal(spec), replicas);
+    const auto split =
+        split_of(e, disaggregated_highs(S, g, spec, p), serving_goal(spec), replicas);
     prefills = split ? split->first : replicas / 2;
   }
   return e(prefills, replicas - prefills, *spec.workload.inference.concurrency, Detail::full);
@@ -179,7 +181,7 @@ GrowthSeries disaggregated_growth(const Search& S,
     return flat_growth(S, planned.first + planned.second);
   }
   const int most = std::max(most_replicas(goal, p), planned.first + planned.second);
-  return pools_growth(S, e, disaggregated_highs(S, g, spec), goal, planned, most);
+  return pools_growth(S, e, disaggregated_highs(S, g, spec, p), goal, planned, most);
 }
 
 std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
@@ -200,10 +202,10 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
   if (!flat_score(S, g, layouts.front(), 1)) {
     return std::nullopt;
   }
-  const Highs h = disaggregated_highs(S, g, spec);
   std::optional<DisaggregatedFound> best;
   double best_score = 0;
   for (const Parallelism& p : layouts) {
+    const Highs h = disaggregated_highs(S, g, spec, p);
     const int per_replica = p.gpus();
     // Strictly fewer GPUs than the aggregated configuration it has to beat (a cost that only
     // grows with the GPUs cannot be lower otherwise), within the spec's and the search's limits.
@@ -280,19 +282,6 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
   return best;
 }
 
-Calibration candidate_calibration(const Search& S, const Candidate& c) {
-  if (S.options.uncertainty != nullptr && c.inference && c.layout.attention_dp > 1 &&
-      !c.disaggregation) {
-    return S.options.uncertainty->attention_dp_calibration(S.eff.family_name(*c.gpu),
-                                                           engine_band_key(*c.spec, S.eff));
-  }
-  if (!c.disaggregation) {
-    return family_calibration(S, *c.gpu);
-  }
-  return S.options.uncertainty->disaggregated_calibration(S.eff.family_name(*c.gpu),
-                                                          engine_band_key(*c.spec, S.eff));
-}
-
 void explain_disaggregated(const Search& S, const Spec& spec, Candidate& c) {
   const DisaggregatedChoice& was = *c.disaggregation;
   const DisaggregatedLayout& l = was.pools.layout;
@@ -305,8 +294,10 @@ void explain_disaggregated(const Search& S, const Spec& spec, Candidate& c) {
   c.memory = d.decode_memory;
   c.inference = d.perf;
   if (S.options.uncertainty != nullptr) {
-    const DisaggregatedBands b = disaggregated_bands(
-        *S.options.uncertainty, S.eff.family_name(*c.gpu), engine_band_key(spec, S.eff));
+    const DisaggregatedBands b = disaggregated_bands(*S.options.uncertainty,
+                                                     S.eff.family_name(*c.gpu),
+                                                     engine_band_key(spec, S.eff),
+                                                     l.decode.layout.attention_dp);
     c.inference_bands = inference_bands(d.perf, b.ttft, b.tpot);
   }
   const long long prompt = spec.workload.inference.prompt_tokens();

@@ -385,8 +385,9 @@ EstimateEvaluation estimate_disaggregated_configuration(Spec spec,
   e.inference = e.disaggregation->perf;
   const std::string family = efficiency.family_name(gpu);
   const std::string engine = engine_band_key(e.spec, efficiency);
-  e.calibration = uncertainty.disaggregated_calibration(family, engine);
-  const DisaggregatedBands bands = disaggregated_bands(uncertainty, family, engine);
+  e.calibration = uncertainty.disaggregated_calibration(family, engine, layout.attention_dp);
+  const DisaggregatedBands bands =
+      disaggregated_bands(uncertainty, family, engine, layout.attention_dp);
   e.inference_bands = inference_bands(*e.inference, bands.ttft, bands.tpot);
   e.memory_band = memory_band(e.memory.per_gpu.total(), uncertainty);
   e.band_coverage = uncertainty.coverage;

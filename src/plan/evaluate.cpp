@@ -49,7 +49,8 @@ long long online_batch(const detail::Search& S, const Candidate& c) {
     return share;
   }
   const double high =
-      detail::band_high_ratio(S, *c.gpu, spec, detail::rate_band_metric(S.units)).value_or(1.0);
+      detail::layout_high_ratio(S, *c.gpu, spec, c.layout, detail::rate_band_metric(S.units))
+          .value_or(1.0);
   const auto fits = estimate_memory(spec, *c.gpu, c.layout, S.constants, share).max_batch;
   const long long cap = running_batch(
       spec, std::numeric_limits<long long>::max(), fits, engine_policy(spec, *c.gpu, S.constants));
@@ -155,10 +156,12 @@ void evaluate_disaggregated(const detail::Search& S,
   c.disaggregation = choice;
   c.memory = pools->decode_memory;
   c.inference = pools->perf;
-  const detail::DisaggregatedHighs h = detail::disaggregated_highs(S, *c.gpu, spec);
+  const detail::DisaggregatedHighs h = detail::disaggregated_highs(S, *c.gpu, spec, c.layout);
   if (S.options.uncertainty != nullptr) {
-    const DisaggregatedBands b = disaggregated_bands(
-        *S.options.uncertainty, S.eff.family_name(*c.gpu), engine_band_key(spec, S.eff));
+    const DisaggregatedBands b = disaggregated_bands(*S.options.uncertainty,
+                                                     S.eff.family_name(*c.gpu),
+                                                     engine_band_key(spec, S.eff),
+                                                     c.layout.attention_dp);
     c.inference_bands = inference_bands(*c.inference, b.ttft, b.tpot);
   }
   if (!pools->limited_by.empty()) {

@@ -155,7 +155,7 @@ GrowthSeries growth_series(const Search& S,
 GrowthSeries
 serving_growth(const Search& S, const Spec& spec, const Gpu& g, const Parallelism& p, int planned) {
   const ServingGoal goal = serving_goal(spec);
-  LayoutEvaluator eval(S, spec, g, p, serving_band_highs(S, g, spec));
+  LayoutEvaluator eval(S, spec, g, p, layout_band_highs(S, serving_band_highs(S, g, spec), p));
   const At probe = eval(1, 1);
   const int per_replica = p.tp * p.pp;
   const int max_replicas = static_cast<int>(std::max<long long>(

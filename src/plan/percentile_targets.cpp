@@ -20,18 +20,6 @@ namespace {
 // Rounds of re-search with tighter typical-request targets before a GPU is given up on.
 constexpr int k_rounds = 4;
 
-// The tightest of a latency's targets, the typical request's and its percentiles': what the
-// analytical search holds first (the percentiles of a request's latency lie above its typical
-// value but for p50 of a skewed distribution, which is then held a little harder).
-std::optional<Seconds> strictest(const std::optional<Seconds>& mean,
-                                 const std::vector<PercentileTarget>& percentiles) {
-  std::optional<Seconds> s = mean;
-  for (const PercentileTarget& p : percentiles) {
-    s = s ? min(*s, p.limit) : p.limit;
-  }
-  return s;
-}
-
 // How a candidate's simulated percentiles, at the slow edge of their bands, stand against the
 // targets: the worst held / limit of each latency (1 or less: met), and which target that is.
 struct PercentileStanding {
@@ -48,9 +36,11 @@ PercentileStanding standing(const Search& S, const Candidate& c) {
   const PercentileHold ttft = worst_percentile(
       t.ttft_percentiles,
       sim.ttft,
-      band_high_ratio(S, *c.gpu, spec, latency_band_metric(S.units)).value_or(1.0));
-  const PercentileHold tpot = worst_percentile(
-      t.tpot_percentiles, sim.tpot, band_high_ratio(S, *c.gpu, spec, "tpot").value_or(1.0));
+      layout_high_ratio(S, *c.gpu, spec, c.layout, latency_band_metric(S.units)).value_or(1.0));
+  const PercentileHold tpot =
+      worst_percentile(t.tpot_percentiles,
+                       sim.tpot,
+                       layout_high_ratio(S, *c.gpu, spec, c.layout, "tpot").value_or(1.0));
   PercentileStanding s{ttft.ratio, tpot.ratio, "", 0.0};
   // The worse of the two, TTFT's on a tie.
   const bool tpot_worse = tpot.ratio > ttft.ratio;

@@ -62,7 +62,7 @@ bool has_targets(const Spec& spec, const WorkloadUnits& u) {
     return true;
   }
   const auto& t = spec.workload.inference.targets;
-  return t.ttft || t.tpot || t.requests_per_s || t.output_tokens_per_s;
+  return t.ttft || t.tpot || t.names_percentiles() || t.requests_per_s || t.output_tokens_per_s;
 }
 
 // The GPUs a deployment occupies: on-prem, every GPU of the servers bought.
@@ -218,8 +218,8 @@ Requirements requirements_of(const Spec& spec, const WorkloadUnits& u, const Con
   r.weights = weight_bytes(spec.model, spec.weights).total();
   if (u.serving) {
     const auto& inf = spec.workload.inference;
-    r.kv_per_request = kv_cache_geometry(spec, Parallelism{}, constants)
-                           .per_sequence(inf.prompt_tokens() + inf.output_tokens);
+    r.kv_per_request =
+        kv_cache_geometry(spec, Parallelism{}, constants).per_sequence(inf.longest_request());
     // Per output token at the average context; an embedding workload, per token embedded (the
     // attention span of prefill_step_time: all of the sequence, or half of it when causal).
     const auto prompt = static_cast<double>(inf.prompt_tokens());
@@ -466,51 +466,6 @@ void plan_gpu(const Search& S, const Gpu& g, Plan& plan) {
 }
 
 } // namespace
-
-namespace detail {
-
-const Calibration& family_calibration(const Search& S, const Gpu& g) {
-  const std::string family = S.eff.family_name(g);
-  const auto matches = [&](const Search::FamilyCalibration& k) { return k.family == family; };
-  const auto make = [&] {
-    const Spec& spec = S.spec;
-    return Search::FamilyCalibration{
-        family,
-        S.options.uncertainty->calibration(
-            family, engine_band_key(spec, S.eff), !S.units.serving, unmeasured_workload(spec))};
-  };
-  return remembered(S.calibrations, matches, make).calibration;
-}
-
-InferenceBands serving_bands(const Search& S,
-                             const Gpu& g,
-                             const std::string& engine,
-                             const InferencePerformance& p) {
-  const std::string family = S.eff.family_name(g);
-  const auto matches = [&](const Search::FamilyBands& k) {
-    return k.family == family && k.engine == engine;
-  };
-  const auto make = [&] {
-    const Uncertainty& u = *S.options.uncertainty;
-    return Search::FamilyBands{
-        family, engine, u.band("ttft", family, engine), u.band("tpot", family, engine)};
-  };
-  const Search::FamilyBands& bands = remembered(S.serving_bands, matches, make);
-  if (p.kv_overflow()) {
-    const Uncertainty& u = *S.options.uncertainty;
-    return inference_bands(p, u.overflowing(bands.ttft, "ttft"), u.overflowing(bands.tpot, "tpot"));
-  }
-  return inference_bands(p, bands.ttft, bands.tpot);
-}
-
-Band memory_band_of(const Search& S, Bytes total) {
-  if (!S.memory_ratio) {
-    S.memory_ratio = S.options.uncertainty->band("memory", "", "");
-  }
-  return memory_band(total, *S.memory_ratio);
-}
-
-} // namespace detail
 
 namespace {
 

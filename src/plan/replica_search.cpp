@@ -36,10 +36,22 @@ double throughput_ratio(const Targets& t, const Held& h) {
   return worst;
 }
 
+std::optional<Seconds> strictest(const std::optional<Seconds>& mean,
+                                 const std::vector<PercentileTarget>& percentiles) {
+  std::optional<Seconds> s = mean;
+  for (const PercentileTarget& p : percentiles) {
+    s = s ? min(*s, p.limit) : p.limit;
+  }
+  return s;
+}
+
 ServingGoal serving_goal(const Spec& s) {
   const auto& inf = s.workload.inference;
-  return {{inf.targets.ttft,
-           inf.targets.tpot,
+  // Percentile targets are held by the analytical search at the strictest of them first
+  // (percentile_targets.cpp), and so are the months of growth of a configuration check
+  // re-evaluates: the same replicas month by month as the plan costed.
+  return {{strictest(inf.targets.ttft, inf.targets.ttft_percentiles),
+           strictest(inf.targets.tpot, inf.targets.tpot_percentiles),
            inf.targets.requests_per_s,
            inf.targets.output_tokens_per_s},
           inf.concurrency,

@@ -242,17 +242,19 @@ T& remembered(std::vector<T>& known, const Matches& matches, const Make& make) {
   return it != known.end() ? *it : known.emplace_back(make());
 }
 
-// --- What the uncertainty data says (plan.cpp), S.options.uncertainty not null
+// --- What the uncertainty data says (bands.cpp), S.options.uncertainty not null
 
 // Uncertainty::calibration of the GPU's family for the spec (its engine and workload).
 const Calibration& family_calibration(const Search& S, const Gpu& g);
 // A candidate's: its family's, or a disaggregated one's (Uncertainty::disaggregated_calibration).
 Calibration candidate_calibration(const Search& S, const Candidate& c);
-// inference_bands of a serving estimate on `g` with `engine`.
+// inference_bands of a serving estimate on `g` with `engine`, on a layout of `attention_dp`
+// attention groups (Uncertainty::attention_data_parallel above 1).
 InferenceBands serving_bands(const Search& S,
                              const Gpu& g,
                              const std::string& engine,
-                             const InferencePerformance& p);
+                             const InferencePerformance& p,
+                             int attention_dp);
 // memory_band of a total.
 Band memory_band_of(const Search& S, Bytes total);
 
@@ -395,6 +397,10 @@ void search_inference_held(const Search& S,
 // the search holds targets; none when it holds them at the point (--confidence point).
 std::optional<double>
 band_high_ratio(const Search& S, const Gpu& g, const Spec& spec, const char* metric);
+// The same for layout `p`: an attention data-parallel layout's band is enveloped with its
+// measured runs' (Uncertainty::attention_data_parallel).
+std::optional<double> layout_high_ratio(
+    const Search& S, const Gpu& g, const Spec& spec, const Parallelism& p, const char* metric);
 // The band rates are held to: decode's ("tpot"), or a one-pass workload's forward pass
 // ("ttft").
 inline const char* rate_band_metric(const WorkloadUnits& u) {

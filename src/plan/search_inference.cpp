@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 namespace rightsize::detail {
 
@@ -20,8 +21,10 @@ namespace {
 // The layouts to try on one GPU, narrowest first: every tensor-parallel size, expert parallelism
 // across the TP group when the experts divide, and pipeline stages only at the widest TP size
 // (none for an encoder-decoder: rightsize does not split its two stacks into stages; none for a
-// diffusers pipeline, which runs on one GPU).
-std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<int>& tps) {
+// diffusers pipeline, which runs on one GPU). `attention_dp`: whether attention data-parallel
+// layouts are tried (attention_dp_searched).
+std::vector<Parallelism>
+inference_layouts(const Spec& spec, const std::vector<int>& tps, bool attention_dp) {
   std::vector<Parallelism> out;
   out.reserve(3 * tps.size() + 4); // each TP size, its EP and attention-DP layouts, the PP ones
   for (const int tp : tps) {
@@ -42,9 +45,9 @@ std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<i
       }
       // MLA keeps one latent cache that every attention rank would hold whole: on engines whose
       // plans choose it, attention data-parallel over all tp GPUs, each holding its own
-      // requests' cache (docs/plan.md, "Layouts").
+      // requests' cache (docs/plan.md, "Search").
       const Parallelism adp = serving_parallelism(tp, pp, eps.back(), tp);
-      if (tp > 1 && spec.model.attention == AttentionKind::mla &&
+      if (attention_dp && tp > 1 && spec.model.attention == AttentionKind::mla &&
           engine_traits(spec.workload.inference.engine).attention_dp.planned &&
           !attention_dp_refusal(spec, adp)) {
         out.push_back(adp);
@@ -52,6 +55,15 @@ std::vector<Parallelism> inference_layouts(const Spec& spec, const std::vector<i
     }
   }
   return out;
+}
+
+// Attention data-parallel layouts were never fitted: their band is the measured runs' (up to
+// 3.3x slower TPOT than the point; docs/accuracy.md, "Attention data parallelism"), and a plan
+// tries them only where targets hold every candidate at the slow edge of its own band. Ranked at
+// the point (no targets, or --confidence point), their optimistic estimates would win unheld.
+bool attention_dp_searched(const Search& S, const Spec& spec) {
+  return S.options.uncertainty != nullptr && S.options.confidence == Confidence::band &&
+         has_targets(spec, S.units);
 }
 
 // A layout's candidate as the search scores it: the figures of the replica search, no sentences,
@@ -94,6 +106,34 @@ double room_of(const LayoutEvaluator& eval, const ServingGoal& goal, const At& a
 // The candidate re-evaluated and re-costed with every sentence and band (Detail::full) at the
 // batch and replicas the search settled on: the same figures, now explained. Only the candidates
 // kept are.
+// Why an attention data-parallel candidate: its groups each hold their own requests' latent
+// cache where tensor parallelism alone replicates it on every GPU (docs/model.md, "Attention
+// data parallelism"); "" for other layouts.
+std::string attention_dp_note(const Search& S, const Spec& spec, const Candidate& c) {
+  const Parallelism& p = c.layout;
+  if (p.attention_dp == 1) {
+    return "";
+  }
+  const Parallelism plain = serving_parallelism(p.tp, p.pp, p.ep, 1);
+  const long long without =
+      estimate_memory(spec, *c.gpu, plain, S.constants, c.memory.batch).max_batch;
+  std::string note = fmt::format(
+      "each of the {} attention groups holds only its own requests' KV cache, so a replica "
+      "holds up to {} sequences; TP{}{} without it keeps the whole cache on every GPU and holds "
+      "{}",
+      p.attention_dp,
+      c.memory.max_batch,
+      p.tp,
+      p.ep > 1 ? fmt::format(" EP{}", p.ep) : std::string(),
+      without);
+  if (c.inference_bands) {
+    note += fmt::format(". Never fitted: the targets hold at the slow edge of the band of the "
+                        "measured attention-DP runs (TPOT up to {:.2f}x the estimate)",
+                        c.inference_bands->tpot_ratio.high_ratio);
+  }
+  return note;
+}
+
 void explain(const Search& S, Kept& kept) {
   Candidate& c = kept.candidate;
   const Spec& spec = *kept.variant->spec;
@@ -105,8 +145,10 @@ void explain(const Search& S, Kept& kept) {
     c.inference = estimate_inference(
         spec, *c.gpu, c.layout, c.memory, S.eff, S.constants, c.replicas, Detail::full, offered);
     if (S.options.uncertainty != nullptr) {
-      c.inference_bands = serving_bands(S, *c.gpu, engine_band_key(spec, S.eff), *c.inference);
+      c.inference_bands = serving_bands(
+          S, *c.gpu, engine_band_key(spec, S.eff), *c.inference, c.layout.attention_dp);
     }
+    c.layout_note = attention_dp_note(S, spec, c);
   }
   // The cost figures do not depend on the detail; the prices per token are the search's.
   const CostBreakdown priced = c.cost;
@@ -333,7 +375,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
     bool widest_fits = false;
     std::vector<Parallelism>& fitting =
         fits.emplace_back(&variant, std::vector<Parallelism>{}).second;
-    for (const Parallelism& p : inference_layouts(spec, tps)) {
+    for (const Parallelism& p : inference_layouts(spec, tps, attention_dp_searched(S, spec))) {
       // Pipeline stages only when the widest tensor-parallel layout does not fit: they add GPUs
       // and latency, never speed, to a replica.
       const int per_replica = p.tp * p.pp;
@@ -348,7 +390,7 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
           continue;
         }
       }
-      LayoutEvaluator eval(S, spec, g, p, bands);
+      LayoutEvaluator eval(S, spec, g, p, layout_band_highs(S, bands, p));
       const At probe = eval(1, 1);
       if (probe.memory().max_batch < 1) {
         consider_memory_miss(probe, p, miss);
@@ -424,6 +466,11 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
   if (auto& taken = best ? best : first) {
     explain(S, *taken);
   }
+  // Under percentile targets the held search takes the configurations that meet them once
+  // simulated (percentile_targets.cpp), `first` when `best` misses: it is explained too.
+  if (best && first && S.spec.workload.inference.targets.names_percentiles()) {
+    explain(S, *first);
+  }
   // One allocation, no candidate moved twice.
   found.reserve(found.size() + (first ? 1U : 0U) + (best ? 1U : 0U));
   for (auto* kept : {&first, &best}) {
@@ -448,6 +495,37 @@ Bands serving_band_highs(const Search& S, const Gpu& g, const Spec& spec) {
     b.ttft_overflow_high = overflow(latency_band_metric(S.units), *b.ttft_high);
     b.tpot_overflow_high = overflow("tpot", *b.tpot_high);
     b.rate_overflow_high = overflow(rate_band_metric(S.units), *b.rate_high);
+  }
+  return b;
+}
+
+std::optional<double> layout_high_ratio(
+    const Search& S, const Gpu& g, const Spec& spec, const Parallelism& p, const char* metric) {
+  std::optional<double> high = band_high_ratio(S, g, spec, metric);
+  if (high && p.attention_dp > 1) {
+    RatioBand base;
+    base.high_ratio = *high;
+    high = S.options.uncertainty->attention_data_parallel(base, metric).high_ratio;
+  }
+  return high;
+}
+
+Bands layout_band_highs(const Search& S, const Bands& family, const Parallelism& p) {
+  if (p.attention_dp == 1 || !family.ttft_high) {
+    return family;
+  }
+  Bands b = family;
+  const auto widened = [&](const char* metric, std::optional<double>& high) {
+    RatioBand base;
+    base.high_ratio = *high;
+    high = S.options.uncertainty->attention_data_parallel(base, metric).high_ratio;
+  };
+  for (auto [metric, high, overflow] :
+       {std::tuple{latency_band_metric(S.units), &b.ttft_high, &b.ttft_overflow_high},
+        std::tuple{"tpot", &b.tpot_high, &b.tpot_overflow_high},
+        std::tuple{rate_band_metric(S.units), &b.rate_high, &b.rate_overflow_high}}) {
+    widened(metric, *high);
+    widened(metric, *overflow);
   }
   return b;
 }

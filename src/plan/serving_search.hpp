@@ -58,6 +58,10 @@ struct Bands {
 
 // The band ratios of a GPU's family and the spec's engine, the same for every layout.
 Bands serving_band_highs(const Search& S, const Gpu& g, const Spec& spec);
+// `family`'s ratios for layout `p`: attention data-parallel layouts were never fitted, and their
+// targets are held at the slow edge of the band enveloped with their measured runs'
+// (Uncertainty::attention_data_parallel), as their reports show it.
+Bands layout_band_highs(const Search& S, const Bands& family, const Parallelism& p);
 
 // Every evaluation of one layout (spec variant, GPU, parallelism), memoized by batch: memory does
 // not depend on the replica count and performance only scales with it (with_replicas), so the
@@ -170,6 +174,12 @@ struct ReplicaSearch {
   double distance = 0;
 };
 
+// The tightest of a latency's targets, the typical request's and its percentiles': what the
+// analytical search holds first (the percentiles of a request's latency lie above its typical
+// value but for p50 of a skewed distribution, which is then held a little harder).
+std::optional<Seconds> strictest(const std::optional<Seconds>& mean,
+                                 const std::vector<PercentileTarget>& percentiles);
+// The spec's targets, its latency targets at their strictest, its concurrency and GPU limit.
 ServingGoal serving_goal(const Spec& s);
 // Whether latency targets hold, and by how much (held value / target, the worse of the two).
 double latency_ratio(const Targets& t, const Held& h);
@@ -263,7 +273,8 @@ struct DisaggregatedHighs {
   double tpot = 1;
   double rate = 1;
 };
-DisaggregatedHighs disaggregated_highs(const Search& S, const Gpu& g, const Spec& spec);
+DisaggregatedHighs
+disaggregated_highs(const Search& S, const Gpu& g, const Spec& spec, const Parallelism& p);
 // Its growth month by month from `planned` pools (search_disaggregated's series).
 GrowthSeries disaggregated_growth(const Search& S,
                                   const Spec& spec,

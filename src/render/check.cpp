@@ -233,7 +233,7 @@ void render_check_table(const std::vector<CheckResult>& results, int exit_code, 
                          configuration_text(*r.locked),
                          configuration_text(*r.now));
     } else if (r.status == "added" && r.now) {
-      out << "  would lock: " << configuration_text(*r.now) << '\n';
+      out << (r.written ? "  locked: " : "  would lock: ") << configuration_text(*r.now) << '\n';
     }
     for (const auto& c : r.crossed) {
       out << "  FAIL " << c.text << '\n';
@@ -360,7 +360,7 @@ void render_check_markdown(const std::vector<CheckResult>& results,
                          configuration_text(*r.locked),
                          configuration_text(*r.now));
     } else if (r.status == "added" && r.now) {
-      out << "- would lock: " << configuration_text(*r.now) << '\n';
+      out << (r.written ? "- locked: " : "- would lock: ") << configuration_text(*r.now) << '\n';
     }
     for (const auto& c : r.crossed) {
       out << "- :x: " << c.text << '\n';

@@ -159,7 +159,9 @@ std::vector<std::pair<std::string, std::string>> spec_notes(const CheckResult& r
     return notes;
   }
   if (r.status == "added") {
-    notes.emplace_back(r.now ? fmt::format("new spec, not locked yet: would lock {}, {}/month",
+    notes.emplace_back(r.now ? fmt::format(r.written ? "new spec, locked: {}, {}/month"
+                                                     : "new spec, not locked yet: would lock {}, "
+                                                       "{}/month",
                                            configuration_text(*r.now),
                                            monthly_text(r))
                              : "new spec, not locked yet: nothing feasible",
@@ -449,7 +451,7 @@ void spec_details(html::Page& page, const CheckResult& r) {
     items.push_back("locked: " + configuration_text(*r.locked));
     items.push_back("now best: " + configuration_text(*r.now));
   } else if (r.status == "added" && r.now) {
-    items.push_back("would lock: " + configuration_text(*r.now));
+    items.push_back((r.written ? "locked: " : "would lock: ") + configuration_text(*r.now));
   } else if (r.status == "removed" && r.locked) {
     items.push_back("locked: " + configuration_text(*r.locked));
   }

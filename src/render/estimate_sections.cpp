@@ -292,8 +292,18 @@ void write_inference_json(JsonWriter& w, const EstimateReport& r) {
       .member("kv_cache_per_token_bytes", m.kv_per_token.si())
       .member("kv_cache_pool_bytes", m.kv_pool.si())
       // The statistic ttft_ms, tpot_ms and the rates are: steady-state means (docs/model.md).
-      .member("latency_statistic", "mean")
-      .member("max_batch", m.max_batch)
+      .member("latency_statistic", "mean");
+  if (const auto& inf = r.spec.workload.inference; !inf.fixed_lengths()) {
+    // Drawn lengths (a range or a histogram): the means speed runs at, the longest memory holds.
+    w.key("lengths")
+        .begin_object()
+        .member("bins", static_cast<long long>(inf.length_histogram.size()))
+        .member("longest_request_tokens", inf.longest_request())
+        .member("mean_input_tokens", inf.mean_prompt_tokens())
+        .member("mean_output_tokens", inf.mean_output_tokens())
+        .end_object();
+  }
+  w.member("max_batch", m.max_batch)
       .member("max_context_tokens", m.max_context)
       .member("output_tokens_per_s", perf ? perf->output_tokens_per_s : 0.0);
   if (perf && perf->simulated) {

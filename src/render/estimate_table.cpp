@@ -84,10 +84,9 @@ std::string training_workload(const EstimateReport& r) {
 std::string generation_workload(const EstimateReport& r) {
   const auto& s = r.spec;
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} + {} out tokens, weights {}, KV cache {}{}",
+  return fmt::format("inference on {}, {}, weights {}, KV cache {}{}",
                      to_string(i.engine),
-                     i.describe_input(),
-                     i.output_tokens,
+                     i.describe_lengths(),
                      weights_text(s),
                      to_string(s.precision.kv_cache),
                      decoding_features(i));

@@ -134,6 +134,9 @@ void write_candidate(detail::JsonWriter& w, const Plan& plan, const Candidate& c
   if (!c.precision_note.empty()) {
     w.member("precision_note", c.precision_note);
   }
+  if (!c.layout_note.empty()) {
+    w.member("layout_note", c.layout_note);
+  }
   if (c.published) {
     w.key("published");
     write_published_json(w, *c.published);

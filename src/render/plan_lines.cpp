@@ -69,10 +69,9 @@ std::string training_workload(const Spec& s) {
 
 std::string generation_workload(const Spec& s) {
   const auto& i = s.workload.inference;
-  return fmt::format("inference on {}, {} + {} out tokens, {}{}",
+  return fmt::format("inference on {}, {}, {}{}",
                      to_string(i.engine),
-                     i.describe_input(),
-                     i.output_tokens,
+                     i.describe_lengths(),
                      offline_or(i.concurrency, "requests"),
                      decoding_features(i));
 }

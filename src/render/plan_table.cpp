@@ -339,10 +339,11 @@ std::string replicas_words(const Candidate& c) {
   return c.replicas > 1 ? fmt::format(", {} replicas", c.replicas) : "";
 }
 
-// A disaggregated recommendation's pools and why it beat the aggregated one ("" otherwise).
-std::string disaggregation_lines(const Candidate& best) {
+// A disaggregated recommendation's pools and why it beat the aggregated one, or why an
+// attention data-parallel layout ("" otherwise).
+std::string layout_lines(const Candidate& best) {
   if (!best.disaggregation) {
-    return "";
+    return best.layout_note.empty() ? "" : "  attention data-parallel: " + best.layout_note;
   }
   return "  disaggregated: " + disaggregation_text(best.disaggregation->pools) + "; " +
          best.disaggregation->why;
@@ -425,7 +426,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
                      2))
         << '\n';
     line("  " + (best.inference ? best.inference->explanation : best.training->explanation), 4);
-    line(disaggregation_lines(best), 4);
+    line(layout_lines(best), 4);
     line(percentiles_line(s, best), 4);
     line("  price " + best.cost.price_label + (best.cost.price_stale ? " STALE" : "") + "; " +
              best.cost.basis,

@@ -211,6 +211,12 @@ void read_text_to_text(Spec& spec, const std::optional<FieldReader>& workload) {
             fmt::format("{} reads text: a text-to-text workload has no images", spec.model.family));
       }
     }
+    if (r.has("length_histogram")) {
+      r.member("length_histogram")
+          .fail_plain(fmt::format("a text-to-text workload ({}) is planned at one input length "
+                                  "(its encoder's): give input_tokens and output_tokens",
+                                  spec.model.family));
+    }
     read_inference(r, w);
     refuse_decoding_features(r,
                              "rightsize models speculative decoding and prefix caching for "

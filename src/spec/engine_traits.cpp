@@ -38,7 +38,7 @@ const std::vector<EngineTraits> k_engines{
      {true,
       false,
       true,
-      false,
+      true,
       "vLLM's data parallelism on a dense model is independent replicas (--dp), not attention "
       "data parallelism",
       "vLLM docs serving/data_parallel_deployment.md: --data-parallel-size replicates attention "
@@ -77,7 +77,7 @@ const std::vector<EngineTraits> k_engines{
      {true,
       false,
       false,
-      false,
+      true,
       "",
       "SGLang server_args --enable-dp-attention with --dp-size N: attention in N groups of "
       "tp_size / N GPUs, each holding the KV cache of its own requests ('If you do not use DP "

@@ -9,6 +9,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
 
 namespace rightsize {
 
@@ -21,6 +24,55 @@ std::string InferenceWorkload::describe_input() const {
                      images_per_request,
                      images_per_request == 1 ? "" : "s",
                      image_tokens);
+}
+
+std::string InferenceWorkload::describe_lengths() const {
+  if (length_histogram.size() <= 1) {
+    return fmt::format("{} + {} out tokens", describe_input(), output_tokens);
+  }
+  return fmt::format("{} length bins, mean {:.0f} in{} + {:.0f} out tokens (longest request {})",
+                     length_histogram.size(),
+                     mean_prompt_tokens() - static_cast<double>(image_tokens),
+                     images_per_request == 0 ? std::string()
+                                             : fmt::format(" + {} image{} ({} tokens)",
+                                                           images_per_request,
+                                                           images_per_request == 1 ? "" : "s",
+                                                           image_tokens),
+                     mean_output_tokens(),
+                     longest_request());
+}
+
+double InferenceWorkload::mean_prompt_tokens() const {
+  if (length_histogram.empty()) {
+    return static_cast<double>(prompt_tokens()) * ((1.0 + length_low_ratio) / 2.0);
+  }
+  double sum = 0;
+  for (const LengthBin& b : length_histogram) {
+    sum += b.share * static_cast<double>(b.input_tokens);
+  }
+  return sum + static_cast<double>(image_tokens);
+}
+
+double InferenceWorkload::mean_output_tokens() const {
+  if (length_histogram.empty()) {
+    return static_cast<double>(output_tokens) * ((1.0 + length_low_ratio) / 2.0);
+  }
+  double sum = 0;
+  for (const LengthBin& b : length_histogram) {
+    sum += b.share * static_cast<double>(b.output_tokens);
+  }
+  return sum;
+}
+
+long long InferenceWorkload::longest_request() const {
+  long long longest = input_tokens + output_tokens;
+  if (!length_histogram.empty()) {
+    longest = 0;
+    for (const LengthBin& b : length_histogram) {
+      longest = std::max(longest, b.input_tokens + b.output_tokens);
+    }
+  }
+  return longest + image_tokens;
 }
 
 } // namespace rightsize
@@ -105,6 +157,63 @@ void read_arrivals(const FieldReader& r, InferenceWorkload& w) {
   }
 }
 
+// [{"input_tokens": 512, "output_tokens": 128, "share": 3}, ...]: requests of each bin's lengths
+// in proportion to its share (counts or fractions, scaled to sum to 1). The workload's
+// input_tokens and output_tokens become the longest of the bins (docs/spec.md, "Length
+// histograms").
+void read_length_histogram(const FieldReader& r, InferenceWorkload& w) {
+  for (const char* other : {"input_tokens", "output_tokens", "length_low_ratio"}) {
+    if (r.has(other)) {
+      r.member(other).fail_plain("give the lengths once: length_histogram's bins, or "
+                                 "input_tokens, output_tokens and length_low_ratio, not both");
+    }
+  }
+  const std::vector<FieldReader> bins = r.array("length_histogram");
+  if (bins.empty() || bins.size() > limits::k_max_length_bins) {
+    r.member("length_histogram")
+        .fail_plain(fmt::format("must hold 1 to {} bins of {{\"input_tokens\", "
+                                "\"output_tokens\", \"share\"}}, got {}",
+                                limits::k_max_length_bins,
+                                bins.size()));
+  }
+  double total = 0;
+  w.input_tokens = 0;
+  w.output_tokens = 0;
+  for (const FieldReader& b : bins) {
+    b.reject_unknown({"input_tokens", "output_tokens", "share"});
+    LengthBin bin;
+    bin.input_tokens = b.integer("input_tokens", Range{1, limits::k_max_tokens});
+    bin.output_tokens = b.integer("output_tokens", Range{1, limits::k_max_tokens});
+    bin.share = b.number("share", Range::positive(1e15));
+    total += bin.share;
+    w.input_tokens = std::max(w.input_tokens, bin.input_tokens);
+    w.output_tokens = std::max(w.output_tokens, bin.output_tokens);
+    w.length_histogram.push_back(bin);
+  }
+  // In order of length, bins of the same lengths as one: the same traffic gives the same
+  // simulation and the same digest, whatever order the bins were written in.
+  auto& bins_read = w.length_histogram;
+  std::sort(bins_read.begin(), bins_read.end(), [](const LengthBin& a, const LengthBin& b) {
+    return std::pair{a.input_tokens, a.output_tokens} < std::pair{b.input_tokens, b.output_tokens};
+  });
+  std::vector<LengthBin> merged;
+  for (const LengthBin& bin : bins_read) {
+    if (!merged.empty() && merged.back().input_tokens == bin.input_tokens &&
+        merged.back().output_tokens == bin.output_tokens) {
+      merged.back().share += bin.share;
+    } else {
+      merged.push_back(bin);
+    }
+  }
+  bins_read = std::move(merged);
+  // Shares that already sum to 1 are kept as written (0.6 stays 0.6 in the canonical form).
+  if (std::abs(total - 1.0) > 1e-9) {
+    for (LengthBin& bin : bins_read) {
+      bin.share /= total;
+    }
+  }
+}
+
 } // namespace
 
 // What generation and embedding workloads share: concurrency and the engine's settings.
@@ -147,12 +256,16 @@ void read_inference(const FieldReader& r, InferenceWorkload& w) {
                     "image_height",
                     "speculative",
                     "prefix_cache_hit_rate",
-                    "arrivals"});
+                    "arrivals",
+                    "length_histogram"});
   w.input_tokens =
       r.optional_integer("input_tokens", Range{1, limits::k_max_tokens}).value_or(w.input_tokens);
   w.output_tokens =
       r.optional_integer("output_tokens", Range{1, limits::k_max_tokens}).value_or(w.output_tokens);
   read_serving_engine(r, w);
+  if (r.has("length_histogram")) {
+    read_length_histogram(r, w);
+  }
   if (auto t = r.optional_object("targets")) {
     read_targets(*t, w.targets);
   }
@@ -243,15 +356,22 @@ namespace {
 void check_given_lengths(Spec& spec, const FieldReader& workload, const char* field) {
   const auto& w = spec.workload.inference;
   const long long context = spec.model.max_position;
-  if (context <= 0 || w.prompt_tokens() + w.output_tokens <= context) {
+  if (context <= 0 || w.longest_request() <= context) {
     return;
   }
+  const std::string images =
+      w.image_tokens > 0 ? fmt::format(" + {} image", w.image_tokens) : std::string();
   const std::string what =
-      fmt::format("{} input{} + {} output tokens exceed {}",
-                  w.input_tokens,
-                  w.image_tokens > 0 ? fmt::format(" + {} image", w.image_tokens) : std::string(),
-                  w.output_tokens,
-                  describe_context(spec.model));
+      w.length_histogram.empty()
+          ? fmt::format("{} input{} + {} output tokens exceed {}",
+                        w.input_tokens,
+                        images,
+                        w.output_tokens,
+                        describe_context(spec.model))
+          : fmt::format("the longest bin's {} tokens (input{} + output) exceed {}",
+                        w.longest_request(),
+                        images,
+                        describe_context(spec.model));
   if (!context_enforced(spec)) {
     spec.warnings.push_back(what);
     return;
@@ -330,6 +450,10 @@ void fit_default_lengths(Spec& spec, const std::optional<FieldReader>& workload)
 // their defaults shrink to fit. `workload` is the spec's /workload, absent for a bare
 // config.json or a spec without one.
 void fit_inference_lengths(Spec& spec, const std::optional<FieldReader>& workload) {
+  if (!spec.workload.inference.length_histogram.empty()) {
+    check_given_lengths(spec, *workload, "length_histogram");
+    return;
+  }
   const bool input_given = workload && workload->has("input_tokens");
   const bool output_given = workload && workload->has("output_tokens");
   if (input_given && output_given) {
@@ -349,15 +473,19 @@ void read_generation(Spec& spec, const std::optional<FieldReader>& workload) {
   read_images(spec, workload);
   fit_inference_lengths(spec, workload);
   const auto& w = spec.workload.inference;
-  const long long request = w.prompt_tokens() + w.output_tokens;
+  const long long request = w.longest_request();
   if (w.max_model_len && *w.max_model_len < request) {
-    // The engine would refuse every request: not a setting to plan around.
+    // The engine would refuse the longest requests: not a setting to plan around.
     workload->member("max_model_len")
-        .fail(fmt::format("is shorter than the workload's requests ({} tokens: {} input + {} "
-                          "output); the engine refuses longer ones",
-                          request,
-                          w.prompt_tokens(),
-                          w.output_tokens));
+        .fail(w.length_histogram.empty()
+                  ? fmt::format("is shorter than the workload's requests ({} tokens: {} input + "
+                                "{} output); the engine refuses longer ones",
+                                request,
+                                w.prompt_tokens(),
+                                w.output_tokens)
+                  : fmt::format("is shorter than length_histogram's longest requests ({} "
+                                "tokens); the engine refuses longer ones",
+                                request));
   }
 }
 

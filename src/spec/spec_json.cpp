@@ -114,6 +114,19 @@ nlohmann::json workload_to_json(const Spec& spec) {
     if (i.prefix_cache_hit_rate > 0) {
       j["prefix_cache_hit_rate"] = i.prefix_cache_hit_rate;
     }
+    // Drawn lengths, absent when fixed: other specs keep their digest.
+    if (i.length_low_ratio < 1.0) {
+      j["length_low_ratio"] = i.length_low_ratio;
+    }
+    if (!i.length_histogram.empty()) {
+      nlohmann::json bins = nlohmann::json::array();
+      for (const LengthBin& b : i.length_histogram) {
+        bins.push_back({{"input_tokens", b.input_tokens},
+                        {"output_tokens", b.output_tokens},
+                        {"share", b.share}});
+      }
+      j["length_histogram"] = bins;
+    }
     if (i.arrivals !=
         ArrivalKind::closed) { // absent for a closed loop: other specs keep their digest
       j["arrivals"] = {{"process", std::string(to_string(i.arrivals))}};

@@ -633,8 +633,8 @@ TEST_CASE("check: a disaggregated recommendation is locked with its split and re
                  "/manifests");
   CHECK(deploy.exit_code == 0);
   CHECK(fs::exists(dir.path() + "/manifests/disaggregatedset-deepseek-v3-long-prompts.yaml"));
-  const auto trtllm = run_binary("deploy " + spec +
-                                 " --engine tensorrt-llm --model-uri deepseek-ai/DeepSeek-V3");
+  const auto trtllm =
+      run_binary("deploy " + spec + " --engine tensorrt-llm --model-uri deepseek-ai/DeepSeek-V3");
   CHECK(trtllm.exit_code == 0);
   CHECK_THAT(trtllm.err, Catch::Contains("ranks a disaggregated configuration first"));
   CHECK_THAT(trtllm.out, Catch::Contains("kind: Deployment"));
@@ -674,4 +674,45 @@ TEST_CASE("check: a disaggregated recommendation is locked with its split and re
   const auto broken = run_binary("check " + spec);
   CHECK(broken.exit_code == 2);
   CHECK_THAT(broken.out + broken.err, Catch::Contains("prefill_replicas"));
+}
+
+// A spec whose latency targets are all percentiles (here under gamma arrivals, where a mean
+// target becomes one too) is re-evaluated with the replicas month by month the plan costed it
+// with: check --replan on the unchanged spec reported "TCO -32.7%" when the re-evaluation's
+// growth held no latency target at all.
+TEST_CASE("check: an unchanged percentile spec re-evaluates to the TCO it was locked with",
+          "[check][cli]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "llama-3.1-70b",
+           fs::path(dir.path()) / "models" / "llama-3.1-70b");
+  std::ifstream in(examples / "llama-3.1-70b-sla-p99.json");
+  nlohmann::json spec = nlohmann::json::parse(in);
+  spec["workload"]["arrivals"] = {{"process", "gamma"}, {"burstiness", 0.5}};
+  const std::string path = dir.path() + "/gamma.json";
+  std::ofstream(path) << spec.dump(2);
+  REQUIRE(run_binary("check " + path + " --update").exit_code == 0);
+  const auto r = run_binary("check " + path + " --replan --format json");
+  REQUIRE(r.exit_code == 0);
+  const auto result = nlohmann::json::parse(r.out)["results"][0];
+  CHECK(result["changes"].empty());
+  CHECK(result["compared"]["tco_usd"].get<double>() ==
+        Approx(result["locked"]["tco_usd"].get<double>()));
+}
+
+// --update writes a new spec's configuration: the report says it is locked, not that it would be.
+TEST_CASE("check: --update says what it locked for a new spec", "[check][cli]") {
+  ScratchDir dir;
+  const fs::path examples(RIGHTSIZE_EXAMPLES_DIR);
+  fs::create_directories(fs::path(dir.path()) / "models");
+  fs::copy(examples / "models" / "llama-3.1-8b", fs::path(dir.path()) / "models" / "llama-3.1-8b");
+  const std::string spec = dir.path() + "/chat.json";
+  fs::copy_file(examples / "llama-3.1-8b-chat.json", spec);
+  const auto dry = run_binary("check " + spec);
+  CHECK(dry.out.find("would lock: ") != std::string::npos);
+  const auto r = run_binary("check " + spec + " --update");
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("  locked: ") != std::string::npos);
+  CHECK(r.out.find("would lock") == std::string::npos);
 }

@@ -3,7 +3,9 @@
 # that use each optional training field the reader knows (dropout, framework, training_precision
 # as a preset and as an object), must be valid; a misspelt value must not be. Each spec is also
 # checked with `rightsize validate`, so the schema and the reader agree both ways. Embedding
-# workloads: output tokens and TensorRT-LLM are refused by both.
+# workloads: output tokens and TensorRT-LLM are refused by both. Text generation: gamma arrivals
+# and a length histogram (the example) are valid, an unknown process and a histogram beside
+# input_tokens are not.
 # Usage: validate_schema.sh RIGHTSIZE_BINARY. PYTHON overrides the interpreter (default: Debian's
 # /usr/bin/python3 with python3-jsonschema).
 set -uo pipefail
@@ -37,6 +39,17 @@ for name, extra in {"embedding-output": {"output_tokens": 10},
     spec = json.loads(json.dumps(embedding))
     spec["workload"].update(extra)
     json.dump(spec, open(os.path.join(sys.argv[1], name + ".json"), "w"))
+# Text generation's arrivals and length histograms; a histogram with lengths beside it is refused.
+chat = json.load(open("examples/llama-3.1-8b-chat.json"))
+chat["model"] = os.path.abspath("examples/models/llama-3.1-8b/config.json")
+bins = [{"input_tokens": 512, "output_tokens": 128, "share": 3},
+        {"input_tokens": 4096, "output_tokens": 256, "share": 1}]
+for name, extra in {"arrivals-gamma": {"arrivals": {"process": "gamma", "burstiness": 0.5}},
+                    "arrivals-unknown": {"arrivals": {"process": "uniform"}},
+                    "histogram-and-lengths": {"length_histogram": bins}}.items():
+    spec = json.loads(json.dumps(chat))
+    spec["workload"].update(extra)
+    json.dump(spec, open(os.path.join(sys.argv[1], name + ".json"), "w"))
 PYEOF
 fails=0
 check() { # FILE EXPECT(valid|invalid)
@@ -64,4 +77,7 @@ done
 check "$tmp/bad-framework.json" invalid
 check "$tmp/embedding-output.json" invalid
 check "$tmp/embedding-trtllm.json" invalid
+check "$tmp/arrivals-gamma.json" valid
+check "$tmp/arrivals-unknown.json" invalid
+check "$tmp/histogram-and-lengths.json" invalid
 [ "$fails" -eq 0 ] || exit 1

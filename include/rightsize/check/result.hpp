@@ -58,7 +58,8 @@ struct CheckResult {
   // spec is gone), error (the spec could not be read or planned); updated (--update accepted a
   // change).
   std::string status;
-  std::string error; // status error: the one-line message
+  bool written = false; // added under --update: the lock now holds `now`
+  std::string error;    // status error: the one-line message
   Cause cause;
   // What the figures compare: "locked configuration" (the locked configuration re-evaluated
   // on the spec and catalog as they are now: same configuration, new figures) or "new

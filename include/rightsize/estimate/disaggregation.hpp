@@ -125,13 +125,17 @@ std::optional<DisaggregatedPerformance> estimate_disaggregated(const Spec& spec,
                                                                const Efficiency& eff);
 
 // The TTFT and TPOT bands of a disaggregated prediction on a GPU family and engine: the pair's
-// (Uncertainty::band) enveloped with the measured disaggregated runs' (Uncertainty::disaggregated).
+// (Uncertainty::band) enveloped with the measured disaggregated runs' (Uncertainty::disaggregated)
+// and, for pools of `attention_dp` > 1 attention data-parallel groups, with the measured
+// attention-DP runs' too (Uncertainty::attention_data_parallel): neither layout was fitted.
 struct DisaggregatedBands {
   RatioBand ttft;
   RatioBand tpot;
 };
-DisaggregatedBands
-disaggregated_bands(const Uncertainty& u, const std::string& family, const std::string& engine);
+DisaggregatedBands disaggregated_bands(const Uncertainty& u,
+                                       const std::string& family,
+                                       const std::string& engine,
+                                       int attention_dp = 1);
 
 // Why the spec cannot be served disaggregated, or nullopt when it can: a text generation (not an
 // embedding, transcription or image workload), online (a concurrency), on an engine that splits

@@ -48,6 +48,14 @@ struct LengthRange {
   long long high = 1;
 };
 
+// One kind of request a simulation sends: its prompt and output lengths, and its share of the
+// requests (a bin of the spec's length histogram; one kind of share 1 for a range).
+struct RequestKind {
+  LengthRange input;
+  LengthRange output;
+  double share = 1;
+};
+
 // The engine's scheduler and step costs, worked out once from a layout (scheduler_model): what
 // each simulated step reads.
 struct SchedulerModel {
@@ -79,16 +87,23 @@ struct SchedulerModel {
 // InternalError otherwise). `memory` is an estimate on this layout.
 SchedulerModel scheduler_model(const ServingLayout& layout, const MemoryEstimate& memory);
 
-// Simulates `arrivals` of requests whose prompt and output lengths are drawn from `input` and
-// `output` on the scheduler `model`. Deterministic: the same inputs give the same result.
+// Simulates `arrivals` of requests on the scheduler `model`, each of a kind drawn by share with
+// its prompt and output lengths drawn from the kind's ranges. Deterministic: the same inputs give
+// the same result.
+SimulatedLatency simulate_serving(SchedulerModel& model,
+                                  const std::vector<RequestKind>& kinds,
+                                  const Arrivals& arrivals);
+
+// The same with one kind: lengths drawn from `input` and `output`.
 SimulatedLatency simulate_serving(SchedulerModel& model,
                                   LengthRange input,
                                   LengthRange output,
                                   const Arrivals& arrivals);
 
 // The spec's requests on `layout` as a benchmark would send them: its concurrency per replica
-// (`perf.offered`) in a closed loop, prompt and output lengths fixed or drawn from
-// [length_low_ratio x nominal, nominal]; the distribution it yields, for perf.simulated. Text
+// (`perf.offered`) in a closed loop, prompt and output lengths fixed, drawn from
+// [length_low_ratio x nominal, nominal] or from the length histogram's bins; the distribution it
+// yields, for perf.simulated. Text
 // generation only (nullopt otherwise, or with no sequence in flight). Steady state: the first wave
 // is not measured. Each latency's distribution is scaled to the analytical estimate's mean in
 // `perf` (fitted on measured runs): the simulation gives the spread around it.

@@ -86,9 +86,11 @@ public:
   [[nodiscard]] RatioBand attention_data_parallel(const RatioBand& base,
                                                   const std::string& metric) const;
   // The calibration of a disaggregated layout on a family and engine: never measured (its
-  // efficiencies are the aggregated runs'), saying how many disaggregated runs its band rests on.
+  // efficiencies are the aggregated runs'), saying how many disaggregated runs its band rests on,
+  // and the attention-DP runs too when its pools run `attention_dp` > 1 groups.
   [[nodiscard]] Calibration disaggregated_calibration(const std::string& family,
-                                                      const std::string& engine) const;
+                                                      const std::string& engine,
+                                                      int attention_dp = 1) const;
   // The calibration of an attention data-parallel layout: never measured (no such line is
   // fitted), saying how many attention-DP runs its band rests on.
   [[nodiscard]] Calibration attention_dp_calibration(const std::string& family,

@@ -144,6 +144,9 @@ struct Candidate {
   std::string verdict; // right-sized, over-provisioned, tight
   std::string verdict_reason;
   std::string precision_note; // set when an allowed precision changed the answer
+  // Why an attention data-parallel layout (docs/plan.md, "Search"): the sequences each way of
+  // holding the MLA cache leaves room for, and the band it is held at; "" for other layouts.
+  std::string layout_note;
   // What its GPU family's (and engine's) efficiencies were fitted on; unset without bands.
   std::optional<Calibration> calibration;
   // The published run nearest this configuration and rightsize's prediction of that run

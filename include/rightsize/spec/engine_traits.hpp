@@ -40,9 +40,9 @@ struct AttentionDpTraits {
   bool runs = false;
   bool one_gpu_groups = false; // attention groups of one GPU each (as many groups as GPUs)
   bool needs_experts = false;  // only for a mixture of experts (a dense model's DP is replicas)
-  // Plans search it (deploy writes its flags where its recipe has them). No engine yet: the
-  // measured data-parallel attention runs are not calibrated (docs/accuracy.md, "Attention data
-  // parallelism"), so a plan does not recommend a layout its bands do not cover.
+  // Plans search it (deploy writes its flags where its recipe has them), held at the slow edge
+  // of the band of the measured attention-DP runs, which were never fitted (docs/plan.md,
+  // "Layouts"; docs/accuracy.md, "Attention data parallelism").
   bool planned = false;
   std::string_view why; // why not, when it does not run or is not planned
   std::string_view source;

@@ -239,6 +239,14 @@ struct ImageGeneration {
   std::optional<long long> requests_in_flight; // the spec's concurrency; absent: offline
 };
 
+// One bin of a length histogram: requests of these lengths make `share` of the traffic (the
+// shares sum to 1).
+struct LengthBin {
+  long long input_tokens = 1;
+  long long output_tokens = 1;
+  double share = 1;
+};
+
 // Serving: generation (WorkloadType::inference) and embedding, which reads the same fields with
 // output_tokens = 0 (no decode) and no images; transcription, whose sequences are the windows
 // (input_tokens: the decoder's prompt tokens, output_tokens: those decoded per window;
@@ -257,7 +265,23 @@ struct InferenceWorkload {
   // Lengths drawn uniformly from [length_low_ratio x nominal, nominal] (benchmark clients'
   // --random-range-ratio, SGLang's meaning); 1: fixed. Memory holds the nominal (longest).
   double length_low_ratio = 1.0;
-  [[nodiscard]] double mean_length_share() const { return (1.0 + length_low_ratio) / 2.0; }
+  // Or a histogram of request lengths (docs/spec.md, "Length histograms"): each request's input
+  // and output tokens are one bin's, drawn with its share. input_tokens and output_tokens are
+  // then the longest of the bins; empty: the lengths above.
+  std::vector<LengthBin> length_histogram;
+  // The mean prompt (text and image tokens) and output lengths a request has.
+  [[nodiscard]] double mean_prompt_tokens() const;
+  [[nodiscard]] double mean_output_tokens() const;
+  // Prompt and output tokens of the longest request: what one sequence holds at most.
+  [[nodiscard]] long long longest_request() const;
+  // Every request as long as every other (no range, at most one bin).
+  [[nodiscard]] bool fixed_lengths() const {
+    return length_low_ratio >= 1.0 && length_histogram.size() <= 1;
+  }
+  // Whether a closed loop's requests keep arriving in waves (docs/model.md, "Length
+  // histograms"): fixed lengths and a histogram's discrete bins do (requests of a bin's output
+  // length end together), a range's continuous lengths break them up.
+  [[nodiscard]] bool arrives_in_waves() const { return length_low_ratio >= 1.0; }
   // How the requests arrive (text generation; docs/spec.md, "Arrivals"): a closed loop keeping
   // `concurrency` in flight (benchmarks' --max-concurrency), or an open process keeping that
   // many in flight on average, its gaps exponential (poisson) or gamma of shape `burstiness`
@@ -282,6 +306,8 @@ struct InferenceWorkload {
   [[nodiscard]] long long prompt_tokens() const { return input_tokens + image_tokens; }
   // "500 in" or "500 in + 2 images (2738 tokens)", for reports.
   [[nodiscard]] std::string describe_input() const;
+  // "500 in + 200 out tokens", or a histogram's bins, mean and longest lengths.
+  [[nodiscard]] std::string describe_lengths() const;
 };
 
 struct TrainingWorkload {
@@ -418,6 +444,7 @@ std::optional<std::string> image_engine_refusal(const ModelArch& model, Engine e
 namespace limits {
 inline constexpr double k_max_tokens = 1e7; // per request
 inline constexpr double k_max_concurrency = 1e6;
+inline constexpr std::size_t k_max_length_bins = 1000; // bins of a length histogram
 inline constexpr double k_max_train_tokens = 1e15;
 inline constexpr double k_max_batch = 1e8;
 } // namespace limits

@@ -91,6 +91,16 @@ TEST_CASE("configuration: as text, with CP only where it is above 1", "[check]")
   CHECK(configuration_text(l) == "2 x L40S-48GB (TP1 CP4 PP1 DP2, fp8/fp8)");
   CHECK_FALSE(configuration_to_json(two_l40s())["parallelism"].contains("cp"));
   CHECK(configuration_to_json(l)["parallelism"]["cp"] == 4);
+  // Expert and attention data parallelism show too: a move to attention DP at the same TP was
+  // "TP8 PP1 DP1 -> TP8 PP1 DP1".
+  LockedConfiguration moe = two_l40s();
+  moe.layout.tp = 8;
+  moe.layout.ep = 8;
+  moe.layout.attention_dp = 8;
+  CHECK(configuration_text(moe) == "2 x L40S-48GB (TP8 EP8 DP-attention8 PP1 DP2, fp8/fp8)");
+  moe.prefill_replicas = 1;
+  CHECK(configuration_text(moe) ==
+        "2 x L40S-48GB (1P+1D x TP8 EP8 DP-attention8 PP1, disaggregated, fp8/fp8)");
 }
 
 TEST_CASE("figures: an unchanged spec still holds the memory headroom threshold", "[check]") {

@@ -217,10 +217,8 @@ TEST_CASE("simulation: open arrivals at the spec's load, scaled as the closed lo
           "[simulation]") {
   // Llama-3.1-8B on an H100, 2,048-token prompts, 256-token answers, 64 in flight.
   const auto with = [](const nlohmann::json& arrivals) {
-    nlohmann::json workload = {{"type", "inference"},
-                               {"input_tokens", 2048},
-                               {"output_tokens", 256},
-                               {"concurrency", 64}};
+    nlohmann::json workload = {
+        {"type", "inference"}, {"input_tokens", 2048}, {"output_tokens", 256}, {"concurrency", 64}};
     if (!arrivals.is_null()) {
       workload["arrivals"] = arrivals;
     }
@@ -250,4 +248,95 @@ TEST_CASE("simulation: open arrivals at the spec's load, scaled as the closed lo
   CHECK(bursty.ttft.mean > smooth.ttft.mean);
   // Every request is measured as in the closed loop.
   CHECK(poisson.requests == closed.requests);
+}
+
+TEST_CASE("simulation: a length histogram's bins, each request one of them", "[simulation]") {
+  const Spec s = chat(1024, 256, 1);
+  OnH100 h(s);
+  // One request at a time, so each waits for nothing: its TTFT is the per-request overhead and
+  // its own prompt's prefill, alone. Chat turns (512 tokens) four times as often as long
+  // documents (8192 tokens).
+  const std::vector<RequestKind> kinds = {{{512, 512}, {128, 128}, 0.8},
+                                          {{8192, 8192}, {128, 128}, 0.2}};
+  const SimulatedLatency mix = simulate_serving(h.model, kinds, closed(1, 1000));
+  const SimulatedLatency chat_only =
+      simulate_serving(h.model, {512, 512}, {128, 128}, closed(1, 3));
+  const SimulatedLatency long_only =
+      simulate_serving(h.model, {8192, 8192}, {128, 128}, closed(1, 3));
+  // The median request is a chat turn, the 99th percentile a long document: exactly theirs.
+  CHECK(mix.ttft.p50.si() == Approx(chat_only.ttft.p50.si()).epsilon(1e-9));
+  CHECK(mix.ttft.p99.si() == Approx(long_only.ttft.p99.si()).epsilon(1e-9));
+  // The mean is the shares' mix of the two, within the draw's noise (1000 draws of p = 0.2:
+  // a standard deviation of 0.013 in the long documents' share).
+  const double mean = 0.8 * chat_only.ttft.mean.si() + 0.2 * long_only.ttft.mean.si();
+  CHECK(mix.ttft.mean.si() == Approx(mean).epsilon(0.05));
+  CHECK(long_only.ttft.mean.si() > 2.0 * chat_only.ttft.mean.si());
+  // One kind draws exactly as the two-range form does (the same seed, the same draws).
+  const SimulatedLatency one =
+      simulate_serving(h.model, {{{1024, 2048}, {256, 512}, 1.0}}, closed(4, 300));
+  const SimulatedLatency same = simulate_serving(h.model, {1024, 2048}, {256, 512}, closed(4, 300));
+  CHECK(one.e2e.mean == same.e2e.mean);
+  CHECK(one.ttft.p99 == same.ttft.p99);
+  CHECK_THROWS_AS(simulate_serving(h.model, std::vector<RequestKind>{}, closed(1, 1)),
+                  InternalError);
+  CHECK_THROWS_AS(simulate_serving(h.model, {{{10, 10}, {1, 1}, 0.0}}, closed(1, 1)),
+                  InternalError);
+}
+
+TEST_CASE("simulation: a spec's length histogram reaches its estimate and percentiles",
+          "[simulation]") {
+  // Three chat turns of 512 + 256 for each document of 4096 + 512: mean 1408 in, 320 out.
+  const auto spec = [](const nlohmann::json& lengths) {
+    nlohmann::json workload = {{"type", "inference"}, {"concurrency", 16}};
+    workload.update(lengths);
+    return parse_spec(
+        {{"model", config_path("llama-3.1-8b")}, {"precision", "bf16"}, {"workload", workload}},
+        "test.json");
+  };
+  const Spec mixed = spec({{"length_histogram",
+                            {{{"input_tokens", 512}, {"output_tokens", 256}, {"share", 3}},
+                             {{"input_tokens", 4096}, {"output_tokens", 512}, {"share", 1}}}}});
+  const Spec means = spec({{"input_tokens", 1408}, {"output_tokens", 320}});
+  OnH100 m(mixed);
+  OnH100 f(means);
+  const InferencePerformance pm = estimate_inference(m.layout, m.memory);
+  const InferencePerformance pf = estimate_inference(f.layout, f.memory);
+  // The analytical estimate runs at the mean lengths, arrival waves included (a closed loop's
+  // requests of a bin's output length end together, as fixed lengths do): the figures of fixed
+  // requests of the means.
+  CHECK(pm.decode_step.si() == Approx(pf.decode_step.si()).epsilon(1e-12));
+  CHECK(pm.prefill.si() == Approx(pf.prefill.si()).epsilon(1e-12));
+  CHECK(pm.ttft.si() == Approx(pf.ttft.si()).epsilon(1e-12));
+  CHECK(pm.tpot.si() == Approx(pf.tpot.si()).epsilon(1e-12));
+  CHECK(m.model.mean_context == Approx(1408.0 + 320.0 / 2.0));
+  // Memory holds the longest request (4608 tokens), not the mean.
+  CHECK(m.layout.memory.context_tokens == 4608);
+  // The simulated spread: a document's prompt is 8x a chat turn's, so the tail of TTFT stands
+  // well above its median, where fixed lengths of the means keep them close.
+  const auto dm = simulate_percentiles(m.layout, m.memory, pm);
+  const auto df = simulate_percentiles(f.layout, f.memory, pf);
+  REQUIRE(dm);
+  REQUIRE(df);
+  CHECK(dm->ttft.p99 / dm->ttft.p50 > df->ttft.p99 / df->ttft.p50);
+  CHECK(dm->e2e.p99 / dm->e2e.p50 > 1.5);
+  // The slowest requests are the documents: p99 TTFT no faster than one document alone (the
+  // per-request overhead and its 4096-token prefill). Anchored to an estimate without waves, it
+  // was (docs/model.md, "Length histograms").
+  const Spec document = spec({{"input_tokens", 4096}, {"output_tokens", 512}});
+  OnH100 d(document);
+  const Seconds alone = efficiency().engine(Engine::vllm).per_request + d.layout.prefill.total();
+  CHECK(dm->ttft.p99 > alone);
+  // As two bins close in on one length, the figures become that length's (the mean exactly:
+  // both are anchored to the same estimate).
+  const Spec close = spec({{"length_histogram",
+                            {{{"input_tokens", 1407}, {"output_tokens", 319}, {"share", 1}},
+                             {{"input_tokens", 1409}, {"output_tokens", 321}, {"share", 1}}}}});
+  OnH100 c(close);
+  const InferencePerformance pc = estimate_inference(c.layout, c.memory);
+  const auto dc = simulate_percentiles(c.layout, c.memory, pc);
+  REQUIRE(dc);
+  CHECK(pc.ttft.si() == Approx(pf.ttft.si()).epsilon(0.01));
+  CHECK(dc->ttft.mean.si() == Approx(df->ttft.mean.si()).epsilon(0.01));
+  CHECK(dc->ttft.p99.si() == Approx(df->ttft.p99.si()).epsilon(0.15));
+  CHECK(dc->tpot.mean.si() == Approx(df->tpot.mean.si()).epsilon(0.05));
 }
