@@ -33,15 +33,16 @@ hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& 
   Node target = Node::map();
   target.set("type", Node::str("AverageValue"));
   const long long milli = std::max(1LL, std::llround(s.dram_active_at_capacity * 1000.0));
-  target.set(
-      "averageValue",
-      Node::str(fmt::format("{}m", milli)),
-      fmt::format("DRAM active {:.2f}: predicted at {} concurrent {} per replica, "
-                  "{}",
-                  s.dram_active_at_capacity,
-                  s.capacity_per_replica,
-                  s.images ? "images" : "sequences",
-                  s.latency_bound ? "the most at which the latency targets hold" : "all that fit"));
+  target.set("averageValue",
+             Node::str(fmt::format("{}m", milli)),
+             fmt::format("DRAM active {:.2f}: predicted at {} concurrent {} per replica, "
+                         "{}",
+                         s.dram_active_at_capacity,
+                         s.capacity_per_replica,
+                         s.images ? "images" : "sequences",
+                         s.latency_bound  ? "the most at which the latency targets hold"
+                         : s.engine_bound ? "the engine's cap on sequences (more fit)"
+                                          : "all that fit"));
   Node name = Node::map();
   name.set("name", Node::str(metric));
   Node pods = Node::map();
@@ -153,7 +154,9 @@ Node keda_object(const ServingSettings& s,
            fmt::format("requests per replica: the most concurrent {} {} (the plan runs "
                        "{})",
                        s.images ? "images" : "sequences",
-                       s.latency_bound ? "at which the latency targets hold" : "that fit",
+                       s.latency_bound  ? "at which the latency targets hold"
+                       : s.engine_bound ? "the engine runs (more fit)"
+                                        : "that fit",
                        s.planned_per_replica));
   if (scale_to_zero) {
     meta.set("activationThreshold", Node::str("0"), "any request wakes it");

@@ -69,7 +69,7 @@ Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in) {
                          : planned;
   }
   cap = std::max(1LL, cap);
-  return {cap, evaluate(cap).second, cap < limit};
+  return {cap, evaluate(cap).second, cap < limit, cap == limit && limit < c.memory.max_batch};
 }
 
 PoolCapacity pool_capacity(const Candidate& c, const DeployInputs& in) {

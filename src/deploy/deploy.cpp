@@ -500,6 +500,7 @@ DeployReport make_deployment(const Plan& plan,
   const Capacity cap = capacity_per_replica(c, in);
   s.capacity_per_replica = cap.sequences;
   s.latency_bound = cap.latency_bound;
+  s.engine_bound = cap.engine_bound;
   s.planned_per_replica = c.memory.batch;
 
   const MemoryEstimate& m = c.memory;

@@ -127,6 +127,10 @@ std::vector<std::string> engine_command_line(const ServingSettings& s,
                ? fmt::format("capacity per replica: the most {} at which {} (docs/deploy.md)",
                              unit,
                              s.embedding ? "the latency target holds" : "TTFT and TPOT hold")
+           : s.engine_bound
+               ? fmt::format("capacity per replica: the engine's cap on {} (more fit; no latency "
+                             "target stops it sooner)",
+                             unit)
                : fmt::format("capacity per replica: all the {} that fit (no latency target "
                              "stops it sooner)",
                              unit)));

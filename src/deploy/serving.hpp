@@ -42,6 +42,7 @@ struct Capacity {
   long long sequences = 0;
   InferencePerformance perf;  // at `sequences`
   bool latency_bound = false; // below what fits because a latency target stops it
+  bool engine_bound = false;  // else below what fits because the engine's max_num_seqs caps it
 };
 
 Capacity capacity_per_replica(const Candidate& c, const DeployInputs& in);

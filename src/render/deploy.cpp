@@ -174,7 +174,9 @@ std::string deploy_header(const DeployReport& report) {
         s.nodes_per_replica > 1 ? "s" : "",
         s.capacity_per_replica,
         s.images ? "images" : "sequences",
-        s.latency_bound ? "the most at which the latency targets hold" : "all that fit",
+        s.latency_bound  ? "the most at which the latency targets hold"
+        : s.engine_bound ? "the engine's cap on sequences (more fit)"
+                         : "all that fit",
         s.planned_per_replica);
     if (s.autoscaled) {
       text += fmt::format("replicas: {} now; the autoscaler keeps them between {} and {} (the peak "

@@ -52,13 +52,17 @@ std::string target_label(const std::string& target) {
   return "requests/s";
 }
 
-// Three significant digits in a unit chosen by the size: "38.2 ms", "50 ms", "1.5 s", "6.2 h".
+// Three significant digits in a unit chosen by the size: "38.2 ms", "50 ms", "1.5 s", "2.07 min",
+// "6.2 h".
 std::string compact_seconds(double s) {
   if (s < 1.0) {
     return fmt::format("{:.3g} ms", s * 1e3);
   }
   if (s < 120.0) {
     return fmt::format("{:.3g} s", s);
+  }
+  if (s < 7200.0) {
+    return fmt::format("{:.3g} min", s / 60.0);
   }
   if (s < 48.0 * 3600.0) {
     return fmt::format("{:.3g} h", s / 3600.0);

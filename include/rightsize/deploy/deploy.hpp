@@ -154,6 +154,8 @@ struct ServingSettings {
   long long capacity_per_replica = 0;
   long long planned_per_replica = 0; // the plan's batch per replica at its replica count
   bool latency_bound = false;        // the capacity is set by TTFT/TPOT targets, not memory
+  // Else set by the engine's own cap on sequences (max_num_seqs), below what memory holds.
+  bool engine_bound = false;
   double memory_fraction = 0;
   std::string kv_cache_dtype; // engine value, empty when the engine default is meant
   std::string quantization;   // engine value, empty: none or a pre-quantized checkpoint

@@ -69,6 +69,14 @@ TEST_CASE("deploy: the engine's command line, word by word, with where each come
     CHECK(notes[14] ==
           "capacity per replica: all the sequences that fit (no latency target stops it sooner)");
   }
+  SECTION("a capacity the engine's max_num_seqs sets, below what fits, says so") {
+    ServingSettings s = chat_settings();
+    s.engine_bound = true;
+    std::vector<std::string> notes;
+    serving::engine_command_line(s, small_recipe(), notes);
+    CHECK(notes[14] == "capacity per replica: the engine's cap on sequences (more fit; no latency "
+                       "target stops it sooner)");
+  }
   SECTION("an embedding model held by its latency target: the role's words, one by one") {
     ServingSettings s = chat_settings();
     s.embedding = true;
@@ -83,8 +91,9 @@ TEST_CASE("deploy: the engine's command line, word by word, with where each come
     CHECK(words[17] == "--runner");
     CHECK(notes[17].empty());
     CHECK(words[18] == "pooling");
-    CHECK(notes[18] ==
-          "an embedding workload: the engine pools each sequence into a vector and decodes nothing");
+    CHECK(
+        notes[18] ==
+        "an embedding workload: the engine pools each sequence into a vector and decodes nothing");
   }
 }
 
