@@ -499,13 +499,22 @@ Bands serving_band_highs(const Search& S, const Gpu& g, const Spec& spec) {
   return b;
 }
 
+namespace {
+
+// A band's slow edge `high` for `metric`, enveloped with the measured attention-DP runs'.
+double attention_dp_high(const Search& S, double high, const char* metric) {
+  RatioBand base;
+  base.high_ratio = high;
+  return S.options.uncertainty->attention_data_parallel(base, metric).high_ratio;
+}
+
+} // namespace
+
 std::optional<double> layout_high_ratio(
     const Search& S, const Gpu& g, const Spec& spec, const Parallelism& p, const char* metric) {
-  std::optional<double> high = band_high_ratio(S, g, spec, metric);
+  const std::optional<double> high = band_high_ratio(S, g, spec, metric);
   if (high && p.attention_dp > 1) {
-    RatioBand base;
-    base.high_ratio = *high;
-    high = S.options.uncertainty->attention_data_parallel(base, metric).high_ratio;
+    return attention_dp_high(S, *high, metric);
   }
   return high;
 }
@@ -516,9 +525,7 @@ Bands layout_band_highs(const Search& S, const Bands& family, const Parallelism&
   }
   Bands b = family;
   const auto widened = [&](const char* metric, std::optional<double>& high) {
-    RatioBand base;
-    base.high_ratio = *high;
-    high = S.options.uncertainty->attention_data_parallel(base, metric).high_ratio;
+    high = attention_dp_high(S, *high, metric);
   };
   for (auto [metric, high, overflow] :
        {std::tuple{latency_band_metric(S.units), &b.ttft_high, &b.ttft_overflow_high},
