@@ -86,7 +86,10 @@ int main(int argc, char** argv) {
           {"fit_rows", fit.amd_fit_rows},
           {"held_out_rows", fit.amd_held_rows},
           {"final_loss", fit.cdna3_loss}}},
-        {"not_fitted", "turing keeps its initial values: no measurements"}};
+        {"not_fitted",
+         "turing keeps its initial values: no measurements; cdna4 carries cdna3's fitted "
+         "factors and gaudi, tpu and neuron the mean of the fitted families' (ada, ampere, "
+         "blackwell, cdna3, hopper): no measurements of their own"}};
     std::ofstream(output) << eff.to_json().dump(2) << '\n';
     fmt::print("wrote {}\n", output);
   } catch (const std::exception& e) {

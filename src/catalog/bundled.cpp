@@ -44,7 +44,7 @@ template <class A, class T, if_is<T, Gpu> = 0> void describe(A& a, T& g) {
   a(g.name, g.aliases, g.vendor, g.architecture, g.generation, g.release_year, g.form_factor);
   a(g.memory, g.usable_memory, g.memory_bandwidth, g.dense, g.tdp);
   a(g.host_link, g.pcie_generation, g.gpu_link_kind, g.gpu_link, g.nvlink_domain, g.network);
-  a(g.mig, g.prices, g.purchase);
+  a(g.mig, g.prices, g.not_rentable, g.purchase);
   a.droppable(g.provenance); // dropped for CatalogDetail::figures
 }
 // Catalog::files and Catalog::sources_dropped are the loader's to set.
@@ -97,7 +97,7 @@ static_assert(sizeof(PriceHost) == 136, "a field of PriceHost is missing from de
 static_assert(sizeof(Price) == 408, "a field of Price is missing from describe()");
 static_assert(sizeof(Purchase) == 272, "a field of Purchase is missing from describe()");
 static_assert(sizeof(Mig) == 32, "a field of Mig is missing from describe()");
-static_assert(sizeof(Gpu) == 744, "a field of Gpu is missing from describe()");
+static_assert(sizeof(Gpu) == 776, "a field of Gpu is missing from describe()");
 static_assert(sizeof(Catalog) == 176, "a field of Catalog is missing from describe()");
 static_assert(sizeof(EngineGeneration) == 96, "a field of EngineGeneration is missing");
 static_assert(sizeof(EngineFormatRow) == 240, "a field of EngineFormatRow is missing");
@@ -256,6 +256,9 @@ std::string_view compiled_in_catalog_data(std::string_view name) {
   }
   if (name == "deploy.json") {
     return detail::bundled_deploy_file().text;
+  }
+  if (name == "instances.json") {
+    return detail::bundled_instances_file().text;
   }
   if (name == "published/published.json") {
     return detail::bundled_published_index_file().text;

@@ -26,6 +26,8 @@ BundledFile bundled_published_index_file();
 // data/deploy.json's text alone (read by load_gpu_products and the deploy stage, which parse it
 // each time): `value` is empty.
 BundledFile bundled_deploy_file();
+// data/instances.json's text alone (load_instances parses it each time).
+BundledFile bundled_instances_file();
 // The digest (PublishedData::digest) of the embedded index, whose tables are embedded with it.
 std::string_view bundled_published_index_digest();
 // The results table of the embedded index's model `model`; empty when none is embedded.

@@ -21,10 +21,7 @@ namespace rightsize {
 using detail::FieldReader;
 using detail::Range;
 
-namespace {
-
-using detail::Problems;
-using detail::squash;
+namespace detail {
 
 std::map<std::string, CatalogSource> read_sources(const FieldReader& root, Problems& problems) {
   std::map<std::string, CatalogSource> sources;
@@ -41,6 +38,14 @@ std::map<std::string, CatalogSource> read_sources(const FieldReader& root, Probl
   });
   return sources;
 }
+
+} // namespace detail
+
+namespace {
+
+using detail::Problems;
+using detail::read_sources;
+using detail::squash;
 
 // Where each catalog entry came from, so that errors name the file the user edited.
 struct Origin {

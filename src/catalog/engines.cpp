@@ -1,6 +1,7 @@
 // Engine and GPU-generation format support (docs/catalog.md, "Engine support").
 
 #include "bundled.hpp"
+#include "names.hpp"
 #include "problems.hpp"
 
 #include <rightsize/catalog/engines.hpp>
@@ -117,7 +118,7 @@ private:
         f.reject_unknown({"vendor", "architecture"});
         EngineGeneration g;
         g.name = key;
-        g.vendor = f.choice<std::string>("vendor", {{"nvidia", "nvidia"}, {"amd", "amd"}});
+        g.vendor = f.choice<std::string>("vendor", detail::vendor_choices());
         g.architecture = f.string("architecture");
         m_s.generations[key] = g;
       });

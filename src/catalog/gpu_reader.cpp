@@ -52,6 +52,7 @@ public:
     read_interconnect(g);
     m_problems.guard([&] { read_mig(g); });
     m_problems.guard([&] { read_prices(g); });
+    m_problems.guard([&] { read_not_rentable(g); });
     m_problems.guard([&] { read_purchase(g); });
     check_cross_fields(g);
     return g;
@@ -78,6 +79,7 @@ private:
                         "network_gbit_per_s",
                         "mig",
                         "prices",
+                        "not_rentable",
                         "purchase",
                         "notes"});
   }
@@ -89,9 +91,7 @@ private:
         g.aliases = m_r.string_array("aliases");
       }
     });
-    m_problems.guard([&] {
-      g.vendor = m_r.choice<std::string>("vendor", {{"nvidia", "nvidia"}, {"amd", "amd"}});
-    });
+    m_problems.guard([&] { g.vendor = m_r.choice<std::string>("vendor", vendor_choices()); });
     m_problems.guard([&] { g.architecture = m_r.string("architecture"); });
     m_problems.guard([&] { g.generation = m_r.string("generation"); });
     m_problems.guard([&] { g.form_factor = m_r.string("form_factor"); });
@@ -122,8 +122,13 @@ private:
     if (!g.rate(TensorPrecision::bf16) && !g.rate(TensorPrecision::fp16)) {
       dense.fail_plain("needs a bf16 or fp16 rate");
     }
-    for (const auto& ratio : k_rate_ratios) {
-      check_rate_ratio(dense, g, ratio);
+    // The ratios are those of NVIDIA's and AMD's tensor cores. Other accelerators keep others
+    // (Gaudi 3 runs fp8 at its bf16 rate, TPU v5p lists one figure for both, Inferentia2 one for
+    // all), so only the sparse-against-dense check applies to them.
+    if (g.vendor == "nvidia" || g.vendor == "amd") {
+      for (const auto& ratio : k_rate_ratios) {
+        check_rate_ratio(dense, g, ratio);
+      }
     }
     if (m_r.has("sparse_tflop_per_s")) {
       check_dense_against_sparse(dense, g);
@@ -185,7 +190,16 @@ private:
     }
   }
 
+  // Optional for accelerators only rented, whose makers publish no TDP (TPUs, Trainium): 0 then.
+  // On-prem costs charge it and MIG slices share it, so a purchase or MIG profiles need it.
   void read_power(Gpu& g) {
+    if (!m_r.has("tdp_watts")) {
+      if (m_r.has("purchase") || (m_r.has("mig") && !m_r.member("mig").json().is_null())) {
+        m_problems.add(m_r.where("tdp_watts"),
+                       "required field is missing: a purchase price or MIG profiles need the TDP");
+      }
+      return;
+    }
     g.tdp = watts(sourced(m_r, "tdp_watts", Range::positive(5000), g.provenance));
   }
 
@@ -194,12 +208,19 @@ private:
     m_problems.guard([&] { read_gpu_link(g); });
     m_problems.guard([&] { read_nvlink_domain(g); });
     m_problems.guard([&] {
+      if (!m_r.has("network_gbit_per_s")) {
+        return; // not published (TPU v6e): 0, shown as unknown; no estimate reads it
+      }
       g.network =
           gbit_per_s(sourced(m_r, "network_gbit_per_s", Range::positive(1e4), g.provenance));
     });
   }
 
+  // Optional where the maker does not publish it (TPU v5e/v5p, Trainium2): 0, shown as unknown.
   void read_host_link(Gpu& g) {
+    if (!m_r.has("host_link")) {
+      return;
+    }
     const auto f = m_r.object("host_link");
     f.reject_unknown(
         {"pcie_generation", "lanes", "nvlink_c2c", "gb_per_s", "source", "note", "confidence"});
@@ -239,6 +260,9 @@ private:
                                              {"nvlink4-bridge", "nvlink4-bridge"},
                                              {"nvlink5", "nvlink5"},
                                              {"infinity-fabric", "infinity-fabric"},
+                                             {"ici", "ici"},
+                                             {"neuronlink", "neuronlink"},
+                                             {"roce", "roce"},
                                              {"none", "none"}});
     g.gpu_link = gb_per_s(f.number("gb_per_s", Range::positive(10000)));
     Provenance p;
@@ -252,6 +276,26 @@ private:
     const auto f = m_r.object("nvlink_domain");
     if (std::floor(f.number("value", Range::positive())) != f.number("value", Range::positive())) {
       f.member("value").fail("must be an integer");
+    }
+  }
+
+  // {"reason": "...", "source": KEY}: why no cloud price is listed. Only on a GPU without one:
+  // a price and this reason would contradict each other.
+  void read_not_rentable(Gpu& g) {
+    if (!m_r.has("not_rentable")) {
+      return;
+    }
+    const auto f = m_r.object("not_rentable");
+    f.reject_unknown({"reason", "source", "note", "confidence"});
+    g.not_rentable = f.string("reason");
+    if (g.not_rentable.empty()) {
+      f.member("reason").fail("must say why no cloud rents it");
+    }
+    Provenance p;
+    check_source(f, p);
+    g.provenance["not_rentable"] = p;
+    if (m_r.has("prices") && !m_r.array("prices").empty()) {
+      f.fail_plain("is for a GPU without cloud prices, and this one has prices: remove one");
     }
   }
 
@@ -299,8 +343,12 @@ private:
     });
     guard_price_field([&] { price.provider = e.string("provider"); });
     guard_price_field([&] {
-      price.kind = e.choice<std::string>(
-          "kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
+      price.kind = e.choice<std::string>("kind",
+                                         {{"on_demand", "on_demand"},
+                                          {"spot", "spot"},
+                                          {"committed_1y", "committed_1y"},
+                                          {"committed_3y", "committed_3y"},
+                                          {"committed", "committed"}});
     });
     guard_price_field([&] {
       price.listed_per_gpu = usd_per_hour(e.number("usd_per_gpu_hour", Range::positive(1000)));
@@ -321,16 +369,14 @@ private:
   void read_price_shape(const FieldReader& e, Price& price) {
     guard_price_field([&] {
       if (e.has("includes")) {
-        price.gpu_only =
-            e.choice<bool>("includes", {{"instance", false}, {"gpu_only", true}});
+        price.gpu_only = e.choice<bool>("includes", {{"instance", false}, {"gpu_only", true}});
       }
     });
     guard_price_field([&] { price.instance = e.optional_string("instance").value_or(""); });
     price.shape_stated = e.has("gpus_per_instance");
     guard_price_field([&] {
-      price.gpus_per_instance =
-          static_cast<int>(e.optional_integer("gpus_per_instance", Range::between(1, 72))
-                               .value_or(1));
+      price.gpus_per_instance = static_cast<int>(
+          e.optional_integer("gpus_per_instance", Range::between(1, 72)).value_or(1));
     });
     guard_price_field([&] {
       if (!e.has("host")) {

@@ -20,6 +20,15 @@ const std::vector<std::pair<std::string, TensorPrecision>>& precision_names() {
   return names;
 }
 
+const std::vector<std::pair<std::string, std::string>>& vendor_choices() {
+  static const std::vector<std::pair<std::string, std::string>> names{{"nvidia", "nvidia"},
+                                                                      {"amd", "amd"},
+                                                                      {"intel", "intel"},
+                                                                      {"google", "google"},
+                                                                      {"aws", "aws"}};
+  return names;
+}
+
 // "H100 SXM", "h100-sxm" and "H100_SXM" are the same name.
 std::string squash(const std::string& s) {
   std::string out;

@@ -15,6 +15,9 @@ namespace rightsize::detail {
 const std::vector<std::pair<std::string, TensorPrecision>>& precision_names();
 std::vector<std::string> precision_keys();
 
+// The vendors a catalog entry or engine generation may name: nvidia, amd, intel, google, aws.
+const std::vector<std::pair<std::string, std::string>>& vendor_choices();
+
 // "H100 SXM", "h100-sxm" and "H100_SXM" are the same name: lower case, letters and digits only.
 std::string squash(const std::string& s);
 

@@ -51,6 +51,9 @@ std::string no_fleet_reason(const Gpu& g,
     }
   }
   if (shapes.empty() && hostless.empty()) {
+    if (g.prices.empty() && !g.not_rentable.empty()) {
+      return "not rentable: " + g.not_rentable;
+    }
     return fmt::format("no {} price{} in the catalog", kind, from);
   }
   if (shapes.empty()) {
@@ -110,8 +113,7 @@ std::optional<PricedFleet> pick_fleet(const Gpu& g,
       continue;
     }
     // A shape the file does not state may hold a TP group across its 1-GPU instances.
-    const ReplicaGpus held =
-        p.shape_stated ? replica : ReplicaGpus{replica.gpus, 1};
+    const ReplicaGpus held = p.shape_stated ? replica : ReplicaGpus{replica.gpus, 1};
     const auto instances = instances_for(p.gpus_per_instance, held, replicas);
     if (!instances) {
       continue;
@@ -149,7 +151,9 @@ pick_price(const Gpu& g, const std::string& kind, const std::optional<std::strin
 std::string cloud_price_label(const Price& p) {
   const std::string includes =
       p.host ? fmt::format("GPU + host {}", p.host->name) : std::string("instance");
-  return fmt::format("{} {} {}({} GPU{}, {}) {} ({} {})",
+  // A price its source gives with low confidence (a third party's quote) says so wherever it is
+  // used: a recommendation may rest on it.
+  return fmt::format("{} {} {}({} GPU{}, {}) {} ({} {}){}",
                      format_usd_per_hour(p.per_instance()),
                      p.provider,
                      p.instance.empty() ? std::string() : p.instance + " ",
@@ -158,7 +162,8 @@ std::string cloud_price_label(const Price& p) {
                      includes,
                      p.kind,
                      p.as_of_stated ? "as of" : "retrieved",
-                     p.as_of);
+                     p.as_of,
+                     p.provenance.confidence == "low" ? ", low confidence" : "");
 }
 
 std::string cloud_fleet_label(const PricedFleet& f) {

@@ -39,7 +39,8 @@ std::string and_list(const std::vector<std::string>& items, const char* last = "
 } // namespace
 
 const std::vector<std::string>& price_kind_names() {
-  static const std::vector<std::string> names{"on_demand", "spot", "committed"};
+  static const std::vector<std::string> names{
+      "on_demand", "spot", "committed_1y", "committed_3y", "committed"};
   return names;
 }
 

@@ -3,9 +3,12 @@
 // Inside the catalog stage: collects every problem of a data file (the catalog, the engine
 // support table) instead of stopping at the first. Not a public header.
 
+#include <rightsize/catalog/catalog.hpp>
 #include <rightsize/core/error.hpp>
+#include <rightsize/core/json_reader.hpp>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,5 +42,9 @@ public:
 private:
   std::vector<InputError> m_errors;
 };
+
+// The top-level "sources" map of a data file (the catalog, the instance shapes): key -> name,
+// location and kind; each problem kept in `problems`.
+std::map<std::string, CatalogSource> read_sources(const FieldReader& root, Problems& problems);
 
 } // namespace rightsize::detail

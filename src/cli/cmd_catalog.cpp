@@ -3,13 +3,22 @@
 #include "cli/renderers.hpp"
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/instances.hpp>
+#include <rightsize/catalog/refresh.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/json_reader.hpp>
+#include <rightsize/net/http_get.hpp>
 #include <rightsize/render/catalog.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <unistd.h>
 
 namespace rightsize::cli {
 
@@ -20,6 +29,16 @@ struct CatalogOptions {
   std::string name; // show
   std::string file; // validate
   long stale_days = 180;
+};
+
+struct RefreshOptions {
+  CommonOptions common;
+  std::string provider;
+  std::string region;
+  std::string output;
+  std::string url;
+  double timeout_s = 30;
+  long retries = 2;
 };
 
 using ListRenderer = void (*)(const CatalogView&, std::ostream&);
@@ -40,10 +59,108 @@ void add_stale_option(CLI::App& sub, CatalogOptions& o) {
       ->default_str("180");
 }
 
+// The overlay, checked by loading it over the bundled catalog as `plan --catalog` will, then
+// written in one rename: a failure leaves no file, and an existing one as it was.
+void write_overlay(const RefreshOptions& o, const RefreshResult& result) {
+  const std::string text = detail::dump_json(result.overlay, 2) + "\n";
+  const auto scratch = std::filesystem::temp_directory_path() /
+                       ("rightsize-refresh-" + std::to_string(::getpid()) + ".json");
+  write_file_atomically(scratch.string(), text);
+  try {
+    (void)load_catalog(bundled_catalog_path(o.common), scratch.string());
+  } catch (...) {
+    std::remove(scratch.c_str());
+    throw;
+  }
+  std::remove(scratch.c_str());
+  write_file_atomically(o.output, text);
+}
+
+ExitCode run_refresh(const RefreshOptions& o, std::ostream& out) {
+  const Catalog catalog = load_catalog(bundled_catalog_path(o.common), "");
+  const InstanceTable table =
+      load_instances(bundled_data_dir(o.common) + "/instances.json", catalog);
+  RefreshRequest request;
+  request.api = o.provider == "aws" ? PriceApi::aws : PriceApi::azure;
+  request.region = o.region;
+  request.base_url = o.url;
+  request.today = today();
+  net::GetOptions get;
+  get.timeout_s = o.timeout_s;
+  get.retries = static_cast<int>(o.retries);
+  // AWS's offer file of a region is a few hundred MB; a page of Azure's is small (refresh.cpp).
+  get.max_body_bytes = std::size_t{8} << 30;
+  net::HttpGet http(get);
+  const RefreshResult result = refresh_prices(
+      table,
+      request,
+      [&](const std::string& url, const std::function<void(std::string_view)>& sink) {
+        spdlog::debug("GET {}", net::shown_url(url));
+        http.get(url, sink);
+      });
+  write_overlay(o, result);
+  std::set<std::string> instances;
+  for (const auto& p : result.prices) {
+    instances.insert(p.instance);
+  }
+  out << fmt::format("wrote {}: {} prices of {} {} instance types in {}, {} {} ({} request{}, "
+                     "{:.1f} MB)\n",
+                     o.output,
+                     result.prices.size(),
+                     instances.size(),
+                     provider_name(request.api),
+                     request.region.empty() ? default_region(request.api) : request.region,
+                     result.as_of_stated ? "published" : "retrieved",
+                     result.as_of,
+                     result.urls.size(),
+                     result.urls.size() == 1 ? "" : "s",
+                     static_cast<double>(http.bytes_received()) / 1e6);
+  if (!result.unpriced.empty()) {
+    // The shapes instances.json lists that this region does not price (not sold there, or new).
+    constexpr std::size_t k_shown = 8;
+    const std::size_t n = result.unpriced.size();
+    const std::vector<std::string> shown(
+        result.unpriced.begin(), result.unpriced.begin() + static_cast<long>(std::min(n, k_shown)));
+    out << fmt::format("no price here for {} listed instance type{}: {}{}\n",
+                       n,
+                       n == 1 ? "" : "s",
+                       fmt::join(shown, ", "),
+                       n > k_shown ? fmt::format(" and {} more", n - k_shown) : "");
+  }
+  out << "use it with: rightsize plan SPEC --catalog " << o.output << "\n";
+  return ExitCode::ok;
+}
+
+void register_refresh(CLI::App& catalog, Context& ctx) {
+  auto o = std::make_shared<RefreshOptions>();
+  auto* sub = catalog.add_subcommand(
+      "refresh",
+      "Read a provider's public GPU instance prices into a dated catalog overlay "
+      "(docs/catalog.md, \"Fresh prices\")");
+  sub->add_option("--provider", o->provider, "azure or aws")
+      ->required()
+      ->transform(CLI::IsMember({"azure", "aws"}, CLI::ignore_case));
+  sub->add_option("--data", o->common.data, "Data directory (instances.json, gpus.json)")
+      ->type_name("DIR");
+  sub->add_option("--region", o->region, "Region (default: eastus for azure, us-east-1 for aws)");
+  sub->add_option("-o,--output", o->output, "The overlay to write (JSON)")->required();
+  sub->add_option("--url",
+                  o->url,
+                  "Base URL of the price service or a mirror of it (default: "
+                  "https://prices.azure.com, https://pricing.us-east-1.amazonaws.com)");
+  sub->add_option("--timeout", o->timeout_s, "Seconds to connect, or without a byte received")
+      ->transform(number_in(0.1, 3600))
+      ->default_str("30");
+  sub->add_option("--retries", o->retries, "Attempts after the first on 429, 5xx, refusals")
+      ->transform(whole_number_in(0, 10))
+      ->default_str("2");
+  sub->callback([&ctx, o]() { ctx.action = [&ctx, o]() { return run_refresh(*o, ctx.out); }; });
+}
+
 } // namespace
 
 void register_catalog(CLI::App& app, Context& ctx) {
-  auto* catalog = app.add_subcommand("catalog", "List, show and validate the GPU catalog");
+  auto* catalog = app.add_subcommand("catalog", "List, show, validate and refresh the GPU catalog");
   catalog->require_subcommand(1);
 
   auto list = std::make_shared<CatalogOptions>();
@@ -75,7 +192,9 @@ void register_catalog(CLI::App& app, Context& ctx) {
       const Catalog c =
           load_catalog(bundled_catalog_path(show->common), user_catalog_path(show->common));
       const Gpu& g = c.resolve(show->name, "NAME");
-      const CatalogView view{c, today(), show->stale_days};
+      const InstanceTable shapes =
+          load_instances(bundled_data_dir(show->common) + "/instances.json", c);
+      const CatalogView view{c, today(), show->stale_days, &shapes};
       renderer(k_show_formats, show->common.format)(g, view, ctx.out);
       return ExitCode::ok;
     };
@@ -96,9 +215,19 @@ void register_catalog(CLI::App& app, Context& ctx) {
       const Catalog c = load_catalog(bundled_catalog_path(validate->common), overlay);
       const CatalogView view{c, today(), validate->stale_days};
       render_catalog_summary(view, ctx.out);
+      // The instance shapes, against this catalog: a price that names a listed shape must state
+      // its GPU count.
+      const std::string shapes_path = bundled_data_dir(validate->common) + "/instances.json";
+      const InstanceTable shapes = load_instances(shapes_path, c);
+      ctx.out << fmt::format("{}: ok: {} instance shapes of {} sources\n",
+                             shapes_path,
+                             shapes.shapes.size(),
+                             shapes.sources.size());
       return ExitCode::ok;
     };
   });
+
+  register_refresh(*catalog, ctx);
 }
 
 } // namespace rightsize::cli

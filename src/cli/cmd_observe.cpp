@@ -190,7 +190,8 @@ void add_recommendation_options(CLI::App& sub, ObserveCliOptions& o, const std::
       ->type_name("NAME=GPU")
       ->group(group);
   sub.add_option("--provider", s.provider, "Price with this provider's prices")->group(group);
-  sub.add_option("--price-kind", s.price_kind, "on_demand, spot or committed")
+  sub.add_option(
+         "--price-kind", s.price_kind, "on_demand, spot, committed_1y, committed_3y or committed")
       ->default_str("on_demand")
       ->group(group);
   sub.add_option("--hours-per-month", s.hours_per_month, "Hours a GPU is paid for per month")

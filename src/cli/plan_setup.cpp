@@ -100,7 +100,9 @@ void add_plan_options(CLI::App& sub, PlanSettings& s) {
       ->check(number_in(1.0, 744.0))
       ->group(dep);
   add_text_override(sub, "--provider", s.provider, "Use this provider's prices")->group(dep);
-  add_text_override(sub, "--price-kind", s.price_kind, "on_demand, spot or committed")->group(dep);
+  add_text_override(
+      sub, "--price-kind", s.price_kind, "on_demand, spot, committed_1y, committed_3y or committed")
+      ->group(dep);
   add_override(sub, "--pue", s.pue, "Power usage effectiveness (1.3)")
       ->check(number_in(1.0, 5.0))
       ->group(dep);

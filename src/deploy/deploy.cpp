@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace rightsize {
 
@@ -65,12 +66,18 @@ Target deploy_target(const Plan& plan,
                      "has no Kubernetes product label for " + whole.name);
   }
   const GpuProduct& product = product_it->second;
-  if (o.image.empty() && whole.vendor == "amd") {
+  if (o.image.empty() && whole.vendor != "nvidia") {
+    static const std::map<std::string, std::string> builds{{"amd", "ROCm build"},
+                                                           {"google", "TPU build (tpu-inference)"},
+                                                           {"intel", "Gaudi build (vllm-gaudi)"},
+                                                           {"aws", "Neuron build"}};
+    const auto build = builds.find(whole.vendor);
     throw InputError("--image",
                      fmt::format("is needed: {} is built for NVIDIA's CUDA, and {} needs the "
-                                 "engine's ROCm build",
+                                 "engine's {}",
                                  r.image,
-                                 whole.name));
+                                 whole.name,
+                                 build != builds.end() ? build->second : whole.vendor + " build"));
   }
   if (o.image.empty() && product.cpu_arch != "amd64") {
     throw InputError("--image",

@@ -32,6 +32,16 @@ int gpus_per_server(const Spec& spec, const Gpu& gpu) {
   return gpu.purchase ? gpu.purchase->gpus_per_server : 8;
 }
 
+bool link_published(const Spec& spec, const Gpu& gpu, int group) {
+  if (gpu.has_nvlink() && group <= gpu.nvlink_domain) {
+    return gpu.gpu_link.si() > 0;
+  }
+  if (group <= gpus_per_server(spec, gpu)) {
+    return (gpu.has_nvlink() ? gpu.host_link : gpu.gpu_link).si() > 0;
+  }
+  return gpu.network.si() > 0;
+}
+
 namespace {
 
 // The tensor math a format's operands allow, finest first: 4-bit floats (NVFP4, MXFP4), 8-bit

@@ -213,7 +213,8 @@ TrainingPerformance estimate_training(const Spec& spec,
   }
   const Seconds comm =
       r.tensor_parallel_communication + r.context_parallel_communication + r.data_parallel_exposed;
-  if (r.host_input > gpu.host_link * 0.5) {
+  // A host link of 0 is one the maker does not publish (docs/catalog.md): nothing to compare.
+  if (gpu.host_link.si() > 0 && r.host_input > gpu.host_link * 0.5) {
     r.bottleneck = "host_io";
     r.explanation = fmt::format("data loading needs {} per GPU over a {} host link",
                                 format_bytes_per_s(r.host_input),

@@ -213,6 +213,12 @@ std::optional<DisaggregatedFound> search_disaggregated(const Search& S,
     if (gpu_limit) {
       most = static_cast<int>(std::min<long long>(most, (*gpu_limit - 1) / per_replica));
     }
+    // The KV cache crosses the link of every GPU of both pools: no more of them than a link the
+    // catalog has a rate for joins (link_published: an unpublished network keeps them in one
+    // server).
+    while (most >= 2 && !link_published(spec, g, most * per_replica)) {
+      --most;
+    }
     if (most < 2) {
       continue;
     }

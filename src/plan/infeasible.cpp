@@ -35,9 +35,11 @@ std::string infeasible_because(const Plan& plan) {
   }
   std::vector<std::string> unpriced;
   const Rejection* first = nullptr;
+  bool same_reason = true; // every one for the reason the first gives
   for (const Rejection& r : plan.rejected) {
     if (r.code == "no_price") {
       unpriced.push_back(r.gpu);
+      same_reason = same_reason && (first == nullptr || r.reason == first->reason);
       first = first != nullptr ? first : &r;
     } else if (r.code != "constraint") {
       return ""; // some GPU the spec allows fails for another reason: the misses say which
@@ -47,6 +49,12 @@ std::string infeasible_because(const Plan& plan) {
     return "";
   }
   const bool cloud = plan.spec.deployment.mode == DeploymentMode::cloud;
+  // One reason for all, or, where they differ (each GPU's own "not rentable: ..."), what they
+  // share; the rejections give each one.
+  const std::string reason =
+      same_reason ? first->reason
+                  : fmt::format("no {} price: each GPU's rejection says why",
+                                cloud ? plan.spec.deployment.price_kind : std::string("purchase"));
   const std::string which = unpriced.size() == 1
                                 ? unpriced.front() + ", the only GPU the spec allows, was"
                                 : gpu_list(unpriced) + ", the only GPUs the spec allows, were";
@@ -54,12 +62,12 @@ std::string infeasible_because(const Plan& plan) {
                              "with --mode onprem (priced by purchase), or give their cloud prices "
                              "in a catalog overlay (--catalog FILE, docs/catalog.md)",
                              which,
-                             first->reason)
+                             reason)
                : fmt::format("{} excluded for lack of a purchase price in the on-prem mode ({}); "
                              "plan in the cloud with --mode cloud, or give their purchase prices "
                              "in a catalog overlay (--catalog FILE, docs/catalog.md)",
                              which,
-                             first->reason);
+                             reason);
 }
 
 } // namespace rightsize

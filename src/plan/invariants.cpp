@@ -108,7 +108,14 @@ void check_cost(const Checker& ck, const Candidate& c) {
 }
 
 void check_candidate(const Candidate& c) {
-  const Checker ck(c.gpu != nullptr ? c.gpu->name : std::string("a candidate without a GPU"));
+  // The GPU and the layout, so that a report of a broken figure says which candidate it was.
+  const Checker ck(c.gpu != nullptr ? fmt::format("{} (TP{} PP{} DP{} x {} replicas)",
+                                                  c.gpu->name,
+                                                  c.layout.tp,
+                                                  c.layout.pp,
+                                                  c.layout.dp,
+                                                  c.replicas)
+                                    : std::string("a candidate without a GPU"));
   ck.holds("gpu", c.gpu != nullptr, "missing");
   ck.holds("spec", c.spec != nullptr, "missing"); // the spec it was evaluated on
   ck.positive("replicas", c.replicas);

@@ -646,6 +646,23 @@ void check_constraint_gpus(const Spec& spec, const Catalog& catalog) {
   for (const auto& name : spec.constraints.gpus) {
     (void)catalog.resolve(name, spec.constraints.where + "/gpus");
   }
+  // Vendors are the catalog's data: a name no GPU of it has is a typo, not "nothing feasible".
+  std::vector<std::string> vendors;
+  for (const auto& g : catalog.gpus) {
+    if (std::find(vendors.begin(), vendors.end(), g.vendor) == vendors.end()) {
+      vendors.push_back(g.vendor);
+    }
+  }
+  for (std::size_t i = 0; i < spec.constraints.vendors.size(); ++i) {
+    const std::string& v = spec.constraints.vendors[i];
+    if (std::find(vendors.begin(), vendors.end(), v) == vendors.end()) {
+      throw InputError(fmt::format("{}/vendors/{}", spec.constraints.where, i),
+                       fmt::format("no GPU of the catalog is made by \"{}\"{}; its vendors are {}",
+                                   v,
+                                   did_you_mean(v, vendors),
+                                   fmt::join(vendors, ", ")));
+    }
+  }
 }
 
 void check_demand_growth(const Spec& spec) {

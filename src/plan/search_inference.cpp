@@ -379,7 +379,8 @@ void search_inference(const Search& S, const Gpu& g, std::vector<Candidate>& fou
       // Pipeline stages only when the widest tensor-parallel layout does not fit: they add GPUs
       // and latency, never speed, to a replica.
       const int per_replica = p.tp * p.pp;
-      if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus) {
+      if ((p.pp > 1 && widest_fits) || per_replica > goal.max_gpus ||
+          !link_published(spec, g, per_replica)) {
         continue;
       }
       // Before the fit probe, which costs an evaluation: once the GPU has a candidate, a layout

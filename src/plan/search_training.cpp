@@ -38,7 +38,8 @@ std::vector<Parallelism> training_layouts(const Spec& spec, const Gpu& g, long l
           p.cp = cp;
           p.pp = pp;
           p.dp = static_cast<int>(dp);
-          if (!framework_refusal(spec, p).refused()) {
+          // A layout over a link the catalog has no rate for is not timed (link_published).
+          if (!framework_refusal(spec, p).refused() && link_published(spec, g, p.gpus())) {
             out.push_back(p);
           }
         }
@@ -182,6 +183,10 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   Candidate trial;
   trial.gpu = &g;
   PendingReason reason;
+  // The first layout that fits and meets the deadline but that no instance shape sold holds: when
+  // no other does, that is why the GPU has no configuration (a fix proven by the memory alone
+  // would not make it one).
+  std::optional<Parallelism> unshaped;
   for (const Variant& variant : variants) {
     const Spec& spec = *variant.spec;
     if (!engine_runs(S, spec, g, miss)) {
@@ -206,6 +211,14 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         consider_deadline_miss(t, *w.deadline, p, miss, reason);
         continue;
       }
+      trial.layout = p;
+      trial.memory = m;
+      trial.training = t;
+      trial.cost = {};
+      if (!cost_training(S, price, trial, Detail::numbers)) {
+        unshaped = unshaped ? unshaped : p;
+        continue; // no instance shape sold holds this layout's GPUs
+      }
       if (S.any) {
         Candidate c; // only its existence is asked: unexplained, as the serving search leaves it
         c.gpu = &g;
@@ -216,13 +229,6 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
         found.push_back(std::move(c));
         reason.write(miss);
         return;
-      }
-      trial.layout = p;
-      trial.memory = m;
-      trial.training = t;
-      trial.cost = {};
-      if (!cost_training(S, price, trial, Detail::numbers)) {
-        continue; // no instance shape sold holds this layout's GPUs
       }
       const double sc = score(trial, S.options.objective, S);
       if (best_variant == nullptr || sc < best_score) {
@@ -235,6 +241,22 @@ void search_training(const Search& S, const Gpu& g, std::vector<Candidate>& foun
   reason.write(miss);
   if (best_variant != nullptr) {
     found.push_back(training_candidate(S, g, price, *best_variant, best_layout));
+  } else if (unshaped) {
+    std::string why;
+    (void)pick_fleet(g,
+                     S.spec.deployment.price_kind,
+                     S.spec.deployment.provider,
+                     ReplicaGpus{unshaped->gpus(), unshaped->tp},
+                     1,
+                     &why);
+    miss = Miss{"no_price",
+                fmt::format("{} (the layout that fits: TP={} PP={} DP={})",
+                            why,
+                            unshaped->tp,
+                            unshaped->pp,
+                            unshaped->dp),
+                "add a price of a shape that holds it with --catalog (docs/catalog.md)",
+                0};
   }
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <set>
 
 namespace rightsize {
@@ -44,6 +45,13 @@ std::string price_label(const Price& p, const CatalogView& view) {
   return s;
 }
 
+// The listed shape of a price's instance, when the instance table has it.
+const InstanceShape* shape_of(const Price& p, const CatalogView& view) {
+  return view.instances == nullptr || p.instance.empty()
+             ? nullptr
+             : view.instances->find(p.provider, p.instance);
+}
+
 nlohmann::json provenance_json(const Provenance& p, const Catalog& c) {
   nlohmann::json j{{"source", p.source}};
   const auto it = c.sources.find(p.source);
@@ -73,6 +81,12 @@ std::string link_label(const Gpu& g) {
   if (g.gpu_link_kind == "infinity-fabric") {
     return "InfFabric";
   }
+  if (g.gpu_link_kind == "ici" || g.gpu_link_kind == "roce") {
+    return g.gpu_link_kind == "ici" ? "ICI" : "RoCE";
+  }
+  if (g.gpu_link_kind == "neuronlink") {
+    return "NeuronLink";
+  }
   if (g.gpu_link_kind == "nvlink4-bridge") {
     return "NVL4-bridge";
   }
@@ -95,6 +109,16 @@ void require_sources(const CatalogView& view) {
 }
 
 } // namespace
+
+std::string vendor_label(const std::string& vendor) {
+  static const std::map<std::string, std::string> labels{{"nvidia", "NVIDIA"},
+                                                         {"amd", "AMD"},
+                                                         {"intel", "Intel"},
+                                                         {"google", "Google"},
+                                                         {"aws", "AWS"}};
+  const auto it = labels.find(vendor);
+  return it != labels.end() ? it->second : vendor;
+}
 
 const Price* cheapest_on_demand(const Gpu& g) {
   const Price* best = nullptr;
@@ -134,6 +158,14 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
                       {"stale", is_stale(p.as_of, view.today, view.stale_days)},
                       {"source", p.provenance.source},
                       {"note", p.provenance.note}});
+    if (const InstanceShape* s = shape_of(p, view)) {
+      prices.back()["instance_shape"] = {{"gpus", s->gpus},
+                                         {"vcpus", s->vcpus},
+                                         {"memory_bytes", s->memory_gib * 1073741824.0},
+                                         {"local_nvme_bytes", s->local_nvme_gb * 1e9},
+                                         {"network_bits_per_s", s->network_gbit_per_s * 1e9},
+                                         {"source", s->provenance.source}};
+    }
   }
   nlohmann::json sources = nlohmann::json::object();
   for (const auto& [field, p] : g.provenance) {
@@ -152,27 +184,34 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
        g.usable_memory ? nlohmann::json(g.usable_memory->si()) : nlohmann::json(nullptr)},
       {"memory_bandwidth_bytes_per_s", g.memory_bandwidth.si()},
       {"dense_flops_per_s", dense},
-      {"tdp_watts", g.tdp.si()},
+      {"tdp_watts", g.tdp.si() > 0 ? nlohmann::json(g.tdp.si()) : nlohmann::json(nullptr)},
       {"host_link_bytes_per_s", g.host_link.si()},
       {"pcie_generation", g.pcie_generation},
       {"gpu_link", g.gpu_link_kind},
       {"gpu_link_bytes_per_s", g.gpu_link.si()},
       {"nvlink_domain", g.nvlink_domain},
-      {"network_bytes_per_s", g.network.si()},
+      {"network_bytes_per_s",
+       g.network.si() > 0 ? nlohmann::json(g.network.si()) : nlohmann::json(nullptr)},
       {"mig",
        g.mig
            ? nlohmann::json{{"max_instances", g.mig->max_instances}, {"profiles", g.mig->profiles}}
            : nlohmann::json(nullptr)},
       {"prices", prices},
+      {"not_rentable",
+       g.not_rentable.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.not_rentable)},
       {"sources", sources},
   };
   if (g.purchase) {
-    j["purchase"] = {{"usd_per_gpu", g.purchase->gpu.si()},
-                     {"server_share_usd_per_gpu", g.purchase->server_share.si()},
-                     {"as_of", g.purchase->as_of},
-                     {"source", g.purchase->provenance.source},
-                     {"confidence", g.purchase->provenance.confidence},
-                     {"note", g.purchase->provenance.note}};
+    j["purchase"] = {
+        {"usd_per_gpu", g.purchase->gpu.si()},
+        {"server_share_usd_per_gpu", g.purchase->server_share.si()},
+        {"gpus_per_server", g.purchase->gpus_per_server},
+        {"usd_per_server",
+         (g.purchase->gpu.si() + g.purchase->server_share.si()) * g.purchase->gpus_per_server},
+        {"as_of", g.purchase->as_of},
+        {"source", g.purchase->provenance.source},
+        {"confidence", g.purchase->provenance.confidence},
+        {"note", g.purchase->provenance.note}};
   } else {
     j["purchase"] = nullptr;
   }
@@ -180,8 +219,9 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
 }
 
 void render_catalog_list_table(const CatalogView& view, std::ostream& out) {
-  out << fmt::format("{:<18} {:>7} {:>5} {:>5} {:>5} {:>5} {:>5} {:<11} {:>3}  {}\n",
+  out << fmt::format("{:<18} {:<6} {:>7} {:>5} {:>5} {:>5} {:>5} {:>5} {:<11} {:>3}  {}\n",
                      "GPU",
+                     "VENDOR",
                      "MEMORY",
                      "TB/s",
                      "16BIT",
@@ -199,25 +239,34 @@ void render_catalog_list_table(const CatalogView& view, std::ostream& out) {
                           format_usd_per_hour(p->per_gpu),
                           p->provider,
                           is_stale(p->as_of, view.today, view.stale_days) ? " (stale)" : "");
+    } else if (!g.not_rentable.empty()) {
+      price = "not rentable";
     } else if (g.purchase) {
       price = "on-prem only";
     }
-    out << fmt::format("{:<18} {:>7} {:>5.2f} {:>5} {:>5} {:>5} {:>5.0f} {:<11} {:>3}  {}\n",
+    out << fmt::format("{:<18} {:<6} {:>7} {:>5.2f} {:>5} {:>5} {:>5} {:>5} {:<11} {:>3}  {}\n",
                        g.name,
+                       vendor_label(g.vendor),
                        fmt::format("{:.0f} GiB", to_gib(g.memory)),
                        to_gb_per_s(g.memory_bandwidth) / 1000.0,
                        sixteen_bit(g),
                        tflops_or_dash(g, TensorPrecision::fp8),
                        tflops_or_dash(g, TensorPrecision::fp4),
-                       g.tdp.si(),
+                       g.tdp.si() > 0 ? fmt::format("{:.0f}", g.tdp.si()) : std::string("-"),
                        link_label(g),
                        g.nvlink_domain,
                        price);
   }
-  out << fmt::format("\n{} GPUs, catalog {}. Dense tensor TFLOP/s; DOM: GPUs per NVLink domain; "
-                     "on-demand prices.\n'rightsize catalog show NAME' gives every field with its "
-                     "source.\n",
+  std::set<std::string> vendors;
+  for (const auto& g : view.catalog.gpus) {
+    vendors.insert(vendor_label(g.vendor));
+  }
+  out << fmt::format("\n{} GPUs of {} vendors, catalog {}. Dense tensor TFLOP/s; DOM: GPUs (chips) "
+                     "per NVLink, Infinity Fabric, ICI or NeuronLink domain; on-demand prices.\n"
+                     "'rightsize catalog show NAME' gives every field with its source, and why a "
+                     "GPU is not rentable.\n",
                      view.catalog.gpus.size(),
+                     vendors.size(),
                      view.catalog.version);
 }
 
@@ -283,7 +332,7 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
   };
   out << fmt::format("{} ({} {}, {}, {})\n",
                      g.name,
-                     g.vendor == "nvidia" ? "NVIDIA" : "AMD",
+                     vendor_label(g.vendor),
                      g.architecture,
                      g.form_factor,
                      g.release_year);
@@ -300,9 +349,11 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
         format_flops_per_s(rate),
         "dense_tflop_per_s." + std::string(to_string(p)));
   }
-  row("TDP", format_watts(g.tdp), "tdp_watts");
+  const std::string unpublished = "not published";
+  row("TDP", g.tdp.si() > 0 ? format_watts(g.tdp) : unpublished, "tdp_watts");
   row("host link",
-      g.pcie_generation > 0
+      g.host_link.si() <= 0 ? unpublished
+      : g.pcie_generation > 0
           ? fmt::format("PCIe Gen{} {}", g.pcie_generation, format_bytes_per_s(g.host_link))
           : fmt::format("C2C {}", format_bytes_per_s(g.host_link)),
       "host_link");
@@ -310,7 +361,9 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
       fmt::format("{} {}", g.gpu_link_kind, format_bytes_per_s(g.gpu_link)),
       "gpu_link");
   row("NVLink domain", std::to_string(g.nvlink_domain), "nvlink_domain");
-  row("network per GPU", format_bytes_per_s(g.network), "network_gbit_per_s");
+  row("network per GPU",
+      g.network.si() > 0 ? format_bytes_per_s(g.network) : unpublished,
+      "network_gbit_per_s");
   if (g.mig) {
     row("MIG",
         fmt::format("{} instances: {}", g.mig->max_instances, fmt::join(g.mig->profiles, " ")),
@@ -319,7 +372,9 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
     out << fmt::format("  {:<22} {}\n", "MIG", "no");
   }
   out << "  prices per GPU-hour\n";
-  if (g.prices.empty()) {
+  if (!g.not_rentable.empty()) {
+    out << fmt::format("    none: not rentable: {} {}\n", g.not_rentable, source("not_rentable"));
+  } else if (g.prices.empty()) {
     out << "    none in the catalog: add yours with --catalog (docs/catalog.md)\n";
   }
   for (const auto& p : g.prices) {
@@ -327,16 +382,24 @@ void render_gpu_table(const Gpu& g, const CatalogView& view, std::ostream& out) 
                        price_label(p, view),
                        p.provenance.source,
                        p.provenance.note.empty() ? "" : ": " + p.provenance.note);
+    if (const InstanceShape* s = shape_of(p, view)) {
+      out << fmt::format("      {}: {} [{}]\n", s->name, s->describe(), s->provenance.source);
+    }
   }
   if (g.purchase) {
-    out << fmt::format("  purchase (on-prem)     {} per GPU + {} server share, as of {} [{}] "
-                       "confidence {}: {}\n",
-                       format_usd(g.purchase->gpu),
-                       format_usd(g.purchase->server_share),
-                       g.purchase->as_of,
-                       g.purchase->provenance.source,
-                       g.purchase->provenance.confidence,
-                       g.purchase->provenance.note);
+    const Purchase& b = *g.purchase;
+    out << fmt::format(
+        "  purchase (on-prem)     {} per GPU + {} server share = {} per {}-GPU {}, "
+        "as of {} [{}] confidence {}: {}\n",
+        format_usd(b.gpu),
+        format_usd(b.server_share),
+        format_usd((b.gpu + b.server_share) * static_cast<double>(b.gpus_per_server)),
+        b.gpus_per_server,
+        b.gpus_per_server >= 72 ? "rack" : "server",
+        g.purchase->as_of,
+        g.purchase->provenance.source,
+        g.purchase->provenance.confidence,
+        g.purchase->provenance.note);
   }
   out << "  sources\n";
   std::set<std::string> used;

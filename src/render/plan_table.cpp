@@ -283,21 +283,31 @@ std::vector<Column> training_columns(const std::vector<const Candidate*>& rows, 
   return cols;
 }
 
-// Rejections with the same code, reason and fix, as one group.
+// Rejections with the same code, reason and fix, as one group. The table says "not rentable"
+// once for every GPU no cloud rents at a public price: each one's reason is its own (JSON and
+// `catalog show` give it), and a dozen one-line groups would bury the other rejections.
 struct RejectionGroup {
   std::vector<std::string> gpus;
   const Rejection* first = nullptr;
+  std::string reason;
 };
+
+std::string table_reason(const Rejection& r) {
+  if (r.code == "no_price" && r.reason.rfind("not rentable: ", 0) == 0) {
+    return "not rentable at a public price (rightsize catalog show NAME says why)";
+  }
+  return r.reason;
+}
 
 std::vector<RejectionGroup> group_rejections(const std::vector<Rejection>& rejected) {
   std::vector<RejectionGroup> groups;
   for (const auto& r : rejected) {
+    const std::string reason = table_reason(r);
     auto same = std::find_if(groups.begin(), groups.end(), [&](const RejectionGroup& g) {
-      return g.first->code == r.code && g.first->reason == r.reason &&
-             g.first->nearest_fix == r.nearest_fix;
+      return g.first->code == r.code && g.reason == reason && g.first->nearest_fix == r.nearest_fix;
     });
     if (same == groups.end()) {
-      groups.push_back({{}, &r});
+      groups.push_back({{}, &r, reason});
       same = std::prev(groups.end());
     }
     same->gpus.push_back(r.gpu);
@@ -478,8 +488,8 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
       std::string text =
           r.code == "constraint" && g.gpus.size() > 1
               ? fmt::format(
-                    "  {} GPUs excluded: {} ({})", g.gpus.size(), r.reason, names_text(g.gpus))
-              : fmt::format("  {}: {}", names_text(g.gpus), r.reason);
+                    "  {} GPUs excluded: {} ({})", g.gpus.size(), g.reason, names_text(g.gpus))
+              : fmt::format("  {}: {}", names_text(g.gpus), g.reason);
       if (!r.nearest_fix.empty()) {
         text += " (try: " + r.nearest_fix + ")";
       }

@@ -3,6 +3,9 @@
 
 #include "reader.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 namespace rightsize::spec_reader {
 
 using detail::Range;
@@ -18,7 +21,13 @@ void read_constraints(const FieldReader& r, Constraints& c) {
   }
   if (r.has("vendors")) {
     for (const auto& e : r.array("vendors")) {
-      c.vendors.push_back(e.as_choice<std::string>({{"nvidia", "nvidia"}, {"amd", "amd"}}));
+      // Lower case, as the catalog spells vendors; plan checks the name against the catalog's
+      // (check_constraint_gpus), since which vendors exist is the catalog's data.
+      std::string v = e.as_string();
+      std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) {
+        return static_cast<char>(std::tolower(ch));
+      });
+      c.vendors.push_back(std::move(v));
     }
   }
   c.max_gpus = r.optional_integer("max_gpus", Range{1, 1e6});
@@ -51,8 +60,12 @@ void read_deployment(const FieldReader& r, Deployment& d) {
       r.optional_number("hours_per_month", Range{0.0, 744.0, true}).value_or(d.hours_per_month);
   d.provider = r.optional_string("provider");
   if (r.has("price_kind")) {
-    d.price_kind = r.choice<std::string>(
-        "price_kind", {{"on_demand", "on_demand"}, {"spot", "spot"}, {"committed", "committed"}});
+    d.price_kind = r.choice<std::string>("price_kind",
+                                         {{"on_demand", "on_demand"},
+                                          {"spot", "spot"},
+                                          {"committed_1y", "committed_1y"},
+                                          {"committed_3y", "committed_3y"},
+                                          {"committed", "committed"}});
   }
   d.utilization = r.optional_number("utilization", Range{0.0, 1.0, true}).value_or(d.utilization);
   d.pue = r.optional_number("pue", Range{1.0, 5.0}).value_or(d.pue);

@@ -285,7 +285,7 @@ TEST_CASE("check: a price move compares like with like", "[check][cli]") {
   }
   const auto table = run_binary("check " + c.spec + " --catalog " + overlay);
   CHECK_THAT(table.out, Catch::Contains("same configuration, new figures"));
-  CHECK_THAT(table.out, Catch::Contains("now best: 1 x H100-PCIE-80GB"));
+  CHECK_THAT(table.out, Catch::Contains("now best: 1 x RTX-PRO-6000-96GB"));
 }
 
 TEST_CASE("check: thresholds from a config file, the command line over it", "[check][cli]") {

@@ -67,6 +67,9 @@ std::vector<NumberFlag> number_flags() {
   flags.push_back({{"catalog", "list"}, "--stale-days", "0"});
   flags.push_back({{"catalog", "show", "H100"}, "--stale-days", "0"});
   flags.push_back({{"catalog", "validate"}, "--stale-days", "0"});
+  const std::vector<std::string> refresh{"catalog", "refresh", "--provider", "aws", "-o", "x.json"};
+  flags.push_back({refresh, "--timeout", "0"});
+  flags.push_back({refresh, "--retries", "11"});
   flags.push_back({observe, "--timeout", "0"});
   flags.push_back({observe, "--watch-count", "-1"});
   flags.push_back({observe, "--percentile", "101"});

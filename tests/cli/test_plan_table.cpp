@@ -90,9 +90,12 @@ TEST_CASE("plan table: --top bounds the rejections too, grouped by reason", "[pl
   const auto all = run_binary("plan " + example("llama-3.1-8b-chat.json") + " --wide");
   const auto top = run_binary("plan " + example("llama-3.1-8b-chat.json") + " --top 1");
   CHECK(top.out.size() < all.out.size());
-  // Two groups of reasons (no price; no fp8 KV cache on Turing): the first, then a count.
-  CHECK_THAT(top.out, Catch::Contains("... 1 more group (--format json lists every one)"));
-  CHECK_THAT(all.out, Catch::Contains(" more: no on_demand price in the catalog"));
+  // Nine groups of reasons (not rentable, one group for all; no fp8 KV cache on Turing, Gaudi,
+  // TPUs, Trainium, Inferentia): the first, then a count.
+  CHECK_THAT(top.out, Catch::Contains("... 8 more groups (--format json lists every one)"));
+  CHECK_THAT(all.out,
+             Catch::Contains(" and 6 more: not rentable at a public price (rightsize catalog show "
+                             "NAME says why)"));
 }
 
 TEST_CASE("plan: each candidate's estimate_command reproduces it through `rightsize estimate`",

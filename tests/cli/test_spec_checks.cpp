@@ -7,7 +7,10 @@
 #include "test_paths.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -77,29 +80,65 @@ TEST_CASE("validate: a spec whose GPUs are in the catalog or an overlay is valid
   CHECK(with.out.find(": valid (") != std::string::npos);
 }
 
+TEST_CASE("plan: AMD in the cloud plans on MI300X and MI325X rentals, and says why not MI35x",
+          "[cli][plan]") {
+  // Issue 47: `vendors: ["amd"]` in the cloud was "nothing feasible", no AMD part had a price.
+  const ScratchDir dir;
+  const std::string spec = dir.write(
+      "spec.json",
+      spec_with(R"(, "deployment": {"mode": "cloud"}, "constraints": {"vendors": ["AMD"]})"));
+  const auto r = run_in_process({"plan", spec, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto plan = nlohmann::json::parse(r.out);
+  std::set<std::string> ranked;
+  for (const auto& c : plan.at("candidates")) {
+    ranked.insert(c.at("gpu").get<std::string>());
+  }
+  CHECK(ranked == std::set<std::string>{"MI300X-192GB", "MI325X-256GB"});
+  std::map<std::string, std::string> rejected;
+  for (const auto& x : plan.at("rejected")) {
+    rejected[x.at("gpu").get<std::string>()] = x.at("reason").get<std::string>();
+  }
+  CHECK_THAT(rejected.at("MI355X-288GB"), Catch::StartsWith("not rentable: no public on-demand"));
+  CHECK_THAT(rejected.at("MI350X-288GB"), Catch::StartsWith("not rentable: no public on-demand"));
+  // A vendor no catalog GPU has is a typo with the list, not "nothing feasible".
+  const std::string typo =
+      dir.write("typo.json", spec_with(R"(, "constraints": {"vendors": ["nvida"]})"));
+  const auto t = run_in_process({"plan", typo});
+  CHECK(t.exit_code == 2);
+  CHECK(t.err == "rightsize: error: " + typo +
+                     ":/constraints/vendors/0: no GPU of the catalog is made by \"nvida\" (did "
+                     "you mean \"nvidia\"?); its vendors are nvidia, amd, intel, google, aws\n");
+}
+
 TEST_CASE("plan: nothing feasible for want of cloud prices says so and how to fix it",
           "[cli][plan]") {
   const ScratchDir dir;
   const std::string spec = dir.write(
       "spec.json",
-      spec_with(R"(, "deployment": {"mode": "cloud"}, "constraints": {"vendors": ["amd"]})"));
+      spec_with(R"(, "deployment": {"mode": "cloud"}, "constraints": {"vendors": ["intel"]})"));
   const auto r = run_in_process({"plan", spec});
   INFO(r.out << r.err);
   CHECK(r.exit_code == 3);
-  CHECK(r.err == "rightsize: error: nothing feasible: " + spec +
-                     ": MI300X-192GB and MI325X-256GB, the only GPUs the spec allows, were "
-                     "excluded for lack of a price in the cloud mode (no on_demand price in the "
-                     "catalog); plan on-prem with --mode onprem (priced by purchase), or give "
-                     "their cloud prices in a catalog overlay (--catalog FILE, docs/catalog.md)\n");
-  // The table wraps it at 80 columns.
-  CHECK(r.out.find("\nnothing feasible: MI300X-192GB and MI325X-256GB, the only GPUs the spec") !=
+  CHECK(r.err ==
+        "rightsize: error: nothing feasible: " + spec +
+            ": Gaudi3-128GB and Gaudi2-96GB, the only GPUs the spec allows, were "
+            "excluded for lack of a price in the cloud mode (no on_demand price: each "
+            "GPU's rejection says why); plan on-prem with --mode onprem (priced by purchase), or "
+            "give their cloud prices in a catalog overlay (--catalog FILE, "
+            "docs/catalog.md)\n");
+  // The table wraps it at 80 columns, and gives each GPU's reason.
+  CHECK(r.out.find("\nnothing feasible: Gaudi3-128GB and Gaudi2-96GB, the only GPUs the spec") !=
+        std::string::npos);
+  CHECK(r.out.find("  Gaudi3-128GB, Gaudi2-96GB: not rentable at a public price (rightsize") !=
         std::string::npos);
   CHECK(r.out.find("  were excluded for lack of a price in the cloud mode") != std::string::npos);
   const auto json = run_in_process({"plan", spec, "--format", "json"});
   CHECK(json.exit_code == 3);
-  CHECK(json.out.find(R"("infeasible_because": "MI300X-192GB and MI325X-256GB)") !=
+  CHECK(json.out.find(R"("infeasible_because": "Gaudi3-128GB and Gaudi2-96GB)") !=
         std::string::npos);
-  // On-prem prices them by purchase: the same spec is feasible there.
+  // On-prem prices Gaudi 3 by purchase: the same spec is feasible there.
   CHECK(run_in_process({"plan", spec, "--mode", "onprem"}).exit_code == 0);
 }
 

@@ -15,7 +15,7 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWit
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(json spec hf_config quant_config safetensors catalog lock engines check_config
-           nvidia_smi dcgm torch_trace prometheus_matrix bench_result calibration)
+           nvidia_smi dcgm torch_trace prometheus_matrix bench_result calibration price_list)
 fi
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}" >/dev/null
 status=0

@@ -36,22 +36,24 @@ struct PriceHost {
 
 struct Price {
   std::string provider;
-  std::string kind; // on_demand, spot, committed
+  // on_demand, spot, committed_1y and committed_3y (a provider's published 1- or 3-year
+  // commitment, per hour), committed (a contract of unstated term: a team's own)
+  std::string kind;
   // What one GPU costs with all it needs to run: the listed usd_per_gpu_hour for an "instance"
   // price; for a "gpu_only" price with a host, (listed x gpus_per_instance + host) /
   // gpus_per_instance; for a "gpu_only" price without one, the listed price (never used: usable()).
   UsdPerHour per_gpu;
-  UsdPerHour listed_per_gpu;      // usd_per_gpu_hour as the file gives it
-  bool gpu_only = false;          // "includes": "gpu_only" (else "instance": the VM with its vCPU, RAM)
+  UsdPerHour listed_per_gpu; // usd_per_gpu_hour as the file gives it
+  bool gpu_only = false;     // "includes": "gpu_only" (else "instance": the VM with its vCPU, RAM)
   // The file states gpus_per_instance. A price without it (an overlay's contract price) is a
   // 1-GPU instance whose shape is not known: a tensor-parallel replica may span such instances,
   // priced per GPU as before shapes were listed (price_pick.hpp).
   bool shape_stated = false;
-  std::string instance;           // the shape the price is for ("g5.12xlarge"); empty when unstated
-  int gpus_per_instance = 1;      // GPUs in that shape: a fleet rents whole instances of them
-  std::optional<PriceHost> host;  // a gpu_only price's VM, per instance
-  std::string as_of;        // YYYY-MM-DD
-  bool as_of_stated = true; // false: the source is undated and as_of is when it was retrieved
+  std::string instance;          // the shape the price is for ("g5.12xlarge"); empty when unstated
+  int gpus_per_instance = 1;     // GPUs in that shape: a fleet rents whole instances of them
+  std::optional<PriceHost> host; // a gpu_only price's VM, per instance
+  std::string as_of;             // YYYY-MM-DD
+  bool as_of_stated = true;      // false: the source is undated and as_of is when it was retrieved
   Provenance provenance;
 
   // A price plan, estimate and observe may rank and cost with: a whole instance, or a GPU-only
@@ -90,7 +92,7 @@ struct Mig {
 struct GpuFigures {
   std::string name;
   std::vector<std::string> aliases;
-  std::string vendor; // nvidia, amd
+  std::string vendor; // nvidia, amd, intel, google, aws
   std::string architecture;
   std::string generation; // compute capability / ISA: sm80, sm90, gfx942
   int release_year = 0;
@@ -101,14 +103,19 @@ struct GpuFigures {
   BytesPerSecond memory_bandwidth;
   std::map<TensorPrecision, FlopsPerSecond> dense; // absent: no such tensor rate
   Watts tdp;
-  BytesPerSecond host_link;  // per direction (PCIe x16, or NVLink-C2C)
-  int pcie_generation = 0;   // 0 when the host link is NVLink-C2C
-  std::string gpu_link_kind; // nvlink3, nvlink4, nvlink5, infinity-fabric, none
-  BytesPerSecond gpu_link;   // per GPU, per direction; PCIe rate for cards without a link
-  int nvlink_domain = 1;     // GPUs in one high-bandwidth domain
-  BytesPerSecond network;    // inter-node network per GPU
+  BytesPerSecond host_link; // per direction (PCIe x16, or NVLink-C2C)
+  int pcie_generation = 0;  // 0 when the host link is NVLink-C2C
+  // nvlink3, nvlink4, nvlink4-bridge, nvlink5, infinity-fabric, ici (TPU), neuronlink (AWS
+  // Trainium, Inferentia), roce (Gaudi's on-chip Ethernet), none
+  std::string gpu_link_kind;
+  BytesPerSecond gpu_link; // per GPU, per direction; PCIe rate for cards without a link
+  int nvlink_domain = 1;   // GPUs in one high-bandwidth domain
+  BytesPerSecond network;  // inter-node network per GPU
   std::optional<Mig> mig;
   std::vector<Price> prices;
+  // Why no cloud rents it, for a GPU without a cloud price ("sold in China only"); empty when
+  // rentable. Every bundled GPU has a cloud price or this reason (docs/catalog.md).
+  std::string not_rentable;
   std::optional<Purchase> purchase;
 
   // The capacity the estimator may plan against: usable when sourced, else nominal.

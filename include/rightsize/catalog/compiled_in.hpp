@@ -8,9 +8,9 @@
 namespace rightsize {
 
 // The text of a data file the catalog stage compiled in, by its name below the data directory:
-// "gpus.json", "engines.json", "deploy.json" or "published/published.json" (the published results
-// tables are read through their index's embedded value); empty for any other name, or a file the
-// build could not load.
+// "gpus.json", "engines.json", "deploy.json", "instances.json" or "published/published.json" (the
+// published results tables are read through their index's embedded value); empty for any other
+// name, or a file the build could not load.
 std::string_view compiled_in_catalog_data(std::string_view name);
 
 } // namespace rightsize

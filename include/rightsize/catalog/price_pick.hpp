@@ -31,16 +31,15 @@ struct PricedFleet {
   const Price* price = nullptr; // into the Gpu's prices
   long long instances = 0;
   [[nodiscard]] long long gpus() const { return instances * price->gpus_per_instance; }
-  [[nodiscard]] UsdPerHour per_hour() const {
-    return price->per_gpu * static_cast<double>(gpus());
-  }
+  [[nodiscard]] UsdPerHour per_hour() const { return price->per_gpu * static_cast<double>(gpus()); }
 };
 
 // The cheapest fleet of `g` for `replicas` replicas of `replica`: among its usable
 // prices (Price::usable) of `kind`, from `provider` when set (names as the catalog spells them:
 // resolve_provider, resolve_price_kind), the shapes that hold the layout (a price that does not
-// state its shape, Price::shape_stated, holds a TP group over its 1-GPU instances). nullopt when none does,
-// with the reason in `why` when given ("AWS sells A10G-24GB in instances of 1, 4 and 8 GPUs").
+// state its shape, Price::shape_stated, holds a TP group over its 1-GPU instances). nullopt when
+// none does, with the reason in `why` when given ("AWS sells A10G-24GB in instances of 1, 4 and 8
+// GPUs").
 std::optional<PricedFleet> pick_fleet(const Gpu& g,
                                       const std::string& kind,
                                       const std::optional<std::string>& provider,
@@ -55,7 +54,8 @@ pick_price(const Gpu& g, const std::string& kind, const std::optional<std::strin
 
 // "$5.672/h AWS g5.12xlarge (4 GPUs, instance) on_demand (retrieved 2026-11-21)": the price of
 // one instance of the shape, what it includes ("instance", or "GPU + host n1-standard-4"), "as
-// of" when the source states its date.
+// of" when the source states its date, and ", low confidence" after it when the price's
+// provenance says so.
 std::string cloud_price_label(const Price& p);
 // The label, with "2 x " in front when the fleet rents more than one instance.
 std::string cloud_fleet_label(const PricedFleet& f);

@@ -239,6 +239,12 @@ std::optional<std::string> missing_compute_rate(const Spec& spec, const Gpu& gpu
 // the network (docs/model.md, "Interconnect").
 int gpus_per_server(const Spec& spec, const Gpu& gpu);
 
+// Whether the link a group of `group` GPUs communicates over (NVLink inside the domain, PCIe
+// inside a server, the network beyond; estimate_detail::collective_link) has a rate in the
+// catalog: a maker may publish no host link or network (TPU v5p, Inferentia2; docs/catalog.md),
+// and a layout that needs it is not planned rather than timed at an infinite transfer.
+bool link_published(const Spec& spec, const Gpu& gpu, int group);
+
 // Forward FLOPs for `tokens` new tokens whose attention spans `context` tokens each on average.
 Flops forward_flops(const ModelArch& m, double tokens, double context);
 

@@ -3,6 +3,7 @@
 // Rendering the catalog for `rightsize catalog list|show|validate`. Computing stays in catalog.
 
 #include <rightsize/catalog/catalog.hpp>
+#include <rightsize/catalog/instances.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +16,12 @@ struct CatalogView {
   const Catalog& catalog;
   std::string today; // YYYY-MM-DD, for stale-price flags
   long stale_days = 180;
+  // The instance shapes (data/instances.json) that `show` describes prices with; may be null.
+  const InstanceTable* instances = nullptr;
 };
+
+// "NVIDIA", "AMD", "Intel", "Google", "AWS": a catalog vendor as people write it.
+std::string vendor_label(const std::string& vendor);
 
 // The cheapest on-demand price, if any.
 const Price* cheapest_on_demand(const Gpu& g);

@@ -63,23 +63,25 @@ std::string embed_published(const std::string& index) {
          "  (void)model;\n  return {};\n}\n";
 }
 
-// bundled_deploy_file: the file's text, no value (its readers parse it each time).
-std::string embed_text(const std::string& path) {
+// bundled_deploy_file, bundled_instances_file: the file's text, no value (its readers parse it
+// each time).
+std::string embed_text(const std::string& function, const std::string& path) {
   using namespace rightsize;
   const std::string text = read_input_file(path, k_max_json_file_bytes, "JSON input");
-  return fmt::format("BundledFile bundled_deploy_file() {{\n"
+  return fmt::format("BundledFile {}() {{\n"
                      "  static constexpr char text[] =\n    {};\n"
                      "  return {{{{text, sizeof text - 1}}, {{}}}};\n"
                      "}}\n",
+                     function,
                      detail::bundle_literal(text));
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
+  if (argc != 7) {
     std::cerr << "usage: rightsize_bundle_data OUT.cpp GPUS.json ENGINES.json PUBLISHED.json "
-                 "DEPLOY.json\n";
+                 "DEPLOY.json INSTANCES.json\n";
     return 2;
   }
   try {
@@ -101,7 +103,9 @@ int main(int argc, char** argv) {
     code += "\n";
     code += embed_published(argv[4]);
     code += "\n";
-    code += embed_text(argv[5]);
+    code += embed_text("bundled_deploy_file", argv[5]);
+    code += "\n";
+    code += embed_text("bundled_instances_file", argv[6]);
     code += "\n} // namespace rightsize::detail\n";
     rightsize::write_file_atomically(out, code);
   } catch (const std::exception& e) {

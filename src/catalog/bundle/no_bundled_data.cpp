@@ -21,6 +21,10 @@ BundledFile bundled_deploy_file() {
   return {};
 }
 
+BundledFile bundled_instances_file() {
+  return {};
+}
+
 std::string_view bundled_published_index_digest() {
   return {};
 }

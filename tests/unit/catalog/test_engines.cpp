@@ -94,7 +94,7 @@ TEST_CASE("engines: every engine a spec can name has its entry, under the spec's
 
 TEST_CASE("engines: the bundled engines.json loads", "[engines]") {
   const auto& s = bundled();
-  CHECK(s.version == "2026.11.1");
+  CHECK(s.version == "2026.12.1");
   CHECK(s.engine_names() ==
         std::vector<std::string>{"sglang", "tensorrt-llm", "transformers", "vllm"});
   SECTION("every generation of the GPU catalog is known") {
@@ -138,13 +138,14 @@ TEST_CASE("engines: fp8 weights by engine and generation", "[engines]") {
 
     const auto sgl = supports(s, "sglang", gpu("T4"), "fp8", "fp16", "fp16");
     CHECK(sgl.status == SupportStatus::unsupported);
-    CHECK(sgl.reason ==
-          "sglang does not run on sm75 (Turing): it runs on sm80+, gfx942, source SGL_SM75");
+    CHECK(
+        sgl.reason ==
+        "sglang does not run on sm75 (Turing): it runs on sm80+, gfx942, gfx950, source SGL_SM75");
 
     const auto hf = supports(s, "transformers", gpu("T4"), "fp8", "fp16", "fp16");
     CHECK(hf.status == SupportStatus::unsupported);
     CHECK(hf.reason == "transformers has no kernel for fp8 weights on sm75 (Turing): needs sm89+, "
-                       "gfx942 (fine-grained FP8 W8A8, Triton), source HF_FP8");
+                       "gfx942, gfx950 (fine-grained FP8 W8A8, Triton), source HF_FP8");
   }
   SECTION("A100 with vLLM: FP8 Marlin, weight-only, at 16-bit math") {
     const auto a = supports(s, "vllm", gpu("A100-80GB"), "fp8", "bf16", "bf16");
@@ -232,8 +233,8 @@ TEST_CASE("engines: other formats", "[engines]") {
   SECTION("T4 with an fp8 KV cache on vLLM: no attention backend for it") {
     const auto a = supports(s, "vllm", gpu("T4"), "fp16", "fp8", "fp16");
     CHECK(a.status == SupportStatus::unsupported);
-    CHECK(a.reason == "vllm has no fp8 KV cache on sm75 (Turing): needs sm89+, gfx942 or sm80, "
-                      "sm86 (FlashInfer attention), sources VLLM_KV, VLLM_FLASHINFER_SM80");
+    CHECK(a.reason == "vllm has no fp8 KV cache on sm75 (Turing): needs sm89+, gfx942, gfx950 or "
+                      "sm80, sm86 (FlashInfer attention), sources VLLM_KV, VLLM_FLASHINFER_SM80");
     CHECK(a.sources == std::vector<std::string>{"VLLM_KV", "VLLM_FLASHINFER_SM80"});
   }
   SECTION("int4 (AWQ/GPTQ) on Ampere and Turing") {
@@ -409,9 +410,10 @@ TEST_CASE("engines: malformed files are InputErrors naming the pointer", "[engin
                                    "already listed at bad.json:/engines/0/math/1"});
   }
   SECTION("a generation with a bad vendor") {
-    const auto doc = with(minimal(), "/generations/sm90/vendor", "intel");
+    const auto doc = with(minimal(), "/generations/sm90/vendor", "nvdia");
     CHECK(errors_of(doc).at(0).rfind(
-              "bad.json:/generations/sm90/vendor: must be one of nvidia, amd", 0) == 0);
+              "bad.json:/generations/sm90/vendor: must be one of nvidia, amd, intel, google, aws",
+              0) == 0);
   }
   SECTION("schema version") {
     const auto doc = with(minimal(), "/schema_version", 2);

@@ -29,18 +29,28 @@ TEST_CASE("prices: providers resolve case-insensitively to the catalog's spellin
   CHECK(resolve_provider(bundled(), "coreweave", "--provider") == "CoreWeave");
   CHECK(resolve_provider(bundled(), "Core-Weave", "--provider") == "CoreWeave");
   CHECK(resolve_provider(with_my_prices(), "OUR-CLOUD", "--provider") == "our-cloud");
-  CHECK(providers(bundled()) ==
-        std::vector<std::string>{"AWS", "CoreWeave", "GCP", "Lambda", "Nebius", "RunPod"});
+  CHECK(providers(bundled()) == std::vector<std::string>{"AWS",
+                                                         "Azure",
+                                                         "CoreWeave",
+                                                         "DigitalOcean",
+                                                         "GCP",
+                                                         "Hyperstack",
+                                                         "Lambda",
+                                                         "Nebius",
+                                                         "RunPod",
+                                                         "TensorWave"});
 }
 
 TEST_CASE("prices: an unknown provider names the option and lists the known ones",
           "[catalog][prices]") {
   CHECK_THROWS_WITH(resolve_provider(bundled(), "awz", "--provider"),
                     "--provider: unknown provider \"awz\" (did you mean \"AWS\"?); the catalog "
-                    "has prices from AWS, CoreWeave, GCP, Lambda, Nebius and RunPod");
-  CHECK_THROWS_WITH(resolve_provider(bundled(), "azure", "s.json:/deployment/provider"),
-                    "s.json:/deployment/provider: unknown provider \"azure\"; the catalog has "
-                    "prices from AWS, CoreWeave, GCP, Lambda, Nebius and RunPod");
+                    "has prices from AWS, Azure, CoreWeave, DigitalOcean, GCP, Hyperstack, Lambda, "
+                    "Nebius, RunPod and TensorWave");
+  CHECK_THROWS_WITH(resolve_provider(bundled(), "oracle", "s.json:/deployment/provider"),
+                    "s.json:/deployment/provider: unknown provider \"oracle\"; the catalog has "
+                    "prices from AWS, Azure, CoreWeave, DigitalOcean, GCP, Hyperstack, Lambda, "
+                    "Nebius, RunPod and TensorWave");
   // Two spellings of one name in a user's catalog: neither is picked silently.
   Catalog twice = bundled();
   twice.gpus.front().prices.push_back(twice.gpus.front().prices.front());
@@ -60,10 +70,12 @@ TEST_CASE("prices: an unknown provider names the option and lists the known ones
 TEST_CASE("prices: price kinds resolve like names", "[catalog][prices]") {
   CHECK(resolve_price_kind("on_demand", "--price-kind") == "on_demand");
   CHECK(resolve_price_kind("On-Demand", "--price-kind") == "on_demand");
+  CHECK(resolve_price_kind("committed-1y", "--price-kind") == "committed_1y");
+  CHECK(resolve_price_kind("Committed_3Y", "--price-kind") == "committed_3y");
   CHECK(resolve_price_kind("SPOT", "--price-kind") == "spot");
   CHECK_THROWS_WITH(resolve_price_kind("comitted", "--price-kind"),
                     "--price-kind: unknown price kind \"comitted\" (did you mean \"committed\"?); "
-                    "expected on_demand, spot or committed");
+                    "expected on_demand, spot, committed_1y, committed_3y or committed");
 }
 
 TEST_CASE("prices: a kind the catalog lacks is bad input with the fix", "[catalog][prices]") {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
 
@@ -365,9 +366,13 @@ TEST_CASE("deploy: refusals are input errors that say what to do", "[deploy]") {
 }
 
 TEST_CASE("deploy: data/deploy.json covers the catalog and is read strictly", "[deploy]") {
+  // MI350X, MI355X and Gaudi have no sourced node label yet (docs/catalog.md, "Accelerators
+  // beyond NVIDIA and AMD"): deploy refuses them naming the file (the case above).
+  const std::set<std::string> unlabelled{
+      "MI355X-288GB", "MI350X-288GB", "Gaudi3-128GB", "Gaudi2-96GB"};
   for (const Gpu& g : catalog().gpus) {
     INFO(g.name);
-    CHECK(deploy_data().gpu_products.count(g.name) == 1);
+    CHECK(deploy_data().gpu_products.count(g.name) == (unlabelled.count(g.name) ? 0U : 1U));
   }
   for (const char* e : {"vllm", "sglang", "tensorrt-llm"}) {
     CHECK(deploy_data().engines.count(e) == 1);

@@ -26,7 +26,8 @@ using rightsize::test::ScratchDir;
 namespace {
 
 // The families of the generations of the bundled catalog, as performance.cpp's code gave them
-// before they were data (CUDA compute capability -> architecture; gfx942 -> CDNA 3).
+// before they were data (CUDA compute capability -> architecture; gfx942 -> CDNA 3), and those of
+// the parts added in 2026.12.1 (CDNA 4, Gaudi, TPU, Neuron: never measured, docs/catalog.md).
 const std::map<std::string, std::string> k_families{{"sm75", "turing"},
                                                     {"sm80", "ampere"},
                                                     {"sm86", "ampere"},
@@ -35,7 +36,18 @@ const std::map<std::string, std::string> k_families{{"sm75", "turing"},
                                                     {"sm100", "blackwell"},
                                                     {"sm103", "blackwell"},
                                                     {"sm120", "blackwell"},
-                                                    {"gfx942", "cdna3"}};
+                                                    {"gfx942", "cdna3"},
+                                                    {"gfx950", "cdna4"},
+                                                    {"gaudi2", "gaudi"},
+                                                    {"gaudi3", "gaudi"},
+                                                    {"tpu-v5e", "tpu"},
+                                                    {"tpu-v5p", "tpu"},
+                                                    {"tpu-v6e", "tpu"},
+                                                    {"trn2", "neuron"},
+                                                    {"inf2", "neuron"}};
+const std::string k_known =
+    "gaudi2, gaudi3, gfx942, gfx950, inf2, sm100, sm103, sm120, sm75, sm80, sm86, sm89, sm90, "
+    "tpu-v5e, tpu-v5p, tpu-v6e, trn2";
 
 const std::string k_bundled = std::string(RIGHTSIZE_DATA_DIR) + "/gpus.json";
 
@@ -85,14 +97,12 @@ TEST_CASE("generations: an unknown generation is an error naming the file and th
           "[estimate][generations]") {
   ScratchDir dir;
   for (const auto& [gpu, generation] :
-       std::vector<std::pair<std::string, std::string>>{{"MI325X", "gfx950"}, {"B200", "sm110"}}) {
+       std::vector<std::pair<std::string, std::string>>{{"MI325X", "gfx1250"}, {"B200", "sm110"}}) {
     const Catalog c = with_generation(dir, gpu, generation);
     const Gpu& g = c.resolve(gpu, "test");
-    const std::string expected = "data/efficiency.json:/generations: has no GPU generation \"" +
-                                 generation + "\" (" + g.name +
-                                 "): its efficiency family is unknown (known generations: gfx942, "
-                                 "sm100, sm103, sm120, sm75, "
-                                 "sm80, sm86, sm89, sm90)";
+    const std::string expected =
+        "data/efficiency.json:/generations: has no GPU generation \"" + generation + "\" (" +
+        g.name + "): its efficiency family is unknown (known generations: " + k_known + ")";
     CHECK(error_of([&] { (void)efficiency().family(g); }) == expected);
     CHECK(error_of([&] { (void)efficiency().family_name(g); }) == expected);
   }
@@ -109,7 +119,8 @@ TEST_CASE("generations: a generation's family must be one of the file's families
         edited + ":/generations/sm90/family: is not a family of /families (did you mean "
                  "\"hopper\"?), got \"hoper\"");
   // Written back as read (rightsize_fit writes the file with to_json).
-  CHECK(Efficiency::from_json(Efficiency::load(path).to_json(), "x").generations().size() == 9);
+  CHECK(Efficiency::from_json(Efficiency::load(path).to_json(), "x").generations().size() ==
+        k_families.size());
 }
 
 TEST_CASE("generations: estimate on an overlay GPU of an unknown generation exits 2, one line",
@@ -117,7 +128,7 @@ TEST_CASE("generations: estimate on an overlay GPU of an unknown generation exit
   ScratchDir dir;
   const nlohmann::json overlay = {{"schema_version", 1},
                                   {"extends", "bundled"},
-                                  {"gpus", {{{"name", "MI325X"}, {"generation", "gfx950"}}}}};
+                                  {"gpus", {{{"name", "MI325X"}, {"generation", "gfx1250"}}}}};
   std::ostringstream out;
   std::ostringstream err;
   const int code =
@@ -133,6 +144,6 @@ TEST_CASE("generations: estimate on an overlay GPU of an unknown generation exit
   CHECK(out.str().empty());
   CHECK(err.str() ==
         "rightsize: error: data/efficiency.json:/generations: has no GPU generation "
-        "\"gfx950\" (MI325X-256GB): its efficiency family is unknown (known generations: "
-        "gfx942, sm100, sm103, sm120, sm75, sm80, sm86, sm89, sm90)\n");
+        "\"gfx1250\" (MI325X-256GB): its efficiency family is unknown (known generations: " +
+            k_known + ")\n");
 }

@@ -2,11 +2,10 @@
 // writes them) added to Telemetry: identities, SI units, memory_total, throttle masks, merging,
 // and the exact one-line errors for what is not such an answer. query_prometheus's argument
 // checks run here; its HTTP side runs against a real server in tests/observe/. libcurl's loader
-// (src/observe/curl_api.hpp) is checked with libraries that are not libcurl.
-
-#include "observe/telemetry/prometheus/curl_api.hpp"
+// (net/curl_api.hpp) is checked with libraries that are not libcurl.
 
 #include <rightsize/core/error.hpp>
+#include <rightsize/net/curl_api.hpp>
 #include <rightsize/observe/prometheus.hpp>
 
 #include <catch2/catch.hpp>
@@ -446,19 +445,19 @@ TEST_CASE("prometheus: libcurl is loaded at run time, or named as missing", "[pr
     CHECK(loaded.error ==
           "libcurl-rightsize-missing.so.4: cannot open shared object file: No such file or "
           "directory");
-    REQUIRE_THROWS_WITH(curl::detail::require(loaded, where), needs + loaded.error);
+    REQUIRE_THROWS_WITH(curl::detail::require(loaded, where, "--prometheus"), needs + loaded.error);
   }
   SECTION("a library without curl's functions (an older libcurl, or another library)") {
     const auto loaded = curl::detail::load({"libcurl-rightsize-missing.so.4", "libm.so.6"});
     CHECK_THAT(loaded.error, Catch::Contains("libm.so.6: undefined symbol: curl_global_init"));
-    REQUIRE_THROWS_WITH(curl::detail::require(loaded, where), needs + loaded.error);
+    REQUIRE_THROWS_WITH(curl::detail::require(loaded, where, "--prometheus"), needs + loaded.error);
   }
   SECTION("no names at all") {
-    REQUIRE_THROWS_WITH(curl::detail::require(curl::detail::load({}), where),
+    REQUIRE_THROWS_WITH(curl::detail::require(curl::detail::load({}), where, "--prometheus"),
                         needs + "no library name to load");
   }
   SECTION("this machine's libcurl, with every function") {
-    const curl::Api& api = curl::api(where);
+    const curl::Api& api = curl::api(where, "--prometheus");
     CHECK(api.url_get != nullptr);
     CHECK(api.easy_setopt != nullptr);
     CHECK(std::string(api.easy_strerror(CURLE_OK)) == "No error");

@@ -138,11 +138,12 @@ TEST_CASE("plan: rejections say why, in structured form", "[plan]") {
   CHECK(t4->code == "memory_capacity");
   CHECK_THAT(t4->reason, Catch::Contains("per GPU"));
   CHECK_FALSE(t4->nearest_fix.empty());
-  // GPUs without a price are rejected as such, not silently dropped.
-  // (MI300X holds 70B in 192 GB but has no cloud price in the catalog.)
-  const Rejection* mi300x = rejected(p, "MI300X-192GB");
-  REQUIRE(mi300x != nullptr);
-  CHECK(mi300x->code == "no_price");
+  // GPUs without a price are rejected as such, not silently dropped, with the reason none is.
+  // (MI355X holds 70B in 288 GB but rents by quote only.)
+  const Rejection* mi355x = rejected(p, "MI355X-288GB");
+  REQUIRE(mi355x != nullptr);
+  CHECK(mi355x->code == "no_price");
+  CHECK_THAT(mi355x->reason, Catch::StartsWith("not rentable: "));
   // Every catalog GPU is either a candidate or a rejection.
   CHECK(p.candidates.size() + p.rejected.size() == catalog().gpus.size());
 }

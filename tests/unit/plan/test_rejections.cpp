@@ -211,7 +211,9 @@ TEST_CASE("rejections: a pinned GPU without a rate or a kernel is not under-prov
   CHECK_FALSE(gh200->fix);
   CHECK_THAT(gh200->nearest_fix,
              Catch::StartsWith("allow bf16 weights (precision.allow: [\"bf16\"]) would serve it, "
-                               "but no on_demand price in the catalog: add a price"));
+                               "but not rentable: no list price for the 144 GB HBM3e GH200: "
+                               "Lambda rents the 96 GB HBM3 GH200, a different part: add a "
+                               "price"));
 
   // vLLM has no fp8 KV cache on Turing: the fix is a 16-bit cache.
   nlohmann::json fp8_kv = on_vllm;

@@ -20,31 +20,6 @@ constexpr std::size_t k_max_prometheus_warnings = 3;
 
 } // namespace
 
-std::string one_line(std::string_view text, std::size_t max) {
-  std::string out;
-  for (const char c : text) {
-    const bool space = static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ';
-    if (space) {
-      if (!out.empty() && out.back() != ' ') {
-        out += ' ';
-      }
-    } else {
-      out += c;
-    }
-  }
-  while (!out.empty() && out.back() == ' ') {
-    out.pop_back();
-  }
-  if (out.size() > max) {
-    std::size_t cut = max;
-    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) {
-      --cut;
-    }
-    out = out.substr(0, cut) + "...";
-  }
-  return detail::valid_utf8(out);
-}
-
 namespace {
 
 std::string shown(const nlohmann::json& value) {

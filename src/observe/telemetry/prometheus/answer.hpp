@@ -3,6 +3,8 @@
 // One query_range answer read and checked (answer.cpp), and the message text the Prometheus
 // reader's parts share. docs/observe.md, "Prometheus".
 
+#include <rightsize/net/http_get.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -17,9 +19,7 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 
 inline constexpr std::string_view k_not_prometheus = "(is the URL a Prometheus server?)";
 
-// `text` on one line of at most `max` bytes: control characters become spaces, runs of spaces
-// one, the cut lands on a character boundary, and stray bytes are replaced.
-std::string one_line(std::string_view text, std::size_t max);
+using net::one_line;
 
 // Prometheus' {"status":"error","errorType":"bad_data","error":"..."} as "bad_data: ...".
 std::string prometheus_error_text(const nlohmann::json& answer);

@@ -66,17 +66,7 @@ std::string without_trailing_slashes(std::string url) {
 } // namespace
 
 std::string without_userinfo(const std::string& url) {
-  const auto scheme_end = url.find("://");
-  if (scheme_end == std::string::npos) {
-    return one_line(url, 200);
-  }
-  const std::size_t host = scheme_end + 3;
-  const std::size_t end = std::min(url.find_first_of("/?#", host), url.size());
-  const auto at = url.substr(host, end - host).rfind('@');
-  if (at == std::string::npos) {
-    return one_line(url, 200);
-  }
-  return one_line(url.substr(0, host) + url.substr(host + at + 1), 200);
+  return net::shown_url(url);
 }
 
 BaseUrl parse_base_url(const std::string& given, const curl::Api& api) {

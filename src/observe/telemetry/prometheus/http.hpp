@@ -4,9 +4,8 @@
 // and one client whose GETs retry, follow redirects on the same server and cap the body.
 // docs/observe.md, "Prometheus".
 
-#include "curl_api.hpp"
-
 #include <rightsize/core/error.hpp>
+#include <rightsize/net/curl_api.hpp>
 #include <rightsize/observe/prometheus.hpp>
 
 #include <cmath>

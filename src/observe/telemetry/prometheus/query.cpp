@@ -196,7 +196,7 @@ Telemetry query_prometheus(const PrometheusQuery& query) {
   const std::string matchers = normalize_selector(query.selector);
   const Window window = plan_window(query);
   // libcurl is loaded here, by the first query of the process, and by nothing else.
-  const curl::Api& api = curl::api(prometheus::without_userinfo(query.url));
+  const curl::Api& api = curl::api(prometheus::without_userinfo(query.url), "--prometheus");
   const prometheus::BaseUrl base = prometheus::parse_base_url(query.url, api);
   prometheus::HttpClient http(query, base.origin, api);
 

@@ -1,10 +1,11 @@
 #pragma once
 
-// libcurl, loaded with dlopen() on the first Prometheus query instead of linked: a linked libcurl
-// and the ~30 libraries it needs are mapped and relocated by every run of the binary, which made
-// `rightsize --version` and `plan` 5 times slower (docs/performance.md), for the one command that
-// uses it. <curl/curl.h> still gives the types and constants, at compile time only; the binary has
-// no link-time dependency on libcurl (tests/package/test_package.sh checks its NEEDED entries).
+// libcurl, loaded with dlopen() on the first request instead of linked: a linked libcurl and the
+// ~30 libraries it needs are mapped and relocated by every run of the binary, which made
+// `rightsize --version` and `plan` 5 times slower (docs/performance.md), for the two commands that
+// use it (observe --prometheus, catalog refresh). <curl/curl.h> still gives the types and
+// constants, at compile time only; the binary has no link-time dependency on libcurl
+// (tests/package/test_package.sh checks its NEEDED entries).
 
 #include <curl/curl.h>
 #include <string>
@@ -12,7 +13,7 @@
 
 namespace rightsize::curl {
 
-// The libcurl functions prometheus.cpp calls, typed from their declarations in <curl/curl.h>.
+// The libcurl functions rightsize calls, typed from their declarations in <curl/curl.h>.
 struct Api {
   decltype(&::curl_global_init) global_init = nullptr;
   decltype(&::curl_easy_strerror) easy_strerror = nullptr;
@@ -35,9 +36,9 @@ struct Api {
 // libcurl with curl_global_init() done, loaded on the first call (thread-safe, once per process;
 // the library is never unloaded): libcurl.so.4 (libcurl4, OpenSSL), else libcurl-gnutls.so.4
 // (libcurl3-gnutls), else libcurl.so. Throws InputError at `where` (the URL, without credentials)
-// when none loads: "<where>: --prometheus needs libcurl (libcurl4), which cannot be loaded:
-// <dlerror()>".
-const Api& api(const std::string& where);
+// when none loads: "<where>: <user> needs libcurl (libcurl4), which cannot be loaded:
+// <dlerror()>", where `user` names what asked ("--prometheus", "catalog refresh").
+const Api& api(const std::string& where, const std::string& user);
 
 namespace detail {
 
@@ -52,7 +53,7 @@ struct Loaded {
 Loaded load(const std::vector<std::string>& names);
 
 // `loaded`'s Api, or the InputError at `where` that api() throws.
-const Api& require(const Loaded& loaded, const std::string& where);
+const Api& require(const Loaded& loaded, const std::string& where, const std::string& user);
 
 } // namespace detail
 

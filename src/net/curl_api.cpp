@@ -1,4 +1,4 @@
-#include "curl_api.hpp"
+#include <rightsize/net/curl_api.hpp>
 
 #include <rightsize/core/error.hpp>
 
@@ -74,10 +74,10 @@ Loaded load(const std::vector<std::string>& names) {
   return out;
 }
 
-const Api& require(const Loaded& loaded, const std::string& where) {
+const Api& require(const Loaded& loaded, const std::string& where, const std::string& user) {
   if (!loaded.error.empty()) {
-    throw InputError(
-        where, "--prometheus needs libcurl (libcurl4), which cannot be loaded: " + loaded.error);
+    throw InputError(where,
+                     user + " needs libcurl (libcurl4), which cannot be loaded: " + loaded.error);
   }
   if (loaded.init_code != CURLE_OK) {
     throw InputError(where,
@@ -89,7 +89,7 @@ const Api& require(const Loaded& loaded, const std::string& where) {
 
 } // namespace detail
 
-const Api& api(const std::string& where) {
+const Api& api(const std::string& where, const std::string& user) {
   static const detail::Loaded loaded = [] {
     detail::Loaded l = detail::load({"libcurl.so.4", "libcurl-gnutls.so.4", "libcurl.so"});
     if (l.error.empty()) {
@@ -97,7 +97,7 @@ const Api& api(const std::string& where) {
     }
     return l;
   }();
-  return detail::require(loaded, where);
+  return detail::require(loaded, where, user);
 }
 
 } // namespace rightsize::curl
