@@ -260,6 +260,12 @@ Catalog load_catalog(const std::string& bundled_path,
       check_overlay_prices(e);
       nlohmann::json patch = e.json();
       patch.erase("name"); // the overlay may use an alias; the bundled name stays
+      // Prices for a GPU the bundled catalog calls not rentable (a team's quote for MI355X, a
+      // refreshed price list's GB200) answer why it was: the mark goes, unless the overlay sets it.
+      if (patch.contains("prices") && patch["prices"].is_array() && !patch["prices"].empty() &&
+          !patch.contains("not_rentable")) {
+        merged["gpus"][index].erase("not_rentable");
+      }
       merge_into(merged["gpus"][index], patch);
       origins[index] = {overlay_path, pointer};
     }

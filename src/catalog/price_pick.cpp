@@ -153,13 +153,16 @@ std::string cloud_price_label(const Price& p) {
       p.host ? fmt::format("GPU + host {}", p.host->name) : std::string("instance");
   // A price its source gives with low confidence (a third party's quote) says so wherever it is
   // used: a recommendation may rest on it.
-  return fmt::format("{} {} {}({} GPU{}, {}) {} ({} {}){}",
+  const std::string shape =
+      p.shape_stated
+          ? fmt::format(
+                "{} GPU{}, {}", p.gpus_per_instance, p.gpus_per_instance == 1 ? "" : "s", includes)
+          : std::string("per GPU, shape not stated");
+  return fmt::format("{} {} {}({}) {} ({} {}){}",
                      format_usd_per_hour(p.per_instance()),
                      p.provider,
                      p.instance.empty() ? std::string() : p.instance + " ",
-                     p.gpus_per_instance,
-                     p.gpus_per_instance == 1 ? "" : "s",
-                     includes,
+                     shape,
                      p.kind,
                      p.as_of_stated ? "as of" : "retrieved",
                      p.as_of,

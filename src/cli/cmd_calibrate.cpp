@@ -87,6 +87,7 @@ Configuration configuration(const std::string& spec_path,
                          dtype_option(kv_cache, "--kv-cache"),
                          &d.engines);
   c.layout = read_layout(layout, c.spec);
+  check_layout_links(c.spec, *c.gpu, c.layout, 0);
   return c;
 }
 

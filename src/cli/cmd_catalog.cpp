@@ -66,8 +66,23 @@ void write_overlay(const RefreshOptions& o, const RefreshResult& result) {
   const auto scratch = std::filesystem::temp_directory_path() /
                        ("rightsize-refresh-" + std::to_string(::getpid()) + ".json");
   write_file_atomically(scratch.string(), text);
+  // A problem is the overlay's, as it would be written: named by -o, not the scratch file.
+  const auto as_output = [&](const std::string& where) {
+    const std::string s = scratch.string();
+    return where.rfind(s, 0) == 0 ? o.output + where.substr(s.size()) : where;
+  };
   try {
     (void)load_catalog(bundled_catalog_path(o.common), scratch.string());
+  } catch (const InputError& e) {
+    std::remove(scratch.c_str());
+    throw InputError(as_output(e.where()), e.detail());
+  } catch (const InputErrors& e) {
+    std::remove(scratch.c_str());
+    std::vector<InputError> renamed;
+    for (const auto& one : e.errors()) {
+      renamed.emplace_back(as_output(one.where()), one.detail());
+    }
+    throw InputErrors(std::move(renamed));
   } catch (...) {
     std::remove(scratch.c_str());
     throw;
@@ -76,7 +91,38 @@ void write_overlay(const RefreshOptions& o, const RefreshResult& result) {
   write_file_atomically(o.output, text);
 }
 
+// -o before any download (AWS's file is hundreds of MB): a path, in a directory that exists and
+// can be written, and not a file of the data directory the refresh reads.
+void check_output(const RefreshOptions& o) {
+  namespace fs = std::filesystem;
+  if (o.output.empty()) {
+    throw InputError("-o", "needs a file name for the overlay");
+  }
+  const fs::path out(o.output);
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) {
+    throw InputError("-o", fmt::format("{}: no such directory", dir.string()));
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    throw InputError("-o", fmt::format("{}: the directory is not writable", dir.string()));
+  }
+  if (fs::is_directory(out, ec)) {
+    throw InputError("-o", fmt::format("{} is a directory; give a file name", o.output));
+  }
+  const fs::path data = fs::weakly_canonical(bundled_data_dir(o.common), ec);
+  const fs::path target = fs::weakly_canonical(out, ec);
+  if (!ec && target.parent_path() == data) {
+    throw InputError("-o",
+                     fmt::format("{} is in the data directory rightsize reads ({}): write the "
+                                 "overlay elsewhere and give it to --catalog",
+                                 o.output,
+                                 data.string()));
+  }
+}
+
 ExitCode run_refresh(const RefreshOptions& o, std::ostream& out) {
+  check_output(o);
   const Catalog catalog = load_catalog(bundled_catalog_path(o.common), "");
   const InstanceTable table =
       load_instances(bundled_data_dir(o.common) + "/instances.json", catalog);
@@ -103,12 +149,14 @@ ExitCode run_refresh(const RefreshOptions& o, std::ostream& out) {
   for (const auto& p : result.prices) {
     instances.insert(p.instance);
   }
-  out << fmt::format("wrote {}: {} prices of {} {} instance types in {}, {} {} ({} request{}, "
+  out << fmt::format("wrote {}: {} price{} of {} {} instance type{} in {}, {} {} ({} request{}, "
                      "{:.1f} MB)\n",
                      o.output,
                      result.prices.size(),
+                     result.prices.size() == 1 ? "" : "s",
                      instances.size(),
                      provider_name(request.api),
+                     instances.size() == 1 ? "" : "s",
                      request.region.empty() ? default_region(request.api) : request.region,
                      result.as_of_stated ? "published" : "retrieved",
                      result.as_of,
@@ -126,6 +174,11 @@ ExitCode run_refresh(const RefreshOptions& o, std::ostream& out) {
                        n == 1 ? "" : "s",
                        fmt::join(shown, ", "),
                        n > k_shown ? fmt::format(" and {} more", n - k_shown) : "");
+  }
+  if (is_stale(result.as_of, request.today, 180)) {
+    out << fmt::format("note: the price list is dated {}: reports flag its prices STALE (older "
+                       "than --stale-days, default 180)\n",
+                       result.as_of);
   }
   out << "use it with: rightsize plan SPEC --catalog " << o.output << "\n";
   return ExitCode::ok;

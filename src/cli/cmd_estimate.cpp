@@ -40,34 +40,6 @@ struct EstimateOptions {
 
 // --prefill-replicas and --decode-replicas go together, serve the spec's concurrency (no --batch)
 // with replicas of one layout (no --dp, no --gpus beyond one replica's).
-// The GPUs that communicate (a training layout's all; a serving replica's tensor, context and
-// pipeline group, or both pools of a disaggregated one) must meet over a link the catalog rates:
-// an unpublished host link or network (docs/catalog.md) would time the layout at an infinite
-// transfer.
-void check_links(const EstimateOptions& o, const Spec& spec, const Gpu& gpu, const Parallelism& p) {
-  const bool pools = o.prefill_replicas > 0 && o.decode_replicas > 0;
-  const int group = spec.workload.is_training() ? p.gpus()
-                    : pools ? p.tp * p.cp * p.pp * (o.prefill_replicas + o.decode_replicas)
-                            : p.tp * p.cp * p.pp;
-  if (link_published(spec, gpu, group)) {
-    return;
-  }
-  const bool network =
-      group > gpus_per_server(spec, gpu) && !(gpu.has_nvlink() && group <= gpu.nvlink_domain);
-  throw InputError(
-      pools                         ? "--prefill-replicas"
-      : spec.workload.is_training() ? "--gpus"
-                                    : "--tp",
-      fmt::format("{} GPUs of {} would communicate over its {}, whose rate the "
-                  "catalog does not publish (docs/catalog.md): keep them within {}",
-                  group,
-                  gpu.name,
-                  network ? "network, between servers" : "host link (PCIe)",
-                  network
-                      ? fmt::format("one server of {}", gpus_per_server(spec, gpu))
-                      : fmt::format("its {}-GPU {} domain", gpu.nvlink_domain, gpu.gpu_link_kind)));
-}
-
 void check_pools(const EstimateOptions& o, const Parallelism& whole) {
   if ((o.prefill_replicas > 0) != (o.decode_replicas > 0)) {
     throw InputError(o.prefill_replicas > 0 ? "--decode-replicas" : "--prefill-replicas",
@@ -159,7 +131,7 @@ void register_estimate(CLI::App& app, Context& ctx) {
           Uncertainty::load(bundled_data_dir(o->common) + "/uncertainty.json");
       install_calibration(o->calibration, spec, efficiency, uncertainty, *ctx.log);
       check_pools(*o, whole);
-      check_links(*o, spec, gpu, whole);
+      check_layout_links(spec, gpu, whole, o->prefill_replicas + o->decode_replicas);
       const auto batch = o->batch > 0 ? std::optional<long long>(o->batch) : std::nullopt;
       const EstimateEvaluation evaluation =
           o->prefill_replicas > 0

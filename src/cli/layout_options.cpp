@@ -202,4 +202,28 @@ std::optional<DType> dtype_option(const std::string& name, const std::string& op
   return read_dtype_option(name, option);
 }
 
+void check_layout_links(const Spec& spec, const Gpu& gpu, const Parallelism& p, int pool_replicas) {
+  const bool pools = pool_replicas > 0;
+  const int group = spec.workload.is_training() ? p.gpus()
+                    : pools                     ? p.tp * p.cp * p.pp * pool_replicas
+                                                : p.tp * p.cp * p.pp;
+  if (link_published(spec, gpu, group)) {
+    return;
+  }
+  const bool network =
+      group > gpus_per_server(spec, gpu) && !(gpu.has_nvlink() && group <= gpu.nvlink_domain);
+  throw InputError(
+      pools                         ? "--prefill-replicas"
+      : spec.workload.is_training() ? "--gpus"
+                                    : "--tp",
+      fmt::format("{} GPUs of {} would communicate over its {}, whose rate the "
+                  "catalog does not publish (docs/catalog.md): keep them within {}",
+                  group,
+                  gpu.name,
+                  network ? "network, between servers" : "host link (PCIe)",
+                  network
+                      ? fmt::format("one server of {}", gpus_per_server(spec, gpu))
+                      : fmt::format("its {}-GPU {} domain", gpu.nvlink_domain, gpu.gpu_link_kind)));
+}
+
 } // namespace rightsize::cli

@@ -36,6 +36,13 @@ void add_layout_options(CLI::App& sub, LayoutOptions& options);
 // parallelism, the training framework's refusals): an InputError naming the flag otherwise.
 Parallelism read_layout(const LayoutOptions& options, const Spec& spec);
 
+// The GPUs of `p` that communicate (a training layout's all; a serving replica's tensor, context
+// and pipeline group, or, with `pool_replicas` > 0, every GPU of a disaggregated configuration's
+// pools) must meet over a link the catalog rates (link_published): an unpublished host link or
+// network (docs/catalog.md) would time the layout at an infinite transfer. InputError at --tp,
+// --gpus or --prefill-replicas otherwise.
+void check_layout_links(const Spec& spec, const Gpu& gpu, const Parallelism& p, int pool_replicas);
+
 // --weights or --kv-cache: a format by name, or none when the option is not given; an unknown
 // name is an InputError naming `option` with the names known and a did-you-mean.
 std::optional<DType> dtype_option(const std::string& name, const std::string& option);

@@ -60,6 +60,18 @@ Target deploy_target(const Plan& plan,
                                  *refused));
   }
   const Gpu& whole = c.whole_gpu != nullptr ? *c.whole_gpu : *c.gpu;
+  // TPUs, Trainium, Inferentia and Gaudi serve through their own engine builds, whose flags
+  // (NeuronCores as the tensor-parallel unit, TPU slice topologies) deploy does not write.
+  if (whole.vendor != "nvidia" && whole.vendor != "amd") {
+    throw InputError(plan.spec.file,
+                     fmt::format("the configuration to deploy runs on {} ({}), for which deploy "
+                                 "writes no manifests yet: its engine build's flags and node "
+                                 "topology are not modelled (docs/catalog.md, \"Accelerators "
+                                 "beyond NVIDIA and AMD\"); constrain the spec to nvidia or amd "
+                                 "(constraints.vendors) to deploy",
+                                 whole.name,
+                                 whole.vendor));
+  }
   const auto product_it = in.data.gpu_products.find(whole.name);
   if (product_it == in.data.gpu_products.end()) {
     throw InputError("data/deploy.json:/gpu_products",

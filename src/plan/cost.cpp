@@ -17,6 +17,19 @@ namespace {
 // "1 instance x $5.67/h (g5.12xlarge, 4 GPUs) for 2 replicas of 2 GPUs": the fleet a cost pays.
 std::string fleet_basis(const PricedFleet& f, int per_replica, long long replicas) {
   const Price& p = *f.price;
+  if (!p.shape_stated) {
+    // A price per GPU of an unstated shape: a replica is priced per GPU, and where its tensor-
+    // parallel group would sit is not known (docs/catalog.md, "What a price includes").
+    return fmt::format("{} GPU{} x {} (per GPU; the shape is not stated, so a replica's GPUs "
+                       "may span instances) for {} replica{} of {} GPU{}",
+                       f.gpus(),
+                       f.gpus() == 1 ? "" : "s",
+                       format_usd_per_hour(p.per_gpu),
+                       replicas,
+                       replicas == 1 ? "" : "s",
+                       per_replica,
+                       per_replica == 1 ? "" : "s");
+  }
   return fmt::format("{} instance{} x {} ({}{} GPU{}) for {} replica{} of {} GPU{}",
                      f.instances,
                      f.instances == 1 ? "" : "s",
@@ -250,6 +263,7 @@ bool cost_inference(
   if (detail == Detail::full) {
     k.price_label = cloud_fleet_label(*now);
     k.price_stale = is_stale(now->price->as_of, S.options.today, d.stale_price_days);
+    k.price_low_confidence = now->price->provenance.confidence == "low";
   }
   k.per_hour = now->per_hour();
   // Cloud adds replicas month by month as demand grows.
@@ -312,6 +326,7 @@ bool cost_training(const Search& S, const Price* price, Candidate& c, Detail det
     if (detail == Detail::full) {
       c.cost.price_label = cloud_fleet_label(*fleet);
       c.cost.price_stale = is_stale(fleet->price->as_of, S.options.today, d.stale_price_days);
+      c.cost.price_low_confidence = fleet->price->provenance.confidence == "low";
       c.cost.basis = fmt::format("{} for {}{}",
                                  fleet_basis(*fleet, gpus, 1),
                                  format_seconds(run),

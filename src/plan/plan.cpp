@@ -641,6 +641,29 @@ void rank(const Search& S, Plan& plan) {
 
 } // namespace
 
+namespace {
+
+// What a provider's commitment bills beyond what the plan costs: each instance is costed for the
+// months it runs inside the horizon, while a 1- or 3-year commitment bills its whole term from
+// the month it starts. "" for other kinds, and for a commitment that ends within the horizon.
+std::string commitment_note(const Deployment& d) {
+  const int term = d.price_kind == "committed_1y" ? 12 : d.price_kind == "committed_3y" ? 36 : 0;
+  if (d.mode != DeploymentMode::cloud || term == 0 ||
+      (d.horizon_months >= term && d.growth_per_month <= 0)) {
+    return "";
+  }
+  return fmt::format("{} prices are costed for the months each instance runs within the {}-month "
+                     "horizon; a {}-year commitment bills {} months from its start, so an "
+                     "instance {} pays past the horizon",
+                     d.price_kind,
+                     d.horizon_months,
+                     term / 12,
+                     term,
+                     d.horizon_months < term ? "started in it" : "added during it");
+}
+
+} // namespace
+
 // A typo in constraints.gpus is an input error, not a rejection: resolved before any search.
 void check_constraint_gpus(const Spec& spec, const Catalog& catalog) {
   for (const auto& name : spec.constraints.gpus) {
@@ -726,6 +749,9 @@ Plan make_plan(const Spec& spec,
         spec.deployment.horizon_months,
         spec.deployment.growth_per_month / 100.0,
         spec.deployment.growth_per_month));
+  }
+  if (const std::string term = commitment_note(spec.deployment); !term.empty()) {
+    plan.notes.push_back(term);
   }
   plan.requirements = requirements_of(spec, units, constants);
   check_constraint_gpus(spec, catalog);

@@ -185,8 +185,10 @@ nlohmann::json gpu_to_json(const Gpu& g, const CatalogView& view) {
       {"memory_bandwidth_bytes_per_s", g.memory_bandwidth.si()},
       {"dense_flops_per_s", dense},
       {"tdp_watts", g.tdp.si() > 0 ? nlohmann::json(g.tdp.si()) : nlohmann::json(nullptr)},
-      {"host_link_bytes_per_s", g.host_link.si()},
-      {"pcie_generation", g.pcie_generation},
+      {"host_link_bytes_per_s",
+       g.host_link.si() > 0 ? nlohmann::json(g.host_link.si()) : nlohmann::json(nullptr)},
+      {"pcie_generation",
+       g.pcie_generation > 0 ? nlohmann::json(g.pcie_generation) : nlohmann::json(nullptr)},
       {"gpu_link", g.gpu_link_kind},
       {"gpu_link_bytes_per_s", g.gpu_link.si()},
       {"nvlink_domain", g.nvlink_domain},
@@ -285,14 +287,14 @@ void render_catalog_list_json(const CatalogView& view, std::ostream& out) {
 void render_catalog_list_csv(const CatalogView& view, std::ostream& out) {
   out << "name,vendor,architecture,memory_bytes,memory_bandwidth_bytes_per_s,bf16_flops_per_s,"
          "fp8_flops_per_s,fp4_flops_per_s,tdp_watts,gpu_link,gpu_link_bytes_per_s,nvlink_domain,"
-         "cheapest_usd_per_gpu_hour,cheapest_provider,price_as_of\n";
+         "cheapest_usd_per_gpu_hour,cheapest_provider,price_as_of,price_stale,not_rentable\n";
   for (const auto& g : view.catalog.gpus) {
     const auto rate = [&](TensorPrecision p) {
       const auto r = g.rate(p);
       return r ? fmt::format("{:.6g}", r->si()) : std::string();
     };
     const Price* p = cheapest_on_demand(g);
-    out << fmt::format("{},{},{},{:.0f},{:.0f},{},{},{},{:.0f},{},{:.0f},{},{},{},{}\n",
+    out << fmt::format("{},{},{},{:.0f},{:.0f},{},{},{},{},{},{:.0f},{},{},{},{},{},{}\n",
                        csv_escape(g.name),
                        g.vendor,
                        csv_escape(g.architecture),
@@ -301,13 +303,16 @@ void render_catalog_list_csv(const CatalogView& view, std::ostream& out) {
                        rate(TensorPrecision::bf16),
                        rate(TensorPrecision::fp8),
                        rate(TensorPrecision::fp4),
-                       g.tdp.si(),
+                       g.tdp.si() > 0 ? fmt::format("{:.0f}", g.tdp.si()) : std::string(),
                        g.gpu_link_kind,
                        g.gpu_link.si(),
                        g.nvlink_domain,
                        p ? fmt::format("{:.4g}", p->per_gpu.si()) : "",
                        p ? csv_escape(p->provider) : "",
-                       p ? p->as_of : "");
+                       p ? p->as_of : "",
+                       p ? (is_stale(p->as_of, view.today, view.stale_days) ? "true" : "false")
+                         : "",
+                       csv_escape(g.not_rentable));
   }
 }
 

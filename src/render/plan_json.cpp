@@ -55,6 +55,7 @@ void write_cost(detail::JsonWriter& w, const WorkloadUnits& u, const Candidate& 
   }
   w.member("price", cost.price_label)
       .member("price_stale", cost.price_stale)
+      .member("price_low_confidence", cost.price_low_confidence)
       .member("stops_meeting_targets_month", cost.stops_meeting_targets_month)
       .member("tco_usd", cost.tco.si())
       .member("usd_per_hour", cost.per_hour.si());

@@ -184,6 +184,16 @@ void print_columns(const std::vector<Column>& columns, std::ostream& out) {
 // per million tokens is per input token; an image embedding workload, images per second and $
 // per thousand images; a transcription workload, a request's latency, audio seconds transcribed
 
+// Whether a candidate's cloud price is stale or of low confidence: its ranking rests on it.
+bool doubtful_price(const Candidate& c) {
+  return c.cost.price_stale || c.cost.price_low_confidence;
+}
+
+// The TCO, marked "!" when the price it rests on is stale or of low confidence (the footnote).
+std::string tco_cell(const Candidate& c) {
+  return money(c.cost.tco.si()) + (doubtful_price(c) ? "!" : "");
+}
+
 // Serving columns, in the workload's units: TTFT and TPOT, or a request's whole latency and the
 // workload's rate (sequences, images, audio seconds per second); the tokens per second its price
 // per token counts (output tokens, tokens embedded); the price in its own unit ($ per million
@@ -235,7 +245,7 @@ inference_columns(const WorkloadUnits& u, const std::vector<const Candidate*>& r
     }
     const auto per_unit = price_of(c->cost, u.price);
     cols[k++].cells.push_back(per_unit ? money(*per_unit) : "-");
-    cols[k++].cells.push_back(money(c->cost.tco.si()));
+    cols[k++].cells.push_back(tco_cell(*c));
     cols[k++].cells.push_back(short_verdict(c->verdict));
   }
   return cols;
@@ -277,7 +287,7 @@ std::vector<Column> training_columns(const std::vector<const Candidate*>& rows, 
     if (wide) {
       cols[k++].cells.push_back(money(c->cost.per_hour.si()));
     }
-    cols[k++].cells.push_back(money(c->cost.tco.si()));
+    cols[k++].cells.push_back(tco_cell(*c));
     cols[k++].cells.push_back(short_verdict(c->verdict));
   }
   return cols;
@@ -359,6 +369,24 @@ std::string layout_lines(const Candidate& best) {
          best.disaggregation->why;
 }
 
+// The marks of the ranking table's cells: "*" (weights in one format, math in another) and "!"
+// (a stale or low-confidence price).
+void print_footnotes(const Plan& plan,
+                     const std::vector<const Candidate*>& rows,
+                     const RenderOptions& o,
+                     std::ostream& out) {
+  if (!o.wide && plan.units.serving &&
+      std::any_of(rows.begin(), rows.end(), [](const Candidate* c) {
+        return precision_cell(*c, false).find('*') != std::string::npos;
+      })) {
+    out << "* weights in that format, math in 16-bit (weight-only kernels; --wide shows all)\n";
+  }
+  if (std::any_of(
+          rows.begin(), rows.end(), [](const Candidate* c) { return doubtful_price(*c); })) {
+    out << "! the price is STALE or of low confidence (rightsize catalog show NAME says which)\n";
+  }
+}
+
 } // namespace
 
 void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& out) {
@@ -402,12 +430,7 @@ void render_plan_table(const Plan& plan, const RenderOptions& o, std::ostream& o
     print_columns(plan.units.serving ? inference_columns(plan.units, rows, o.wide)
                                      : training_columns(rows, o.wide),
                   out);
-    if (!o.wide && plan.units.serving &&
-        std::any_of(rows.begin(), rows.end(), [](const Candidate* c) {
-          return precision_cell(*c, false).find('*') != std::string::npos;
-        })) {
-      out << "* weights in that format, math in 16-bit (weight-only kernels; --wide shows all)\n";
-    }
+    print_footnotes(plan, rows, o, out);
     if (rows.size() < plan.candidates.size()) {
       out << fmt::format("({} more candidates: --top {} or --format json)\n",
                          plan.candidates.size() - rows.size(),

@@ -70,7 +70,7 @@ if "$rightsize" catalog refresh --provider azure --url "$base/ok" -o "$scratch/a
 else
   fail "azure: exit $? ($(head -c 300 "$scratch/err"))"
 fi
-if grep -q "^wrote $scratch/azure.json: 6 prices of 3 Azure instance types in eastus, retrieved 2026-12-07 (2 requests" "$scratch/out"; then
+if grep -q "^wrote $scratch/azure.json: 7 prices of 4 Azure instance types in eastus, retrieved 2026-12-07 (2 requests" "$scratch/out"; then
   pass "azure: the summary line"
 else
   fail "azure: the summary line: $(head -c 300 "$scratch/out")"
@@ -88,13 +88,14 @@ PY
 }
 h100="'H100-SXM-80GB', 'Standard_ND96isr_H100_v5'"
 if check_overlay "$scratch/azure.json" \
-  "o['extends'] == 'bundled' and len(prices) == 6 and prices[($h100, 'on_demand')]['usd_per_gpu_hour'] == 12.29 and prices[($h100, 'spot')]['usd_per_gpu_hour'] == 2.271192 and prices[($h100, 'committed_1y')]['usd_per_gpu_hour'] == round(603660 / 8760 / 8, 6) and prices[($h100, 'committed_3y')]['usd_per_gpu_hour'] == round(1292000 / 26280 / 8, 6) and prices[('A100-PCIE-80GB', 'Standard_NC24ads_A100_v4', 'on_demand')]['usd_per_gpu_hour'] == 3.673 and prices[('T4-16GB', 'Standard_NC4as_T4_v3', 'on_demand')]['usd_per_gpu_hour'] == 0.526 and all(p['provider'] == 'Azure' and p['as_of'] == '2026-12-07' and p['as_of_kind'] == 'retrieved' and p['gpus_per_instance'] in (1, 8) for p in prices.values())"; then
+  "o['extends'] == 'bundled' and len(prices) == 7 and prices[('GB200-186GB', 'Standard_ND128isr_NDR_GB200_v6', 'on_demand')]['usd_per_gpu_hour'] == 27.0 and prices[($h100, 'on_demand')]['usd_per_gpu_hour'] == 12.29 and prices[($h100, 'spot')]['usd_per_gpu_hour'] == 2.271192 and prices[($h100, 'committed_1y')]['usd_per_gpu_hour'] == round(603660 / 8760 / 8, 6) and prices[($h100, 'committed_3y')]['usd_per_gpu_hour'] == round(1292000 / 26280 / 8, 6) and prices[('A100-PCIE-80GB', 'Standard_NC24ads_A100_v4', 'on_demand')]['usd_per_gpu_hour'] == 3.673 and prices[('T4-16GB', 'Standard_NC4as_T4_v3', 'on_demand')]['usd_per_gpu_hour'] == 0.526 and all(p['provider'] == 'Azure' and p['as_of'] == '2026-12-07' and p['as_of_kind'] == 'retrieved' and p['gpus_per_instance'] in (1, 4, 8) for p in prices.values())"; then
   pass "azure: Linux on-demand, Spot and reservations per GPU; no Windows, Low Priority, Dev/Test, Cloud Services or westus"
 else
   fail "azure: the overlay's prices (above)"
 fi
-if "$rightsize" catalog validate "$scratch/azure.json" >/dev/null 2>"$scratch/err"; then
-  pass "azure: catalog validate takes the overlay"
+if "$rightsize" catalog validate "$scratch/azure.json" >/dev/null 2>"$scratch/err" &&
+  "$rightsize" catalog show GB200 --catalog "$scratch/azure.json" | grep -q "Standard_ND128isr_NDR_GB200_v6"; then
+  pass "azure: catalog validate takes the overlay; GB200, not rentable in the bundled catalog, is priced by it"
 else
   fail "azure: catalog validate: $(head -c 300 "$scratch/err")"
 fi
@@ -104,8 +105,10 @@ if "$rightsize" plan "$root/examples/llama-3.1-70b-sla.json" --catalog "$scratch
 import json, sys
 p = json.load(open(sys.argv[1]))
 label = p["candidates"][0]["cost"]["price"]
-sys.exit(0 if "Azure Standard_ND96isr_H100_v5" in label and "committed_1y" in label else 1)' "$scratch/plan.json"; then
-  pass "azure: plan --catalog OVERLAY --provider azure --price-kind committed-1y prices the 8-GPU VM"
+# Instances added as demand grows commit past the 12-month horizon: the plan says so.
+noted = any(n.startswith("committed_1y prices are costed for the months each instance runs") for n in p["notes"])
+sys.exit(0 if "Azure Standard_ND96isr_H100_v5" in label and "committed_1y" in label and noted else 1)' "$scratch/plan.json"; then
+  pass "azure: plan --catalog OVERLAY --provider azure --price-kind committed-1y prices the 8-GPU VM, noting the term past the horizon"
 else
   fail "azure: plan with the overlay: $(head -c 300 "$scratch/err") $(head -c 300 "$scratch/plan.json")"
 fi
@@ -138,6 +141,25 @@ else
 fi
 
 # --- 3. Faults ------------------------------------------------------------------------------
+# -o is checked before any request: a missing directory fails at once, not after a download.
+start=$SECONDS
+if ! "$rightsize" catalog refresh --provider aws --url "$base/hang" --timeout 30 \
+  -o "$scratch/missing/x.json" >/dev/null 2>"$scratch/err" &&
+  grep -q "^rightsize: error: -o: $scratch/missing: no such directory$" "$scratch/err" &&
+  [ $((SECONDS - start)) -lt 10 ]; then
+  pass "-o in a missing directory: refused before any request"
+else
+  fail "-o in a missing directory: $(head -c 300 "$scratch/err")"
+fi
+cp -r "$root/data" "$scratch/data"
+if ! "$rightsize" catalog refresh --provider azure --url "$base/ok" --data "$scratch/data" \
+  -o "$scratch/data/gpus.json" >/dev/null 2>"$scratch/err" &&
+  grep -q "is in the data directory rightsize reads" "$scratch/err"; then
+  pass "-o into the data directory: refused"
+else
+  fail "-o into the data directory: $(head -c 300 "$scratch/err")"
+fi
+
 if "$rightsize" catalog refresh --provider azure --url "$base/throttle" -o "$scratch/t.json" \
   >/dev/null 2>"$scratch/err" && [ -s "$scratch/t.json" ]; then
   pass "throttle: a 429 with Retry-After: 1 is waited out"

@@ -423,3 +423,37 @@ TEST_CASE("estimate: --prefill-replicas and --decode-replicas serve disaggregate
   CHECK(t5.exit_code == 2);
   CHECK_THAT(t5.err, Catch::Contains("encoder-decoder"));
 }
+
+TEST_CASE("estimate: a layout over a link the catalog does not rate is refused, not timed",
+          "[estimate][cli]") {
+  // Issue 47: TPU v5p's host link is not published; a TP8 group past its 4-chip ICI domain hung
+  // estimate, timing all-reduces at an infinite transfer. Inferentia2 publishes no network.
+  const auto tp8 = estimate(
+      {k_chat, "--gpu", "TPU-v5p", "--tp", "8", "--weights", "bf16", "--kv-cache", "bf16"});
+  CHECK(tp8.exit_code == 2);
+  CHECK(tp8.out.empty());
+  CHECK(tp8.err == "rightsize: error: --tp: 8 GPUs of TPU-v5p-95GB would communicate over its "
+                   "host link (PCIe), whose rate the catalog does not publish (docs/catalog.md): "
+                   "keep them within its 4-GPU ici domain\n");
+  const auto pools = estimate({k_chat,
+                               "--gpu",
+                               "Inferentia2",
+                               "--tp",
+                               "1",
+                               "--prefill-replicas",
+                               "8",
+                               "--decode-replicas",
+                               "6",
+                               "--weights",
+                               "bf16",
+                               "--kv-cache",
+                               "bf16"});
+  CHECK(pools.exit_code == 2);
+  CHECK_THAT(pools.err,
+             Catch::StartsWith("rightsize: error: --prefill-replicas: 14 GPUs of Inferentia2-32GB "
+                               "would communicate over its network, between servers"));
+  // Within the domain it is estimated.
+  CHECK(
+      estimate({k_chat, "--gpu", "TPU-v5p", "--tp", "4", "--weights", "bf16", "--kv-cache", "bf16"})
+          .exit_code == 0);
+}

@@ -112,6 +112,25 @@ TEST_CASE("plan: AMD in the cloud plans on MI300X and MI325X rentals, and says w
                      "you mean \"nvidia\"?); its vendors are nvidia, amd, intel, google, aws\n");
 }
 
+TEST_CASE("deploy: a TPU or Neuron recommendation is refused, not written as a CUDA manifest",
+          "[cli][deploy]") {
+  // The review of issue 47: deploy wrote a vLLM Deployment for TPU v6e and Inferentia2 with
+  // --image, though neither's flags nor topology are modelled.
+  const ScratchDir dir;
+  for (const std::string vendor : {"google", "aws"}) {
+    const std::string spec =
+        dir.write(vendor + ".json",
+                  spec_with(R"(, "precision": {"weights": "bf16", "kv_cache": "bf16"},
+                   "deployment": {"mode": "cloud"}, "constraints": {"vendors": [")" +
+                            vendor + R"("]})"));
+    const auto r = run_in_process({"deploy", spec, "--model-uri", "org/model", "--image", "x:1"});
+    INFO(r.out << r.err);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("for which deploy writes no manifests yet"));
+  }
+}
+
 TEST_CASE("plan: nothing feasible for want of cloud prices says so and how to fix it",
           "[cli][plan]") {
   const ScratchDir dir;

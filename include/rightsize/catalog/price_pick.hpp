@@ -55,7 +55,7 @@ pick_price(const Gpu& g, const std::string& kind, const std::optional<std::strin
 // "$5.672/h AWS g5.12xlarge (4 GPUs, instance) on_demand (retrieved 2026-11-21)": the price of
 // one instance of the shape, what it includes ("instance", or "GPU + host n1-standard-4"), "as
 // of" when the source states its date, and ", low confidence" after it when the price's
-// provenance says so.
+// provenance says so. A price that states no shape reads "(per GPU, shape not stated)".
 std::string cloud_price_label(const Price& p);
 // The label, with "2 x " in front when the fleet rents more than one instance.
 std::string cloud_fleet_label(const PricedFleet& f);

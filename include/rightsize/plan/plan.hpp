@@ -86,6 +86,9 @@ struct CostBreakdown {
   std::optional<int> stops_meeting_targets_month;
   std::string price_label; // "$2.95/h Nebius on_demand (retrieved ..., undated)"
   bool price_stale = false;
+  // The cloud price its source gives with low confidence (a third party's quote): the ranking
+  // table marks the row, as it does a stale one.
+  bool price_low_confidence = false;
   std::string basis; // how the cost was computed, one line; names the same counts as below
 
   // On-prem only (zero in the cloud). Whole servers are bought for the horizon's peak month:

@@ -36,6 +36,27 @@ constexpr int k_max_pages = 200;
 // A page size that stays small however the server answers.
 constexpr std::size_t k_max_page_bytes = std::size_t{64} << 20;
 
+// A URL for messages: without any user:password@, at most 200 characters (a Retail Prices URL
+// carries a filter of every listed VM size), as the HTTP side names them (net::shown_url).
+std::string shown(const std::string& url) {
+  std::string out = url;
+  if (const auto scheme = out.find("://"); scheme != std::string::npos) {
+    const auto host = scheme + 3;
+    const auto end = std::min(out.find_first_of("/?#", host), out.size());
+    if (const auto at = out.substr(host, end - host).rfind('@'); at != std::string::npos) {
+      out.erase(host, at + 1);
+    }
+  }
+  if (out.size() > 200) {
+    std::size_t cut = 200;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) {
+      --cut;
+    }
+    out = out.substr(0, cut) + "...";
+  }
+  return out;
+}
+
 bool valid_region(const std::string& region) {
   return !region.empty() && region.size() <= 40 &&
          std::all_of(region.begin(), region.end(), [](unsigned char c) {
@@ -94,25 +115,26 @@ std::vector<InstancePrice> read_azure(const InstanceTable& table,
   const std::string origin = origin_of(url);
   for (int page = 1; !url.empty(); ++page) {
     if (page > k_max_pages) {
-      throw InputError(out.urls.back(),
+      throw InputError(shown(out.urls.back()),
                        fmt::format("more than {} pages: the API pages without end", k_max_pages));
     }
     if (origin_of(url) != origin) {
-      throw InputError(out.urls.back(),
-                       "NextPageLink points to another server (" + origin_of(url) + ")");
+      throw InputError(shown(out.urls.back()),
+                       "NextPageLink points to another server (" + shown(origin_of(url)) + ")");
     }
     out.urls.push_back(url);
     std::string body;
     fetch(url, [&](std::string_view chunk) {
       if (body.size() + chunk.size() > k_max_page_bytes) {
-        throw InputError(url, fmt::format("a page larger than {} MiB", k_max_page_bytes >> 20));
+        throw InputError(shown(url),
+                         fmt::format("a page larger than {} MiB", k_max_page_bytes >> 20));
       }
       body.append(chunk);
     });
-    AzurePage p = parse_azure_page(body, url, table, r.region);
+    AzurePage p = parse_azure_page(body, shown(url), table, r.region);
     prices.insert(prices.end(), p.prices.begin(), p.prices.end());
     if (!p.next_page.empty() && p.next_page == url) {
-      throw InputError(url, "NextPageLink is the page itself");
+      throw InputError(shown(url), "NextPageLink is the page itself");
     }
     url = p.next_page;
   }
@@ -129,7 +151,7 @@ std::vector<InstancePrice> read_aws(const InstanceTable& table,
   const std::string url =
       fmt::format("{}/offers/v1.0/aws/AmazonEC2/current/{}/index.csv", base, r.region);
   out.urls.push_back(url);
-  AwsOfferReader reader(table, url, r.region);
+  AwsOfferReader reader(table, shown(url), r.region);
   fetch(url, [&](std::string_view chunk) { reader.feed(chunk); });
   reader.finish();
   if (parse_date(reader.publication_date())) {
@@ -174,12 +196,12 @@ nlohmann::ordered_json overlay_of(const InstanceTable& table,
                   provider,
                   r.region,
                   r.today,
-                  base);
+                  shown(base));
   overlay["sources"][source] = {
       {"name",
        provider == "Azure" ? "Azure Retail Prices API (public, unauthenticated)"
                            : "AWS Price List, EC2 offer file (public, unauthenticated)"},
-      {"location", result.urls.front()},
+      {"location", shown(result.urls.front())}, // never a user:password@ of --url
       {"kind", fmt::format("provider price list, region {}, retrieved {}", r.region, r.today)}};
   std::map<std::string, nlohmann::ordered_json> by_gpu;
   for (const auto& p : result.prices) {
@@ -234,7 +256,7 @@ refresh_prices(const InstanceTable& table, const RefreshRequest& request, const 
   out.prices = lowest(r.api == PriceApi::azure ? read_azure(table, r, base, fetch, out)
                                                : read_aws(table, r, base, fetch, out));
   if (out.prices.empty()) {
-    throw InputError(out.urls.front(),
+    throw InputError(shown(out.urls.front()),
                      fmt::format("no price of a GPU instance that {} lists for {} in {}: "
                                  "nothing to write",
                                  table.file,

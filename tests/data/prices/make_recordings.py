@@ -4,7 +4,10 @@ is real in them and what is illustrative). Run from this folder: python3 make_re
 
 import csv
 import io
+import itertools
 import json
+
+METER = itertools.count(1)  # meter ids: made up, stable from run to run
 
 # Azure Retail Prices API: every key of a real item, in the order the API returns them
 # (Microsoft's sample response and a full untrimmed item; SOURCES.md).
@@ -17,7 +20,7 @@ def azure_item(sku_size, sku_name, meter, product, price, kind="Consumption", re
         "retailPrice": price, "unitPrice": price, "armRegionName": region,
         "location": {"eastus": "US East", "westus": "US West"}[region],
         "effectiveStartDate": "2024-04-01T00:00:00Z",
-        "meterId": "00000000-0000-0000-0000-%012d" % abs(hash((sku_size, sku_name, product, kind, term)) % 10**12),
+        "meterId": "00000000-0000-0000-0000-%012d" % next(METER),
         "meterName": meter, "productId": "DZH318Z0TEST", "skuId": "DZH318Z0TEST/0001",
         "productName": product, "skuName": sku_name, "serviceName": "Virtual Machines",
         "serviceId": "DZH313Z7MMC8", "serviceFamily": "Compute", "unitOfMeasure": "1 Hour",
@@ -44,6 +47,9 @@ page2 = [
                "Virtual Machines NCasT4 v3 Series", 0.526),
     azure_item("Standard_NC4as_T4_v3", "NC4as T4 v3", "NC4as T4 v3",
                "NCasT4 v3 Series Cloud Services", 0.60),
+    # A GPU the bundled catalog marks not rentable: the refreshed price lifts the mark.
+    azure_item("Standard_ND128isr_NDR_GB200_v6", "ND128isr NDR GB200 v6", "ND128isr NDR GB200 v6",
+               "Virtual Machines NDsr GB200 v6 Series", 108.0),
 ]
 for name, items, nxt in (("azure-page-1.json", page1, "__NEXT_PAGE__"), ("azure-page-2.json", page2, None)):
     with open(name, "w") as f:
@@ -57,6 +63,8 @@ for name, items, nxt in (("azure-page-1.json", page1, "__NEXT_PAGE__"), ("azure-
 HEADER = ["SKU","OfferTermCode","RateCode","TermType","PriceDescription","EffectiveDate","StartingRange","EndingRange","Unit","PricePerUnit","Currency","RelatedTo","LeaseContractLength","PurchaseOption","OfferingClass","Product Family","serviceCode","Location","Location Type","Instance Type","Current Generation","Instance Family","vCPU","Physical Processor","Clock Speed","Memory","Storage","Network Performance","Processor Architecture","Storage Media","Volume Type","Max Volume Size","Max IOPS/volume","Max IOPS Burst Performance","Max throughput/volume","Provisioned","Tenancy","EBS Optimized","Operating System","License Model","Group","Group Description","Transfer Type","From Location","From Location Type","To Location","To Location Type","usageType","operation","AvailabilityZone","CapacityStatus","ClassicNetworkingSupport","Dedicated EBS Throughput","ECU","Elastic Graphics Type","Enhanced Networking Supported","From Region Code","GPU","GPU Memory","Instance","Instance Capacity - 10xlarge","Instance Capacity - 12xlarge","Instance Capacity - 16xlarge","Instance Capacity - 18xlarge","Instance Capacity - 24xlarge","Instance Capacity - 2xlarge","Instance Capacity - 32xlarge","Instance Capacity - 4xlarge","Instance Capacity - 8xlarge","Instance Capacity - 9xlarge","Instance Capacity - large","Instance Capacity - medium","Instance Capacity - metal","Instance Capacity - xlarge","instanceSKU","Intel AVX2 Available","Intel AVX Available","Intel Turbo Available","MarketOption","Normalization Size Factor","Physical Cores","Pre Installed S/W","Processor Features","Product Type","Region Code","Resource Type","serviceName","SnapshotArchiveFeeType","To Region Code","Volume API Name","VPCNetworkingSupport"]
 assert len(HEADER) == 91
 
+SKU = itertools.count(1)  # offer SKUs: made up, stable from run to run
+
 SHAPES = {  # instance -> (vCPU, Memory, Storage, Network, GPU, GPU Memory)
     "p5.48xlarge": ("192", "2048 GiB", "8 x 3840 SSD", "3200 Gigabit", "8", "640 GB"),
     "g5.12xlarge": ("48", "192 GiB", "1 x 3800 GB NVMe SSD", "40 Gigabit", "4", "96 GB"),
@@ -67,7 +75,7 @@ SHAPES = {  # instance -> (vCPU, Memory, Storage, Network, GPU, GPU Memory)
 def aws_row(instance, term, price, unit="Hrs", tenancy="Shared", os_="Linux", market="OnDemand",
             lease="", option="", klass="", description=None, capacity="Used", operation="RunInstances"):
     vcpu, mem, storage, net, gpu, gpumem = SHAPES[instance]
-    sku = "TEST" + "%012d" % (abs(hash((instance, tenancy, os_, market, capacity))) % 10**12)
+    sku = "TEST%012d" % next(SKU)
     code = "JRTCKXETXF" if term == "OnDemand" else {"1yr": "4NA7Y494T4", "3yr": "BPH4J8HBKS"}[lease]
     r = dict.fromkeys(HEADER, "")
     r.update({"SKU": sku, "OfferTermCode": code,

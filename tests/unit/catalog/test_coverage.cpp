@@ -3,6 +3,7 @@
 // the instance table that names each price's shape.
 
 #include "fixtures.hpp"
+#include "test_paths.hpp"
 
 #include <rightsize/catalog/instances.hpp>
 #include <rightsize/catalog/price_pick.hpp>
@@ -155,6 +156,34 @@ TEST_CASE("coverage: the instance table names every shape's GPU and host, checke
   CHECK_THROWS_WITH(table(R"({"provider": "AWS", "name": "x", "gpu": "A10G", "gpus": 1,
       "vcpus": 4, "memory_gib": 16, "source": "KK"})"),
                     Catch::Contains("is not a key of /sources (did you mean \"K\"?)"));
+}
+
+} // namespace rightsize
+
+namespace rightsize {
+
+TEST_CASE("coverage: a price in an overlay lifts a GPU's not-rentable mark",
+          "[catalog][coverage]") {
+  // The review of issue 47: docs and every rejection say "add a price with --catalog", and an
+  // overlay giving MI355X a quote failed validation ("not_rentable ... has prices").
+  const test::ScratchDir dir;
+  const std::string overlay = dir.write("quote.json", R"({"schema_version": 1,
+      "extends": "bundled", "sources": {"Q": {"name": "our quote", "location": "email"}},
+      "gpus": [{"name": "MI355X", "prices": [{"provider": "OurCloud", "kind": "committed",
+        "usd_per_gpu_hour": 2.1, "instance": "8x", "gpus_per_instance": 8,
+        "as_of": "2026-12-01", "source": "Q"}]}]})");
+  const Catalog c = load_catalog(k_data + "/gpus.json", overlay);
+  const Gpu& g = c.resolve("MI355X", "test");
+  CHECK(g.not_rentable.empty());
+  CHECK(pick_fleet(g, "committed", std::nullopt, {8, 8}, 1));
+  // Setting the mark again beside prices is still a contradiction.
+  const std::string both = dir.write("both.json", R"({"schema_version": 1,
+      "extends": "bundled", "sources": {"Q": {"name": "our quote", "location": "email"}},
+      "gpus": [{"name": "MI355X", "not_rentable": {"reason": "x", "source": "Q"}, "prices": [
+        {"provider": "OurCloud", "kind": "committed", "usd_per_gpu_hour": 2.1,
+         "as_of": "2026-12-01", "source": "Q"}]}]})");
+  CHECK_THROWS_WITH(load_catalog(k_data + "/gpus.json", both),
+                    Catch::Contains("not_rentable: is for a GPU without cloud prices"));
 }
 
 } // namespace rightsize

@@ -74,7 +74,7 @@ TEST_CASE("pick price: the bundled H100's on-demand and spot prices", "[catalog]
 TEST_CASE("cloud price label: the instance's price, provider, shape, kind and date",
           "[catalog][prices]") {
   CHECK(cloud_price_label(price("Nebius", "on_demand", 2.95, false)) ==
-        "$2.95/h Nebius (1 GPU, instance) on_demand (retrieved 2026-11-21)");
+        "$2.95/h Nebius (per GPU, shape not stated) on_demand (retrieved 2026-11-21)");
   CHECK(cloud_price_label(price("AWS", "spot", 12.29, true, "p5.48xlarge", 8)) ==
         "$98.32/h AWS p5.48xlarge (8 GPUs, instance) spot (as of 2026-11-21)");
   Price t4 = price("GCP", "on_demand", 0.54, false, "t4-on-n1", 1);

@@ -206,7 +206,7 @@ TEST_CASE("estimate report: a cloud configuration priced per hour and per item",
     CHECK(r.cost_note.empty());
     CHECK(r.cost->per_hour.si() == Approx(10.0));
     CHECK(r.cost->price.provider == "Acme");
-    CHECK(r.cost->price_label == "4 x $2.50/h Acme (1 GPU, instance) on_demand (as of 2026-11-01)");
+    CHECK(r.cost->price_label == "4 x $2.50/h Acme (per GPU, shape not stated) on_demand (as of 2026-11-01)");
     CHECK_FALSE(r.cost->price_stale);
     REQUIRE(r.cost->usd_per_million_tokens);
     CHECK(*r.cost->usd_per_million_tokens == Approx(2.8935185185));
