@@ -142,13 +142,13 @@ void AwsOfferReader::end_record() {
 void AwsOfferReader::header(const std::vector<std::string>& fields) {
   m_columns.assign(c_all, -1);
   for (std::size_t i = 0; i < fields.size(); ++i) {
-    for (int k = 0; k < c_all; ++k) {
+    for (std::size_t k = 0; k < c_all; ++k) {
       if (fields[i] == k_column_names[k]) {
         m_columns[k] = static_cast<int>(i);
       }
     }
   }
-  for (int k = 0; k < c_count; ++k) {
+  for (std::size_t k = 0; k < c_count; ++k) {
     if (m_columns[k] < 0) {
       throw InputError(m_where,
                        fmt::format("line {}: the header has no \"{}\" column (did the offer "
@@ -170,7 +170,9 @@ void AwsOfferReader::row(const std::vector<std::string>& fields) {
                                  m_line,
                                  fields.size()));
   }
-  const auto at = [&](Column c) -> const std::string& { return fields[m_columns[c]]; };
+  const auto at = [&](Column c) -> const std::string& {
+    return fields[static_cast<std::size_t>(m_columns[c])];
+  };
   const auto optional_is = [&](Column c, const std::string& value) {
     return m_columns[c] < 0 || at(c) == value;
   };
