@@ -39,6 +39,24 @@ std::map<std::string, CatalogSource> read_sources(const FieldReader& root, Probl
   return sources;
 }
 
+void read_provenance(const FieldReader& field,
+                     const std::map<std::string, CatalogSource>& sources,
+                     Provenance& p) {
+  p.source = field.string("source");
+  if (sources.find(p.source) == sources.end()) {
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : sources) {
+      keys.push_back(k);
+    }
+    field.member("source").fail("is not a key of /sources" + did_you_mean(p.source, keys));
+  }
+  p.note = field.optional_string("note").value_or("");
+  if (field.has("confidence")) {
+    p.confidence = field.choice<std::string>(
+        "confidence", {{"low", "low"}, {"medium", "medium"}, {"high", "high"}});
+  }
+}
+
 } // namespace detail
 
 namespace {

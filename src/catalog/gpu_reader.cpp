@@ -461,19 +461,7 @@ private:
   }
 
   void check_source(const FieldReader& field, Provenance& p) {
-    p.source = field.string("source");
-    if (m_sources.find(p.source) == m_sources.end()) {
-      std::vector<std::string> keys;
-      for (const auto& [k, v] : m_sources) {
-        keys.push_back(k);
-      }
-      field.member("source").fail("is not a key of /sources" + did_you_mean(p.source, keys));
-    }
-    p.note = field.optional_string("note").value_or("");
-    if (field.has("confidence")) {
-      p.confidence = field.choice<std::string>(
-          "confidence", {{"low", "low"}, {"medium", "medium"}, {"high", "high"}});
-    }
+    read_provenance(field, m_sources, p);
   }
 
   // {"value": ..., "source": ..., "note": ..., "confidence": ...}

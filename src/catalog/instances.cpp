@@ -65,19 +65,7 @@ InstanceShape read_shape(const FieldReader& e,
   s.memory_gib = e.number("memory_gib", Range::positive(65536));
   s.local_nvme_gb = e.optional_number("local_nvme_gb", Range::non_negative(1e6)).value_or(0);
   s.network_gbit_per_s = e.optional_number("network_gbit_per_s", Range::positive(1e5)).value_or(0);
-  s.provenance.source = e.string("source");
-  if (sources.find(s.provenance.source) == sources.end()) {
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : sources) {
-      keys.push_back(k);
-    }
-    e.member("source").fail("is not a key of /sources" + did_you_mean(s.provenance.source, keys));
-  }
-  s.provenance.note = e.optional_string("note").value_or("");
-  if (e.has("confidence")) {
-    s.provenance.confidence = e.choice<std::string>(
-        "confidence", {{"low", "low"}, {"medium", "medium"}, {"high", "high"}});
-  }
+  detail::read_provenance(e, sources, s.provenance);
   return s;
 }
 

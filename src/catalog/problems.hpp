@@ -47,4 +47,10 @@ private:
 // location and kind; each problem kept in `problems`.
 std::map<std::string, CatalogSource> read_sources(const FieldReader& root, Problems& problems);
 
+// A value's "source" (a key of `sources`, else an error with a did-you-mean), "note" and
+// "confidence" (low, medium, high) into `p`: the catalog's entries and the instance table's rows.
+void read_provenance(const FieldReader& field,
+                     const std::map<std::string, CatalogSource>& sources,
+                     Provenance& p);
+
 } // namespace rightsize::detail
