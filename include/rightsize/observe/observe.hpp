@@ -21,7 +21,9 @@
 
 namespace rightsize {
 
-enum class GroupBy { automatic, host, gpu };
+// automatic: pods by their owner (Deployment, StatefulSet, ...) where kube-state-metrics says
+// it, else by pod, else each GPU; owner: the same, asked for; pod: each pod; host; gpu.
+enum class GroupBy { automatic, owner, pod, host, gpu };
 std::string_view to_string(GroupBy g);
 
 struct ObserveOptions {

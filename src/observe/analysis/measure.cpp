@@ -15,7 +15,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 
 namespace rightsize::analysis {
 
@@ -60,15 +59,15 @@ void WorkloadAnalysis::describe() {
   // Each metric pooled and summarized once: p50, p95, max, and the level at --percentile.
   for (std::size_t m = 0; m < k_metric_count; ++m) {
     const auto metric = static_cast<Metric>(m);
-    if (!has(m_group, metric)) {
+    const auto s = group_summary(m_group, metric, m_o.work_percentile);
+    if (!s) {
       continue;
     }
-    auto values = pooled(m_group, metric);
     if (metric == Metric::throttled) {
-      m_throttled_share =
-          std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+      m_throttled_share = s->mean;
     }
-    m_w.observed[metric] = summarize_in_place(values, m_o.work_percentile, m_level[m]);
+    m_level[m] = s->extra;
+    m_w.observed[metric] = s->percentiles;
   }
 }
 
@@ -81,9 +80,8 @@ double WorkloadAnalysis::mean_level(Metric m) const {
   }
   double sum = 0;
   for (const auto* g : m_group.gpus) {
-    const auto& values = (*g)[m].value;
-    if (!values.empty()) {
-      sum += percentile(values, m_o.work_percentile);
+    if (const auto s = gpu_summary(*g, m, m_o.work_percentile)) {
+      sum += s->extra;
     }
   }
   return sum / static_cast<double>(m_group.gpus.size());
@@ -107,12 +105,14 @@ void WorkloadAnalysis::measure_work() {
     // mean is the workload's level (as mean_level() gives it for other metrics).
     double levels = 0;
     for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
-      std::vector<double> values = (*m_group.gpus[i])[*metric].value;
-      double at_percentile = 0;
-      m_w.per_gpu[i].samples = values.size();
-      m_w.samples += values.size();
-      m_w.per_gpu[i].work = summarize_in_place(values, m_o.work_percentile, at_percentile);
-      levels += at_percentile;
+      const auto s = gpu_summary(*m_group.gpus[i], *metric, m_o.work_percentile);
+      if (!s) {
+        continue; // a GPU without samples of the work metric counts 0
+      }
+      m_w.per_gpu[i].samples = s->percentiles.samples;
+      m_w.samples += s->percentiles.samples;
+      m_w.per_gpu[i].work = s->percentiles;
+      levels += s->extra;
     }
     m_work_level = levels / static_cast<double>(m_group.gpus.size());
   } else if (!m_group.traces.empty()) {
@@ -219,6 +219,9 @@ void WorkloadAnalysis::measure_memory() {
   m_w.engine = engine_of(m_w.name, m_o.serving_engines);
   double observed_total = 0;
   for (const auto* s : m_group.gpus) {
+    if (const auto& summary = s->summary(Metric::memory_total)) {
+      observed_total = std::max(observed_total, summary->max);
+    }
     const auto& totals = (*s)[Metric::memory_total].value;
     if (!totals.empty()) {
       observed_total = std::max(observed_total, *std::max_element(totals.begin(), totals.end()));
@@ -233,15 +236,13 @@ void WorkloadAnalysis::measure_memory() {
   double needed = 0;
   bool known = false;
   for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
-    const auto& used = (*m_group.gpus[i])[Metric::memory_used].value;
-    if (used.empty()) {
+    const auto used = gpu_summary(*m_group.gpus[i], Metric::memory_used, m_o.memory_percentile);
+    if (!used) {
       continue;
     }
     known = true;
-    std::vector<double> copy = used;
-    double at_percentile = 0;
-    m_w.per_gpu[i].memory_used_bytes =
-        summarize_in_place(copy, m_o.memory_percentile, at_percentile);
+    const double at_percentile = used->extra;
+    m_w.per_gpu[i].memory_used_bytes = used->percentiles;
     needed += at_percentile;
     m_largest_gpu_need = std::max(m_largest_gpu_need, at_percentile * (1.0 + m_o.buffer));
     m_peak_share = std::max(m_peak_share, m_w.per_gpu[i].memory_used_bytes->max / m_capacity);

@@ -362,8 +362,14 @@ TEST_CASE("prometheus: query_prometheus checks its arguments before any request"
     CHECK(error(q) == "--step: must be >= 0.001 seconds, got 0");
     q.step_s = 1;
     q.range_s = 90 * 86400.0;
+    q.aggregate = Aggregate::client; // the server's summaries read no points
     CHECK(error(q) == "--step: 1 s over a range of 7.776e+06 s is 7776001 points per series, more "
-                      "than the 1000000 rightsize reads; use a step of at least 8 s");
+                      "than the 1000000 rightsize reads; use a step of at least 8 s, or "
+                      "--aggregate server");
+    q.aggregate = Aggregate::server;
+    q.percentiles = {0};
+    CHECK(error(q) == "--percentile: must be in (0, 100], got 0");
+    q.percentiles = {};
     q.range_s = 3600;
     q.timeout_s = 0;
     CHECK(error(q) == "--timeout: must be > 0 and <= 86400 seconds, got 0");
