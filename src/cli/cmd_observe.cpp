@@ -110,6 +110,8 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
   if (!o.inputs.prometheus.empty()) {
     query = prometheus_query(o.inputs, options);
     query->owners = !o.no_owners;
+    // The coarse timeline is read for the charts only.
+    query->timeline = o.common.format == "html" || o.common.format == "svg";
   }
   const auto evaluate = [&]() {
     PrometheusTraffic traffic;

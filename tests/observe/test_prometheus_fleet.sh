@@ -179,14 +179,17 @@ for name in owners pods; do
   fi
 done
 
-# check_report LABEL REPORT GROUPING TOLERANCE: the report's workloads are fleet.json's, grouped
-# by_owner or by_pod, each with fleet.json's GPUs, each GPU's p95 of work within TOLERANCE points.
+# check_report LABEL REPORT GROUPING TOLERANCE [SPANS]: the report's workloads are fleet.json's,
+# grouped by_owner or by_pod, each with fleet.json's GPUs, each GPU's p95 of work within TOLERANCE
+# points; with SPANS=spans, each workload's GPU count is the most GPUs held at once (a rollout's
+# pods replace one another). The raw pull cannot tell that here: a backfilled series has no
+# staleness marker, so query_range's 5-minute lookback stretches each pod past its last sample.
 check_report() {
-  local label=$1 report=$2 grouping=$3 tolerance=$4 result
-  if result=$("$py" - "$report" "$scratch/owners/fleet.json" "$grouping" "$tolerance" <<'EOF'
+  local label=$1 report=$2 grouping=$3 tolerance=$4 spans=${5:-} result
+  if result=$("$py" - "$report" "$scratch/owners/fleet.json" "$grouping" "$tolerance" "$spans" <<'EOF'
 import json, sys
 report, truth = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-grouping, tolerance = sys.argv[3], float(sys.argv[4])
+grouping, tolerance, check_spans = sys.argv[3], float(sys.argv[4]), sys.argv[5] == "spans"
 gpus, want = {}, {}
 for w in truth["workloads"]:
     for g in w["gpus"]:
@@ -202,10 +205,16 @@ problems = []
 if sorted(got) != sorted(want):
     problems.append("workloads %s; expected %s" % (sorted(got), sorted(want)))
 worst = 0.0
+by_label = {g["label"]: g for g in gpus.values()}
 for name, w in got.items():
     labels = {g["label"] for g in w["per_gpu"]}
     if name in want and labels != want[name]:
         problems.append("%s: GPUs %s, expected %s" % (name, sorted(labels), sorted(want[name])))
+    # GPUs held at once, not GPUs ever held: a rollout's pods replace one another.
+    spans = [(by_label[l]["first_s"], by_label[l]["last_s"]) for l in labels if l in by_label]
+    at_once = max((sum(1 for a, b in spans if a <= f <= b) for f, _ in spans), default=0)
+    if check_spans and w["gpus"] != at_once:
+        problems.append("%s: %s GPUs, expected %d held at once" % (name, w["gpus"], at_once))
     for g in w["per_gpu"]:
         truth_gpu = gpus.get(g.get("uuid"))
         if truth_gpu is None:
@@ -218,8 +227,9 @@ for name, w in got.items():
 if problems:
     print("; ".join(problems)[:1500])
     sys.exit(1)
-print("%d workloads, %d GPUs' p95 within %.3f points" % (
-    len(got), sum(len(w["per_gpu"]) for w in got.values()), worst))
+print("%d workloads, %d GPUs' p95 within %.3f points%s" % (
+    len(got), sum(len(w["per_gpu"]) for w in got.values()), worst,
+    ", GPUs held at once as fleet.json's spans say" if check_spans else ""))
 EOF
   ); then
     pass "$label: $result"
@@ -250,7 +260,7 @@ bytes_of() {
 # --- (a) server aggregation, (b) the raw pull --------------------------------------------------------
 window=(--end "$end" --range 4h)
 if observe "(a) --aggregate server" server --prometheus "$owners_url" "${window[@]}" -v; then
-  check_report "(a) --aggregate server: by owner" "$scratch/server.json" by_owner 0.5
+  check_report "(a) --aggregate server: by owner" "$scratch/server.json" by_owner 0.5 spans
 fi
 if observe "(b) --aggregate client" client --prometheus "$owners_url" "${window[@]}" \
     --aggregate client --step 30s -v; then
@@ -271,7 +281,8 @@ if observe "(c) without kube-state-metrics" nksm --prometheus "$pods_url" "${win
   fi
 fi
 if observe "(d) --group-by pod" bypod --prometheus "$owners_url" "${window[@]}" --group-by pod; then
-  check_report "(d) --group-by pod, kube-state-metrics present: by pod" "$scratch/bypod.json" by_pod 0.5
+  check_report "(d) --group-by pod, kube-state-metrics present: by pod" "$scratch/bypod.json" \
+    by_pod 0.5 spans
 fi
 
 # --- (e) auth ----------------------------------------------------------------------------------------

@@ -33,9 +33,11 @@ struct PrometheusQuery {
   // Server: the percentiles (0..100) asked of each series besides 50 and 95 (the analysis' work
   // and memory percentiles); 100 is the maximum, always asked.
   std::vector<double> percentiles;
-  // Server: the points per series of the coarse timeline (work and memory) read with query_range
-  // for the window's extent and the HTML report's charts.
+  // Server: the resolution, in points per window, of each series' first and last sample times
+  // (a subquery of timestamp()), and of the coarse timeline of work and memory read with
+  // query_range for the HTML report's charts when `timeline` is set.
   int timeline_points = 480;
+  bool timeline = true;
   // Workloads as owners: kube-state-metrics' series read for the pods the DCGM series name.
   bool owners = true;
 

@@ -94,6 +94,10 @@ struct SeriesSummary {
   double mean = 0;
   double max = 0;
   std::map<double, double> percentiles; // percentile (0..100] -> value; 100 is the max
+  // The times of the first and last sample (Unix seconds), to within the resolution the server
+  // was asked for; nullopt where not asked.
+  std::optional<double> first_s;
+  std::optional<double> last_s;
 
   // The value at `percentile`, or nullopt when the server was not asked for it.
   [[nodiscard]] std::optional<double> at(double percentile) const;
@@ -101,8 +105,8 @@ struct SeriesSummary {
 
 struct GpuSeries {
   GpuIdentity id;
-  // The samples read; with a server summary, only a coarse timeline of them (the window and the
-  // HTML report's charts), while `summaries` carries the statistics.
+  // The samples read; with a server summary, none or a coarse timeline of them (the HTML report's
+  // charts), while `summaries` carries the statistics.
   std::array<Samples, k_metric_count> metrics;
   std::array<std::optional<SeriesSummary>, k_metric_count> summaries;
 

@@ -18,6 +18,25 @@
 
 namespace rightsize::analysis {
 
+namespace {
+
+// The most spans (first, last; inclusive) that share a moment; a span with first > last (times
+// unknown) shares every moment.
+std::size_t max_concurrent(const std::vector<std::pair<double, double>>& spans) {
+  std::size_t most = 0;
+  for (const auto& [first, last] : spans) {
+    std::size_t at_start = 0;
+    for (const auto& [a, b] : spans) {
+      const bool unknown = a > b;
+      at_start += (unknown || first > last || (a <= first && b >= first)) ? 1 : 0;
+    }
+    most = std::max(most, at_start);
+  }
+  return most;
+}
+
+} // namespace
+
 void WorkloadAnalysis::describe() {
   const GpuIdentity* first = m_group.gpus.empty() ? nullptr : &m_group.gpus.front()->id;
   m_w.name = m_group.name;
@@ -36,23 +55,37 @@ void WorkloadAnalysis::describe() {
       m_w.partition.clear();
     }
   }
-  m_w.gpus = static_cast<int>(m_group.gpus.size());
-  if (m_group.gpus.empty()) {
-    m_w.gpus = std::max(1, m_group.traces.front()->devices);
-  }
   double first_t = std::numeric_limits<double>::infinity();
   double last_t = -first_t;
+  // Each GPU's span, first sample to last: a Deployment's pods replaced one after another hold
+  // one GPU at a time, not one each.
+  std::vector<std::pair<double, double>> spans;
   for (const auto* s : m_group.gpus) {
     GpuObservation per;
     per.label = s->id.label();
     per.uuid = s->id.uuid;
+    double gpu_first = std::numeric_limits<double>::infinity();
+    double gpu_last = -gpu_first;
     for (const auto& samples : s->metrics) {
       if (!samples.empty()) {
-        first_t = std::min(first_t, samples.time_s.front());
-        last_t = std::max(last_t, samples.time_s.back());
+        gpu_first = std::min(gpu_first, samples.time_s.front());
+        gpu_last = std::max(gpu_last, samples.time_s.back());
       }
     }
+    for (const auto& summary : s->summaries) {
+      if (summary && summary->first_s && summary->last_s) {
+        gpu_first = std::min(gpu_first, *summary->first_s);
+        gpu_last = std::max(gpu_last, *summary->last_s);
+      }
+    }
+    first_t = std::min(first_t, gpu_first);
+    last_t = std::max(last_t, gpu_last);
+    spans.emplace_back(gpu_first, gpu_last); // unknown: (inf, -inf), counted as always there
     m_w.per_gpu.push_back(std::move(per)); // samples and work: measure_work()
+  }
+  m_w.gpus = static_cast<int>(max_concurrent(spans));
+  if (m_group.gpus.empty()) {
+    m_w.gpus = std::max(1, m_group.traces.front()->devices);
   }
   m_w.window_s = last_t > first_t ? last_t - first_t : 0;
   m_first_t = first_t;

@@ -99,7 +99,7 @@ void Summaries::summarize_metric(const dcgm::Field& field) {
   const std::size_t m = static_cast<std::size_t>(field.metric);
   for (const auto& [e, count] : ask(of("count_over_time"))) {
     if (count > 0) {
-      e->summaries[m] = SeriesSummary{count, 0, 0, {}};
+      e->summaries[m] = SeriesSummary{count, 0, 0, {}, {}, {}};
     }
   }
   const auto store = [&](const std::string& promql, auto&& set) {
@@ -160,7 +160,7 @@ void Summaries::summarize_throttling(const dcgm::Field& field) {
   const std::size_t m = static_cast<std::size_t>(Metric::throttled);
   for (const auto& [e, count] : ask("count_over_time(" + subquery + ")")) {
     if (count > 0 && !e->summaries[m]) {
-      e->summaries[m] = SeriesSummary{count, 0, 0, {}};
+      e->summaries[m] = SeriesSummary{count, 0, 0, {}, {}, {}};
     }
   }
   for (const auto& [e, mean] : ask("avg_over_time(" + subquery + ")")) {
@@ -179,12 +179,34 @@ void Summaries::summarize_throttling(const dcgm::Field& field) {
   }
 }
 
-// The work and memory metrics at a step that keeps each series to about timeline_points points:
-// the window's extent per GPU and the charts. Raw samples, at a bounded resolution.
+// Each GPU's first and last sample of the work and memory metrics, from a subquery of timestamp()
+// at a step that keeps it to timeline_points evaluations per series (a sample between two is seen
+// when within the server's lookback, 5 minutes by default); and when the charts need them, the
+// same metrics' raw samples at that step.
 void Summaries::read_timeline(const std::vector<const dcgm::Field*>& fields, Telemetry& into) {
   const Window& w = m_session.window();
   const double step =
       std::max(w.step_s, m_session.query().range_s / m_session.query().timeline_points);
+  for (const auto* field : fields) {
+    const std::string times = fmt::format("timestamp({})[{:.0f}ms:{:.0f}ms]",
+                                          m_session.selector(field->name),
+                                          std::round(m_session.query().range_s * 1000),
+                                          std::round(step * 1000));
+    const std::size_t m = static_cast<std::size_t>(field->metric);
+    for (const auto& [e, t] : ask("min_over_time(" + times + ")")) {
+      if (auto& s = e->summaries[m]; s && std::isfinite(t)) {
+        s->first_s = t;
+      }
+    }
+    for (const auto& [e, t] : ask("max_over_time(" + times + ")")) {
+      if (auto& s = e->summaries[m]; s && std::isfinite(t)) {
+        s->last_s = t;
+      }
+    }
+  }
+  if (!m_session.query().timeline) {
+    return;
+  }
   for (const auto* field : fields) {
     const std::string promql = m_session.selector(field->name);
     add_prometheus_matrix(m_session.range_body(promql, w.start_s, w.end_s, step),
@@ -205,7 +227,7 @@ void Summaries::join(Telemetry& into) {
     if (e.free_max && e.used_min) {
       const auto& used = e.summaries[static_cast<std::size_t>(Metric::memory_used)];
       const double total = (*e.used_min + *e.free_max + e.reserved_max) * m_mib;
-      SeriesSummary s{used ? used->count : 1, total, total, {}};
+      SeriesSummary s{used ? used->count : 1, total, total, {}, {}, {}};
       for (const double p : m_percentiles) {
         s.percentiles[p] = total;
       }
