@@ -29,7 +29,7 @@ Each GPU is held by at most one pod over the window (a pod that replaces another
 GPUs), so each GPU is one DCGM series per metric and fleet.json's statistics are per series: what
 quantile_over_time, max_over_time, avg_over_time and count_over_time answer at END.
 
-The workloads (deterministic from --seed): a fixed core of 13 GPUs that holds every case, then,
+The workloads (deterministic from --seed): a fixed core of 15 GPUs that holds every case, then,
 for larger fleets, random owners of 1-8 GPUs per pod until N, with about 3 % of GPUs unallocated:
   team-a/Deployment/vllm-llama        ReplicaSet vllm-llama-<h1>'s pod for the first half, then
                                       a rollout to <h2>, whose pod is replaced (restarted) at 3/4
@@ -39,6 +39,7 @@ for larger fleets, random owners of 1-8 GPUs per pod until N, with about 3 % of 
                                       llama-70b-0-1 (StatefulSet llama-70b-0), 2 GPUs each, with
                                       label leaderworkerset.sigs.k8s.io/name=llama-70b
   team-b/Rollout/ranker               an Argo Rollout: ReplicaSet ranker-<h> owned by the Rollout
+  team-c/Deployment/whisper           2 replicas of 1 GPU, lightly used (a patch to apply)
   ml-research/notebook-alice          a pod without owner (owner_kind="<none>")
   node-XXXX/gpuN                      a GPU that no pod holds
 Profiles of utilization: idle (0-3 %), low (10-30 %), busy (60-95 % with a daily wave), vllm
@@ -68,7 +69,7 @@ MIB = 1048576
 MODEL = "NVIDIA H100 80GB HBM3"
 BLOCK_S = 7200  # promtool's block length
 GPUS_PER_NODE = 8
-CORE_GPUS = 13
+CORE_GPUS = 15
 # The alphabet Kubernetes draws ReplicaSet hashes and pod name suffixes from (utilrand).
 K8S_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 KSM_JOB = 'job="kube-state-metrics",instance="10.96.12.7:8080"'
@@ -80,7 +81,7 @@ MODELS = ["llama", "qwen", "mistral", "gemma", "phi", "bge", "e5", "t5", "whispe
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--gpus", type=int, required=True, help="GPUs in the fleet (>= 13)")
+    p.add_argument("--gpus", type=int, required=True, help="GPUs in the fleet (>= 15)")
     span = p.add_mutually_exclusive_group(required=True)
     span.add_argument("--days", type=float, help="window length in days")
     span.add_argument("--hours", type=float, help="window length in hours")
@@ -213,9 +214,17 @@ class Fleet:
         self.controller("ReplicaSet", "team-b", f"ranker-{h}", "Rollout", "ranker", 0)
         self.pod(w, f"ranker-{h}-{self.token(5)}", "ReplicaSet", f"ranker-{h}", 1, 0, n)
 
+        w = self.workload("team-c", "Deployment", "whisper", "low", self.profile_params("low"))
+        h = self.token(10)
+        self.controller("ReplicaSet", "team-c", f"whisper-{h}", "Deployment", "whisper", 0)
+        for _ in range(2):
+            self.pod(w, f"whisper-{h}-{self.token(5)}", "ReplicaSet", f"whisper-{h}", 1, 0, n,
+                     container="asr")
+
         w = self.workload("ml-research", None, None, "idle", self.profile_params("idle"))
         self.pod(w, "notebook-alice", "<none>", "<none>", 1, 0, n)
-        self.used_names.update(["vllm-llama", "embed-bge", "nightly-eval", "llama-70b", "ranker"])
+        self.used_names.update(["vllm-llama", "embed-bge", "nightly-eval", "llama-70b", "ranker",
+                                "whisper"])
 
     # Random owners until the fleet's size, keeping ~3 % of its GPUs unallocated.
     def add_random(self, gpus):

@@ -7,22 +7,29 @@
 #include "cli/observe_options.hpp"
 #include "cli/renderers.hpp"
 
+#include <rightsize/catalog/gpu_products.hpp>
+#include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
+#include <rightsize/deploy/manifest_files.hpp>
 #include <rightsize/observe/inputs.hpp>
 #include <rightsize/observe/observe.hpp>
+#include <rightsize/observe/patches.hpp>
 #include <rightsize/observe/settings.hpp>
 #include <rightsize/render/observe.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace rightsize::cli {
@@ -30,12 +37,38 @@ namespace rightsize::cli {
 namespace {
 
 using ObserveRenderer = void (*)(const ObserveReport&, std::ostream&);
-constexpr std::array<Format<ObserveRenderer>, 6> k_formats{{{"table", render_observe_table},
+constexpr std::array<Format<ObserveRenderer>, 7> k_formats{{{"table", render_observe_table},
                                                             {"json", render_observe_json},
+                                                            {"yaml", render_observe_yaml},
                                                             {"markdown", render_observe_markdown},
                                                             {"csv", render_observe_csv},
                                                             {"html", render_observe_html},
                                                             {"svg", render_observe_svg}}};
+
+// Each format's file under -o DIR/ (or an existing directory), and whether it draws the window
+// over time (the charts, which need Prometheus' coarse timeline).
+struct FormatFile {
+  std::string_view format;
+  std::string_view file;
+  bool charts;
+};
+constexpr std::array<FormatFile, 7> k_format_files{{{"table", "report.txt", false},
+                                                    {"json", "report.json", false},
+                                                    {"yaml", "report.yaml", false},
+                                                    {"markdown", "report.md", false},
+                                                    {"csv", "report.csv", false},
+                                                    {"html", "report.html", true},
+                                                    {"svg", "report.svg", true}}};
+
+const FormatFile& format_file(const std::string& format) {
+  const auto* it = std::find_if(k_format_files.begin(),
+                                k_format_files.end(),
+                                [&](const FormatFile& f) { return f.format == format; });
+  if (it == k_format_files.end()) {
+    throw InternalError("observe: no file name for the format " + format);
+  }
+  return *it;
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -63,6 +96,28 @@ private:
   std::set<std::string> m_logged;
 };
 
+// The report under DIR, and beside it a strategic-merge patch per re-sized owner.
+void write_directory(const ObserveCliOptions& o,
+                     const ObserveReport& report,
+                     const std::string& text,
+                     Context& ctx) {
+  const GpuProducts products = load_gpu_products(bundled_data_dir(o.common) + "/deploy.json");
+  const OwnerPatches patches = owner_patches(report, products);
+  std::vector<ManifestFile> files{{std::string(format_file(o.common.format).file), text}};
+  for (const auto& p : patches.patches) {
+    files.push_back({p.file_name, owner_patch_yaml(p)});
+  }
+  for (const auto& why : patches.skipped) {
+    ctx.log->warn("{}", why);
+  }
+  write_manifest_files(files, o.inputs.output);
+  ctx.log->info("wrote {} and {} patch{} under {}",
+                files.front().name,
+                patches.patches.size(),
+                patches.patches.size() == 1 ? "" : "es",
+                o.inputs.output);
+}
+
 void render_report(const ObserveCliOptions& o, const ObserveReport& report, Context& ctx) {
   const ObserveRenderer render = renderer(k_formats, o.common.format);
   if (o.inputs.output.empty()) {
@@ -71,6 +126,11 @@ void render_report(const ObserveCliOptions& o, const ObserveReport& report, Cont
   }
   std::ostringstream text;
   render(report, text);
+  std::error_code ec;
+  if (o.inputs.output.back() == '/' || std::filesystem::is_directory(o.inputs.output, ec)) {
+    write_directory(o, report, text.str(), ctx);
+    return;
+  }
   write_file_atomically(o.inputs.output, text.str());
   ctx.log->info("wrote {}", o.inputs.output);
 }
@@ -111,7 +171,7 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
     query = prometheus_query(o.inputs, options);
     query->owners = !o.no_owners;
     // The coarse timeline is read for the charts only.
-    query->timeline = o.common.format == "html" || o.common.format == "svg";
+    query->timeline = format_file(o.common.format).charts;
   }
   const auto evaluate = [&]() {
     PrometheusTraffic traffic;
@@ -149,8 +209,11 @@ void register_observe(CLI::App& app, Context& ctx) {
   add_recommendation_options(*sub, *o, judge);
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, format_names(k_formats));
-  sub->add_option("-o,--output", o->inputs.output, "Write the report to FILE instead of stdout")
-      ->type_name("FILE");
+  sub->add_option("-o,--output",
+                  o->inputs.output,
+                  "Write the report to FILE instead of stdout; to DIR/ (or an existing "
+                  "directory): the report and a patch per re-sized Kubernetes owner")
+      ->type_name("FILE|DIR/");
 
   sub->callback([&ctx, o, sub]() {
     // PROMETHEUS_URL, as krr and promtool read it: the server when no input is named.

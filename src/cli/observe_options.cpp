@@ -86,7 +86,7 @@ void add_input_options(CLI::App& sub, ObserveCliOptions& o) {
       ->group(group);
   sub.add_option("--timeout", in.timeout_s, "Seconds per Prometheus request")
       ->check(number_in(0.1, 3600.0))
-      ->default_str("30")
+      ->default_str("120")
       ->group(group);
   sub.add_option("--watch",
                  in.watch,

@@ -3,7 +3,7 @@
 #
 # rightsize observe --prometheus on a small generated fleet with known statistics
 # (docs/observe.md, "Prometheus"):
-#   1. bench/observe/fleet.py writes 13 GPUs over the 4 hours ending END (every 30 s) with their
+#   1. bench/observe/fleet.py writes 15 GPUs over the 4 hours ending END (every 30 s) with their
 #      pods and kube-state-metrics' owner series: a Deployment rolled out from one ReplicaSet to
 #      another and a pod replaced, a StatefulSet, a CronJob's Job, a LeaderWorkerSet, an Argo
 #      Rollout, a pod without owner, a GPU without pod; fleet.json holds each GPU's exact
@@ -17,7 +17,9 @@
 #      pods, and a warning naming it; (d) --group-by pod: pods; (e) auth through auth_proxy.py
 #      (bearer token and X-Scope-OrgID): refused without (exit 2, one line naming the URL and
 #      401), accepted with --bearer-token-file or --bearer-token and --header, the token in no
-#      output even at -vv; PROMETHEUS_URL instead of --prometheus; (f) --range left out (14d).
+#      output even at -vv; PROMETHEUS_URL instead of --prometheus; (f) --range left out (14d);
+#      (g) --format yaml reads back as the JSON report; -o DIR/ writes the report and a
+#      strategic-merge patch for the over-provisioned Deployment (2 replicas), GPUs per pod.
 #   Bytes received, server against client aggregation, as -v reports them (no assertion).
 # One PASS or FAIL line per check; exit 1 if any failed, 77 (a CTest skip) without prometheus or
 # promtool. Every process it starts is killed and its scratch directory removed on exit.
@@ -98,7 +100,7 @@ free_port() {
 fleet() {
   local name=$1 file
   shift
-  if ! timeout 30 "$py" "$fleet_py" --gpus 13 --hours 4 --end "$end" --out "$scratch/$name" "$@" \
+  if ! timeout 30 "$py" "$fleet_py" --gpus 15 --hours 4 --end "$end" --out "$scratch/$name" "$@" \
       2>"$scratch/$name.log"; then
     fail "fleet.py $name: $(tail -c 400 "$scratch/$name.log")"
     finish
@@ -137,7 +139,7 @@ owners_url=$url
 serve pods
 pods_url=$url
 
-# Waits (at most 20 s) until both answer count(DCGM_FI_DEV_GPU_UTIL) at END: the 10 GPUs a pod
+# Waits (at most 20 s) until both answer count(DCGM_FI_DEV_GPU_UTIL) at END: the 12 GPUs a pod
 # or nobody holds then (the first two of the Deployment's pods and the Job's have ended).
 ready=$("$py" - "$end" "$owners_url" "$pods_url" <<'EOF'
 import json, sys, time, urllib.parse, urllib.request
@@ -153,7 +155,7 @@ while time.time() < deadline:
                 got[url] = [s["value"][1] for s in json.load(r)["data"]["result"]]
         except Exception as e:  # not up yet
             got[url] = str(e)
-    if all(v == ["10"] for v in got.values()):
+    if all(v == ["12"] for v in got.values()):
         print("ok")
         sys.exit(0)
     time.sleep(0.3)
@@ -266,7 +268,7 @@ if observe "(b) --aggregate client" client --prometheus "$owners_url" "${window[
     --aggregate client --step 30s -v; then
   check_report "(b) --aggregate client --step 30s: by owner" "$scratch/client.json" by_owner 1
 fi
-echo "bytes moved for 13 GPUs x 4 h: server aggregation $(bytes_of server);" \
+echo "bytes moved for 15 GPUs x 4 h: server aggregation $(bytes_of server);" \
   "client aggregation $(bytes_of client)"
 
 # --- (c) without kube-state-metrics, (d) --group-by pod ------------------------------------------------
@@ -340,6 +342,52 @@ fi
 # --- (f) the default window --------------------------------------------------------------------------
 if observe "(f) --range left out" default --prometheus "$owners_url" --end "$end" -v; then
   check_report "(f) --range left out (14d): the same workloads" "$scratch/default.json" by_owner 0.5
+fi
+
+# --- (g) something to apply: --format yaml, and -o DIR/ with a patch per re-sized owner ----------------
+if timeout 30 "$rightsize" observe --prometheus "$owners_url" "${window[@]}" --format yaml \
+    >"$scratch/report.yaml" 2>"$scratch/yaml.err" &&
+    "$py" -c 'import json, sys, yaml
+assert yaml.safe_load(open(sys.argv[1])) == json.load(open(sys.argv[2]))' \
+      "$scratch/report.yaml" "$scratch/server.json" 2>"$scratch/yaml.check"; then
+  pass "(g) --format yaml: the JSON report's document, read back equal"
+else
+  fail "(g) --format yaml: $(head -c 300 "$scratch/yaml.err" "$scratch/yaml.check")"
+fi
+if timeout 30 "$rightsize" observe --prometheus "$owners_url" "${window[@]}" --format json \
+    -o "$scratch/apply/" >"$scratch/apply.out" 2>"$scratch/apply.err"; then
+  if result=$("$py" - "$scratch/apply" <<'EOF'
+import json, os, sys, yaml
+d = sys.argv[1]
+report = json.load(open(os.path.join(d, "report.json")))
+patch = yaml.safe_load(open(os.path.join(d, "deployment-team-c-whisper.yaml")))
+w = next(w for w in report["workloads"] if w["name"] == "team-c/Deployment/whisper")
+assert w["verdict"] == "over-provisioned", w["verdict"]
+assert w["owner"] == {"namespace": "team-c", "kind": "Deployment", "name": "whisper",
+                      "container": "asr"}, w["owner"]
+assert w["pods"] == 2 and w["gpus"] == 2, (w["pods"], w["gpus"])
+rec = w["recommendation"]
+pod = patch["spec"]["template"]["spec"]
+(container,) = pod["containers"]
+assert container["name"] == "asr", container
+# Fewer GPUs than its two pods of one GPU: fewer replicas of one GPU; else GPUs per pod.
+per_pod = 1 if rec["gpus"] < w["pods"] else rec["gpus"] // w["pods"]
+assert patch["spec"].get("replicas", w["pods"]) == (rec["gpus"] if rec["gpus"] < w["pods"] else w["pods"]), patch["spec"]
+limits = container["resources"]["limits"]
+assert list(pod["nodeSelector"]) == ["nvidia.com/gpu.product"], pod["nodeSelector"]
+assert limits == container["resources"]["requests"], container["resources"]
+assert limits.get("nvidia.com/gpu") == per_pod or limits.get(
+    "nvidia.com/mig-%s" % rec["partition"]) == per_pod, (limits, rec)
+files = sorted(f for f in os.listdir(d) if f.endswith(".yaml"))
+print("%s; %s: %s, %s" % (", ".join(files), w["name"], rec["text"][:60], limits))
+EOF
+  ); then
+    pass "(g) -o DIR/: report.json and $result"
+  else
+    fail "(g) -o DIR/: $result $(head -c 300 "$scratch/apply.err")"
+  fi
+else
+  fail "(g) -o DIR/: exit $?, $(head -c 300 "$scratch/apply.err")"
 fi
 
 finish

@@ -33,7 +33,7 @@ struct ObserveInputs {
   std::string end;
   std::string step = "30s";
   std::string selector;
-  double timeout_s = 30;
+  double timeout_s = 120;
   std::string aggregate = "server";
   std::string bearer_token;
   std::string bearer_token_file;

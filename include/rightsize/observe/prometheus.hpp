@@ -25,9 +25,9 @@ struct PrometheusQuery {
   double range_s = 0; // the window, ending at end_s
   double step_s = 30; // query_range's step (client), the subquery step for clock reasons (server)
   double end_s = 0;   // Unix seconds; 0: now
-  std::string selector;  // label matchers added to every query: {namespace="x"} or namespace="x"
-  double timeout_s = 30; // per HTTP request, connection included
-  int retries = 2;       // more attempts after a failed one (connection error, 429, 5xx)
+  std::string selector;   // label matchers added to every query: {namespace="x"} or namespace="x"
+  double timeout_s = 120; // per HTTP request, connection included (Prometheus' query timeout)
+  int retries = 2;        // more attempts after a failed one (connection error, 429, 5xx)
 
   Aggregate aggregate = Aggregate::server;
   // Server: the percentiles (0..100) asked of each series besides 50 and 95 (the analysis' work
@@ -36,8 +36,11 @@ struct PrometheusQuery {
   // Server: the resolution, in points per window, of each series' first and last sample times
   // (a subquery of timestamp()), and of the coarse timeline of work and memory read with
   // query_range for the HTML report's charts when `timeline` is set.
-  int timeline_points = 480;
+  int timeline_points = 120;
   bool timeline = true;
+  // Server: the instant queries in flight at once, each on its own connection (Prometheus
+  // evaluates up to --query.max-concurrency, 20 by default, side by side).
+  int parallel = 4;
   // Workloads as owners: kube-state-metrics' series read for the pods the DCGM series name.
   bool owners = true;
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rightsize {
@@ -94,10 +95,11 @@ struct SeriesSummary {
   double mean = 0;
   double max = 0;
   std::map<double, double> percentiles; // percentile (0..100] -> value; 100 is the max
-  // The times of the first and last sample (Unix seconds), to within the resolution the server
-  // was asked for; nullopt where not asked.
-  std::optional<double> first_s;
-  std::optional<double> last_s;
+  // When the GPU was there: samples per slice of `slice_s` seconds, each slice by its end (Unix
+  // seconds), slices without a sample left out; empty where not asked. Gives the window and the
+  // GPUs a workload holds at once.
+  std::vector<std::pair<double, double>> occupancy;
+  double slice_s = 0;
 
   // The value at `percentile`, or nullopt when the server was not asked for it.
   [[nodiscard]] std::optional<double> at(double percentile) const;

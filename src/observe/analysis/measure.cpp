@@ -20,19 +20,92 @@ namespace rightsize::analysis {
 
 namespace {
 
-// The most spans (first, last; inclusive) that share a moment; a span with first > last (times
-// unknown) shares every moment.
-std::size_t max_concurrent(const std::vector<std::pair<double, double>>& spans) {
-  std::size_t most = 0;
-  for (const auto& [first, last] : spans) {
-    std::size_t at_start = 0;
-    for (const auto& [a, b] : spans) {
-      const bool unknown = a > b;
-      at_start += (unknown || first > last || (a <= first && b >= first)) ? 1 : 0;
+// The slices of the server's counts (the first a GPU of the group has); else `width` seconds,
+// at least twice the largest of the GPUs' median times between samples, so that GPUs sampled at
+// other moments (two hosts scraped at different offsets) share slices.
+double slice_width(const std::vector<const GpuSeries*>& gpus, double width) {
+  for (const auto* g : gpus) {
+    for (const auto& s : g->summaries) {
+      if (s && !s->occupancy.empty() && s->slice_s > 0) {
+        return s->slice_s;
+      }
     }
-    most = std::max(most, at_start);
   }
-  return most;
+  for (const auto* g : gpus) {
+    for (const auto& samples : g->metrics) {
+      if (samples.size() < 2) {
+        continue;
+      }
+      std::vector<double> gaps;
+      gaps.reserve(samples.size() - 1);
+      for (std::size_t i = 1; i < samples.size(); ++i) {
+        gaps.push_back(samples.time_s[i] - samples.time_s[i - 1]);
+      }
+      const auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
+      std::nth_element(gaps.begin(), mid, gaps.end());
+      width = std::max(width, 2 * *mid);
+    }
+  }
+  return width;
+}
+
+// One GPU's presence: the server's samples per slice, else its own samples counted per slice of
+// `width`; each slice's count over its fullest.
+Presence presence_of(const GpuSeries& g, double width) {
+  Presence counts;
+  const auto* server = [&]() -> const SeriesSummary* {
+    for (const auto& s : g.summaries) {
+      if (s && !s->occupancy.empty()) {
+        return &*s;
+      }
+    }
+    return nullptr;
+  }();
+  if (server != nullptr) {
+    // Slice k ends at k * width: the server's grid is a whole number of steps from its start.
+    for (const auto& [end, n] : server->occupancy) {
+      counts[std::llround(end / width)] += n;
+    }
+  } else {
+    const Samples* most = nullptr;
+    for (const auto& s : g.metrics) {
+      if (most == nullptr || s.size() > most->size()) {
+        most = &s;
+      }
+    }
+    if (most != nullptr) {
+      for (const double t : most->time_s) {
+        counts[static_cast<long long>(std::ceil(t / width))] += 1;
+      }
+    }
+  }
+  double fullest = 0;
+  for (const auto& [k, n] : counts) {
+    fullest = std::max(fullest, n);
+  }
+  for (auto& [k, n] : counts) {
+    n /= fullest;
+  }
+  return counts;
+}
+
+// The most of `presences` there at once: the largest sum over a slice, rounded, so that a pod
+// replaced within a slice counts once (a rollout's surge of minutes is no second GPU). Unknown
+// (no presence at all): each counts.
+std::size_t most_at_once(const std::vector<Presence>& presences) {
+  std::map<long long, double> sum;
+  std::size_t unknown = 0;
+  for (const auto& p : presences) {
+    unknown += p.empty() ? 1 : 0;
+    for (const auto& [k, share] : p) {
+      sum[k] += share;
+    }
+  }
+  double most = 0;
+  for (const auto& [k, total] : sum) {
+    most = std::max(most, total);
+  }
+  return unknown + static_cast<std::size_t>(std::max(0LL, std::llround(most)));
 }
 
 } // namespace
@@ -57,33 +130,36 @@ void WorkloadAnalysis::describe() {
   }
   double first_t = std::numeric_limits<double>::infinity();
   double last_t = -first_t;
-  // Each GPU's span, first sample to last: a Deployment's pods replaced one after another hold
-  // one GPU at a time, not one each.
-  std::vector<std::pair<double, double>> spans;
   for (const auto* s : m_group.gpus) {
     GpuObservation per;
     per.label = s->id.label();
     per.uuid = s->id.uuid;
-    double gpu_first = std::numeric_limits<double>::infinity();
-    double gpu_last = -gpu_first;
     for (const auto& samples : s->metrics) {
       if (!samples.empty()) {
-        gpu_first = std::min(gpu_first, samples.time_s.front());
-        gpu_last = std::max(gpu_last, samples.time_s.back());
+        first_t = std::min(first_t, samples.time_s.front());
+        last_t = std::max(last_t, samples.time_s.back());
       }
     }
+    // The server's slices with samples: the window to within one slice.
     for (const auto& summary : s->summaries) {
-      if (summary && summary->first_s && summary->last_s) {
-        gpu_first = std::min(gpu_first, *summary->first_s);
-        gpu_last = std::max(gpu_last, *summary->last_s);
+      if (summary && !summary->occupancy.empty()) {
+        first_t = std::min(first_t, summary->occupancy.front().first - summary->slice_s);
+        last_t = std::max(last_t, summary->occupancy.back().first);
       }
     }
-    first_t = std::min(first_t, gpu_first);
-    last_t = std::max(last_t, gpu_last);
-    spans.emplace_back(gpu_first, gpu_last); // unknown: (inf, -inf), counted as always there
     m_w.per_gpu.push_back(std::move(per)); // samples and work: measure_work()
   }
-  m_w.gpus = static_cast<int>(max_concurrent(spans));
+  // When each GPU was there: a Deployment's pods replaced one after another hold one GPU at a
+  // time, not one each.
+  const double width = slice_width(
+      m_group.gpus,
+      last_t > first_t ? (last_t - first_t) / static_cast<double>(k_presence_slices) : 1.0);
+  std::vector<Presence> presences;
+  for (const auto* s : m_group.gpus) {
+    presences.push_back(presence_of(*s, width));
+  }
+  m_w.gpus = static_cast<int>(std::min(m_group.gpus.size(), most_at_once(presences)));
+  describe_pods(presences);
   if (m_group.gpus.empty()) {
     m_w.gpus = std::max(1, m_group.traces.front()->devices);
   }
@@ -101,6 +177,42 @@ void WorkloadAnalysis::describe() {
     }
     m_level[m] = s->extra;
     m_w.observed[metric] = s->percentiles;
+  }
+}
+
+// The pods at once (a pod there where any of its GPUs is), and the owner when the workload is one:
+// every GPU's pod owned by the same object, named as the group is.
+void WorkloadAnalysis::describe_pods(const std::vector<Presence>& gpu_presences) {
+  std::map<std::string, Presence> pods;
+  for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
+    const GpuIdentity& id = m_group.gpus[i]->id;
+    if (id.pod.empty()) {
+      continue;
+    }
+    Presence& pod = pods[id.namespace_name + "/" + id.pod];
+    for (const auto& [k, share] : gpu_presences[i]) {
+      pod[k] = std::max(pod[k], share);
+    }
+  }
+  std::vector<Presence> presences;
+  for (auto& [name, presence] : pods) {
+    presences.push_back(std::move(presence));
+  }
+  m_w.pods = static_cast<int>(std::min(pods.size(), most_at_once(presences)));
+  if (m_group.gpus.empty()) {
+    return;
+  }
+  const GpuIdentity& first = m_group.gpus.front()->id;
+  const bool one_owner =
+      !first.owner_name.empty() &&
+      std::all_of(m_group.gpus.begin(), m_group.gpus.end(), [&](const GpuSeries* g) {
+        return g->id.namespace_name == first.namespace_name &&
+               g->id.owner_kind == first.owner_kind && g->id.owner_name == first.owner_name;
+      });
+  const std::string in_namespace = first.namespace_name.empty() ? "" : first.namespace_name + "/";
+  if (one_owner && m_w.name == in_namespace + first.owner_kind + "/" + first.owner_name) {
+    m_w.owner =
+        WorkloadOwner{first.namespace_name, first.owner_kind, first.owner_name, first.container};
   }
 }
 
@@ -268,17 +380,24 @@ void WorkloadAnalysis::measure_memory() {
   m_w.memory_capacity_bytes = m_capacity;
   double needed = 0;
   bool known = false;
+  std::size_t measured = 0;
   for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
     const auto used = gpu_summary(*m_group.gpus[i], Metric::memory_used, m_o.memory_percentile);
     if (!used) {
       continue;
     }
     known = true;
+    ++measured;
     const double at_percentile = used->extra;
     m_w.per_gpu[i].memory_used_bytes = used->percentiles;
     needed += at_percentile;
     m_largest_gpu_need = std::max(m_largest_gpu_need, at_percentile * (1.0 + m_o.buffer));
     m_peak_share = std::max(m_peak_share, m_w.per_gpu[i].memory_used_bytes->max / m_capacity);
+  }
+  if (known && static_cast<std::size_t>(m_w.gpus) < m_group.gpus.size()) {
+    // GPUs held one after another (a rollout's pods): what the GPUs held at once need, each the
+    // mean of the measured ones.
+    needed *= static_cast<double>(m_w.gpus) / static_cast<double>(measured);
   }
   if (!known) {
     // What the caching allocator reserved is what had to fit; what tensors held is less.

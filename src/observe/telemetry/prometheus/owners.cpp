@@ -119,14 +119,15 @@ void add_owners(Session& session, Telemetry& into) {
     return it->second;
   };
 
+  // A pod kube-state-metrics says has no owner (owner_kind "<none>") is a bare pod, judged as
+  // itself; one it has no series of at all is worth a warning.
   std::size_t without = 0;
   std::map<Key, Owner> resolved;
   for (const auto& pod : pods) {
-    const Owner owner = owner_of(pod);
-    if (owner.first.empty()) {
+    if (pod_owner.count(pod) == 0 && lws.count(pod) == 0) {
       ++without;
     }
-    resolved.emplace(pod, owner);
+    resolved.emplace(pod, owner_of(pod));
   }
   for (auto& gpu : into.gpus) {
     if (const auto it = resolved.find({gpu.id.namespace_name, gpu.id.pod}); it != resolved.end()) {
@@ -135,8 +136,8 @@ void add_owners(Session& session, Telemetry& into) {
     }
   }
   if (without > 0) {
-    into.warnings.push_back(fmt::format("{}: {} of {} pods have no owner in kube-state-metrics' "
-                                        "series {}: judged as pods",
+    into.warnings.push_back(fmt::format("{}: {} of {} pods have no kube_pod_owner series {}: "
+                                        "judged as pods",
                                         session.base().shown,
                                         without,
                                         pods.size(),

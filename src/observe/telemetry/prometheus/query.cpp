@@ -12,9 +12,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <vector>
 
 namespace rightsize {
@@ -216,11 +221,63 @@ std::string Session::where(const std::string& path, const std::string& promql) c
 
 Answer Session::instant(const std::string& promql) {
   const std::string where = this->where("/api/v1/query", promql);
+  if (const auto it = m_prefetched.find(promql); it != m_prefetched.end()) {
+    return parse_vector_answer(it->second, where);
+  }
   const std::string url = fmt::format("{}/api/v1/query?query={}&time={:.3f}",
                                       m_base.request,
                                       m_http.escape(promql),
                                       m_window.end_s);
   return parse_vector_answer(m_http.get(url, where), where);
+}
+
+void Session::prefetch(const std::vector<std::string>& promqls, int parallel) {
+  const std::size_t n = promqls.size();
+  std::vector<std::string> bodies(n);
+  std::vector<char> done(n, 0);
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<std::size_t> next{0};
+  std::mutex traffic_lock;
+  const auto work = [&]() {
+    std::optional<HttpClient> http;
+    try {
+      http.emplace(m_query, m_base.origin, m_api);
+    } catch (...) {
+      return; // a client that cannot start leaves its queries to the others, or to instant()
+    }
+    for (std::size_t i = next++; i < n; i = next++) {
+      try {
+        const std::string url = fmt::format("{}/api/v1/query?query={}&time={:.3f}",
+                                            m_base.request,
+                                            http->escape(promqls[i]),
+                                            m_window.end_s);
+        bodies[i] = http->get(url, where("/api/v1/query", promqls[i]));
+        done[i] = 1;
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+    const std::lock_guard<std::mutex> hold(traffic_lock);
+    m_prefetch_traffic.requests += http->traffic().requests;
+    m_prefetch_traffic.bytes += http->traffic().bytes;
+    m_prefetch_traffic.wire_bytes += http->traffic().wire_bytes;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < std::max(1, parallel); ++t) {
+    threads.emplace_back(work);
+  }
+  work();
+  for (auto& t : threads) {
+    t.join();
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (errors[i]) {
+      std::rethrow_exception(errors[i]);
+    }
+    if (done[i] != 0) {
+      m_prefetched[promqls[i]] = std::move(bodies[i]);
+    }
+  }
 }
 
 std::string
@@ -282,7 +339,7 @@ Telemetry query_prometheus(const PrometheusQuery& query, PrometheusTraffic* traf
   const curl::Api& api = curl::api(prometheus::without_userinfo(query.url), "--prometheus");
   prometheus::BaseUrl base = prometheus::parse_base_url(query.url, api);
   prometheus::HttpClient http(query, base.origin, api);
-  prometheus::Session session(query, std::move(matchers), window, std::move(base), http);
+  prometheus::Session session(query, std::move(matchers), window, std::move(base), http, api);
 
   Telemetry out;
   if (query.aggregate == Aggregate::server) {
@@ -306,6 +363,9 @@ Telemetry query_prometheus(const PrometheusQuery& query, PrometheusTraffic* traf
   }
   if (traffic != nullptr) {
     *traffic = http.traffic();
+    traffic->requests += session.prefetch_traffic().requests;
+    traffic->bytes += session.prefetch_traffic().bytes;
+    traffic->wire_bytes += session.prefetch_traffic().wire_bytes;
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <rightsize/observe/prometheus.hpp>
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,10 @@ public:
           std::string matchers,
           const Window& window,
           BaseUrl base,
-          HttpClient& http)
+          HttpClient& http,
+          const curl::Api& api)
       : m_query(query), m_matchers(std::move(matchers)), m_window(window), m_base(std::move(base)),
-        m_http(http) {}
+        m_http(http), m_api(api) {}
 
   [[nodiscard]] const PrometheusQuery& query() const { return m_query; }
   [[nodiscard]] const Window& window() const { return m_window; }
@@ -45,8 +47,14 @@ public:
 
   // The URL that names `promql` in messages: the base URL shown, the path, the query unescaped.
   [[nodiscard]] std::string where(const std::string& path, const std::string& promql) const;
-  // An instant query at the window's end.
+  // An instant query at the window's end (the prefetched answer when there is one).
   Answer instant(const std::string& promql);
+  // The instant queries asked at once, `parallel` at a time on connections of their own, so that
+  // the server evaluates them side by side; instant() then answers from what came back. The first
+  // failure (in the order given) is thrown after all have finished.
+  void prefetch(const std::vector<std::string>& promqls, int parallel);
+  // What the prefetching connections moved (the main client counts its own).
+  [[nodiscard]] const PrometheusTraffic& prefetch_traffic() const { return m_prefetch_traffic; }
   // A query_range from `start_s` to `end_s`.
   Answer range(const std::string& promql, double start_s, double end_s, double step_s);
   // The raw body of a query_range, for add_prometheus_matrix.
@@ -60,6 +68,9 @@ private:
   Window m_window;
   BaseUrl m_base;
   HttpClient& m_http;
+  const curl::Api& m_api;
+  std::map<std::string, std::string> m_prefetched; // promql -> body
+  PrometheusTraffic m_prefetch_traffic;
 };
 
 // "2026-12-01T00:00:00Z".
