@@ -305,7 +305,9 @@ run_one() {
   /usr/bin/time -f '%e %M' -o "$tm" timeout 7200 "$rightsize" observe --prometheus "$url" \
     --end "$end" --range "${rs}s" --aggregate "$mode" --format json -v -o "$out" "$@" 2>"$err"
   rc=$?
-  read -r wall rss <"$tm" 2>/dev/null || { wall='?'; rss=0; }
+  # GNU time writes "Command exited with non-zero status N" before its figures when it fails.
+  read -r wall rss < <(tail -n 1 "$tm" 2>/dev/null) || { wall='?'; rss=0; }
+  [[ "$rss" =~ ^[0-9]+$ ]] || rss=0
   rss=$((rss / 1024))
   line=$(grep -E 'prometheus:.*requests.*bytes' "$err" | tail -1)
   if [ -n "$line" ]; then
