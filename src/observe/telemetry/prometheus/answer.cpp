@@ -138,6 +138,31 @@ parse_labels(const nlohmann::json& metric, const std::string& url, const std::st
   return labels;
 }
 
+// One [time, "value"] pair at `at`, added to the series (a non-finite value counted, not added).
+void parse_pair(const nlohmann::json& pair,
+                const std::string& url,
+                const std::string& at,
+                Series& series,
+                std::size_t& non_finite) {
+  if (!pair.is_array() || pair.size() != 2) {
+    fail_at(url, at, "must be a [time, \"value\"] pair", pair);
+  }
+  const auto& time = pair[0];
+  if (!time.is_number() || !std::isfinite(time.get<double>()) || time.get<double>() < 0) {
+    fail_at(url, at + "/0", "must be a time in Unix seconds (a number >= 0)", time);
+  }
+  const auto& text = pair[1];
+  double value = 0;
+  if (!text.is_string() || !parse_sample_value(text.get<std::string>(), value)) {
+    fail_at(url, at + "/1", R"(must be a number as a string ("12.5", "NaN", "+Inf"))", text);
+  }
+  if (!std::isfinite(value)) {
+    ++non_finite;
+    return;
+  }
+  series.points.push_back({time.get<double>(), value});
+}
+
 void parse_values(const nlohmann::json& values,
                   const std::string& url,
                   const std::string& pointer,
@@ -148,25 +173,7 @@ void parse_values(const nlohmann::json& values,
   }
   series.points.reserve(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto& pair = values[i];
-    const std::string at = pointer + "/" + std::to_string(i);
-    if (!pair.is_array() || pair.size() != 2) {
-      fail_at(url, at, "must be a [time, \"value\"] pair", pair);
-    }
-    const auto& time = pair[0];
-    if (!time.is_number() || !std::isfinite(time.get<double>()) || time.get<double>() < 0) {
-      fail_at(url, at + "/0", "must be a time in Unix seconds (a number >= 0)", time);
-    }
-    const auto& text = pair[1];
-    double value = 0;
-    if (!text.is_string() || !parse_sample_value(text.get<std::string>(), value)) {
-      fail_at(url, at + "/1", R"(must be a number as a string ("12.5", "NaN", "+Inf"))", text);
-    }
-    if (!std::isfinite(value)) {
-      ++non_finite;
-      continue;
-    }
-    series.points.push_back({time.get<double>(), value});
+    parse_pair(values[i], url, pointer + "/" + std::to_string(i), series, non_finite);
   }
 }
 
@@ -234,7 +241,7 @@ Answer parse_result(std::string_view body, const std::string& url, bool matrix) 
         parse_values(*values, url, at + "/values", series, out.non_finite);
       }
     } else if (const auto value = entry.find("value"); value != entry.end()) {
-      parse_values(nlohmann::json::array({*value}), url, at + "/value", series, out.non_finite);
+      parse_pair(*value, url, at + "/value", series, out.non_finite);
     }
     out.series.push_back(std::move(series));
   }
