@@ -4,49 +4,71 @@
 
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/observe_options.hpp"
 #include "cli/renderers.hpp"
 
+#include <rightsize/catalog/gpu_products.hpp>
+#include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
+#include <rightsize/deploy/manifest_files.hpp>
 #include <rightsize/observe/inputs.hpp>
 #include <rightsize/observe/observe.hpp>
+#include <rightsize/observe/patches.hpp>
 #include <rightsize/observe/settings.hpp>
 #include <rightsize/render/observe.hpp>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 namespace rightsize::cli {
 
 namespace {
 
-struct ObserveCliOptions {
-  CommonOptions common;
-  ObserveInputs inputs;
-  ObserveSettings settings;
-  long watch_count = 0;
-  bool no_mig = false;
-};
-
 using ObserveRenderer = void (*)(const ObserveReport&, std::ostream&);
-constexpr std::array<Format<ObserveRenderer>, 6> k_formats{{{"table", render_observe_table},
+constexpr std::array<Format<ObserveRenderer>, 7> k_formats{{{"table", render_observe_table},
                                                             {"json", render_observe_json},
+                                                            {"yaml", render_observe_yaml},
                                                             {"markdown", render_observe_markdown},
                                                             {"csv", render_observe_csv},
                                                             {"html", render_observe_html},
                                                             {"svg", render_observe_svg}}};
 
-// The options that apply to --prometheus only.
-constexpr std::array<const char*, 6> k_live_flags{
-    "--range", "--step", "--selector", "--timeout", "--watch", "--watch-count"};
+// Each format's file under -o DIR/ (or an existing directory), and whether it draws the window
+// over time (the charts, which need Prometheus' coarse timeline).
+struct FormatFile {
+  std::string_view format;
+  std::string_view file;
+  bool charts;
+};
+constexpr std::array<FormatFile, 7> k_format_files{{{"table", "report.txt", false},
+                                                    {"json", "report.json", false},
+                                                    {"yaml", "report.yaml", false},
+                                                    {"markdown", "report.md", false},
+                                                    {"csv", "report.csv", false},
+                                                    {"html", "report.html", true},
+                                                    {"svg", "report.svg", true}}};
+
+const FormatFile& format_file(const std::string& format) {
+  const auto* it = std::find_if(k_format_files.begin(),
+                                k_format_files.end(),
+                                [&](const FormatFile& f) { return f.format == format; });
+  if (it == k_format_files.end()) {
+    throw InternalError("observe: no file name for the format " + format);
+  }
+  return *it;
+}
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -74,130 +96,26 @@ private:
   std::set<std::string> m_logged;
 };
 
-void add_input_options(CLI::App& sub, ObserveCliOptions& o) {
-  ObserveInputs& in = o.inputs;
-  const std::string group = "Inputs";
-  sub.add_option(
-         "--nvidia-smi", in.nvidia_smi, "nvidia-smi --query-gpu=... --format=csv log (repeatable)")
-      ->type_name("FILE")
-      ->group(group);
-  sub.add_option("--dcgm", in.dcgm, "dcgm-exporter scrapes, Prometheus text format (repeatable)")
-      ->type_name("FILE")
-      ->group(group);
-  sub.add_option("--interval",
-                 in.interval,
-                 "Time between samples where a file has no clock: --dcgm scrapes without "
-                 "timestamps, an nvidia-smi log without a timestamp column")
-      ->default_str("30s")
-      ->group(group);
-  sub.add_option("--trace",
-                 in.traces,
-                 "torch.profiler Chrome trace (.json) or nsys SQLite export, as FILE or "
-                 "WORKLOAD=FILE (repeatable)")
-      ->type_name("[WORKLOAD=]FILE")
-      ->group(group);
-  sub.add_option("--prometheus", in.prometheus, "Read the DCGM series live from this Prometheus")
-      ->type_name("URL")
-      ->group(group);
-  sub.add_option("--range", in.range, "The window to read from Prometheus, ending now (7d, 6h)")
-      ->type_name("DURATION")
-      ->group(group);
-  sub.add_option("--step", in.step, "Resolution of the Prometheus query")
-      ->default_str("30s")
-      ->type_name("DURATION")
-      ->group(group);
-  sub.add_option("--selector",
-                 in.selector,
-                 "Label matchers added to every query: '{namespace=\"serving\"}'")
-      ->group(group);
-  sub.add_option("--timeout", in.timeout_s, "Seconds per Prometheus request")
-      ->check(number_in(0.1, 3600.0))
-      ->default_str("30")
-      ->group(group);
-  sub.add_option("--watch",
-                 in.watch,
-                 "With --prometheus: re-evaluate every INTERVAL and print what changed")
-      ->type_name("INTERVAL")
-      ->group(group);
-  sub.add_option(
-         "--watch-count", o.watch_count, "Stop --watch after this many re-evaluations (0: never)")
-      ->transform(whole_number_in(0, 1000000))
-      ->group(group);
-}
-
-void add_threshold_options(CLI::App& sub, ObserveSettings& s, const std::string& group) {
-  sub.add_option("--percentile", s.work_percentile, "Percentile of the observed work to size for")
-      ->check(number_in(1.0, 100.0))
-      ->default_str("95")
-      ->group(group);
-  sub.add_option("--memory-percentile",
-                 s.memory_percentile,
-                 "Percentile of the observed memory to size for (100: the peak)")
-      ->check(number_in(1.0, 100.0))
-      ->default_str("100")
-      ->group(group);
-  sub.add_option("--buffer", s.buffer_percent, "Margin added to the observed need, in percent")
-      ->check(number_in(0.0, 500.0))
-      ->default_str("20")
-      ->group(group);
-  sub.add_option("--idle-below", s.idle_below_percent, "Idle: work percentile under this percent")
-      ->check(number_in(0.0, 100.0))
-      ->default_str("5")
-      ->group(group);
-  sub.add_option(
-         "--low-below", s.low_below_percent, "Low utilization: work percentile under this percent")
-      ->check(number_in(0.0, 100.0))
-      ->default_str("40")
-      ->group(group);
-  sub.add_option("--min-saving",
-                 s.min_saving_percent,
-                 "Over-provisioned only when a recommendation saves at least this percent")
-      ->check(number_in(0.0, 100.0))
-      ->default_str("10")
-      ->group(group);
-  sub.add_option("--scale-out-efficiency",
-                 s.scale_out_percent,
-                 "Percent of the added GPUs' rate a recommendation on more GPUs gets per doubling")
-      ->check(number_in(10.0, 100.0))
-      ->default_str("90")
-      ->group(group);
-  sub.add_option(
-         "--min-window", s.min_window, "Shortest telemetry window judged (else: observe longer)")
-      ->default_str("10m")
-      ->group(group);
-  sub.add_option("--min-samples", s.min_samples, "Fewest work samples per GPU judged")
-      ->check(CLI::Range(1L, 1000000L))
-      ->default_str("10")
-      ->group(group);
-}
-
-void add_recommendation_options(CLI::App& sub, ObserveCliOptions& o, const std::string& group) {
-  ObserveSettings& s = o.settings;
-  sub.add_option("--group-by", s.group_by, "Workloads: auto (pods, else each GPU), host, or gpu")
-      ->check(CLI::IsMember(group_by_names()))
-      ->default_str("auto")
-      ->group(group);
-  sub.add_option("--gpus", s.gpus, "Recommend only these catalog GPUs (comma-separated)")
-      ->group(group);
-  sub.add_option("--max-gpus", s.max_gpus, "Most GPUs per workload in a recommendation")
-      ->transform(whole_number_in(1, 1024))
-      ->default_str("8")
-      ->group(group);
-  sub.add_flag("--no-mig", o.no_mig, "Do not recommend MIG slices")->group(group);
-  sub.add_option("--gpu-model",
-                 s.gpu_models,
-                 "Map an observed GPU name to a catalog GPU: \"NVIDIA H100 80GB HBM3=H100\"")
-      ->type_name("NAME=GPU")
-      ->group(group);
-  sub.add_option("--provider", s.provider, "Price with this provider's prices")->group(group);
-  sub.add_option(
-         "--price-kind", s.price_kind, "on_demand, spot, committed_1y, committed_3y or committed")
-      ->default_str("on_demand")
-      ->group(group);
-  sub.add_option("--hours-per-month", s.hours_per_month, "Hours a GPU is paid for per month")
-      ->check(number_in(1.0, 744.0))
-      ->default_str("730")
-      ->group(group);
+// The report under DIR, and beside it a strategic-merge patch per re-sized owner.
+void write_directory(const ObserveCliOptions& o,
+                     const ObserveReport& report,
+                     const std::string& text,
+                     Context& ctx) {
+  const GpuProducts products = load_gpu_products(bundled_data_dir(o.common) + "/deploy.json");
+  const OwnerPatches patches = owner_patches(report, products);
+  std::vector<ManifestFile> files{{std::string(format_file(o.common.format).file), text}};
+  for (const auto& p : patches.patches) {
+    files.push_back({p.file_name, owner_patch_yaml(p)});
+  }
+  for (const auto& why : patches.skipped) {
+    ctx.log->warn("{}", why);
+  }
+  write_manifest_files(files, o.inputs.output);
+  ctx.log->info("wrote {} and {} patch{} under {}",
+                files.front().name,
+                patches.patches.size(),
+                patches.patches.size() == 1 ? "" : "es",
+                o.inputs.output);
 }
 
 void render_report(const ObserveCliOptions& o, const ObserveReport& report, Context& ctx) {
@@ -208,6 +126,11 @@ void render_report(const ObserveCliOptions& o, const ObserveReport& report, Cont
   }
   std::ostringstream text;
   render(report, text);
+  std::error_code ec;
+  if (o.inputs.output.back() == '/' || std::filesystem::is_directory(o.inputs.output, ec)) {
+    write_directory(o, report, text.str(), ctx);
+    return;
+  }
   write_file_atomically(o.inputs.output, text.str());
   ctx.log->info("wrote {}", o.inputs.output);
 }
@@ -245,9 +168,24 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
   }
   std::optional<PrometheusQuery> query;
   if (!o.inputs.prometheus.empty()) {
-    query = prometheus_query(o.inputs);
+    query = prometheus_query(o.inputs, options);
+    query->owners = !o.no_owners;
+    // The coarse timeline is read for the charts only.
+    query->timeline = format_file(o.common.format).charts;
   }
-  const auto evaluate = [&]() { return observe_once(files, query, catalog, products, options); };
+  const auto evaluate = [&]() {
+    PrometheusTraffic traffic;
+    ObserveReport r = observe_once(files, query, catalog, products, options, &traffic);
+    if (query) {
+      ctx.log->info("prometheus: {} requests, {} bytes received ({} on the wire; {} "
+                    "aggregation)",
+                    traffic.requests,
+                    traffic.bytes,
+                    traffic.wire_bytes,
+                    o.inputs.aggregate);
+    }
+    return r;
+  };
   ObserveReport report = evaluate();
   warnings.log(report.warnings);
   render_report(o, report, ctx);
@@ -271,10 +209,20 @@ void register_observe(CLI::App& app, Context& ctx) {
   add_recommendation_options(*sub, *o, judge);
   add_catalog_option(*sub, o->common);
   add_format_option(*sub, o->common, format_names(k_formats));
-  sub->add_option("-o,--output", o->inputs.output, "Write the report to FILE instead of stdout")
-      ->type_name("FILE");
+  sub->add_option("-o,--output",
+                  o->inputs.output,
+                  "Write the report to FILE instead of stdout; to DIR/ (or an existing "
+                  "directory): the report and a patch per re-sized Kubernetes owner")
+      ->type_name("FILE|DIR/");
 
   sub->callback([&ctx, o, sub]() {
+    // PROMETHEUS_URL, as krr and promtool read it: the server when no input is named.
+    ObserveInputs& in = o->inputs;
+    if (in.prometheus.empty() && in.nvidia_smi.empty() && in.dcgm.empty() && in.traces.empty()) {
+      if (const char* env = std::getenv("PROMETHEUS_URL"); env != nullptr && *env != '\0') {
+        in.prometheus = env;
+      }
+    }
     for (const char* flag : k_live_flags) {
       if (sub->get_option(flag)->count() > 0) {
         o->inputs.live_flags_given.emplace_back(flag);

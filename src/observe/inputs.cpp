@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <filesystem>
 
 namespace rightsize {
@@ -48,7 +49,7 @@ void check_observe_inputs(const ObserveInputs& in) {
   if (in.nvidia_smi.empty() && in.dcgm.empty() && in.traces.empty() && in.prometheus.empty()) {
     throw InputError("observe",
                      "nothing to observe: give --nvidia-smi FILE, --dcgm FILE, "
-                     "--trace FILE or --prometheus URL --range DURATION");
+                     "--trace FILE or --prometheus URL (or PROMETHEUS_URL)");
   }
   if (!in.prometheus.empty()) {
     if (in.prometheus.rfind("http://", 0) != 0 && in.prometheus.rfind("https://", 0) != 0) {
@@ -56,8 +57,12 @@ void check_observe_inputs(const ObserveInputs& in) {
           "--prometheus",
           fmt::format("must be an http:// or https:// URL, got \"{}\"", in.prometheus));
     }
-    if (in.range.empty()) {
-      throw InputError("--range", "--prometheus needs the window to read: --range 7d");
+    if (in.aggregate != "server" && in.aggregate != "client") {
+      throw InputError("--aggregate",
+                       fmt::format("must be server or client, got \"{}\"", in.aggregate));
+    }
+    if (!in.bearer_token.empty() && !in.bearer_token_file.empty()) {
+      throw InputError("--bearer-token-file", "give the token once: --bearer-token or this");
     }
   } else {
     for (const auto& flag : in.live_flags_given) {
@@ -159,13 +164,59 @@ ObservedFiles read_observe_files(const ObserveInputs& in) {
   return files;
 }
 
-PrometheusQuery prometheus_query(const ObserveInputs& in) {
+double parse_end_time(const std::string& text) {
+  std::size_t used = 0;
+  double seconds = 0;
+  try {
+    seconds = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == text.size() && used > 0) {
+    if (!std::isfinite(seconds) || seconds <= 0 || seconds > 4.1e9) {
+      throw InputError("--end", fmt::format("{} is not a time in Unix seconds", text));
+    }
+    return seconds;
+  }
+  std::tm tm{};
+  const char* rest = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (rest == nullptr || *rest != '\0') {
+    throw InputError("--end",
+                     fmt::format("\"{}\" is neither Unix seconds (1764547200) nor a UTC time "
+                                 "(2025-12-01T00:00:00Z)",
+                                 text));
+  }
+  return static_cast<double>(timegm(&tm));
+}
+
+PrometheusQuery prometheus_query(const ObserveInputs& in, const ObserveOptions& options) {
   PrometheusQuery q;
   q.url = in.prometheus;
-  q.range_s = parse_duration(in.range, "--range");
+  q.range_s = parse_duration(in.range.empty() ? "14d" : in.range, "--range");
+  q.end_s = in.end.empty() ? 0 : parse_end_time(in.end);
   q.step_s = parse_duration(in.step, "--step");
   q.selector = in.selector;
   q.timeout_s = in.timeout_s;
+  q.aggregate = in.aggregate == "client" ? Aggregate::client : Aggregate::server;
+  q.percentiles = {options.work_percentile, options.memory_percentile};
+  q.headers = in.headers;
+  q.ca_file = in.ca_file;
+  q.insecure_skip_verify = in.insecure_skip_verify;
+  q.bearer_token = in.bearer_token;
+  if (!in.bearer_token_file.empty()) {
+    std::string token = read_input_file(in.bearer_token_file, 64 * 1024, "--bearer-token-file");
+    while (!token.empty() && (token.back() == '\n' || token.back() == '\r' || token.back() == ' ' ||
+                              token.back() == '\t')) {
+      token.pop_back();
+    }
+    if (token.empty()) {
+      throw InputError(in.bearer_token_file, "--bearer-token-file: the file is empty");
+    }
+    q.bearer_token = std::move(token);
+  }
+  if (!in.ca_file.empty()) {
+    read_input_file(in.ca_file, 16 * 1024 * 1024, "--ca-file");
+  }
   return q;
 }
 
@@ -173,10 +224,11 @@ ObserveReport observe_once(const ObservedFiles& files,
                            const std::optional<PrometheusQuery>& query,
                            const Catalog& catalog,
                            const GpuProducts& products,
-                           const ObserveOptions& options) {
+                           const ObserveOptions& options,
+                           PrometheusTraffic* traffic) {
   Telemetry all = files.telemetry;
   if (query) {
-    all.merge(query_prometheus(*query));
+    all.merge(query_prometheus(*query, traffic));
   }
   ObserveReport report = observe(all, files.traces, catalog, products, options);
   report.sources = files.sources;

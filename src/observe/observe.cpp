@@ -84,6 +84,17 @@ ObserveReport observe(const Telemetry& telemetry,
   const auto gpus = analysis::merge_duplicates(telemetry, merged);
   OptionsCache options_cache;
   auto groups = analysis::group_workloads(gpus, options.group_by);
+  if (options.group_by == GroupBy::owner) {
+    const auto pods_without_owner = std::count_if(gpus.begin(), gpus.end(), [](const auto* g) {
+      return !g->id.pod.empty() && g->id.owner_name.empty();
+    });
+    if (pods_without_owner > 0) {
+      report.warnings.push_back(
+          fmt::format("--group-by owner: {} GPU series of pods have no owner (kube-state-metrics' "
+                      "kube_pod_owner, read with --prometheus): grouped by pod",
+                      pods_without_owner));
+    }
+  }
   analysis::attach_traces(groups, traces, report.warnings);
 
   for (const auto& group : groups) {

@@ -16,8 +16,10 @@ namespace rightsize {
 namespace {
 
 // One name per GroupBy, for parsing and printing.
-constexpr std::array<std::pair<GroupBy, std::string_view>, 3> k_group_by_names{{
+constexpr std::array<std::pair<GroupBy, std::string_view>, 5> k_group_by_names{{
     {GroupBy::automatic, "auto"},
+    {GroupBy::owner, "owner"},
+    {GroupBy::pod, "pod"},
     {GroupBy::host, "host"},
     {GroupBy::gpu, "gpu"},
 }};

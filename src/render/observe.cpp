@@ -271,7 +271,7 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
   }
 }
 
-void render_observe_json(const ObserveReport& r, std::ostream& out) {
+nlohmann::json observe_report_json(const ObserveReport& r) {
   const auto& o = r.options;
   nlohmann::json options = {
       {"work_percentile", o.work_percentile},
@@ -355,6 +355,13 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
     }
     workloads.push_back(
         {{"name", w.name},
+         {"owner",
+          w.owner ? nlohmann::json{{"namespace", w.owner->namespace_name},
+                                   {"kind", w.owner->kind},
+                                   {"name", w.owner->name},
+                                   {"container", w.owner->container}}
+                  : nlohmann::json(nullptr)},
+         {"pods", w.pods},
          {"gpu", w.gpu},
          {"observed_gpu", w.observed_gpu},
          {"partition", w.partition.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.partition)},
@@ -382,7 +389,11 @@ void render_observe_json(const ObserveReport& r, std::ostream& out) {
                         {"workloads", workloads},
                         {"sources", r.sources},
                         {"warnings", r.warnings}};
-  out << doc.dump(2) << '\n';
+  return doc;
+}
+
+void render_observe_json(const ObserveReport& r, std::ostream& out) {
+  out << observe_report_json(r).dump(2) << '\n';
 }
 
 namespace {

@@ -6,6 +6,8 @@
 
 #include <rightsize/observe/observe.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 
@@ -24,5 +26,7 @@ std::string memory_peak(const WorkloadObservation& w);
 std::string verdict_counts(const ObserveSummary& s);
 // The report's first two lines: workloads, window and verdicts; GPUs freed and money.
 std::string summary_lines(const ObserveReport& r);
+// The JSON report's document (data/observe-report.schema.json), which --format yaml writes too.
+nlohmann::json observe_report_json(const ObserveReport& r);
 
 } // namespace rightsize

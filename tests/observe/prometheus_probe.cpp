@@ -30,6 +30,10 @@ int main(int argc, char** argv) {
     query.url = argv[1];
     query.range_s = std::stod(argv[2]);
     query.step_s = std::stod(argv[3]);
+    // Every raw sample, so that their values and order can be checked; the server's summaries
+    // are checked through the binary (test_prometheus_fleet.sh).
+    query.aggregate = rightsize::Aggregate::client;
+    query.owners = false; // no kube-state-metrics here
     if (argc > 4) {
       query.timeout_s = std::stod(argv[4]);
     }

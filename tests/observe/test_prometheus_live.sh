@@ -303,16 +303,15 @@ else
 fi
 
 # --- Error paths -------------------------------------------------------------------------------------
-# expect_error LABEL BASE_URL PHRASE COMMAND...: exit 2, empty stdout, and stderr exactly one line
-# "rightsize: error: BASE_URL/api/v1/query_range?query=DCGM_FI_...: ...PHRASE...".
+# expect_error LABEL PREFIX PHRASE COMMAND...: exit 2, empty stdout, and stderr exactly one line
+# "rightsize: error: PREFIX...: ...PHRASE..." (PREFIX: the URL of the first request).
 expect_error() {
-  local label=$1 base=$2 phrase=$3
+  local label=$1 prefix="rightsize: error: $2" phrase=$3
   shift 3
   "$@" >"$scratch/err.out" 2>"$scratch/err.err"
   local rc=$? lines line
   lines=$(grep -c . "$scratch/err.err")
   line=$(head -n 1 "$scratch/err.err")
-  local prefix="rightsize: error: $base/api/v1/query_range?query=DCGM_FI_"
   if [ "$rc" -eq 2 ] && [ ! -s "$scratch/err.out" ] && [ "$lines" -eq 1 ] &&
       [[ "$line" == "$prefix"* ]] && [[ "$line" == *"$phrase"* ]]; then
     pass "$label: exit 2, $line"
@@ -337,12 +336,16 @@ declare -A phrase=(
   [hang]="no answer within 2 s (timed out)"
   [garbage]="not a query_range answer: invalid JSON at line 1, column"
 )
+# The server's summaries start with the label values request (which fields have series).
 for case in refused html error500 hang garbage; do
-  expect_error "probe, $case" "${base[$case]}" "${phrase[$case]}" \
-    "$probe" "${base[$case]}" 60 1 2
-  expect_error "observe, $case" "${base[$case]}" "${phrase[$case]}" \
+  raw="${base[$case]}/api/v1/query_range?query=DCGM_FI_"
+  expect_error "probe, $case" "$raw" "${phrase[$case]}" "$probe" "${base[$case]}" 60 1 2
+  expect_error "observe --aggregate client, $case" "$raw" "${phrase[$case]}" \
     "$rightsize" observe --prometheus "${base[$case]}" --range 1m --step 1s --timeout 2 \
-    --format json
+    --aggregate client --format json
+  expect_error "observe, $case" "${base[$case]}/api/v1/label/__name__/values: " \
+    "${phrase[$case]/not a query_range answer/not a label values answer}" \
+    "$rightsize" observe --prometheus "${base[$case]}" --range 1m --timeout 2 --format json
 done
 
 finish

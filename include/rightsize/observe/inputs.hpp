@@ -25,13 +25,21 @@ struct ObserveInputs {
   std::vector<std::string> dcgm;       // dcgm-exporter scrapes
   std::vector<std::string> traces;     // FILE, or WORKLOAD=FILE unless the whole text is a file
   std::string interval = "30s";        // between samples of a file without a clock
-  // Prometheus: the base URL (empty: none), the window ending now, its step, label matchers and
-  // the seconds per request.
+  // Prometheus: the base URL (empty: none), the window (14 days when not given) ending at --end
+  // (empty: now), its step, label matchers, the seconds per request, where the window is
+  // summarized ("server" or "client"), and how to connect.
   std::string prometheus;
   std::string range;
+  std::string end;
   std::string step = "30s";
   std::string selector;
-  double timeout_s = 30;
+  double timeout_s = 120;
+  std::string aggregate = "server";
+  std::string bearer_token;
+  std::string bearer_token_file;
+  std::vector<std::string> headers;
+  std::string ca_file;
+  bool insecure_skip_verify = false;
   // The Prometheus-only options given ("--range", "--step", ...): refused without --prometheus.
   std::vector<std::string> live_flags_given;
   std::string watch;            // --watch INTERVAL; empty: one report
@@ -57,8 +65,13 @@ struct ObservedFiles {
 // of the first trace's. Each parser names the file in its errors (InputError).
 ObservedFiles read_observe_files(const ObserveInputs& in);
 
-// The query of --prometheus, --range, --step, --selector and --timeout (durations parsed).
-PrometheusQuery prometheus_query(const ObserveInputs& in);
+// The query of --prometheus and its options: durations and --end parsed, the bearer token read
+// from --bearer-token-file, the --ca-file checked readable (InputError at the option).
+// `options`' work and memory percentiles are the ones the server is asked for.
+PrometheusQuery prometheus_query(const ObserveInputs& in, const ObserveOptions& options);
+
+// --end: Unix seconds, or a UTC time "2026-12-01T00:00:00Z". InputError at --end otherwise.
+double parse_end_time(const std::string& text);
 
 // One evaluation: the files' telemetry, with what `query` reads from Prometheus now when set,
 // judged with `options`; the report's sources are the files', then the query's URL.
@@ -66,6 +79,7 @@ ObserveReport observe_once(const ObservedFiles& files,
                            const std::optional<PrometheusQuery>& query,
                            const Catalog& catalog,
                            const GpuProducts& products,
-                           const ObserveOptions& options);
+                           const ObserveOptions& options,
+                           PrometheusTraffic* traffic = nullptr);
 
 } // namespace rightsize

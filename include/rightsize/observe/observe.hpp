@@ -21,7 +21,9 @@
 
 namespace rightsize {
 
-enum class GroupBy { automatic, host, gpu };
+// automatic: pods by their owner (Deployment, StatefulSet, ...) where kube-state-metrics says
+// it, else by pod, else each GPU; owner: the same, asked for; pod: each pod; host; gpu.
+enum class GroupBy { automatic, owner, pod, host, gpu };
 std::string_view to_string(GroupBy g);
 
 struct ObserveOptions {
@@ -124,11 +126,22 @@ struct TimeSlice {
   std::optional<Percentiles> memory_used_bytes; // per GPU
 };
 
+// The Kubernetes object a workload is (kube-state-metrics' owners), and the container its GPUs
+// were given to.
+struct WorkloadOwner {
+  std::string namespace_name;
+  std::string kind; // Deployment, StatefulSet, CronJob, Job, LeaderWorkerSet, Rollout, ...
+  std::string name;
+  std::string container;
+};
+
 struct WorkloadObservation {
-  std::string name;         // namespace/pod, host/gpu0 or host
-  std::string observed_gpu; // the model name as observed
-  std::string gpu;          // its catalog name
-  std::string partition;    // MIG profile it runs on, or empty
+  std::string name;                   // namespace/Kind/name, namespace/pod, host/gpu0 or host
+  std::optional<WorkloadOwner> owner; // when the workload is a Kubernetes owner's pods
+  int pods = 0;                       // the most of its pods that ran at once (0: no pods)
+  std::string observed_gpu;           // the model name as observed
+  std::string gpu;                    // its catalog name
+  std::string partition;              // MIG profile it runs on, or empty
   int gpus = 0;
   std::size_t samples = 0;
   double window_s = 0;

@@ -26,10 +26,10 @@ struct ObserveSettings {
   double scale_out_percent = 90;
   std::string min_window = "10m"; // --min-window: the shortest telemetry window judged
   long min_samples = 10;          // --min-samples: the fewest work samples per GPU judged
-  std::string group_by = "auto"; // auto, host, gpu
-  std::string gpus;              // --gpus: catalog names, comma-separated
-  bool gpus_given = false;       // --gpus was given (an empty list is then an error)
-  long max_gpus = 8;             // most GPUs per workload in a recommendation
+  std::string group_by = "auto";  // auto, owner, pod, host, gpu
+  std::string gpus;               // --gpus: catalog names, comma-separated
+  bool gpus_given = false;        // --gpus was given (an empty list is then an error)
+  long max_gpus = 8;              // most GPUs per workload in a recommendation
   bool mig = true;
   std::vector<std::string> gpu_models; // NAME=GPU: an observed name and a catalog name
   std::string provider;                // empty: any
@@ -42,7 +42,8 @@ struct ObserveSettings {
 // NAME=GPU, an unknown provider or price kind, or a price kind the catalog has none of.
 ObserveOptions resolve_observe_options(const ObserveSettings& s, const Catalog& catalog);
 
-// The --group-by names, in the order the help lists them ("auto", "host", "gpu"), and back:
+// The --group-by names, in the order the help lists them ("auto", "owner", "pod", "host",
+// "gpu"), and back:
 // nullopt for a name that is none of them.
 const std::vector<std::string>& group_by_names();
 std::optional<GroupBy> group_by_named(std::string_view name);

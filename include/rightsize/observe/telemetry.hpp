@@ -8,9 +8,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rightsize {
@@ -73,6 +75,11 @@ struct GpuIdentity {
   std::string namespace_name;
   std::string pod;
   std::string container;
+  // The Kubernetes workload that owns the pod, from kube-state-metrics (kube_pod_owner,
+  // kube_replicaset_owner, kube_job_owner, kube_pod_labels): "Deployment", "StatefulSet",
+  // "LeaderWorkerSet", "CronJob", "Job", "Rollout", ...; empty where nothing says.
+  std::string owner_kind;
+  std::string owner_name;
   std::string source; // the file or URL it was read from
 
   // "host/gpu0", "host/gpu0/3g.40gb", "host/gpu0/3g.40gb#1" (with mig_instance): how messages and
@@ -80,13 +87,40 @@ struct GpuIdentity {
   [[nodiscard]] std::string label() const;
 };
 
+// One metric of one GPU as the Prometheus server summarized it over the window (observe
+// --aggregate server: quantile_over_time, max_over_time, avg_over_time, count_over_time), in the
+// metric's SI unit. Only the percentiles that were asked for are known.
+struct SeriesSummary {
+  double count = 0; // samples in the window
+  double mean = 0;
+  double max = 0;
+  std::map<double, double> percentiles; // percentile (0..100] -> value; 100 is the max
+  // When the GPU was there: samples per slice of `slice_s` seconds, each slice by its end (Unix
+  // seconds), slices without a sample left out; empty where not asked. Gives the window and the
+  // GPUs a workload holds at once.
+  std::vector<std::pair<double, double>> occupancy;
+  double slice_s = 0;
+
+  // The value at `percentile`, or nullopt when the server was not asked for it.
+  [[nodiscard]] std::optional<double> at(double percentile) const;
+};
+
 struct GpuSeries {
   GpuIdentity id;
+  // The samples read; with a server summary, none or a coarse timeline of them (the HTML report's
+  // charts), while `summaries` carries the statistics.
   std::array<Samples, k_metric_count> metrics;
+  std::array<std::optional<SeriesSummary>, k_metric_count> summaries;
 
   [[nodiscard]] Samples& operator[](Metric m) { return metrics[static_cast<std::size_t>(m)]; }
   [[nodiscard]] const Samples& operator[](Metric m) const {
     return metrics[static_cast<std::size_t>(m)];
+  }
+  [[nodiscard]] const std::optional<SeriesSummary>& summary(Metric m) const {
+    return summaries[static_cast<std::size_t>(m)];
+  }
+  [[nodiscard]] std::optional<SeriesSummary>& summary(Metric m) {
+    return summaries[static_cast<std::size_t>(m)];
   }
 };
 

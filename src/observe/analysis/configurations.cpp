@@ -75,7 +75,8 @@ double share_of_gpu(const Gpu& whole, const Gpu& shape) {
 
 std::optional<double> monthly(const Gpu& shape, int count, const ObserveOptions& o) {
   // The instances that hold `count` GPUs, as plan and estimate price them (catalog/price_pick.hpp).
-  const auto fleet = pick_fleet(shape, o.pricing.price_kind, o.pricing.provider, ReplicaGpus{}, count);
+  const auto fleet =
+      pick_fleet(shape, o.pricing.price_kind, o.pricing.provider, ReplicaGpus{}, count);
   if (!fleet) {
     return std::nullopt;
   }

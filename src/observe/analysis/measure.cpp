@@ -15,9 +15,100 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 
 namespace rightsize::analysis {
+
+namespace {
+
+// The slices of the server's counts (the first a GPU of the group has); else `width` seconds,
+// at least twice the largest of the GPUs' median times between samples, so that GPUs sampled at
+// other moments (two hosts scraped at different offsets) share slices.
+double slice_width(const std::vector<const GpuSeries*>& gpus, double width) {
+  for (const auto* g : gpus) {
+    for (const auto& s : g->summaries) {
+      if (s && !s->occupancy.empty() && s->slice_s > 0) {
+        return s->slice_s;
+      }
+    }
+  }
+  for (const auto* g : gpus) {
+    for (const auto& samples : g->metrics) {
+      if (samples.size() < 2) {
+        continue;
+      }
+      std::vector<double> gaps;
+      gaps.reserve(samples.size() - 1);
+      for (std::size_t i = 1; i < samples.size(); ++i) {
+        gaps.push_back(samples.time_s[i] - samples.time_s[i - 1]);
+      }
+      const auto mid = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
+      std::nth_element(gaps.begin(), mid, gaps.end());
+      width = std::max(width, 2 * *mid);
+    }
+  }
+  return width;
+}
+
+// One GPU's presence: the server's samples per slice, else its own samples counted per slice of
+// `width`; each slice's count over its fullest.
+Presence presence_of(const GpuSeries& g, double width) {
+  Presence counts;
+  const auto* server = [&]() -> const SeriesSummary* {
+    for (const auto& s : g.summaries) {
+      if (s && !s->occupancy.empty()) {
+        return &*s;
+      }
+    }
+    return nullptr;
+  }();
+  if (server != nullptr) {
+    // Slice k ends at k * width: the server's grid is a whole number of steps from its start.
+    for (const auto& [end, n] : server->occupancy) {
+      counts[std::llround(end / width)] += n;
+    }
+  } else {
+    const Samples* most = nullptr;
+    for (const auto& s : g.metrics) {
+      if (most == nullptr || s.size() > most->size()) {
+        most = &s;
+      }
+    }
+    if (most != nullptr) {
+      for (const double t : most->time_s) {
+        counts[static_cast<long long>(std::ceil(t / width))] += 1;
+      }
+    }
+  }
+  double fullest = 0;
+  for (const auto& [k, n] : counts) {
+    fullest = std::max(fullest, n);
+  }
+  for (auto& [k, n] : counts) {
+    n /= fullest;
+  }
+  return counts;
+}
+
+// The most of `presences` there at once: the largest sum over a slice, rounded, so that a pod
+// replaced within a slice counts once (a rollout's surge of minutes is no second GPU). Unknown
+// (no presence at all): each counts.
+std::size_t most_at_once(const std::vector<Presence>& presences) {
+  std::map<long long, double> sum;
+  std::size_t unknown = 0;
+  for (const auto& p : presences) {
+    unknown += p.empty() ? 1 : 0;
+    for (const auto& [k, share] : p) {
+      sum[k] += share;
+    }
+  }
+  double most = 0;
+  for (const auto& [k, total] : sum) {
+    most = std::max(most, total);
+  }
+  return unknown + static_cast<std::size_t>(std::max(0LL, std::llround(most)));
+}
+
+} // namespace
 
 void WorkloadAnalysis::describe() {
   const GpuIdentity* first = m_group.gpus.empty() ? nullptr : &m_group.gpus.front()->id;
@@ -37,10 +128,6 @@ void WorkloadAnalysis::describe() {
       m_w.partition.clear();
     }
   }
-  m_w.gpus = static_cast<int>(m_group.gpus.size());
-  if (m_group.gpus.empty()) {
-    m_w.gpus = std::max(1, m_group.traces.front()->devices);
-  }
   double first_t = std::numeric_limits<double>::infinity();
   double last_t = -first_t;
   for (const auto* s : m_group.gpus) {
@@ -53,22 +140,79 @@ void WorkloadAnalysis::describe() {
         last_t = std::max(last_t, samples.time_s.back());
       }
     }
+    // The server's slices with samples: the window to within one slice.
+    for (const auto& summary : s->summaries) {
+      if (summary && !summary->occupancy.empty()) {
+        first_t = std::min(first_t, summary->occupancy.front().first - summary->slice_s);
+        last_t = std::max(last_t, summary->occupancy.back().first);
+      }
+    }
     m_w.per_gpu.push_back(std::move(per)); // samples and work: measure_work()
+  }
+  // When each GPU was there: a Deployment's pods replaced one after another hold one GPU at a
+  // time, not one each.
+  const double width = slice_width(
+      m_group.gpus,
+      last_t > first_t ? (last_t - first_t) / static_cast<double>(k_presence_slices) : 1.0);
+  std::vector<Presence> presences;
+  for (const auto* s : m_group.gpus) {
+    presences.push_back(presence_of(*s, width));
+  }
+  m_w.gpus = static_cast<int>(std::min(m_group.gpus.size(), most_at_once(presences)));
+  describe_pods(presences);
+  if (m_group.gpus.empty()) {
+    m_w.gpus = std::max(1, m_group.traces.front()->devices);
   }
   m_w.window_s = last_t > first_t ? last_t - first_t : 0;
   m_first_t = first_t;
   // Each metric pooled and summarized once: p50, p95, max, and the level at --percentile.
   for (std::size_t m = 0; m < k_metric_count; ++m) {
     const auto metric = static_cast<Metric>(m);
-    if (!has(m_group, metric)) {
+    const auto s = group_summary(m_group, metric, m_o.work_percentile);
+    if (!s) {
       continue;
     }
-    auto values = pooled(m_group, metric);
     if (metric == Metric::throttled) {
-      m_throttled_share =
-          std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+      m_throttled_share = s->mean;
     }
-    m_w.observed[metric] = summarize_in_place(values, m_o.work_percentile, m_level[m]);
+    m_level[m] = s->extra;
+    m_w.observed[metric] = s->percentiles;
+  }
+}
+
+// The pods at once (a pod there where any of its GPUs is), and the owner when the workload is one:
+// every GPU's pod owned by the same object, named as the group is.
+void WorkloadAnalysis::describe_pods(const std::vector<Presence>& gpu_presences) {
+  std::map<std::string, Presence> pods;
+  for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
+    const GpuIdentity& id = m_group.gpus[i]->id;
+    if (id.pod.empty()) {
+      continue;
+    }
+    Presence& pod = pods[id.namespace_name + "/" + id.pod];
+    for (const auto& [k, share] : gpu_presences[i]) {
+      pod[k] = std::max(pod[k], share);
+    }
+  }
+  std::vector<Presence> presences;
+  for (auto& [name, presence] : pods) {
+    presences.push_back(std::move(presence));
+  }
+  m_w.pods = static_cast<int>(std::min(pods.size(), most_at_once(presences)));
+  if (m_group.gpus.empty()) {
+    return;
+  }
+  const GpuIdentity& first = m_group.gpus.front()->id;
+  const bool one_owner =
+      !first.owner_name.empty() &&
+      std::all_of(m_group.gpus.begin(), m_group.gpus.end(), [&](const GpuSeries* g) {
+        return g->id.namespace_name == first.namespace_name &&
+               g->id.owner_kind == first.owner_kind && g->id.owner_name == first.owner_name;
+      });
+  const std::string in_namespace = first.namespace_name.empty() ? "" : first.namespace_name + "/";
+  if (one_owner && m_w.name == in_namespace + first.owner_kind + "/" + first.owner_name) {
+    m_w.owner =
+        WorkloadOwner{first.namespace_name, first.owner_kind, first.owner_name, first.container};
   }
 }
 
@@ -81,9 +225,8 @@ double WorkloadAnalysis::mean_level(Metric m) const {
   }
   double sum = 0;
   for (const auto* g : m_group.gpus) {
-    const auto& values = (*g)[m].value;
-    if (!values.empty()) {
-      sum += percentile(values, m_o.work_percentile);
+    if (const auto s = gpu_summary(*g, m, m_o.work_percentile)) {
+      sum += s->extra;
     }
   }
   return sum / static_cast<double>(m_group.gpus.size());
@@ -107,12 +250,14 @@ void WorkloadAnalysis::measure_work() {
     // mean is the workload's level (as mean_level() gives it for other metrics).
     double levels = 0;
     for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
-      std::vector<double> values = (*m_group.gpus[i])[*metric].value;
-      double at_percentile = 0;
-      m_w.per_gpu[i].samples = values.size();
-      m_w.samples += values.size();
-      m_w.per_gpu[i].work = summarize_in_place(values, m_o.work_percentile, at_percentile);
-      levels += at_percentile;
+      const auto s = gpu_summary(*m_group.gpus[i], *metric, m_o.work_percentile);
+      if (!s) {
+        continue; // a GPU without samples of the work metric counts 0
+      }
+      m_w.per_gpu[i].samples = s->percentiles.samples;
+      m_w.samples += s->percentiles.samples;
+      m_w.per_gpu[i].work = s->percentiles;
+      levels += s->extra;
     }
     m_work_level = levels / static_cast<double>(m_group.gpus.size());
   } else if (!m_group.traces.empty()) {
@@ -219,6 +364,9 @@ void WorkloadAnalysis::measure_memory() {
   m_w.engine = engine_of(m_w.name, m_o.serving_engines);
   double observed_total = 0;
   for (const auto* s : m_group.gpus) {
+    if (const auto& summary = s->summary(Metric::memory_total)) {
+      observed_total = std::max(observed_total, summary->max);
+    }
     const auto& totals = (*s)[Metric::memory_total].value;
     if (!totals.empty()) {
       observed_total = std::max(observed_total, *std::max_element(totals.begin(), totals.end()));
@@ -232,19 +380,24 @@ void WorkloadAnalysis::measure_memory() {
   m_w.memory_capacity_bytes = m_capacity;
   double needed = 0;
   bool known = false;
+  std::size_t measured = 0;
   for (std::size_t i = 0; i < m_group.gpus.size(); ++i) {
-    const auto& used = (*m_group.gpus[i])[Metric::memory_used].value;
-    if (used.empty()) {
+    const auto used = gpu_summary(*m_group.gpus[i], Metric::memory_used, m_o.memory_percentile);
+    if (!used) {
       continue;
     }
     known = true;
-    std::vector<double> copy = used;
-    double at_percentile = 0;
-    m_w.per_gpu[i].memory_used_bytes =
-        summarize_in_place(copy, m_o.memory_percentile, at_percentile);
+    ++measured;
+    const double at_percentile = used->extra;
+    m_w.per_gpu[i].memory_used_bytes = used->percentiles;
     needed += at_percentile;
     m_largest_gpu_need = std::max(m_largest_gpu_need, at_percentile * (1.0 + m_o.buffer));
     m_peak_share = std::max(m_peak_share, m_w.per_gpu[i].memory_used_bytes->max / m_capacity);
+  }
+  if (known && static_cast<std::size_t>(m_w.gpus) < m_group.gpus.size()) {
+    // GPUs held one after another (a rollout's pods): what the GPUs held at once need, each the
+    // mean of the measured ones.
+    needed *= static_cast<double>(m_w.gpus) / static_cast<double>(measured);
   }
   if (!known) {
     // What the caching allocator reserved is what had to fit; what tensors held is less.

@@ -9,12 +9,18 @@
 #include <rightsize/observe/observe.hpp>
 
 #include <array>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 namespace rightsize::analysis {
+
+// When one GPU was there: its share (0..1) of each slice of a grid, by slice index (measure.cpp).
+using Presence = std::map<long long, double>;
+// The slices a workload's window is cut into to tell the GPUs it held at once.
+inline constexpr int k_presence_slices = 480;
 
 class WorkloadAnalysis {
 public:
@@ -40,6 +46,7 @@ public:
 private:
   // measure.cpp
   void describe();
+  void describe_pods(const std::vector<Presence>& gpu_presences);
   void measure_work();
   void build_timeline();
   void measure_memory();

@@ -2,6 +2,8 @@
 
 #include "workloads.hpp"
 
+#include "percentiles.hpp"
+
 #include <rightsize/core/error.hpp>
 
 #include <fmt/format.h>
@@ -53,8 +55,13 @@ std::string workload_name(const GpuIdentity& id, GroupBy by) {
   if (by == GroupBy::host) {
     return id.host.empty() ? std::string("?") : id.host;
   }
-  if (by == GroupBy::automatic && !id.pod.empty()) {
-    return id.namespace_name.empty() ? id.pod : id.namespace_name + "/" + id.pod;
+  const std::string in_namespace = id.namespace_name.empty() ? "" : id.namespace_name + "/";
+  const bool by_owner = by == GroupBy::automatic || by == GroupBy::owner;
+  if (by_owner && !id.owner_name.empty()) {
+    return in_namespace + id.owner_kind + "/" + id.owner_name;
+  }
+  if (by != GroupBy::gpu && !id.pod.empty()) {
+    return in_namespace + id.pod;
   }
   return id.label();
 }
@@ -149,18 +156,93 @@ void attach_traces(std::vector<Group>& groups,
   }
 }
 
-std::vector<double> pooled(const Group& g, Metric m) {
-  std::vector<double> all;
-  for (const auto* s : g.gpus) {
-    const auto& v = (*s)[m].value;
-    all.insert(all.end(), v.begin(), v.end());
-  }
-  return all;
+bool has(const Group& g, Metric m) {
+  return std::any_of(g.gpus.begin(), g.gpus.end(), [&](const GpuSeries* s) {
+    return s->summary(m).has_value() || !(*s)[m].empty();
+  });
 }
 
-bool has(const Group& g, Metric m) {
-  return std::any_of(
-      g.gpus.begin(), g.gpus.end(), [&](const GpuSeries* s) { return !(*s)[m].empty(); });
+namespace {
+
+Summary from_samples(std::vector<double> values, double extra) {
+  Summary out;
+  out.mean = values.empty() ? 0
+                            : std::accumulate(values.begin(), values.end(), 0.0) /
+                                  static_cast<double>(values.size());
+  out.percentiles = summarize_in_place(values, extra, out.extra);
+  return out;
+}
+
+// The server's summary as the analysis reads it; each percentile it needs was asked for
+// (PrometheusQuery::percentiles), so one missing is a bug.
+Summary from_server(const SeriesSummary& s, double extra) {
+  const auto at = [&](double p) {
+    const auto v = s.at(p);
+    if (!v) {
+      throw InternalError(fmt::format("the server summary has no percentile {:g}", p));
+    }
+    return *v;
+  };
+  Summary out;
+  out.percentiles.p50 = at(50);
+  out.percentiles.p95 = at(95);
+  out.percentiles.max = s.max;
+  out.percentiles.samples = static_cast<std::size_t>(s.count);
+  out.extra = at(extra);
+  out.mean = s.mean;
+  return out;
+}
+
+} // namespace
+
+std::optional<Summary> gpu_summary(const GpuSeries& g, Metric m, double extra) {
+  if (const auto& s = g.summary(m)) {
+    return from_server(*s, extra);
+  }
+  if (!g[m].empty()) {
+    return from_samples(g[m].value, extra);
+  }
+  return std::nullopt;
+}
+
+std::optional<Summary> group_summary(const Group& g, Metric m, double extra) {
+  const bool any_server = std::any_of(
+      g.gpus.begin(), g.gpus.end(), [&](const GpuSeries* s) { return s->summary(m).has_value(); });
+  if (!any_server) {
+    std::vector<double> all;
+    for (const auto* s : g.gpus) {
+      const auto& v = (*s)[m].value;
+      all.insert(all.end(), v.begin(), v.end());
+    }
+    if (all.empty()) {
+      return std::nullopt;
+    }
+    return from_samples(std::move(all), extra);
+  }
+  Summary out;
+  double weight = 0;
+  for (const auto* s : g.gpus) {
+    const auto one = gpu_summary(*s, m, extra);
+    if (!one) {
+      continue;
+    }
+    const auto w = static_cast<double>(one->percentiles.samples);
+    weight += w;
+    out.percentiles.samples += one->percentiles.samples;
+    out.percentiles.max = std::max(out.percentiles.max, one->percentiles.max);
+    out.percentiles.p50 += w * one->percentiles.p50;
+    out.percentiles.p95 += w * one->percentiles.p95;
+    out.extra += w * one->extra;
+    out.mean += w * one->mean;
+  }
+  if (weight <= 0) {
+    return std::nullopt;
+  }
+  out.percentiles.p50 /= weight;
+  out.percentiles.p95 /= weight;
+  out.extra /= weight;
+  out.mean /= weight;
+  return out;
 }
 
 } // namespace rightsize::analysis

@@ -6,6 +6,7 @@
 #include <rightsize/observe/observe.hpp>
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,25 @@ void attach_traces(std::vector<Group>& groups,
                    const std::vector<NamedTrace>& traces,
                    std::vector<std::string>& warnings);
 
-// Every sample of `m` on the group's GPUs, pooled.
-std::vector<double> pooled(const Group& g, Metric m);
-// Whether any of the group's GPUs has samples of `m`.
+// Whether any of the group's GPUs has samples of `m`, or the server's summary of them.
 bool has(const Group& g, Metric m);
+
+// One metric summarized: p50, p95, max and the sample count, the value at `extra` (a percentile,
+// 0..100) and the mean.
+struct Summary {
+  Percentiles percentiles;
+  double extra = 0;
+  double mean = 0;
+};
+
+// `m` on one GPU: from the server's summary when there is one (docs/observe.md, "Aggregation in
+// the server"), else from its samples; nullopt when it has neither.
+std::optional<Summary> gpu_summary(const GpuSeries& g, Metric m, double extra);
+
+// `m` over the group's GPUs. From samples, every sample pooled; where any GPU has a server
+// summary, the GPUs' summaries combined: the count summed, the maximum the largest, the mean and
+// each percentile the mean of the GPUs' weighted by their sample counts (exact for one GPU).
+// nullopt when no GPU has `m`.
+std::optional<Summary> group_summary(const Group& g, Metric m, double extra);
 
 } // namespace rightsize::analysis

@@ -61,6 +61,16 @@ std::string GpuIdentity::label() const {
   return out;
 }
 
+std::optional<double> SeriesSummary::at(double percentile) const {
+  if (percentile >= 100) {
+    return max;
+  }
+  if (const auto it = percentiles.find(percentile); it != percentiles.end()) {
+    return it->second;
+  }
+  return std::nullopt;
+}
+
 void Telemetry::merge(Telemetry&& other) {
   gpus.insert(gpus.end(),
               std::make_move_iterator(other.gpus.begin()),

@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 namespace rightsize {
@@ -43,13 +45,22 @@ TEST_CASE("observe inputs: refused before anything is read", "[observe][inputs]"
   ObserveInputs in;
   REQUIRE_THROWS_WITH(check_observe_inputs(in),
                       "observe: nothing to observe: give --nvidia-smi FILE, --dcgm FILE, --trace "
-                      "FILE or --prometheus URL --range DURATION");
+                      "FILE or --prometheus URL (or PROMETHEUS_URL)");
   in.prometheus = "ftp://x";
   REQUIRE_THROWS_WITH(check_observe_inputs(in),
                       "--prometheus: must be an http:// or https:// URL, got \"ftp://x\"");
   in.prometheus = "http://x";
+  CHECK_NOTHROW(check_observe_inputs(in)); // --range: 14 days
+  in.aggregate = "both";
   REQUIRE_THROWS_WITH(check_observe_inputs(in),
-                      "--range: --prometheus needs the window to read: --range 7d");
+                      "--aggregate: must be server or client, got \"both\"");
+  in.aggregate = "server";
+  in.bearer_token = "t";
+  in.bearer_token_file = "f";
+  REQUIRE_THROWS_WITH(check_observe_inputs(in),
+                      "--bearer-token-file: give the token once: --bearer-token or this");
+  in.bearer_token.clear();
+  in.bearer_token_file.clear();
   in.range = "1h";
   CHECK_NOTHROW(check_observe_inputs(in));
   in.watch = "1m";
@@ -122,21 +133,59 @@ TEST_CASE("observe inputs: the Prometheus query of the options", "[observe][inpu
   in.step = "1m";
   in.selector = "{namespace=\"serving\"}";
   in.timeout_s = 5;
-  const PrometheusQuery q = prometheus_query(in);
+  ObserveOptions options;
+  options.work_percentile = 90;
+  options.memory_percentile = 99;
+  const PrometheusQuery q = prometheus_query(in, options);
   CHECK(q.url == "http://prometheus:9090");
   CHECK(q.range_s == 604800);
   CHECK(q.step_s == 60);
   CHECK(q.selector == "{namespace=\"serving\"}");
   CHECK(q.timeout_s == 5);
   CHECK(q.end_s == 0);
+  CHECK(q.aggregate == Aggregate::server);
+  CHECK(q.percentiles == std::vector<double>{90, 99});
+
+  in.range.clear();
+  in.end = "2025-12-01T00:00:00Z";
+  in.aggregate = "client";
+  const PrometheusQuery d = prometheus_query(in, options);
+  CHECK(d.range_s == 14 * 86400); // krr's default window
+  CHECK(d.end_s == 1764547200);
+  CHECK(d.aggregate == Aggregate::client);
+}
+
+TEST_CASE("observe inputs: --end and the bearer token file", "[observe][inputs]") {
+  CHECK(parse_end_time("1764547200") == 1764547200);
+  CHECK(parse_end_time("1764547200.5") == 1764547200.5);
+  CHECK(parse_end_time("2025-12-01T00:00:00Z") == 1764547200);
+  REQUIRE_THROWS_WITH(parse_end_time("yesterday"),
+                      "--end: \"yesterday\" is neither Unix seconds (1764547200) nor a UTC time "
+                      "(2025-12-01T00:00:00Z)");
+  REQUIRE_THROWS_WITH(parse_end_time("-5"), "--end: -5 is not a time in Unix seconds");
+  REQUIRE_THROWS_WITH(parse_end_time("2025-12-01"), Catch::StartsWith("--end: \"2025-12-01\""));
+
+  const std::string dir = "observe-token-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/token") << "s3cret\n";
+  std::ofstream(dir + "/empty");
+  ObserveInputs in;
+  in.prometheus = "http://prometheus:9090";
+  in.bearer_token_file = dir + "/token";
+  CHECK(prometheus_query(in, ObserveOptions{}).bearer_token == "s3cret");
+  in.bearer_token_file = dir + "/empty";
+  REQUIRE_THROWS_WITH(prometheus_query(in, ObserveOptions{}),
+                      dir + "/empty: --bearer-token-file: the file is empty");
+  in.bearer_token_file = dir + "/missing";
+  REQUIRE_THROWS_WITH(prometheus_query(in, ObserveOptions{}), Catch::StartsWith(dir + "/missing"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("observe inputs: one evaluation of the files", "[observe][inputs]") {
   ObserveInputs in;
   in.nvidia_smi = {example("node-12.csv")};
   const ObservedFiles files = read_observe_files(in);
-  const GpuProducts products =
-      load_gpu_products(std::string(RIGHTSIZE_DATA_DIR) + "/deploy.json");
+  const GpuProducts products = load_gpu_products(std::string(RIGHTSIZE_DATA_DIR) + "/deploy.json");
   const ObserveReport report =
       observe_once(files, std::nullopt, test::catalog(), products, ObserveOptions{});
   CHECK(report.sources == files.sources);

@@ -4,6 +4,8 @@
 // checks run here; its HTTP side runs against a real server in tests/observe/. libcurl's loader
 // (net/curl_api.hpp) is checked with libraries that are not libcurl.
 
+#include "observe/telemetry/prometheus/answer.hpp"
+
 #include <rightsize/core/error.hpp>
 #include <rightsize/net/curl_api.hpp>
 #include <rightsize/observe/prometheus.hpp>
@@ -362,8 +364,14 @@ TEST_CASE("prometheus: query_prometheus checks its arguments before any request"
     CHECK(error(q) == "--step: must be >= 0.001 seconds, got 0");
     q.step_s = 1;
     q.range_s = 90 * 86400.0;
+    q.aggregate = Aggregate::client; // the server's summaries read no points
     CHECK(error(q) == "--step: 1 s over a range of 7.776e+06 s is 7776001 points per series, more "
-                      "than the 1000000 rightsize reads; use a step of at least 8 s");
+                      "than the 1000000 rightsize reads; use a step of at least 8 s, or "
+                      "--aggregate server");
+    q.aggregate = Aggregate::server;
+    q.percentiles = {0};
+    CHECK(error(q) == "--percentile: must be in (0, 100], got 0");
+    q.percentiles = {};
     q.range_s = 3600;
     q.timeout_s = 0;
     CHECK(error(q) == "--timeout: must be > 0 and <= 86400 seconds, got 0");
@@ -462,4 +470,44 @@ TEST_CASE("prometheus: libcurl is loaded at run time, or named as missing", "[pr
     CHECK(api.easy_setopt != nullptr);
     CHECK(std::string(api.easy_strerror(CURLE_OK)) == "No error");
   }
+}
+
+TEST_CASE("prometheus: an instant query's vector and a label values list", "[prometheus]") {
+  using namespace rightsize::prometheus;
+  const std::string url = "http://prom:9090/api/v1/query?query=max_over_time(x[1h])";
+  const auto answer = parse_vector_answer(
+      R"({"status":"success","data":{"resultType":"vector","result":[)"
+      R"({"metric":{"UUID":"GPU-1","pod":"p"},"value":[1733580000,"57"]},)"
+      R"({"metric":{"UUID":"GPU-2"},"value":[1733580000,"NaN"]}]},"warnings":["w1"]})",
+      url);
+  REQUIRE(answer.series.size() == 2);
+  REQUIRE(answer.series[0].points.size() == 1);
+  CHECK(answer.series[0].points[0].time_s == 1733580000);
+  CHECK(answer.series[0].points[0].value == 57);
+  CHECK(answer.series[1].points.empty()); // NaN: no value, counted
+  CHECK(answer.non_finite == 1);
+  CHECK(answer.warnings == std::vector<std::string>{"w1"});
+
+  const auto error = [&](const std::string& body) -> std::string {
+    try {
+      parse_vector_answer(body, url);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  CHECK(error(R"({"status":"success","data":{"resultType":"matrix","result":[]}})") ==
+        url + ":/data/resultType: not an instant query answer: must be \"vector\", got \"matrix\"");
+  CHECK(error(R"({"status":"success","data":{"resultType":"vector","result":[)"
+              R"({"metric":{},"value":[1,57]}]}})") ==
+        url + ":/data/result/0/value/1: not an instant query answer: must be a number as a "
+              "string (\"12.5\", \"NaN\", \"+Inf\"), got 57");
+  CHECK(error(R"({"status":"error","errorType":"timeout","error":"query timed out"})") ==
+        url + ": Prometheus answered status \"error\": timeout: query timed out");
+
+  const std::string values_url = "http://prom:9090/api/v1/label/__name__/values";
+  CHECK(parse_label_values(R"({"status":"success","data":["a","b"]})", values_url) ==
+        std::vector<std::string>{"a", "b"});
+  REQUIRE_THROWS_WITH(parse_label_values(R"({"status":"success","data":[1]})", values_url),
+                      values_url + ":/data/0: not a label values answer: must be a string, got 1");
 }

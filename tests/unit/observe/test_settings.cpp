@@ -51,9 +51,8 @@ TEST_CASE("observe settings: names resolved against the catalog", "[observe][set
   CHECK(o.group_by == GroupBy::host);
   CHECK(o.gpus == std::vector<std::string>{"L4-24GB", "H100-SXM-80GB"});
   // The name is what comes before the last '=': observed names may hold one.
-  CHECK(o.gpu_models ==
-        std::map<std::string, std::string>{{"NVIDIA A100-PG509-200", "A100-SXM-40GB"},
-                                           {"a=b", "H100-SXM-80GB"}});
+  CHECK(o.gpu_models == std::map<std::string, std::string>{
+                            {"NVIDIA A100-PG509-200", "A100-SXM-40GB"}, {"a=b", "H100-SXM-80GB"}});
   CHECK(o.pricing.provider == std::optional<std::string>("Nebius"));
   CHECK(o.pricing.price_kind == "spot");
 }
@@ -89,14 +88,15 @@ TEST_CASE("observe settings: each refusal names its option", "[observe][settings
 }
 
 TEST_CASE("observe settings: one name table for --group-by", "[observe][settings]") {
-  CHECK(group_by_names() == std::vector<std::string>{"auto", "host", "gpu"});
-  for (const auto g : {GroupBy::automatic, GroupBy::host, GroupBy::gpu}) {
+  CHECK(group_by_names() == std::vector<std::string>{"auto", "owner", "pod", "host", "gpu"});
+  for (const auto g :
+       {GroupBy::automatic, GroupBy::owner, GroupBy::pod, GroupBy::host, GroupBy::gpu}) {
     CHECK(group_by_named(to_string(g)) == g);
   }
-  CHECK_FALSE(group_by_named("pod"));
+  CHECK_FALSE(group_by_named("namespace"));
   // An unknown name (which the CLI refuses first) groups automatically.
   ObserveSettings s;
-  s.group_by = "pod";
+  s.group_by = "namespace";
   CHECK(resolve_observe_options(s, test::catalog()).group_by == GroupBy::automatic);
 }
 

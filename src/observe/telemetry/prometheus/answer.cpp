@@ -16,6 +16,7 @@ namespace rightsize::prometheus {
 namespace {
 
 constexpr std::string_view k_not_query_range = "not a query_range answer: ";
+constexpr std::string_view k_not_instant = "not an instant query answer: ";
 constexpr std::size_t k_max_prometheus_warnings = 3;
 
 } // namespace
@@ -26,18 +27,20 @@ std::string shown(const nlohmann::json& value) {
   return quote_value_for_error(detail::dump_json(value));
 }
 
+// What the answer being read should be: "not a query_range answer: " or the instant query's.
+thread_local std::string_view t_kind = k_not_query_range;
+
 // Throws "<url>:<pointer>: not a query_range answer: <what>, got <value>".
 [[noreturn]] void fail_at(const std::string& url,
                           const std::string& pointer,
                           const std::string& what,
                           const nlohmann::json& got) {
   throw InputError(url + ":" + (pointer.empty() ? "/" : pointer),
-                   std::string(k_not_query_range) + what + ", got " + shown(got));
+                   std::string(t_kind) + what + ", got " + shown(got));
 }
 
 [[noreturn]] void fail_missing(const std::string& url, const std::string& pointer) {
-  throw InputError(url + ":" + pointer,
-                   std::string(k_not_query_range) + "required field is missing");
+  throw InputError(url + ":" + pointer, std::string(t_kind) + "required field is missing");
 }
 
 const nlohmann::json& member(const nlohmann::json& object,
@@ -76,7 +79,7 @@ nlohmann::json parse_body(std::string_view body, const std::string& url) {
                            e.where().substr(colon + 1),
                            detail.substr(invalid.size()));
     }
-    throw InputError(url, std::string(k_not_query_range) + detail);
+    throw InputError(url, std::string(t_kind) + detail);
   }
 }
 
@@ -135,6 +138,31 @@ parse_labels(const nlohmann::json& metric, const std::string& url, const std::st
   return labels;
 }
 
+// One [time, "value"] pair at `at`, added to the series (a non-finite value counted, not added).
+void parse_pair(const nlohmann::json& pair,
+                const std::string& url,
+                const std::string& at,
+                Series& series,
+                std::size_t& non_finite) {
+  if (!pair.is_array() || pair.size() != 2) {
+    fail_at(url, at, "must be a [time, \"value\"] pair", pair);
+  }
+  const auto& time = pair[0];
+  if (!time.is_number() || !std::isfinite(time.get<double>()) || time.get<double>() < 0) {
+    fail_at(url, at + "/0", "must be a time in Unix seconds (a number >= 0)", time);
+  }
+  const auto& text = pair[1];
+  double value = 0;
+  if (!text.is_string() || !parse_sample_value(text.get<std::string>(), value)) {
+    fail_at(url, at + "/1", R"(must be a number as a string ("12.5", "NaN", "+Inf"))", text);
+  }
+  if (!std::isfinite(value)) {
+    ++non_finite;
+    return;
+  }
+  series.points.push_back({time.get<double>(), value});
+}
+
 void parse_values(const nlohmann::json& values,
                   const std::string& url,
                   const std::string& pointer,
@@ -145,32 +173,17 @@ void parse_values(const nlohmann::json& values,
   }
   series.points.reserve(values.size());
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const auto& pair = values[i];
-    const std::string at = pointer + "/" + std::to_string(i);
-    if (!pair.is_array() || pair.size() != 2) {
-      fail_at(url, at, "must be a [time, \"value\"] pair", pair);
-    }
-    const auto& time = pair[0];
-    if (!time.is_number() || !std::isfinite(time.get<double>()) || time.get<double>() < 0) {
-      fail_at(url, at + "/0", "must be a time in Unix seconds (a number >= 0)", time);
-    }
-    const auto& text = pair[1];
-    double value = 0;
-    if (!text.is_string() || !parse_sample_value(text.get<std::string>(), value)) {
-      fail_at(url, at + "/1", R"(must be a number as a string ("12.5", "NaN", "+Inf"))", text);
-    }
-    if (!std::isfinite(value)) {
-      ++non_finite;
-      continue;
-    }
-    series.points.push_back({time.get<double>(), value});
+    parse_pair(values[i], url, pointer + "/" + std::to_string(i), series, non_finite);
   }
 }
 
 } // namespace
 
-Answer parse_answer(std::string_view body, const std::string& url) {
-  const nlohmann::json answer = parse_body(body, url);
+namespace {
+
+// The checked "data" of a successful answer (the server's own error thrown).
+nlohmann::json successful_data(std::string_view body, const std::string& url) {
+  nlohmann::json answer = parse_body(body, url);
   if (!answer.is_object()) {
     fail_at(url, "", "must be a JSON object", answer);
   }
@@ -181,13 +194,31 @@ Answer parse_answer(std::string_view body, const std::string& url) {
   if (status != "success") {
     fail_at(url, "/status", R"(must be "success" or "error")", status);
   }
-  const auto& data = member(answer, "data", url, "");
+  member(answer, "data", url, "");
+  return answer;
+}
+
+void add_warnings(const nlohmann::json& answer, Answer& out) {
+  if (const auto warnings = answer.find("warnings");
+      warnings != answer.end() && warnings->is_array()) {
+    for (const auto& w : *warnings) {
+      if (w.is_string() && out.warnings.size() < k_max_prometheus_warnings) {
+        out.warnings.push_back(one_line(w.get<std::string>(), 200));
+      }
+    }
+  }
+}
+
+Answer parse_result(std::string_view body, const std::string& url, bool matrix) {
+  t_kind = matrix ? k_not_query_range : k_not_instant;
+  const nlohmann::json answer = successful_data(body, url);
+  const auto& data = answer["data"];
   if (!data.is_object()) {
     fail_at(url, "/data", "must be an object", data);
   }
   const auto& type = member(data, "resultType", url, "/data");
-  if (type != "matrix") {
-    fail_at(url, "/data/resultType", "must be \"matrix\"", type);
+  if (type != (matrix ? "matrix" : "vector")) {
+    fail_at(url, "/data/resultType", matrix ? "must be \"matrix\"" : "must be \"vector\"", type);
   }
   const auto& result = member(data, "result", url, "/data");
   if (!result.is_array()) {
@@ -204,21 +235,61 @@ Answer parse_answer(std::string_view body, const std::string& url) {
     }
     Series series;
     series.labels = parse_labels(member(entry, "metric", url, at), url, at + "/metric");
-    // A series of native histograms only has no "values".
-    if (const auto values = entry.find("values"); values != entry.end()) {
-      parse_values(*values, url, at + "/values", series, out.non_finite);
+    // A series of native histograms only has no "values" (or "value").
+    if (matrix) {
+      if (const auto values = entry.find("values"); values != entry.end()) {
+        parse_values(*values, url, at + "/values", series, out.non_finite);
+      }
+    } else if (const auto value = entry.find("value"); value != entry.end()) {
+      parse_pair(*value, url, at + "/value", series, out.non_finite);
     }
     out.series.push_back(std::move(series));
   }
-  if (const auto warnings = answer.find("warnings");
-      warnings != answer.end() && warnings->is_array()) {
-    for (const auto& w : *warnings) {
-      if (w.is_string() && out.warnings.size() < k_max_prometheus_warnings) {
-        out.warnings.push_back(one_line(w.get<std::string>(), 200));
-      }
+  add_warnings(answer, out);
+  return out;
+}
+
+} // namespace
+
+Answer parse_answer(std::string_view body, const std::string& url) {
+  return parse_result(body, url, true);
+}
+
+Answer parse_vector_answer(std::string_view body, const std::string& url) {
+  return parse_result(body, url, false);
+}
+
+std::vector<std::string> parse_label_values(std::string_view body, const std::string& url) {
+  t_kind = "not a label values answer: ";
+  const nlohmann::json answer = successful_data(body, url);
+  const auto& data = answer["data"];
+  if (!data.is_array()) {
+    fail_at(url, "/data", "must be an array of strings", data);
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (!data[i].is_string()) {
+      fail_at(url, "/data/" + std::to_string(i), "must be a string", data[i]);
     }
+    out.push_back(data[i].get<std::string>());
   }
   return out;
+}
+
+std::string identity_key(const GpuIdentity& id) {
+  std::string key;
+  for (const std::string* part : {&id.uuid,
+                                  &id.host,
+                                  &id.index,
+                                  &id.mig_profile,
+                                  &id.mig_instance,
+                                  &id.namespace_name,
+                                  &id.pod,
+                                  &id.container}) {
+    key += *part;
+    key += '\0';
+  }
+  return key;
 }
 
 } // namespace rightsize::prometheus

@@ -4,6 +4,7 @@
 // reader's parts share. docs/observe.md, "Prometheus".
 
 #include <rightsize/net/http_get.hpp>
+#include <rightsize/observe/telemetry.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -45,5 +46,17 @@ struct Answer {
 // stats, a series' "histograms") are ignored. Throws "<url>:<pointer>: not a query_range answer:
 // ..." for anything else, or the server's own error.
 Answer parse_answer(std::string_view body, const std::string& url);
+
+// An instant query's answer, {"status":"success","data":{"resultType":"vector","result":[{"metric":
+// {...},"value":[t,"v"]},...]}}: each series with its one point (none where it is NaN or
+// infinite). Errors as parse_answer's, "not an instant query answer".
+Answer parse_vector_answer(std::string_view body, const std::string& url);
+
+// /api/v1/label/<name>/values: {"status":"success","data":["a","b",...]}.
+std::vector<std::string> parse_label_values(std::string_view body, const std::string& url);
+
+// The fields of GpuIdentity that tell two GPUs apart (not the model name, owner or source), as
+// one key: a series of the same GPU in two answers has the same key.
+std::string identity_key(const GpuIdentity& id);
 
 } // namespace rightsize::prometheus

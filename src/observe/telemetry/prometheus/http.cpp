@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -157,6 +158,48 @@ std::string status_text(const Response& r, const std::string& attempts) {
 
 } // namespace
 
+HttpClient::HttpClient(const PrometheusQuery& query, std::string origin, const curl::Api& api)
+    : m_api(api), m_curl(api.easy_init(), api.easy_cleanup), m_headers(nullptr, api.slist_free_all),
+      m_timeout_ms(static_cast<long>(std::ceil(query.timeout_s * 1000))),
+      m_timeout_s(query.timeout_s), m_attempts(1 + query.retries), m_origin(std::move(origin)),
+      m_ca_file(query.ca_file), m_insecure(query.insecure_skip_verify) {
+  if (!m_curl) {
+    throw InputError("--prometheus", "cannot initialise libcurl");
+  }
+  add_header("Accept: application/json");
+  for (const auto& h : query.headers) {
+    // The header's name only: its value may be a credential (X-Scope-OrgID, a token).
+    const auto colon = h.find(':');
+    const std::string name = colon == std::string::npos ? std::string() : h.substr(0, colon);
+    const bool name_ok = !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("!#$%&'*+-.^_`|~", c);
+    });
+    if (!name_ok) {
+      throw InputError("--header",
+                       "must be \"Name: value\" with a header name of letters, digits and -_.");
+    }
+    if (h.find_first_of("\r\n") != std::string::npos) {
+      throw InputError("--header", fmt::format("{}: the value has a line break", name));
+    }
+    add_header(h);
+  }
+  if (!query.bearer_token.empty()) {
+    if (query.bearer_token.find_first_of("\r\n \t") != std::string::npos) {
+      throw InputError("--bearer-token", "the token has a space or a line break");
+    }
+    add_header("Authorization: Bearer " + query.bearer_token);
+  }
+}
+
+void HttpClient::add_header(const std::string& line) {
+  curl_slist* grown = m_api.slist_append(m_headers.get(), line.c_str());
+  if (grown == nullptr) {
+    throw InputError("--prometheus", "cannot add an HTTP header (out of memory)");
+  }
+  m_headers.release();
+  m_headers.reset(grown);
+}
+
 // http and https only. CURLOPT_PROTOCOLS_STR (7.85.0) replaces CURLOPT_PROTOCOLS, deprecated
 // since; the libcurl loaded at run time may be older than the headers built with.
 void HttpClient::set_protocols(CURL* curl) const {
@@ -194,8 +237,21 @@ Response HttpClient::perform(const std::string& url, const std::string& where, i
   setopt(curl, CURLOPT_WRITEFUNCTION, &write_body);
   setopt(curl, CURLOPT_WRITEDATA, &sink);
   setopt(curl, CURLOPT_ERRORBUFFER, error.data());
+  if (!m_ca_file.empty()) {
+    setopt(curl, CURLOPT_CAINFO, m_ca_file.c_str());
+  }
+  if (m_insecure) {
+    setopt(curl, CURLOPT_SSL_VERIFYPEER, 0L);
+    setopt(curl, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  ++m_traffic.requests;
 
   const CURLcode code = m_api.easy_perform(curl);
+  m_traffic.bytes += r.body.size();
+  curl_off_t wire = 0;
+  if (m_api.easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &wire) == CURLE_OK && wire > 0) {
+    m_traffic.wire_bytes += static_cast<std::size_t>(wire);
+  }
   if (sink.too_large || code == CURLE_FILESIZE_EXCEEDED) {
     throw InputError(where,
                      fmt::format("the answer is larger than {} MiB; narrow --range, raise "

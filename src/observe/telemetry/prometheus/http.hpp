@@ -41,15 +41,10 @@ struct Response {
 // One HTTP client for all the queries of a run, so that they share a connection.
 class HttpClient {
 public:
-  HttpClient(const PrometheusQuery& query, std::string origin, const curl::Api& api)
-      : m_api(api), m_curl(api.easy_init(), api.easy_cleanup),
-        m_headers(api.slist_append(nullptr, "Accept: application/json"), api.slist_free_all),
-        m_timeout_ms(static_cast<long>(std::ceil(query.timeout_s * 1000))),
-        m_timeout_s(query.timeout_s), m_attempts(1 + query.retries), m_origin(std::move(origin)) {
-    if (!m_curl) {
-      throw InputError("--prometheus", "cannot initialise libcurl");
-    }
-  }
+  // The query's bearer token and headers are sent with every request (checked here: InputError
+  // at --header for one that is not "Name: value"); its CA file and --insecure-skip-verify set
+  // how an https server is verified.
+  HttpClient(const PrometheusQuery& query, std::string origin, const curl::Api& api);
 
   // URL-encodes one query parameter.
   std::string escape(const std::string& text) {
@@ -70,13 +65,23 @@ private:
   void set_protocols(CURL* curl) const;
   std::string follow(const Response& response, const std::string& where);
 
+public:
+  // Requests made (retries and redirects included) and body bytes received.
+  [[nodiscard]] const PrometheusTraffic& traffic() const { return m_traffic; }
+
+private:
+  void add_header(const std::string& line);
+
   const curl::Api& m_api;
   std::unique_ptr<CURL, decltype(curl::Api::easy_cleanup)> m_curl;
   std::unique_ptr<curl_slist, decltype(curl::Api::slist_free_all)> m_headers;
+  PrometheusTraffic m_traffic;
   long m_timeout_ms;
   double m_timeout_s;
   int m_attempts;
   std::string m_origin;
+  std::string m_ca_file;
+  bool m_insecure = false;
 };
 
 } // namespace rightsize::prometheus

@@ -19,24 +19,8 @@ namespace rightsize {
 namespace {
 
 using prometheus::Answer;
+using prometheus::identity_key;
 using prometheus::Point;
-
-// The fields of GpuIdentity that tell two GPUs apart (not the model name or the source).
-std::string identity_key(const GpuIdentity& id) {
-  std::string key;
-  for (const std::string* part : {&id.uuid,
-                                  &id.host,
-                                  &id.index,
-                                  &id.mig_profile,
-                                  &id.mig_instance,
-                                  &id.namespace_name,
-                                  &id.pod,
-                                  &id.container}) {
-    key += *part;
-    key += '\0';
-  }
-  return key;
-}
 
 // Points sorted by time, one per time (the first of equal times: a GPU scraped by two jobs).
 void sort_unique(std::vector<Point>& points) {
