@@ -366,6 +366,11 @@ assert w["verdict"] == "over-provisioned", w["verdict"]
 assert w["owner"] == {"namespace": "team-c", "kind": "Deployment", "name": "whisper",
                       "container": "asr"}, w["owner"]
 assert w["pods"] == 2 and w["gpus"] == 2, (w["pods"], w["gpus"])
+# A serving engine known by its containers' name (vllm), not the owner's: not sized on the
+# engine's busy loop and preallocation (no "under-provisioned 8x" for the LeaderWorkerSet).
+lws = next(w for w in report["workloads"] if w["name"] == "team-a/LeaderWorkerSet/llama-70b")
+assert lws["verdict"] == "inconclusive", (lws["verdict"], lws["reasons"])
+assert any(r["code"] == "engine_busy" for r in lws["reasons"]), lws["reasons"]
 rec = w["recommendation"]
 pod = patch["spec"]["template"]["spec"]
 (container,) = pod["containers"]

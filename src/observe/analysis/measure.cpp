@@ -361,7 +361,22 @@ std::string engine_of(const std::string& name,
 
 void WorkloadAnalysis::measure_memory() {
   m_capacity = m_shape.plannable_memory().si();
+  // The workload's name, else what every one of its GPUs' pods or containers is named: an owner's
+  // name need not say it (team-a/LeaderWorkerSet/llama-70b runs containers named vllm), and a
+  // host's GPUs (--group-by host) may serve other things beside an engine's pod.
   m_w.engine = engine_of(m_w.name, m_o.serving_engines);
+  if (m_w.engine.empty() && !m_group.gpus.empty()) {
+    const auto engine_of_gpu = [&](const GpuSeries* g) {
+      const std::string by_pod = engine_of(g->id.pod, m_o.serving_engines);
+      return by_pod.empty() ? engine_of(g->id.container, m_o.serving_engines) : by_pod;
+    };
+    const std::string first = engine_of_gpu(m_group.gpus.front());
+    if (std::all_of(m_group.gpus.begin(), m_group.gpus.end(), [&](const GpuSeries* g) {
+          return engine_of_gpu(g) == first;
+        })) {
+      m_w.engine = first;
+    }
+  }
   double observed_total = 0;
   for (const auto* s : m_group.gpus) {
     if (const auto& summary = s->summary(Metric::memory_total)) {
