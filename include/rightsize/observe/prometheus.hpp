@@ -57,6 +57,13 @@ struct PrometheusTraffic {
   std::size_t requests = 0;
   std::size_t bytes = 0;
   std::size_t wire_bytes = 0;
+
+  PrometheusTraffic& operator+=(const PrometheusTraffic& other) {
+    requests += other.requests;
+    bytes += other.bytes;
+    wire_bytes += other.wire_bytes;
+    return *this;
+  }
 };
 
 // Runs the queries. A server that cannot be reached, answers an HTTP error, HTML or JSON that is

@@ -219,16 +219,17 @@ std::string Session::where(const std::string& path, const std::string& promql) c
   return m_base.shown + path + "?query=" + promql;
 }
 
+std::string Session::instant_url(HttpClient& http, const std::string& promql) const {
+  return fmt::format(
+      "{}/api/v1/query?query={}&time={:.3f}", m_base.request, http.escape(promql), m_window.end_s);
+}
+
 Answer Session::instant(const std::string& promql) {
   const std::string where = this->where("/api/v1/query", promql);
   if (const auto it = m_prefetched.find(promql); it != m_prefetched.end()) {
     return parse_vector_answer(it->second, where);
   }
-  const std::string url = fmt::format("{}/api/v1/query?query={}&time={:.3f}",
-                                      m_base.request,
-                                      m_http.escape(promql),
-                                      m_window.end_s);
-  return parse_vector_answer(m_http.get(url, where), where);
+  return parse_vector_answer(m_http.get(instant_url(m_http, promql), where), where);
 }
 
 void Session::prefetch(const std::vector<std::string>& promqls, int parallel) {
@@ -247,20 +248,14 @@ void Session::prefetch(const std::vector<std::string>& promqls, int parallel) {
     }
     for (std::size_t i = next++; i < n; i = next++) {
       try {
-        const std::string url = fmt::format("{}/api/v1/query?query={}&time={:.3f}",
-                                            m_base.request,
-                                            http->escape(promqls[i]),
-                                            m_window.end_s);
-        bodies[i] = http->get(url, where("/api/v1/query", promqls[i]));
+        bodies[i] = http->get(instant_url(*http, promqls[i]), where("/api/v1/query", promqls[i]));
         done[i] = 1;
       } catch (...) {
         errors[i] = std::current_exception();
       }
     }
     const std::lock_guard<std::mutex> hold(traffic_lock);
-    m_prefetch_traffic.requests += http->traffic().requests;
-    m_prefetch_traffic.bytes += http->traffic().bytes;
-    m_prefetch_traffic.wire_bytes += http->traffic().wire_bytes;
+    m_prefetch_traffic += http->traffic();
   };
   std::vector<std::thread> threads;
   for (int t = 1; t < std::max(1, parallel); ++t) {
@@ -363,9 +358,7 @@ Telemetry query_prometheus(const PrometheusQuery& query, PrometheusTraffic* traf
   }
   if (traffic != nullptr) {
     *traffic = http.traffic();
-    traffic->requests += session.prefetch_traffic().requests;
-    traffic->bytes += session.prefetch_traffic().bytes;
-    traffic->wire_bytes += session.prefetch_traffic().wire_bytes;
+    *traffic += session.prefetch_traffic();
   }
   return out;
 }

@@ -63,6 +63,9 @@ public:
   std::vector<std::string> label_values(const std::string& label, const std::string& match);
 
 private:
+  // The instant query's URL at the window's end, escaped by `http`.
+  std::string instant_url(HttpClient& http, const std::string& promql) const;
+
   const PrometheusQuery& m_query;
   std::string m_matchers;
   Window m_window;
