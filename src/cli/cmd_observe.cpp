@@ -198,6 +198,7 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
   if (!o.inputs.prometheus.empty()) {
     query = prometheus_query(o.inputs, options);
     query->owners = !o.no_owners;
+    query->engine_metrics = inputs.engine_metric_names;
     // The coarse timeline is read for the charts only.
     query->timeline = format_file(o.common.format).charts;
   }

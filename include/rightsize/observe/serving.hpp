@@ -22,8 +22,6 @@ namespace rightsize {
 
 struct Spec;
 
-using EngineMetricCatalog = std::map<std::string, EngineMetricNames>; // by engine (vllm, ...)
-
 // The "serving_metrics" of each engine of data/deploy.json's "engines"; throws InputError at
 // file:/engines/<name>/serving_metrics/<role>.
 EngineMetricCatalog parse_engine_metric_catalog(const nlohmann::json& deploy_json,

@@ -145,6 +145,8 @@ struct EngineMetricNames {
   std::vector<std::string> ttft_seconds;   // histogram base name: time to first token
   std::vector<std::string> itl_seconds;    // histogram base name: inter-token latency
 };
+using EngineMetricCatalog = std::map<std::string, EngineMetricNames>; // by engine (vllm, ...)
+
 // A latency histogram's increase over the window: cumulative counts by upper bound, as
 // Prometheus' histogram_quantile reads them.
 struct LatencyHistogram {

@@ -116,6 +116,11 @@ void WorkloadAnalysis::measure_serving() {
       }
     }
   }
+  // Pods that followed each other (a rollout, a restart) did not hold their requests at once: the
+  // sum is scaled to the most pods that ran at once.
+  if (m_w.pods > 0 && s.pods > m_w.pods) {
+    s.demand *= static_cast<double>(m_w.pods) / static_cast<double>(s.pods);
+  }
   if (ttft) {
     s.ttft_p50_s = ttft->quantile(0.50);
     s.ttft_p95_s = ttft->quantile(0.95);

@@ -353,8 +353,13 @@ Telemetry query_prometheus(const PrometheusQuery& query, PrometheusTraffic* traf
         shown,
         matched.empty() ? "" : " " + matched,
         session.window_text()));
-  } else if (query.owners) {
-    prometheus::add_owners(session, out);
+  } else {
+    if (query.owners) {
+      prometheus::add_owners(session, out);
+    }
+    if (!query.engine_metrics.empty()) {
+      prometheus::add_engine_metrics(session, out);
+    }
   }
   if (traffic != nullptr) {
     *traffic = http.traffic();
