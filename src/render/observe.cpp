@@ -133,6 +133,7 @@ std::string recommendation_text(const WorkloadObservation& w) {
   if (w.verdict == "inconclusive") {
     return r.text.rfind("fix the input", 0) == 0 ? "fix input first"
            : r.text.rfind("judge the", 0) == 0   ? "needs engine metrics"
+           : r.text.rfind("map it to", 0) == 0   ? "needs a spec"
                                                  : "observe longer";
   }
   return gpu_text(r.gpu, r.gpus, r.partition);
