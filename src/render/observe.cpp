@@ -131,10 +131,11 @@ std::string recommendation_text(const WorkloadObservation& w) {
     return "keep";
   }
   if (w.verdict == "inconclusive") {
-    return r.text.rfind("fix the input", 0) == 0 ? "fix input first"
-           : r.text.rfind("judge the", 0) == 0   ? "needs engine metrics"
-           : r.text.rfind("map it to", 0) == 0   ? "needs a spec"
-                                                 : "observe longer";
+    return r.text.rfind("fix the input", 0) == 0    ? "fix input first"
+           : r.text.rfind("judge the", 0) == 0      ? "needs engine metrics"
+           : r.text.rfind("map it to", 0) == 0      ? "needs a spec"
+           : r.text.rfind("check the spec", 0) == 0 ? "check the spec"
+                                                    : "observe longer";
   }
   return gpu_text(r.gpu, r.gpus, r.partition);
 }

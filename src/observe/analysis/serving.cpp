@@ -269,6 +269,23 @@ void WorkloadAnalysis::size_spec() {
       if (now.candidate->inference) {
         s.estimated_ttft_s = now.candidate->inference->ttft.si();
         s.estimated_tpot_s = now.candidate->inference->tpot.si();
+        // The time per output token is the steadiest of what the engine and the estimator both
+        // give: twice off either way, the spec likely describes something else than this pod
+        // serves (another model, precision or lengths), and its sizing with it.
+        if (s.itl_mean_s && *s.estimated_tpot_s > 0) {
+          const double ratio = *s.itl_mean_s / *s.estimated_tpot_s;
+          if (ratio > 2.0 || ratio < 0.5) {
+            m_spec_mismatch = fmt::format(
+                "check the spec: the inter-token latency observed, {:.1f} ms on average, is "
+                "{:.1f}x the estimator's TPOT on the same GPUs for {} ({:.1f} ms), so the spec "
+                "likely describes something else than this pod serves (model, precision, input "
+                "and output lengths) and no size made from it is given; keep it until then",
+                *s.itl_mean_s * 1000,
+                ratio,
+                s.spec_file,
+                *s.estimated_tpot_s * 1000);
+          }
+        }
       }
     } else if (!now.problem.empty()) {
       m_w.notes.push_back(fmt::format("the estimator on {} at {} concurrent requests, on {}x {} "
@@ -397,6 +414,9 @@ void WorkloadAnalysis::decide_serving(std::vector<std::string>& warnings) {
                      window,
                      m_o.min_samples_per_gpu,
                      format_seconds(seconds(m_o.min_window_s))));
+  } else if (!m_spec_mismatch.empty() && !has_reason("idle")) {
+    m_w.verdict = "inconclusive";
+    keep(m_spec_mismatch);
   } else if (has_reason("idle")) {
     m_w.verdict = "idle";
     r.gpus = 0;

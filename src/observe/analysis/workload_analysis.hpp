@@ -104,6 +104,7 @@ private:
   double m_throttled_share = 0;
   const Spec* m_spec = nullptr;       // the spec it serves (--spec-map), serving workloads only
   std::shared_ptr<const Plan> m_plan; // the plan on it at the observed load
+  std::string m_spec_mismatch;        // why the spec does not describe the pod, or empty
 };
 
 } // namespace rightsize::analysis

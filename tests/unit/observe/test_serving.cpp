@@ -45,7 +45,8 @@ std::string vllm_scrapes(std::size_t n,
                          const std::function<double(std::size_t)>& kv,
                          double ttft = 0.3,
                          int requests = 10,
-                         const std::string& pod = "vllm-0") {
+                         const std::string& pod = "vllm-0",
+                         double itl = 0) {
   std::string out;
   const std::string labels = fmt::format(R"(model_name="m",namespace="serve",pod="{}")", pod);
   double count = 0;
@@ -68,6 +69,23 @@ std::string vllm_scrapes(std::size_t n,
     out +=
         fmt::format("vllm:time_to_first_token_seconds_sum{{{}}} {} {}\n", labels, count * ttft, ms);
     out += fmt::format("vllm:time_to_first_token_seconds_count{{{}}} {} {}\n", labels, count, ms);
+    if (itl > 0) { // 100 output tokens a request, each `itl` after the last
+      for (const double le : {0.01, 0.05, 0.1}) {
+        out += fmt::format("vllm:inter_token_latency_seconds_bucket{{le=\"{}\",{}}} {} {}\n",
+                           le,
+                           labels,
+                           itl <= le ? 100 * count : 0,
+                           ms);
+      }
+      out += fmt::format("vllm:inter_token_latency_seconds_bucket{{le=\"+Inf\",{}}} {} {}\n",
+                         labels,
+                         100 * count,
+                         ms);
+      out += fmt::format(
+          "vllm:inter_token_latency_seconds_sum{{{}}} {} {}\n", labels, 100 * count * itl, ms);
+      out += fmt::format(
+          "vllm:inter_token_latency_seconds_count{{{}}} {} {}\n", labels, 100 * count, ms);
+    }
   }
   return out;
 }
@@ -316,6 +334,49 @@ TEST_CASE("a serving workload is judged on its engine's metrics") {
     o.specs.push_back(SpecMapping{"other/*", std::make_shared<const Spec>(), "x.json"});
     const auto w = judge(vllm_scrapes(21, constant(4), constant(0), constant(0.3)), 21, o);
     CHECK(w.serving->spec_file.empty());
+  }
+}
+
+TEST_CASE("a serving workload's spec is sized by the estimator at the observed load") {
+  // Llama 3.1 8B chat (examples/llama-3.1-8b-chat.json: TTFT <= 1.5 s, TPOT <= 50 ms) on one
+  // H100, 2 requests in flight and a KV cache 10% full: the plan at 3 concurrent requests
+  // (2 x 1.2, rounded up) finds something cheaper than an H100 that meets the targets.
+  ObserveOptions o = serving_options();
+  const auto spec = std::make_shared<const Spec>(
+      load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/llama-3.1-8b-chat.json"));
+  o.specs.push_back(SpecMapping{"serve/*", spec, "chat.json"});
+  SpecPlanning planning;
+  planning.catalog = &test::catalog();
+  planning.constants = &test::constants();
+  planning.efficiency = &test::efficiency();
+  planning.options = test::cli_plan_options("2026-12-01");
+  planning.options.simulate = false;
+  planning.options.disaggregate = false;
+  o.planning = &planning;
+
+  SECTION("light load: over-provisioned, on the plan's cheapest configuration") {
+    const auto w = judge(vllm_scrapes(21, constant(2), constant(0), constant(0.1)), 21, o);
+    REQUIRE(w.serving);
+    CHECK(w.serving->sized_concurrency == 3);
+    REQUIRE(w.serving->estimated_memory_per_gpu_bytes);
+    // The estimator's memory on the H100 replaces the 72 GiB vLLM holds: the 8B's 15 GiB of
+    // bf16 weights and a little cache, far under it.
+    CHECK(*w.serving->estimated_memory_per_gpu_bytes > 15 * k_gib);
+    CHECK(*w.serving->estimated_memory_per_gpu_bytes < 40 * k_gib);
+    CHECK(*w.memory_needed_bytes == Approx(*w.serving->estimated_memory_per_gpu_bytes));
+    CHECK(w.verdict == "over-provisioned");
+    REQUIRE(w.recommendation);
+    CHECK(w.recommendation->gpu != "H100-SXM-80GB");
+    CHECK(*w.recommendation->usd_per_month_saved >= 0.10 * *w.recommendation->usd_per_month_now);
+    CHECK(w.recommendation->text.find("meets its targets") != std::string::npos);
+  }
+  SECTION("an inter-token latency far from the estimator's: check the spec, no size") {
+    // 40 ms a token where the estimator puts an 8B on an H100 under 10 ms.
+    const auto w = judge(
+        vllm_scrapes(21, constant(2), constant(0), constant(0.1), 0.3, 10, "vllm-0", 0.04), 21, o);
+    CHECK(w.verdict == "inconclusive");
+    CHECK(w.recommendation->text.rfind("check the spec", 0) == 0);
+    CHECK(*w.recommendation->usd_per_month_saved == 0);
   }
 }
 
