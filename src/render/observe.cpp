@@ -9,6 +9,8 @@
 #include <rightsize/render/observe.hpp>
 
 #include <fmt/format.h>
+#include <rightsize/core/json_reader.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -536,7 +538,8 @@ nlohmann::json observe_report_json(const ObserveReport& r) {
 }
 
 void render_observe_json(const ObserveReport& r, std::ostream& out) {
-  out << observe_report_json(r).dump(2) << '\n';
+  // Names from the inputs (file names, labels) may not be UTF-8: escaped, never an exception.
+  out << detail::dump_json(observe_report_json(r), 2) << '\n';
 }
 
 namespace {
