@@ -358,7 +358,16 @@ Telemetry query_prometheus(const PrometheusQuery& query, PrometheusTraffic* traf
       prometheus::add_owners(session, out);
     }
     if (!query.engine_metrics.empty()) {
-      prometheus::add_engine_metrics(session, out);
+      // The engines' series are an addition to the GPUs': a server that cannot answer for them
+      // leaves the serving workloads judged on their GPUs, and says so.
+      try {
+        prometheus::add_engine_metrics(session, out);
+      } catch (const InputError& e) {
+        out.engine_pods.clear();
+        out.warnings.push_back(fmt::format("serving engines' metrics not read: {}; serving "
+                                           "workloads are judged on their GPUs",
+                                           e.what()));
+      }
     }
   }
   if (traffic != nullptr) {
