@@ -72,6 +72,43 @@ GPUS_PER_NODE = 8
 CORE_GPUS = 15
 # The alphabet Kubernetes draws ReplicaSet hashes and pod name suffixes from (utilrand).
 K8S_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+# vllm-llama's engine metrics at sample i: running 24 + (7 i mod 9), waiting i mod 5, KV-cache
+# usage 0.93 + 0.01 (i mod 5): requests wait behind a full cache (docs/observe.md, "Serving
+# engines"); names as vLLM writes them (data/deploy.json "serving_metrics").
+ENGINE_STORY = "vllm:num_requests_running 24 + (7 i mod 9), waiting i mod 5, kv_cache_usage_perc " \
+               "0.93 + 0.01 (i mod 5)"
+ENGINE_JOB = 'job="vllm",container="vllm"'
+
+
+def engine_series(fleet):
+    """(metric, label text, i0, i1, value of sample i[, suffix]) of each vLLM pod's engine
+    series: its gauges, and its TTFT histogram's _bucket, _count and _sum."""
+    out = []
+    for w in fleet.workloads:
+        if "engine_metrics" not in w["params"]:
+            continue
+        for p in w["pods"]:
+            lab = labels([("model_name", "meta-llama/Llama-3.1-8B-Instruct"),
+                          ("namespace", p["namespace"]), ("pod", p["name"])]) + "," + ENGINE_JOB
+            out.append(("vllm:num_requests_running", lab, p["i0"], p["i1"],
+                        lambda i: str(24 + (7 * i) % 9)))
+            out.append(("vllm:num_requests_waiting", lab, p["i0"], p["i1"], lambda i: str(i % 5)))
+            out.append(("vllm:kv_cache_usage_perc", lab, p["i0"], p["i1"],
+                        lambda i: f"{0.93 + 0.01 * (i % 5):.2f}"))
+            # TTFT: two requests a sample, one at 0.4 s (le 0.5), one at 0.8 s (le 1.0); counted
+            # from the pod's start. Its quantiles are the same over any part of its life:
+            # p50 0.5 s, p95 0.95 s, mean 0.6 s (histogram_quantile's interpolation).
+            for le, per in (("0.5", 1), ("1.0", 2), ("+Inf", 2)):
+                out.append(("vllm:time_to_first_token_seconds", f'{lab},le="{le}"', p["i0"],
+                            p["i1"], lambda i, per=per, i0=p["i0"]: f"{per * (i - i0 + 1)}",
+                            "_bucket"))
+            out.append(("vllm:time_to_first_token_seconds", lab, p["i0"], p["i1"],
+                        lambda i, i0=p["i0"]: f"{2 * (i - i0 + 1)}", "_count"))
+            out.append(("vllm:time_to_first_token_seconds", lab, p["i0"], p["i1"],
+                        lambda i, i0=p["i0"]: f"{1.2 * (i - i0 + 1):.1f}", "_sum"))
+    return out
+
+
 KSM_JOB = 'job="kube-state-metrics",instance="10.96.12.7:8080"'
 NAMESPACES = ["team-a", "team-b", "team-c", "inference", "ml-research", "batch", "search", "ads"]
 NAMES = ["chat", "embed", "rerank", "vision", "speech", "summarize", "translate", "code", "rag",
@@ -193,6 +230,9 @@ class Fleet:
                  half + quarter, n, container="vllm")
         w["params"]["story"] = ("ReplicaSet 1 for the first half, rollout to ReplicaSet 2, whose "
                                 "pod is replaced at 3/4 (a restart)")
+        # Its vLLM pods export their engine metrics (scraped by a PodMonitor: namespace and pod
+        # labels): a queue behind a nearly full KV cache (engine_series).
+        w["params"]["engine_metrics"] = ENGINE_STORY
 
         w = self.workload("team-b", "StatefulSet", "embed-bge", "busy", self.profile_params("busy"))
         for k in range(2):
@@ -466,6 +506,7 @@ def write_blocks(fleet, values, out_dir):
     add = operator.add
     dcgm = [(g, dcgm_labels(g)) for g in fleet.gpus]
     ksm = [] if fleet.args.no_kube_state_metrics else ksm_series(fleet)
+    engine = engine_series(fleet)
     families = ["kube_pod_owner", "kube_pod_labels", "kube_replicaset_owner", "kube_job_owner"]
     files = []
     first_t, last_t = start + step, start + n * step
@@ -503,6 +544,23 @@ def write_blocks(fleet, values, out_dir):
                         continue
                     chunks.append(f"{family}{{{lab}}} 1".join(
                         itertools.chain(("",), tails[a - j0:b - j0])))
+                    samples += b - a
+                if len(chunks) > 1:
+                    text = "".join(chunks)
+                    f.write(text)
+                    size += len(text)
+            for metric, kind in (("vllm:num_requests_running", "gauge"),
+                                 ("vllm:num_requests_waiting", "gauge"),
+                                 ("vllm:kv_cache_usage_perc", "gauge"),
+                                 ("vllm:time_to_first_token_seconds", "histogram")):
+                chunks = [f"# TYPE {metric} {kind}\n"]
+                for series_metric, lab, i0, i1, value, *suffix in engine:
+                    a, b = max(j0, i0), min(j1, i1)
+                    if series_metric != metric or a >= b:
+                        continue
+                    series_name = metric + (suffix[0] if suffix else "")
+                    chunks.extend(f"{series_name}{{{lab}}} {value(i)}{tails[i - j0]}"
+                                  for i in range(a, b))
                     samples += b - a
                 if len(chunks) > 1:
                     text = "".join(chunks)

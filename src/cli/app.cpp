@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <streambuf>
 #include <unistd.h>
 #include <vector>
@@ -247,6 +248,14 @@ int run(const std::vector<std::string>& args,
     return to_int(ExitCode::input);
   } catch (const InputError& e) {
     print_error(err, e.what());
+    return to_int(ExitCode::input);
+  } catch (const std::bad_alloc&) {
+    // Not a bug: the input needs more memory than the process may have (ulimit -v, a cgroup).
+    // Nothing was written: reports are written whole, at the end.
+    print_error(err,
+                "out of memory: the input needs more memory than this process may use (ulimit "
+                "-v, a container's limit); give it more, or less input (a shorter --range, fewer "
+                "or smaller files)");
     return to_int(ExitCode::input);
   } catch (const std::exception& e) {
     err << "rightsize: internal error: " << e.what()

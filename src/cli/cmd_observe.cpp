@@ -7,9 +7,11 @@
 #include "cli/observe_options.hpp"
 #include "cli/renderers.hpp"
 
+#include <rightsize/catalog/engines.hpp>
 #include <rightsize/catalog/gpu_products.hpp>
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/deploy/manifest_files.hpp>
 #include <rightsize/observe/inputs.hpp>
 #include <rightsize/observe/observe.hpp>
@@ -158,8 +160,34 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
       bundled_catalog_path(o.common), user_catalog_path(o.common), CatalogDetail::figures);
   const GpuProducts products = load_gpu_products(bundled_data_dir(o.common) + "/deploy.json");
   ObserveOptions options = resolve_observe_options(o.settings, catalog);
-  options.serving_engines = load_engine_workload_names(bundled_data_dir(o.common) + "/deploy.json");
-  const ObservedFiles files = read_observe_files(o.inputs);
+  const std::string deploy_data = bundled_data_dir(o.common) + "/deploy.json";
+  options.serving_engines = load_engine_workload_names(deploy_data);
+  ObserveInputs inputs = o.inputs;
+  inputs.engine_metric_names =
+      parse_engine_metric_catalog(detail::load_json_file(deploy_data), deploy_data);
+  // Serving workloads mapped to specs are sized by the estimator, as plan sizes them.
+  options.specs = read_spec_mappings(inputs);
+  SpecPlanning planning;
+  Constants constants;
+  Efficiency efficiency;
+  Uncertainty uncertainty;
+  EngineSupport engines;
+  if (!options.specs.empty()) {
+    constants = load_constants(o.common, {});
+    efficiency = Efficiency::load(bundled_data_dir(o.common) + "/efficiency.json");
+    uncertainty = Uncertainty::load(bundled_data_dir(o.common) + "/uncertainty.json");
+    engines = load_engine_support(bundled_data_dir(o.common) + "/engines.json");
+    planning.catalog = &catalog;
+    planning.constants = &constants;
+    planning.efficiency = &efficiency;
+    planning.options.uncertainty = &uncertainty;
+    planning.options.engines = &engines;
+    planning.options.today = today();
+    planning.options.simulate = false; // percentile targets simulate regardless
+    planning.options.disaggregate = false;
+    options.planning = &planning;
+  }
+  const ObservedFiles files = read_observe_files(inputs);
   // What the inputs skipped is said now, before an analysis that may find nothing left.
   WarningLog warnings(ctx);
   warnings.log(files.telemetry.warnings);
@@ -170,6 +198,7 @@ ExitCode run_observe(const ObserveCliOptions& o, Context& ctx) {
   if (!o.inputs.prometheus.empty()) {
     query = prometheus_query(o.inputs, options);
     query->owners = !o.no_owners;
+    query->engine_metrics = inputs.engine_metric_names;
     // The coarse timeline is read for the charts only.
     query->timeline = format_file(o.common.format).charts;
   }

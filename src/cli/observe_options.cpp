@@ -30,6 +30,22 @@ void add_input_options(CLI::App& sub, ObserveCliOptions& o) {
                  "WORKLOAD=FILE (repeatable)")
       ->type_name("[WORKLOAD=]FILE")
       ->group(group);
+  sub.add_option("--engine-metrics",
+                 in.engine_metrics,
+                 "A serving engine's /metrics scrapes (vLLM, SGLang, TensorRT-LLM), Prometheus "
+                 "text, as FILE (series with namespace and pod labels) or WORKLOAD=FILE "
+                 "(repeatable)")
+      ->type_name("[WORKLOAD=]FILE")
+      ->group(group);
+  sub.add_option("--spec-map",
+                 in.spec_map,
+                 "JSON map of workload globs to the specs they serve: their latency targets, "
+                 "and the estimator's size for them (docs/observe.md, \"Serving engines\")")
+      ->type_name("FILE")
+      ->group(group);
+  sub.add_option("--spec", in.spec, "The spec of every serving workload --spec-map does not map")
+      ->type_name("FILE")
+      ->group(group);
   sub.add_option("--prometheus",
                  in.prometheus,
                  "Read the DCGM series live from this Prometheus (or Thanos, Mimir, "

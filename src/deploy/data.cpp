@@ -54,6 +54,7 @@ EngineRecipe read_engine(const FieldReader& e) {
                     "kv_cache_dtypes",
                     "quantizations",
                     "metrics",
+                    "serving_metrics",
                     "multi_node",
                     "speculative",
                     "prefix_cache_args",

@@ -12,6 +12,10 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <tuple>
+#include <utility>
 
 namespace rightsize {
 
@@ -79,7 +83,7 @@ void check_observe_inputs(const ObserveInputs& in) {
                                  in.format));
   }
   // -o must not replace what it reads.
-  for (const auto* inputs : {&in.nvidia_smi, &in.dcgm}) {
+  for (const auto* inputs : {&in.nvidia_smi, &in.dcgm, &in.engine_metrics}) {
     for (const auto& path : *inputs) {
       if (!in.output.empty() && (path == in.output || same_file(path, in.output))) {
         throw InputError("--output", fmt::format("{} is an input of this run", in.output));
@@ -114,6 +118,15 @@ std::vector<std::string> distinct(const std::vector<std::string>& paths,
   return out;
 }
 
+// WORKLOAD=FILE, unless the whole argument is a file (names may hold '=').
+std::pair<std::string, std::string> workload_and_path(const std::string& given) {
+  if (const auto eq = given.find('=');
+      eq != std::string::npos && eq > 0 && !std::filesystem::exists(given)) {
+    return {given.substr(0, eq), given.substr(eq + 1)};
+  }
+  return {std::string(), given};
+}
+
 Telemetry read_telemetry_files(const ObserveInputs& in, std::vector<std::string>& sources) {
   Telemetry all;
   std::vector<std::string> seen;
@@ -130,6 +143,15 @@ Telemetry read_telemetry_files(const ObserveInputs& in, std::vector<std::string>
     all.merge(parse_dcgm_text(text, path, interval));
     sources.push_back(path);
   }
+  // A file of both (Prometheus' /federate of DCGM and engine series) may be given as each.
+  std::vector<std::string> seen_engine;
+  for (const auto& given : distinct(in.engine_metrics, seen_engine, all.warnings)) {
+    const auto [workload, path] = workload_and_path(given);
+    const std::string text =
+        read_input_file(path, k_max_telemetry_file_bytes, "serving engine metrics");
+    all.merge(parse_engine_metrics_text(text, path, workload, in.engine_metric_names, interval));
+    sources.push_back(path);
+  }
   return all;
 }
 
@@ -139,13 +161,8 @@ std::vector<NamedTrace> read_traces(const ObserveInputs& in, std::vector<std::st
   std::vector<std::string> warnings;
   for (const auto& given : distinct(in.traces, seen, warnings)) {
     NamedTrace t;
-    std::string path = given;
-    // WORKLOAD=FILE, unless the whole argument is a file (names may hold '=').
-    if (const auto eq = given.find('=');
-        eq != std::string::npos && eq > 0 && !std::filesystem::exists(given)) {
-      t.workload = given.substr(0, eq);
-      path = given.substr(eq + 1);
-    }
+    std::string path;
+    std::tie(t.workload, path) = workload_and_path(given);
     t.profile = read_trace(path);
     t.profile.warnings.insert(t.profile.warnings.begin(), warnings.begin(), warnings.end());
     warnings.clear();
@@ -162,6 +179,40 @@ ObservedFiles read_observe_files(const ObserveInputs& in) {
   files.telemetry = read_telemetry_files(in, files.sources);
   files.traces = read_traces(in, files.sources);
   return files;
+}
+
+std::vector<SpecMapping> read_spec_mappings(const ObserveInputs& in) {
+  std::vector<SpecMapEntry> entries;
+  if (!in.spec_map.empty()) {
+    entries = read_spec_map(in.spec_map);
+  }
+  if (!in.spec.empty()) {
+    entries.push_back(SpecMapEntry{"*", in.spec, "--spec"});
+  }
+  std::map<std::string, std::shared_ptr<const Spec>> loaded;
+  std::vector<SpecMapping> out;
+  for (const auto& e : entries) {
+    auto& spec = loaded[e.spec_file];
+    if (!spec) {
+      Spec s;
+      try {
+        s = load_spec(e.spec_file);
+      } catch (const InputError& error) {
+        // Which entry named the spec, then what is wrong with it.
+        throw InputError(e.where, error.what());
+      }
+      if (s.workload.type != WorkloadType::inference || s.workload.is_embedding()) {
+        throw InputError(e.where,
+                         fmt::format("{}: observe judges LLM serving on its engine's metrics: "
+                                     "the spec must be an inference workload (workload.type "
+                                     "\"inference\")",
+                                     e.spec_file));
+      }
+      spec = std::make_shared<const Spec>(std::move(s));
+    }
+    out.push_back(SpecMapping{e.pattern, spec, e.spec_file});
+  }
+  return out;
 }
 
 double parse_end_time(const std::string& text) {

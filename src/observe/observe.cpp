@@ -33,6 +33,19 @@ void warn_if_snapshot(const WorkloadObservation& w, std::vector<std::string>& wa
                                    format_seconds(seconds(w.window_s))));
     return;
   }
+  if (w.serving) {
+    // Judged on the engine's metrics: their scrapes are the evidence.
+    if (w.serving->scrapes < k_min_samples || w.serving->window_s < k_min_window_s) {
+      warnings.push_back(fmt::format("{}: only {} scrapes of the {} server's metrics over {}: a "
+                                     "snapshot; observe a day or more of traffic before acting "
+                                     "on it",
+                                     w.name,
+                                     w.serving->scrapes,
+                                     w.serving->engine,
+                                     format_seconds(seconds(w.serving->window_s))));
+    }
+    return;
+  }
   const std::size_t per_gpu = w.gpus > 0 ? w.samples / static_cast<std::size_t>(w.gpus) : 0;
   if (per_gpu < k_min_samples || w.window_s < k_min_window_s) {
     warnings.push_back(fmt::format("{}: only {} samples per GPU over {}: a snapshot; observe a "
@@ -96,6 +109,7 @@ ObserveReport observe(const Telemetry& telemetry,
     }
   }
   analysis::attach_traces(groups, traces, report.warnings);
+  analysis::attach_engine_metrics(groups, telemetry.engine_pods, report.warnings);
 
   for (const auto& group : groups) {
     const std::string model =

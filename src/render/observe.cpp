@@ -9,6 +9,8 @@
 #include <rightsize/render/observe.hpp>
 
 #include <fmt/format.h>
+#include <rightsize/core/json_reader.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -70,7 +72,13 @@ MetricUnit unit_of(Metric m) {
   return {"unknown", 1, "{}"};
 }
 
+// `v` to a multiple of `step`. A step under 1 divides by its inverse (a whole number), so that
+// 40.657 prints as 40.657, not 40.657000000000004 (round(40657) x 0.001).
 double round_to(double v, double step) {
+  const double inverse = std::round(1.0 / step);
+  if (step < 1 && inverse >= 1) {
+    return std::round(v * inverse) / inverse;
+  }
   return std::round(v / step) * step;
 }
 
@@ -125,9 +133,11 @@ std::string recommendation_text(const WorkloadObservation& w) {
     return "keep";
   }
   if (w.verdict == "inconclusive") {
-    return r.text.rfind("fix the input", 0) == 0 ? "fix input first"
-           : r.text.rfind("judge the", 0) == 0   ? "needs engine metrics"
-                                                 : "observe longer";
+    return r.text.rfind("fix the input", 0) == 0    ? "fix input first"
+           : r.text.rfind("judge the", 0) == 0      ? "needs engine metrics"
+           : r.text.rfind("map it to", 0) == 0      ? "needs a spec"
+           : r.text.rfind("check the spec", 0) == 0 ? "check the spec"
+                                                    : "observe longer";
   }
   return gpu_text(r.gpu, r.gpus, r.partition);
 }
@@ -242,6 +252,9 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
     for (const auto& reason : w.reasons) {
       out << fmt::format("  {}: {}\n", reason.code, reason.text);
     }
+    for (const auto& line : serving_lines(w)) {
+      out << "  " << line << '\n';
+    }
     if (w.recommendation) {
       out << "  recommendation: " << w.recommendation->text << '\n';
     }
@@ -269,6 +282,137 @@ void render_observe_table(const ObserveReport& r, std::ostream& out) {
                        r.warnings.size(),
                        r.warnings.size() == 1 ? "" : "s");
   }
+}
+
+namespace {
+
+nlohmann::json optional_number(const std::optional<double>& v, double scale, double step) {
+  return v ? nlohmann::json(round_to(*v * scale, step)) : nlohmann::json(nullptr);
+}
+
+nlohmann::json optional_text(const std::string& v) {
+  return v.empty() ? nlohmann::json(nullptr) : nlohmann::json(v);
+}
+
+nlohmann::json serving_json(const ServingObservation& s) {
+  const auto latency = [](const std::optional<double>& mean,
+                          const std::optional<double>& p50,
+                          const std::optional<double>& p95) {
+    return nlohmann::json{{"mean", optional_number(mean, 1000, 0.01)},
+                          {"p50", optional_number(p50, 1000, 0.01)},
+                          {"p95", optional_number(p95, 1000, 0.01)}};
+  };
+  const auto target = [](const std::optional<double>& t,
+                         const std::string& statistic,
+                         const std::optional<double>& observed) {
+    return t ? nlohmann::json{{"statistic", statistic},
+                              {"target", round_to(*t * 1000, 0.01)},
+                              {"observed", optional_number(observed, 1000, 0.01)}}
+             : nlohmann::json(nullptr);
+  };
+  return {{"engine", s.engine},
+          {"pods", s.pods},
+          {"scrapes", s.scrapes},
+          {"window_s", round_to(s.window_s, 0.001)},
+          {"requests_running", percentiles_json(s.running, 1)},
+          {"requests_waiting", percentiles_json(s.waiting, 1)},
+          {"requests_held_p95", round_to(s.demand, 0.001)},
+          {"kv_cache_usage_percent",
+           s.kv_cache_usage ? percentiles_json(*s.kv_cache_usage, 100) : nlohmann::json(nullptr)},
+          {"preemptions", optional_number(s.preemptions, 1, 1)},
+          {"ttft_ms", latency(s.ttft_mean_s, s.ttft_p50_s, s.ttft_p95_s)},
+          {"itl_ms", latency(s.itl_mean_s, s.itl_p50_s, s.itl_p95_s)},
+          {"spec", optional_text(s.spec_file)},
+          {"spec_name", optional_text(s.spec_name)},
+          {"ttft_target_ms", target(s.ttft_target_s, s.ttft_target_statistic, s.ttft_observed_s)},
+          {"itl_target_ms", target(s.itl_target_s, s.itl_target_statistic, s.itl_observed_s)},
+          {"sized_concurrency",
+           s.spec_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.sized_concurrency)},
+          {"estimated_memory_per_gpu_gib",
+           optional_number(s.estimated_memory_per_gpu_bytes, 1 / k_gib, 0.001)},
+          {"estimated_ttft_ms", optional_number(s.estimated_ttft_s, 1000, 0.01)},
+          {"estimated_tpot_ms", optional_number(s.estimated_tpot_s, 1000, 0.01)}};
+}
+
+} // namespace
+
+std::vector<std::string> serving_lines(const WorkloadObservation& w) {
+  std::vector<std::string> lines;
+  if (!w.serving) {
+    return lines;
+  }
+  const ServingObservation& s = *w.serving;
+  const auto ms = [](double v) {
+    return v < 1.0 ? fmt::format("{:.0f} ms", v * 1000) : fmt::format("{:.2f} s", v);
+  };
+  std::string engine = fmt::format(
+      "engine: {} on {} pod{}, {} scrape{} over {}: requests running p95 {:g} (max {:g}), "
+      "waiting p95 {:g} (max {:g})",
+      s.engine,
+      s.pods,
+      s.pods == 1 ? "" : "s",
+      s.scrapes,
+      s.scrapes == 1 ? "" : "s",
+      format_seconds(seconds(s.window_s)),
+      s.running.p95,
+      s.running.max,
+      s.waiting.p95,
+      s.waiting.max);
+  if (s.kv_cache_usage) {
+    engine += fmt::format(", KV cache p95 {:.1f}% (max {:.1f}%)",
+                          100 * s.kv_cache_usage->p95,
+                          100 * s.kv_cache_usage->max);
+  }
+  if (s.preemptions) {
+    engine += fmt::format(", {:.0f} preemptions", *s.preemptions);
+  }
+  lines.push_back(engine);
+  std::vector<std::string> latency;
+  if (s.ttft_mean_s && s.ttft_p95_s) {
+    latency.push_back(fmt::format("TTFT mean {}, p95 {}", ms(*s.ttft_mean_s), ms(*s.ttft_p95_s)));
+  }
+  if (s.itl_mean_s && s.itl_p95_s) {
+    latency.push_back(
+        fmt::format("inter-token mean {}, p95 {}", ms(*s.itl_mean_s), ms(*s.itl_p95_s)));
+  }
+  if (!latency.empty()) {
+    lines.push_back("latency: " + latency.front() +
+                    (latency.size() > 1 ? "; " + latency.back() : std::string()));
+  }
+  if (!s.spec_file.empty()) {
+    std::string spec = fmt::format("spec: {} ({})", s.spec_file, s.spec_name);
+    const auto target = [&](const char* what,
+                            const std::optional<double>& t,
+                            const std::string& stat,
+                            const std::optional<double>& observed) {
+      if (t) {
+        spec += fmt::format("; {} {} <= {} (observed {})",
+                            what,
+                            stat,
+                            ms(*t),
+                            observed ? ms(*observed) : std::string("-"));
+      }
+    };
+    target("TTFT", s.ttft_target_s, s.ttft_target_statistic, s.ttft_observed_s);
+    target("TPOT", s.itl_target_s, s.itl_target_statistic, s.itl_observed_s);
+    spec += fmt::format("; sized for {} concurrent requests (the {:g} held at once, p95, with the "
+                        "buffer)",
+                        s.sized_concurrency,
+                        s.demand);
+    lines.push_back(spec);
+    if (s.estimated_memory_per_gpu_bytes) {
+      std::string estimate = fmt::format("estimator on {}x {}: {:.1f} GiB per GPU",
+                                         w.gpus,
+                                         w.gpu,
+                                         *s.estimated_memory_per_gpu_bytes / k_gib);
+      if (s.estimated_ttft_s && s.estimated_tpot_s) {
+        estimate +=
+            fmt::format(", TTFT {}, TPOT {}", ms(*s.estimated_ttft_s), ms(*s.estimated_tpot_s));
+      }
+      lines.push_back(estimate);
+    }
+  }
+  return lines;
 }
 
 nlohmann::json observe_report_json(const ObserveReport& r) {
@@ -380,6 +524,7 @@ nlohmann::json observe_report_json(const ObserveReport& r) {
          {"recommendation", recommendation},
          {"per_gpu", per_gpu},
          {"trace", trace},
+         {"serving", w.serving ? serving_json(*w.serving) : nlohmann::json(nullptr)},
          {"notes", w.notes}});
   }
   nlohmann::json doc = {{"schema_version", 1},
@@ -393,7 +538,8 @@ nlohmann::json observe_report_json(const ObserveReport& r) {
 }
 
 void render_observe_json(const ObserveReport& r, std::ostream& out) {
-  out << observe_report_json(r).dump(2) << '\n';
+  // Names from the inputs (file names, labels) may not be UTF-8: escaped, never an exception.
+  out << detail::dump_json(observe_report_json(r), 2) << '\n';
 }
 
 namespace {
@@ -439,6 +585,9 @@ void render_observe_markdown(const ObserveReport& r, std::ostream& out) {
     out << fmt::format("\n**{}** ({}):\n", w.name, w.verdict);
     for (const auto& reason : w.reasons) {
       out << fmt::format("- `{}`: {}\n", reason.code, reason.text);
+    }
+    for (const auto& line : serving_lines(w)) {
+      out << "- " << line << '\n';
     }
     if (w.recommendation) {
       out << "- recommendation: " << w.recommendation->text << '\n';

@@ -365,6 +365,9 @@ void workload_section(html::Page& page, const WorkloadObservation& w, bool chart
   for (const auto& reason : w.reasons) {
     lines.push_back(reason.code + ": " + reason.text);
   }
+  for (auto& line : serving_lines(w)) {
+    lines.push_back(std::move(line));
+  }
   if (w.recommendation) {
     lines.push_back("recommendation: " + w.recommendation->text);
   }

@@ -26,6 +26,10 @@ std::string memory_peak(const WorkloadObservation& w);
 std::string verdict_counts(const ObserveSummary& s);
 // The report's first two lines: workloads, window and verdicts; GPUs freed and money.
 std::string summary_lines(const ObserveReport& r);
+// A serving workload judged on its engine's metrics: its queue, cache, latency, spec and the
+// estimator's figures, one line each ("engine: ...", "latency: ...", "spec: ...", "estimator
+// on ..."); none for other workloads.
+std::vector<std::string> serving_lines(const WorkloadObservation& w);
 // The JSON report's document (data/observe-report.schema.json), which --format yaml writes too.
 nlohmann::json observe_report_json(const ObserveReport& r);
 

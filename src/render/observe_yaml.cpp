@@ -4,6 +4,7 @@
 
 #include "observe_text.hpp"
 
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/render/observe.hpp>
 
 #include <fmt/format.h>
@@ -35,7 +36,9 @@ void emit_json(YAML::Emitter& out, const nlohmann::json& j) {
     out << YAML::EndSeq;
     break;
   case nlohmann::json::value_t::string:
-    out << YAML::DoubleQuoted << j.get<std::string>();
+    // Names from the inputs may not be UTF-8: the JSON report's replacement character, as YAML
+    // must be Unicode.
+    out << YAML::DoubleQuoted << detail::valid_utf8(j.get<std::string>());
     break;
   case nlohmann::json::value_t::boolean:
     out << j.get<bool>();

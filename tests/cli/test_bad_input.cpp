@@ -578,6 +578,34 @@ TEST_CASE("bad input: a spec named with bytes that are not UTF-8 plans and locks
   CHECK(run_binary("check '" + spec + "' --lock " + lock).exit_code == 0);
 }
 
+TEST_CASE("bad input: observe's names that are not UTF-8 reach JSON and YAML escaped",
+          "[bad_input][cli]") {
+  // Issue 50's defect 1 in observe: a spec path (--spec) and a workload name
+  // (--engine-metrics WORKLOAD=FILE, echoed in a warning) with a 0xFF byte ended in "internal
+  // error: [json.exception.type_error.316]", exit 4.
+  ScratchDir dir;
+  const std::string examples = RIGHTSIZE_EXAMPLES_DIR;
+  const std::string spec = dir.write("sp\xff"
+                                     "ec.json",
+                                     read_text(examples + "/llama-3.1-70b-sla.json"));
+  dir.write("models/llama-3.1-70b/config.json",
+            read_text(examples + "/models/llama-3.1-70b/config.json"));
+  const std::string inputs = "observe --dcgm " + examples +
+                             "/observe/cluster.prom --engine-metrics " + examples +
+                             "/observe/vllm-metrics.prom";
+  for (const char* format : {"json", "yaml"}) {
+    const auto r = run_binary(inputs + " --spec '" + spec + "' --format " + format);
+    CHECK(r.exit_code == 0);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK(r.out.find("\xff") == std::string::npos);
+  }
+  const auto named = run_binary(
+      "observe --dcgm " + examples + "/observe/cluster.prom --engine-metrics 'ns/p\xff=" +
+      std::string(RIGHTSIZE_TESTS_DIR) + "/data/observe/vllm-unlabelled.prom' --format json");
+  CHECK(named.exit_code == 0);
+  CHECK(nlohmann::json::accept(named.out));
+}
+
 TEST_CASE("bad input: names in another case are not bad input", "[bad_input][cli]") {
   // The user trial: "--provider aws" was exit 3 (nothing feasible) while "AWS" worked.
   ScratchDir dir;

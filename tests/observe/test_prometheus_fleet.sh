@@ -20,6 +20,8 @@
 #      output even at -vv; PROMETHEUS_URL instead of --prometheus; (f) --range left out (14d);
 #      (g) --format yaml reads back as the JSON report; -o DIR/ writes the report and a
 #      strategic-merge patch for the over-provisioned Deployment (2 replicas), GPUs per pod.
+#      (h) the vLLM Deployment's engine metrics (its pods' vllm:num_requests_* and KV cache) read
+#      from the same Prometheus, and the verdict built on them.
 #   Bytes received, server against client aggregation, as -v reports them (no assertion).
 # One PASS or FAIL line per check; exit 1 if any failed, 77 (a CTest skip) without prometheus or
 # promtool. Every process it starts is killed and its scratch directory removed on exit.
@@ -267,6 +269,54 @@ fi
 if observe "(b) --aggregate client" client --prometheus "$owners_url" "${window[@]}" \
     --aggregate client --step 30s -v; then
   check_report "(b) --aggregate client --step 30s: by owner" "$scratch/client.json" by_owner 1
+fi
+# (h) the vLLM Deployment judged on its engine's metrics (fleet.py ENGINE_STORY: waiting i mod 5,
+# KV cache 0.93 + 0.01 (i mod 5)), read from Prometheus beside the DCGM series; the
+# LeaderWorkerSet, whose pods export none, is not.
+if [ -f "$scratch/server.json" ] && result=$("$py" - "$scratch/server.json" <<'EOF'
+import json, sys
+got = {w["name"]: w for w in json.load(open(sys.argv[1]))["workloads"]}
+w, lws = got["team-a/Deployment/vllm-llama"], got["team-a/LeaderWorkerSet/llama-70b"]
+s, codes = w["serving"], sorted(r["code"] for r in w["reasons"])
+problems = []
+if s is None:
+    problems.append("no serving figures")
+else:
+    if s["engine"] != "vllm" or s["pods"] != 3:
+        problems.append("engine %s on %s pods, expected vllm on 3" % (s["engine"], s["pods"]))
+    if s["requests_waiting"]["max"] != 4 or s["requests_waiting"]["p95"] != 4:
+        problems.append("waiting %s, expected p95 and max 4" % s["requests_waiting"])
+    if abs(s["kv_cache_usage_percent"]["p95"] - 97) > 0.01:
+        problems.append("KV cache %s, expected p95 97%%" % s["kv_cache_usage_percent"])
+    # TTFT (fleet.py): p50 0.5 s, p95 0.95 s, mean 0.6 s, whatever the window holds.
+    ttft = s["ttft_ms"]
+    if abs(ttft["p50"] - 500) > 0.5 or abs(ttft["p95"] - 950) > 0.5 or abs(ttft["mean"] - 600) > 0.5:
+        problems.append("TTFT %s ms, expected p50 500, p95 950, mean 600" % ttft)
+    if s["window_s"] < 3600:
+        problems.append("window %s s" % s["window_s"])
+if codes != ["kv_cache_full", "requests_waiting"] or w["verdict"] != "under-provisioned":
+    problems.append("%s with %s, expected under-provisioned on kv_cache_full, requests_waiting"
+                    % (w["verdict"], codes))
+# Three pods one after another, one at once: each holds about 35 requests at its p95 (running
+# 24-32 plus 0-4 waiting), 35 x 1.2 over the 32 one pod ran at most: 2 replicas of 1 GPU.
+if w["pods"] != 1 or not 34 <= s["requests_held_p95"] <= 36 or w["recommendation"]["gpus"] != 2:
+    problems.append("%s pods, %s requests held, recommendation %s" % (
+        w["pods"], s["requests_held_p95"], w["recommendation"]))
+if lws["serving"] is not None:
+    problems.append("the LeaderWorkerSet has serving figures: %s" % lws["serving"])
+if problems:
+    print("; ".join(problems)[:1000])
+    sys.exit(1)
+print("%s: %s on %s (waiting p95 %g, KV cache p95 %g%%, TTFT p95 %g ms, %d scrapes over %.0f s; "
+      "%.1f requests held at once, p95): %d GPUs" % (
+    w["name"], w["verdict"], ", ".join(codes), s["requests_waiting"]["p95"],
+    s["kv_cache_usage_percent"]["p95"], s["ttft_ms"]["p95"], s["scrapes"], s["window_s"], s["requests_held_p95"],
+    w["recommendation"]["gpus"]))
+EOF
+); then
+  pass "(h) engine metrics from Prometheus: $result"
+else
+  fail "(h) engine metrics from Prometheus: $result"
 fi
 echo "bytes moved for 15 GPUs x 4 h: server aggregation $(bytes_of server);" \
   "client aggregation $(bytes_of client)"

@@ -38,6 +38,10 @@ validate "all, by host, no MIG" --dcgm examples/observe/cluster.prom \
   --nvidia-smi examples/observe/node-12.csv --group-by host --no-mig
 validate "trace attached to a pod" --dcgm examples/observe/cluster.prom \
   --trace research/train-bert-0=examples/observe/ddp-step.sqlite
+validate "a vLLM pod judged on its engine metrics and spec" --dcgm examples/observe/cluster.prom \
+  --engine-metrics examples/observe/vllm-metrics.prom --spec-map examples/observe/spec-map.json
+validate "engine metrics without a spec" --dcgm examples/observe/cluster.prom \
+  --engine-metrics examples/observe/vllm-metrics.prom
 validate "a nounits log with bad rows" --nvidia-smi tests/data/observe/nvidia-smi-a100-nounits.csv \
   --nvidia-smi tests/data/observe/nvidia-smi-bad.csv
 [ "$fails" -eq 0 ] || exit 1

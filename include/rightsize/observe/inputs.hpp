@@ -24,7 +24,15 @@ struct ObserveInputs {
   std::vector<std::string> nvidia_smi; // nvidia-smi CSV logs
   std::vector<std::string> dcgm;       // dcgm-exporter scrapes
   std::vector<std::string> traces;     // FILE, or WORKLOAD=FILE unless the whole text is a file
-  std::string interval = "30s";        // between samples of a file without a clock
+  // Serving engines' /metrics scrapes, FILE or WORKLOAD=FILE (as traces), read with these names
+  // (data/deploy.json, "serving_metrics").
+  std::vector<std::string> engine_metrics;
+  EngineMetricCatalog engine_metric_names;
+  // The specs the serving workloads serve: a map of workload globs to spec files, and one spec
+  // for every serving workload the map leaves out.
+  std::string spec_map;
+  std::string spec;
+  std::string interval = "30s"; // between samples of a file without a clock
   // Prometheus: the base URL (empty: none), the window (14 days when not given) ending at --end
   // (empty: now), its step, label matchers, the seconds per request, where the window is
   // summarized ("server" or "client"), and how to connect.
@@ -64,6 +72,10 @@ struct ObservedFiles {
 // it) is read once, with a warning: the telemetry's among its warnings, the traces' at the head
 // of the first trace's. Each parser names the file in its errors (InputError).
 ObservedFiles read_observe_files(const ObserveInputs& in);
+
+// The specs of --spec-map (in its order), then --spec for every other workload ("*"), each read
+// once. InputError names the map's file and entry, or the spec's file and field.
+std::vector<SpecMapping> read_spec_mappings(const ObserveInputs& in);
 
 // The query of --prometheus and its options: durations and --end parsed, the bearer token read
 // from --bearer-token-file, the --ca-file checked readable (InputError at the option).

@@ -9,6 +9,7 @@
 
 #include <rightsize/catalog/catalog.hpp>
 #include <rightsize/catalog/gpu_products.hpp>
+#include <rightsize/observe/serving.hpp>
 #include <rightsize/observe/telemetry.hpp>
 #include <rightsize/observe/trace.hpp>
 #include <rightsize/spec/spec.hpp>
@@ -67,15 +68,16 @@ struct ObserveOptions {
   std::map<std::string, std::vector<std::string>> serving_engines;
   // The window cut into this many equal slices for the HTML report's charts (0: none).
   int timeline_slices = 48;
+
+  // Serving engines judged on their own metrics (docs/observe.md, "Serving engines"): the
+  // thresholds on KV-cache usage (fractions), the specs workloads serve (first match wins), and
+  // the estimator's inputs to size a spec (null: a spec gives latency targets only).
+  double kv_cache_full_above = 0.90;
+  double kv_cache_headroom_below = 0.50;
+  std::vector<SpecMapping> specs;
+  const SpecPlanning* planning = nullptr;
 };
 
-// One metric over a window: percentiles by linear interpolation between order statistics.
-struct Percentiles {
-  double p50 = 0;
-  double p95 = 0;
-  double max = 0;
-  std::size_t samples = 0;
-};
 // The `p`-th percentile (0..100) of `values` (need not be sorted; empty: 0).
 double percentile(std::vector<double> values, double p);
 Percentiles summarize(const std::vector<double>& values);
@@ -135,6 +137,36 @@ struct WorkloadOwner {
   std::string container;
 };
 
+// A serving workload judged on its engine's own metrics (docs/observe.md, "Serving engines"):
+// the pod that queued most, the fullest KV cache, latency over all its pods, against the SLA of
+// the spec it serves.
+struct ServingObservation {
+  std::string engine;
+  int pods = 0;            // pods with engine metrics
+  std::size_t scrapes = 0; // of the pod scraped most
+  double window_s = 0;     // the longest pod's, first scrape to last
+  Percentiles running;     // the busiest pod's (largest p95)
+  Percentiles waiting;     // the pod that queued most
+  double demand = 0; // requests held at once over its pods: the sum of each pod's p95, scaled
+                     // to the most pods that ran at once (a rollout's pods follow each other)
+  std::optional<Percentiles> kv_cache_usage; // the fullest pod's, fractions
+  std::optional<double> preemptions;         // over the window, all pods
+  std::optional<double> ttft_p50_s, ttft_p95_s, ttft_mean_s;
+  std::optional<double> itl_p50_s, itl_p95_s, itl_mean_s;
+  std::string spec_file; // the spec it serves (--spec-map, --spec), or empty
+  std::string spec_name; // its model
+  // The spec's latency targets (the strictest percentile it names, else its mean target), the
+  // statistic each is held on (mean, p50, p90, p99), and the observed value of that statistic.
+  std::optional<double> ttft_target_s, itl_target_s;
+  std::string ttft_target_statistic, itl_target_statistic;
+  std::optional<double> ttft_observed_s, itl_observed_s;
+  long long sized_concurrency = 0; // the load the spec was sized for: demand x (1 + buffer)
+  // The estimator's memory per GPU for the spec at that load on the GPUs it runs on, and its
+  // predicted TTFT and TPOT there; none without a spec or where the spec does not fit them.
+  std::optional<double> estimated_memory_per_gpu_bytes;
+  std::optional<double> estimated_ttft_s, estimated_tpot_s;
+};
+
 struct WorkloadObservation {
   std::string name;                   // namespace/Kind/name, namespace/pod, host/gpu0 or host
   std::optional<WorkloadOwner> owner; // when the workload is a Kubernetes owner's pods
@@ -160,6 +192,8 @@ struct WorkloadObservation {
   // workload measured only by traces. For charts: the JSON report leaves it out.
   std::vector<TimeSlice> timeline;
   std::vector<std::string> notes; // assumptions the verdict rests on
+  // Judged on its serving engine's metrics when they exist for its pods.
+  std::optional<ServingObservation> serving;
 };
 
 struct ObserveSummary {

@@ -43,6 +43,9 @@ struct PrometheusQuery {
   int parallel = 4;
   // Workloads as owners: kube-state-metrics' series read for the pods the DCGM series name.
   bool owners = true;
+  // Serving engines' own metrics (data/deploy.json "serving_metrics"), read for the pods the DCGM
+  // series name; empty: none read.
+  EngineMetricCatalog engine_metrics;
 
   // Connection. Never written to a message, a log or a report.
   std::string bearer_token;         // Authorization: Bearer <token>

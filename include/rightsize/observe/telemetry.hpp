@@ -124,12 +124,70 @@ struct GpuSeries {
   }
 };
 
+// One metric over a window: percentiles by linear interpolation between order statistics.
+struct Percentiles {
+  double p50 = 0;
+  double p95 = 0;
+  double max = 0;
+  std::size_t samples = 0;
+};
+
+// --- Serving engines' own metrics (serving.hpp reads them; docs/observe.md, "Serving engines")
+
+// One engine's metric names by role; within a role the first name a scrape has wins (engines
+// rename metrics across releases: vLLM's kv_cache_usage_perc was gpu_cache_usage_perc). The
+// KV-cache usage is a fraction (0..1) in all three engines.
+struct EngineMetricNames {
+  std::vector<std::string> running;        // gauge: requests in the running batch
+  std::vector<std::string> waiting;        // gauge: requests queued for a slot
+  std::vector<std::string> kv_cache_usage; // gauge: share of the KV cache in use
+  std::vector<std::string> preemptions;    // counter: requests preempted (cache ran out)
+  std::vector<std::string> ttft_seconds;   // histogram base name: time to first token
+  std::vector<std::string> itl_seconds;    // histogram base name: inter-token latency
+};
+using EngineMetricCatalog = std::map<std::string, EngineMetricNames>; // by engine (vllm, ...)
+
+// A latency histogram's increase over the window: cumulative counts by upper bound, as
+// Prometheus' histogram_quantile reads them.
+struct LatencyHistogram {
+  std::vector<std::pair<double, double>>
+      buckets;    // (le, cumulative count), le increasing, +Inf last
+  double sum = 0; // seconds
+  double count = 0;
+  // The q-quantile (0..1) by linear interpolation inside its bucket, as histogram_quantile;
+  // none without observations, the largest finite bound when it falls in the +Inf bucket.
+  [[nodiscard]] std::optional<double> quantile(double q) const;
+  [[nodiscard]] std::optional<double> mean() const;
+  // Adds `other`'s counts bucket by bucket (the same bounds; a bound only one has is kept).
+  void add(const LatencyHistogram& other);
+};
+
+// One pod's engine metrics over the window, summarized.
+struct EngineSeries {
+  std::string engine;         // vllm, sglang, tensorrt-llm
+  std::string source;         // the file it was read from, or the Prometheus URL
+  std::string workload;       // from --engine-metrics WORKLOAD=FILE; else empty
+  std::string namespace_name; // the series' namespace and pod labels (Prometheus' scrape)
+  std::string pod;
+  std::size_t scrapes = 0;
+  double window_s = 0; // first scrape to last
+  Percentiles running;
+  Percentiles waiting;
+  Percentiles demand; // running + waiting at each scrape: the requests the pod was asked to hold
+  std::optional<Percentiles> kv_cache_usage; // fractions
+  std::optional<double> preemptions;         // the counter's increase over the window
+  std::optional<LatencyHistogram> ttft;
+  std::optional<LatencyHistogram> itl;
+};
+
 struct Telemetry {
   std::vector<GpuSeries> gpus;
   // What was skipped and why, one line each, naming the file and line (or series): "gpu.csv:17:
   // 3 fields where the header has 9; row skipped". Repeated problems are counted, not repeated.
   std::vector<std::string> warnings;
   std::size_t samples = 0; // values stored, over all GPUs and metrics
+  // Serving engines' metrics by pod (--engine-metrics; Prometheus), beside the GPUs'.
+  std::vector<EngineSeries> engine_pods;
 
   // Appends `other`'s GPUs, warnings and counts.
   void merge(Telemetry&& other);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -38,8 +39,15 @@ public:
     measure_memory();
     build_timeline();
     summarize_traces();
+    measure_serving();
     find_reasons();
-    decide(warnings);
+    if (m_w.serving) {
+      find_serving_reasons();
+      size_spec();
+      decide_serving(warnings);
+    } else {
+      decide(warnings);
+    }
     return std::move(m_w);
   }
 
@@ -60,6 +68,14 @@ private:
   bool has_reason(std::string_view code) const;
   void find_reasons();
   void find_balance_reasons();
+
+  // serving.cpp: a serving engine's workload, judged on the engine's metrics
+  void measure_serving();
+  void find_serving_reasons();
+  void size_spec();
+  void decide_serving(std::vector<std::string>& warnings);
+  const Candidate* cheapest_in_plan(double& usd_per_month) const;
+  void scale_out(ObserveRecommendation& r) const;
 
   // verdict.cpp
   Need need() const;
@@ -86,6 +102,9 @@ private:
   double m_peak_share = 0;
   std::array<double, k_metric_count> m_level{}; // each metric at --percentile
   double m_throttled_share = 0;
+  const Spec* m_spec = nullptr;       // the spec it serves (--spec-map), serving workloads only
+  std::shared_ptr<const Plan> m_plan; // the plan on it at the observed load
+  std::string m_spec_mismatch;        // why the spec does not describe the pod, or empty
 };
 
 } // namespace rightsize::analysis

@@ -16,12 +16,19 @@ struct Group {
   std::string name;
   std::vector<const GpuSeries*> gpus;
   std::vector<const TraceProfile*> traces;
+  std::vector<const EngineSeries*> engine; // its pods' serving engine metrics
 };
 
 // The GPUs of `telemetry`, each once: a GPU seen in one input is used in place; one seen in
 // several is merged into `merged` (stable addresses: a deque).
 std::vector<const GpuSeries*> merge_duplicates(const Telemetry& telemetry,
                                                std::deque<GpuSeries>& merged);
+
+// Each pod's engine metrics to the group whose GPUs that pod holds (or whose name a file was given
+// for: --engine-metrics WORKLOAD=FILE); a warning counts those no group holds (serving.cpp).
+void attach_engine_metrics(std::vector<Group>& groups,
+                           const std::vector<EngineSeries>& pods,
+                           std::vector<std::string>& warnings);
 
 // The GPUs grouped by workload name (namespace/pod, host or host/gpu0), in the order first seen.
 std::vector<Group> group_workloads(const std::vector<const GpuSeries*>& gpus, GroupBy by);

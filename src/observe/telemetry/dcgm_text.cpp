@@ -24,8 +24,9 @@ namespace rightsize {
 
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
 using scan::is_blank;
+using scan::Labels;
+using scan::scan_series;
 
 constexpr std::uint32_t k_none = std::numeric_limits<std::uint32_t>::max();
 
@@ -36,112 +37,6 @@ constexpr std::uint32_t k_none = std::numeric_limits<std::uint32_t>::max();
 bool is_dcgm_blank(double v) {
   return (v >= 2147483632.0 && v <= 2147483635.0) ||
          (v >= 140737488355328.0 && v <= 140737488355331.0) || v >= 9.2233720368547758e18;
-}
-
-bool is_name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-}
-
-bool is_name_char(char c) {
-  return is_name_start(c) || (c >= '0' && c <= '9');
-}
-
-// The series at the start of `line`, NAME or NAME{label="value",...}: `end` is where it ends.
-// With `labels`, the labels are read too, their values unescaped (\\, \", \n). Returns a reason
-// when the text is not a series.
-const char*
-scan_series(std::string_view line, std::size_t& end, std::string_view* name, Labels* labels) {
-  std::size_t i = 0;
-  const std::size_t n = line.size();
-  if (n == 0 || !is_name_start(line[0])) {
-    return "expected a metric name";
-  }
-  while (i < n && is_name_char(line[i])) {
-    ++i;
-  }
-  if (name != nullptr) {
-    *name = line.substr(0, i);
-  }
-  std::size_t j = i;
-  while (j < n && is_blank(line[j])) {
-    ++j;
-  }
-  if (j == n || line[j] != '{') {
-    end = i;
-    return nullptr;
-  }
-  i = j + 1;
-  while (true) {
-    while (i < n && is_blank(line[i])) {
-      ++i;
-    }
-    if (i < n && line[i] == '}') {
-      end = i + 1;
-      return nullptr;
-    }
-    if (i == n || !is_name_start(line[i]) || line[i] == ':') {
-      return "expected a label name or '}'";
-    }
-    const std::size_t key_start = i;
-    while (i < n && is_name_char(line[i]) && line[i] != ':') {
-      ++i;
-    }
-    const std::string_view key = line.substr(key_start, i - key_start);
-    while (i < n && is_blank(line[i])) {
-      ++i;
-    }
-    if (i == n || line[i] != '=') {
-      return "expected '=' after a label name";
-    }
-    ++i;
-    while (i < n && is_blank(line[i])) {
-      ++i;
-    }
-    if (i == n || line[i] != '"') {
-      return "expected a quoted label value";
-    }
-    ++i;
-    std::string value;
-    bool closed = false;
-    while (i < n) {
-      const char c = line[i++];
-      if (c == '"') {
-        closed = true;
-        break;
-      }
-      if (c == '\\' && i < n) {
-        const char e = line[i++];
-        if (labels != nullptr) {
-          value += e == 'n' ? '\n' : (e == '\\' || e == '"') ? e : '\\';
-          if (e != 'n' && e != '\\' && e != '"') {
-            value += e;
-          }
-        }
-        continue;
-      }
-      if (labels != nullptr) {
-        value += c;
-      }
-    }
-    if (!closed) {
-      return "unterminated label value";
-    }
-    if (labels != nullptr) {
-      labels->emplace_back(std::string(key), std::move(value));
-    }
-    while (i < n && is_blank(line[i])) {
-      ++i;
-    }
-    if (i < n && line[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < n && line[i] == '}') {
-      end = i + 1;
-      return nullptr;
-    }
-    return "expected ',' or '}' after a label";
-  }
 }
 
 // The DCGM field named `name`; dcgm-exporter with a lower-case metric CSV names them
@@ -479,45 +374,11 @@ private:
                   double& time_s,
                   bool& stamped,
                   std::size_t line_number) {
-    if (rest.empty() || !is_blank(rest.front())) {
-      bad_line(line_number, "expected a space and a value after the series", rest);
+    std::string_view bad;
+    if (const char* why = scan::scan_sample_value(rest, value, token, time_s, stamped, bad)) {
+      bad_line(line_number, why, bad);
       return false;
     }
-    rest = scan::trim(rest);
-    if (rest.empty()) {
-      bad_line(line_number, "expected a value after the series", rest);
-      return false;
-    }
-    std::size_t end = 0;
-    while (end < rest.size() && !is_blank(rest[end])) {
-      ++end;
-    }
-    token = rest.substr(0, end);
-    if (!scan::parse_number(token, value)) {
-      bad_line(line_number, "the value is not a number", token);
-      return false;
-    }
-    rest = scan::trim(rest.substr(end));
-    if (rest.empty()) {
-      return true;
-    }
-    end = 0;
-    while (end < rest.size() && !is_blank(rest[end])) {
-      ++end;
-    }
-    const std::string_view stamp = rest.substr(0, end);
-    long long ms = 0;
-    const auto [ptr, ec] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), ms);
-    if (ec != std::errc() || ptr != stamp.data() + stamp.size()) {
-      bad_line(line_number, "the timestamp is not a whole number of milliseconds", stamp);
-      return false;
-    }
-    if (!scan::trim(rest.substr(end)).empty()) {
-      bad_line(line_number, "unexpected text after the timestamp", rest.substr(end));
-      return false;
-    }
-    time_s = static_cast<double>(ms) / 1000.0;
-    stamped = true;
     return true;
   }
 

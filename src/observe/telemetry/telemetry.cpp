@@ -79,6 +79,9 @@ void Telemetry::merge(Telemetry&& other) {
                   std::make_move_iterator(other.warnings.begin()),
                   std::make_move_iterator(other.warnings.end()));
   samples += other.samples;
+  engine_pods.insert(engine_pods.end(),
+                     std::make_move_iterator(other.engine_pods.begin()),
+                     std::make_move_iterator(other.engine_pods.end()));
 }
 
 } // namespace rightsize

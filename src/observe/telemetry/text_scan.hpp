@@ -20,6 +20,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 namespace rightsize::scan {
@@ -153,6 +154,166 @@ inline bool parse_number_prefix(std::string_view s, double& out, std::string_vie
 inline bool parse_number(std::string_view s, double& out) {
   std::string_view rest;
   return parse_number_prefix(s, out, rest) && rest.empty();
+}
+
+// After a series, ` VALUE [TIMESTAMP_MS]`: the value (`token`, its text), and the time in seconds
+// when stamped. Returns a reason and sets `bad` to the text at fault, or nullptr.
+inline const char* scan_sample_value(std::string_view rest,
+                                     double& value,
+                                     std::string_view& token,
+                                     double& time_s,
+                                     bool& stamped,
+                                     std::string_view& bad) {
+  bad = rest;
+  if (rest.empty() || !is_blank(rest.front())) {
+    return "expected a space and a value after the series";
+  }
+  rest = trim(rest);
+  bad = rest;
+  if (rest.empty()) {
+    return "expected a value after the series";
+  }
+  std::size_t end = 0;
+  while (end < rest.size() && !is_blank(rest[end])) {
+    ++end;
+  }
+  token = rest.substr(0, end);
+  if (!parse_number(token, value)) {
+    bad = token;
+    return "the value is not a number";
+  }
+  rest = trim(rest.substr(end));
+  if (rest.empty()) {
+    return nullptr;
+  }
+  end = 0;
+  while (end < rest.size() && !is_blank(rest[end])) {
+    ++end;
+  }
+  const std::string_view stamp = rest.substr(0, end);
+  long long ms = 0;
+  const auto [ptr, ec] = std::from_chars(stamp.data(), stamp.data() + stamp.size(), ms);
+  if (ec != std::errc() || ptr != stamp.data() + stamp.size()) {
+    bad = stamp;
+    return "the timestamp is not a whole number of milliseconds";
+  }
+  if (!trim(rest.substr(end)).empty()) {
+    bad = rest.substr(end);
+    return "unexpected text after the timestamp";
+  }
+  time_s = static_cast<double>(ms) / 1000.0;
+  stamped = true;
+  return nullptr;
+}
+
+// --- Prometheus text exposition -----------------------------------------------------------------
+
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+inline bool is_name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+
+inline bool is_name_char(char c) {
+  return is_name_start(c) || (c >= '0' && c <= '9');
+}
+
+// The series at the start of `line`, NAME or NAME{label="value",...}: `end` is where it ends.
+// With `labels`, the labels are read too, their values unescaped (\\, \", \n). Returns a reason
+// when the text is not a series.
+inline const char*
+scan_series(std::string_view line, std::size_t& end, std::string_view* name, Labels* labels) {
+  std::size_t i = 0;
+  const std::size_t n = line.size();
+  if (n == 0 || !is_name_start(line[0])) {
+    return "expected a metric name";
+  }
+  while (i < n && is_name_char(line[i])) {
+    ++i;
+  }
+  if (name != nullptr) {
+    *name = line.substr(0, i);
+  }
+  std::size_t j = i;
+  while (j < n && is_blank(line[j])) {
+    ++j;
+  }
+  if (j == n || line[j] != '{') {
+    end = i;
+    return nullptr;
+  }
+  i = j + 1;
+  while (true) {
+    while (i < n && is_blank(line[i])) {
+      ++i;
+    }
+    if (i < n && line[i] == '}') {
+      end = i + 1;
+      return nullptr;
+    }
+    if (i == n || !is_name_start(line[i]) || line[i] == ':') {
+      return "expected a label name or '}'";
+    }
+    const std::size_t key_start = i;
+    while (i < n && is_name_char(line[i]) && line[i] != ':') {
+      ++i;
+    }
+    const std::string_view key = line.substr(key_start, i - key_start);
+    while (i < n && is_blank(line[i])) {
+      ++i;
+    }
+    if (i == n || line[i] != '=') {
+      return "expected '=' after a label name";
+    }
+    ++i;
+    while (i < n && is_blank(line[i])) {
+      ++i;
+    }
+    if (i == n || line[i] != '"') {
+      return "expected a quoted label value";
+    }
+    ++i;
+    std::string value;
+    bool closed = false;
+    while (i < n) {
+      const char c = line[i++];
+      if (c == '"') {
+        closed = true;
+        break;
+      }
+      if (c == '\\' && i < n) {
+        const char e = line[i++];
+        if (labels != nullptr) {
+          value += e == 'n' ? '\n' : (e == '\\' || e == '"') ? e : '\\';
+          if (e != 'n' && e != '\\' && e != '"') {
+            value += e;
+          }
+        }
+        continue;
+      }
+      if (labels != nullptr) {
+        value += c;
+      }
+    }
+    if (!closed) {
+      return "unterminated label value";
+    }
+    if (labels != nullptr) {
+      labels->emplace_back(std::string(key), std::move(value));
+    }
+    while (i < n && is_blank(line[i])) {
+      ++i;
+    }
+    if (i < n && line[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < n && line[i] == '}') {
+      end = i + 1;
+      return nullptr;
+    }
+    return "expected ',' or '}' after a label";
+  }
 }
 
 // A decimal integer of `digits` digits exactly, or false.

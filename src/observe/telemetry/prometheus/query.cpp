@@ -353,8 +353,22 @@ Telemetry query_prometheus(const PrometheusQuery& query, PrometheusTraffic* traf
         shown,
         matched.empty() ? "" : " " + matched,
         session.window_text()));
-  } else if (query.owners) {
-    prometheus::add_owners(session, out);
+  } else {
+    if (query.owners) {
+      prometheus::add_owners(session, out);
+    }
+    if (!query.engine_metrics.empty()) {
+      // The engines' series are an addition to the GPUs': a server that cannot answer for them
+      // leaves the serving workloads judged on their GPUs, and says so.
+      try {
+        prometheus::add_engine_metrics(session, out);
+      } catch (const InputError& e) {
+        out.engine_pods.clear();
+        out.warnings.push_back(fmt::format("serving engines' metrics not read: {}; serving "
+                                           "workloads are judged on their GPUs",
+                                           e.what()));
+      }
+    }
   }
   if (traffic != nullptr) {
     *traffic = http.traffic();

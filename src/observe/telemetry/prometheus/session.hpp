@@ -91,4 +91,8 @@ void pull_raw(Session& session, Telemetry& into);
 // warning when there are none (owners.cpp).
 void add_owners(Session& session, Telemetry& into);
 
+// The serving engines' own metrics of the pods the GPUs name, summarized per pod by the server
+// (engines.cpp).
+void add_engine_metrics(Session& session, Telemetry& into);
+
 } // namespace rightsize::prometheus
