@@ -303,6 +303,18 @@ TEST_CASE("a serving workload is judged on its engine's metrics") {
     CHECK(w.recommendation->text.rfind("map it to its spec", 0) == 0);
     CHECK(*w.recommendation->usd_per_month_saved == 0);
   }
+  SECTION("without a waiting gauge, a light cache is no proof of headroom") {
+    std::string text;
+    for (int i = 0; i < 21; ++i) {
+      text += fmt::format("vllm:num_requests_running{{namespace=\"serve\",pod=\"vllm-0\"}} 2 {}\n"
+                          "vllm:kv_cache_usage_perc{{namespace=\"serve\",pod=\"vllm-0\"}} 0.1 {}\n",
+                          1700000000000LL + i * 30000LL,
+                          1700000000000LL + i * 30000LL);
+    }
+    const auto w = judge(text);
+    CHECK_FALSE(has_reason(w, "kv_cache_headroom"));
+    CHECK(w.verdict == "right-sized");
+  }
   SECTION("no request in the window: idle") {
     const auto w = judge(vllm_scrapes(21, constant(0), constant(0), constant(0)));
     CHECK(w.verdict == "idle");
