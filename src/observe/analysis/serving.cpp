@@ -203,8 +203,10 @@ void WorkloadAnalysis::find_serving_reasons() {
   };
   over(s.ttft_observed_s, s.ttft_target_s, s.ttft_target_statistic, "TTFT");
   over(s.itl_observed_s, s.itl_target_s, s.itl_target_statistic, "inter-token latency");
+  // Headroom needs the queue measured: an engine without a waiting gauge says nothing of it.
   if (s.kv_cache_usage && s.kv_cache_usage->p95 < m_o.kv_cache_headroom_below &&
-      s.waiting.max <= 0 && !has_reason("latency_over_target") && !has_reason("kv_cache_full")) {
+      s.waiting.samples > 0 && s.waiting.max <= 0 && !has_reason("latency_over_target") &&
+      !has_reason("kv_cache_full")) {
     reason("kv_cache_headroom",
            fmt::format("KV-cache usage p95 is {} (< {}) and no request ever waited: the load "
                        "uses a fraction of the cache the engine holds",

@@ -106,7 +106,7 @@ std::vector<Group> group_workloads(const std::vector<const GpuSeries*>& gpus, Gr
     const std::string name = workload_name(g->id, by);
     const auto [it, inserted] = index.emplace(name, groups.size());
     if (inserted) {
-      groups.push_back(Group{name, {}, {}});
+      groups.push_back(Group{name, {}, {}, {}});
     }
     groups[it->second].gpus.push_back(g);
   }
@@ -151,7 +151,7 @@ void attach_traces(std::vector<Group>& groups,
       if (const auto slash = stem.find_last_of('/'); slash != std::string::npos) {
         stem = stem.substr(slash + 1);
       }
-      groups.push_back(Group{stem, {}, {&t.profile}});
+      groups.push_back(Group{stem, {}, {&t.profile}, {}});
     }
   }
 }

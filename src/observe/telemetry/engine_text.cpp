@@ -26,6 +26,8 @@ namespace rightsize {
 
 namespace {
 
+constexpr double k_largest_value = 1e15;
+
 enum class Role { running, waiting, kv_cache_usage, preemptions, ttft, itl };
 enum class Part { value, bucket, sum, count };
 
@@ -118,12 +120,13 @@ public:
       }
     }
     if (m_skipped_values > 0) {
-      out.warnings.push_back(fmt::format("{}: {} engine sample{} not finite or negative; skipped "
-                                         "(the first at line {})",
-                                         m_source,
-                                         m_skipped_values,
-                                         m_skipped_values == 1 ? "" : "s",
-                                         m_first_skipped_line));
+      out.warnings.push_back(
+          fmt::format("{}: {} engine sample{} not finite, negative or above 1e15; skipped "
+                      "(the first at line {})",
+                      m_source,
+                      m_skipped_values,
+                      m_skipped_values == 1 ? "" : "s",
+                      m_first_skipped_line));
     }
     return out;
   }
@@ -168,7 +171,9 @@ private:
     if (!stamped) {
       time_s = static_cast<double>(s.samples.size()) * m_interval_s;
     }
-    if (!std::isfinite(value) || value < 0 || !std::isfinite(time_s)) {
+    // No engine counts 10^15 requests or seconds: beyond that a value is garbage, and sums of
+    // such values would overflow.
+    if (!std::isfinite(value) || value < 0 || value > k_largest_value || !std::isfinite(time_s)) {
       if (m_skipped_values++ == 0) {
         m_first_skipped_line = line_number;
       }
@@ -191,9 +196,10 @@ private:
         double le = 0;
         if (v == "+Inf") {
           le = HUGE_VAL;
-        } else if (!scan::parse_number(v, le) || std::isnan(le)) {
+        } else if (!scan::parse_number(v, le) || std::isnan(le) || le < 0) {
+          // A latency is never negative: a bound below 0 (or -Inf) is not a latency histogram's.
           throw InputError(fmt::format("{}:{}", m_source, line_number),
-                           fmt::format("the bucket bound le=\"{}\" is not a number",
+                           fmt::format("the bucket bound le=\"{}\" is not a latency in seconds",
                                        detail::valid_utf8(v.substr(0, 40))));
         }
         s.le = le;

@@ -252,7 +252,7 @@ TEST_CASE("an engine metrics file: names, resets, workloads and errors") {
     const Telemetry t = parse_engine_metrics_text(
         "vllm:num_requests_running 1\nvllm:num_requests_running NaN\n", "a.prom", "w", names(), 30);
     REQUIRE(t.warnings.size() == 1);
-    CHECK(t.warnings[0].find("a.prom: 1 engine sample not finite or negative") !=
+    CHECK(t.warnings[0].find("a.prom: 1 engine sample not finite, negative or above 1e15") !=
           std::string::npos);
     CHECK(t.warnings[0].find("line 2") != std::string::npos);
   }
@@ -274,6 +274,11 @@ TEST_CASE("an engine metrics file: names, resets, workloads and errors") {
         parse_engine_metrics_text(
             "vllm:time_to_first_token_seconds_bucket{le=\"fast\"} 1\n", "h.prom", "w", names(), 30),
         Catch::Contains("h.prom:1") && Catch::Contains("le=\"fast\""));
+    // Found by fuzz_engine_metrics: a bound of -Inf broke the buckets' order.
+    CHECK_THROWS_WITH(
+        parse_engine_metrics_text(
+            "vllm:time_to_first_token_seconds_bucket{le=\"-Inf\"} 4\n", "h.prom", "w", names(), 30),
+        Catch::Contains("h.prom:1") && Catch::Contains("not a latency"));
   }
 }
 
@@ -302,6 +307,18 @@ TEST_CASE("a serving workload is judged on its engine's metrics") {
     CHECK(w.verdict == "inconclusive");
     CHECK(w.recommendation->text.rfind("map it to its spec", 0) == 0);
     CHECK(*w.recommendation->usd_per_month_saved == 0);
+  }
+  SECTION("without a waiting gauge, a light cache is no proof of headroom") {
+    std::string text;
+    for (int i = 0; i < 21; ++i) {
+      text += fmt::format("vllm:num_requests_running{{namespace=\"serve\",pod=\"vllm-0\"}} 2 {}\n"
+                          "vllm:kv_cache_usage_perc{{namespace=\"serve\",pod=\"vllm-0\"}} 0.1 {}\n",
+                          1700000000000LL + i * 30000LL,
+                          1700000000000LL + i * 30000LL);
+    }
+    const auto w = judge(text);
+    CHECK_FALSE(has_reason(w, "kv_cache_headroom"));
+    CHECK(w.verdict == "right-sized");
   }
   SECTION("no request in the window: idle") {
     const auto w = judge(vllm_scrapes(21, constant(0), constant(0), constant(0)));

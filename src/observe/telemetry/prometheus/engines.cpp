@@ -234,6 +234,9 @@ private:
         } catch (const std::exception&) {
           return; // not a bucket histogram_quantile would read either
         }
+        if (!(bound >= 0)) {
+          return; // a latency is never negative
+        }
       }
       buckets[k][bound] += v;
     });
