@@ -54,7 +54,9 @@ std::optional<double> LatencyHistogram::quantile(double q) const {
       if (std::isinf(le)) {
         return lower; // above the largest finite bound: histogram_quantile returns it
       }
-      return lower + (le - lower) * (rank - below) / (cumulative - below);
+      // The share of the bucket first (at most 1): a bound near the largest double must not
+      // overflow to infinity when multiplied.
+      return lower + (le - lower) * ((rank - below) / (cumulative - below));
     }
     if (!std::isinf(le)) {
       lower = le;

@@ -159,7 +159,13 @@ private:
       throw InputError(fmt::format("{}:{}", m_source, line_number),
                        fmt::format("{}: '{}'", why, detail::valid_utf8(bad.substr(0, 40))));
     }
-    const std::string key(line.substr(0, end));
+    // The series by its name and labels in sorted order: the same series written with its
+    // labels in another order (or a space before '{') is one series, not two added up.
+    std::sort(labels.begin(), labels.end());
+    std::string key(name);
+    for (const auto& [k, v] : labels) {
+      key += '\x1f' + k + '=' + v;
+    }
     auto [it, added] = m_index.try_emplace(key, m_series.size());
     if (added) {
       m_series.push_back(make_series(meaning->second, labels, line_number));

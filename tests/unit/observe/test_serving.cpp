@@ -151,6 +151,12 @@ TEST_CASE("a latency histogram's quantile interpolates as histogram_quantile") {
   CHECK(*h.quantile(0.1) == Approx(0.04));
   CHECK(*h.mean() == Approx(0.4));
 
+  SECTION("a bound near the largest double stays finite") {
+    LatencyHistogram huge;
+    huge.buckets = {{1e308, 10}, {HUGE_VAL, 10}};
+    CHECK(std::isfinite(*huge.quantile(0.95)));
+    CHECK(*huge.quantile(0.5) == Approx(0.5e308));
+  }
   SECTION("a quantile in the +Inf bucket is the largest finite bound") {
     LatencyHistogram tail;
     tail.buckets = {{0.1, 1}, {1.0, 2}, {HUGE_VAL, 10}};
@@ -229,6 +235,19 @@ TEST_CASE("an engine metrics file: names, resets, workloads and errors") {
                              "vllm:kv_cache_usage_perc 0.2\n";
     const Telemetry t = parse_engine_metrics_text(text, "a.prom", "w", names(), 30);
     CHECK(t.engine_pods[0].kv_cache_usage->max == Approx(0.2));
+  }
+  SECTION("one series written with its labels in another order is one series") {
+    // Found reading the code after fuzzing: the series were told apart by their text.
+    const Telemetry t =
+        parse_engine_metrics_text("vllm:num_requests_running{namespace=\"a\",pod=\"b\"} 5\n"
+                                  "vllm:num_requests_running {pod=\"b\", namespace=\"a\"} 5\n",
+                                  "a.prom",
+                                  "",
+                                  names(),
+                                  30);
+    REQUIRE(t.engine_pods.size() == 1);
+    CHECK(t.engine_pods[0].running.max == 5); // two scrapes of 5, not one of 10
+    CHECK(t.engine_pods[0].scrapes == 2);
   }
   SECTION("an old release's name alone is read") {
     const Telemetry t = parse_engine_metrics_text(
