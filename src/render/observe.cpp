@@ -5,12 +5,11 @@
 #include "csv.hpp"
 #include "observe_text.hpp"
 
+#include <rightsize/core/json_reader.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/render/observe.hpp>
 
 #include <fmt/format.h>
-#include <rightsize/core/json_reader.hpp>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>

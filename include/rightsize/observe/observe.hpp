@@ -147,8 +147,8 @@ struct ServingObservation {
   double window_s = 0;     // the longest pod's, first scrape to last
   Percentiles running;     // the busiest pod's (largest p95)
   Percentiles waiting;     // the pod that queued most
-  double demand = 0; // requests held at once over its pods: the sum of each pod's p95, scaled
-                     // to the most pods that ran at once (a rollout's pods follow each other)
+  double demand = 0;       // requests held at once over its pods: the sum of each pod's p95, scaled
+                           // to the most pods that ran at once (a rollout's pods follow each other)
   std::optional<Percentiles> kv_cache_usage; // the fullest pod's, fractions
   std::optional<double> preemptions;         // over the window, all pods
   std::optional<double> ttft_p50_s, ttft_p95_s, ttft_mean_s;
