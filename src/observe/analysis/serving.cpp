@@ -357,22 +357,9 @@ void WorkloadAnalysis::scale_out(ObserveRecommendation& r) const {
 
 void WorkloadAnalysis::decide_serving(std::vector<std::string>& warnings) {
   const ServingObservation& s = *m_w.serving;
-  ObserveRecommendation r;
-  r.usd_per_month_now = monthly(m_shape, m_w.gpus, m_o);
-  if (!r.usd_per_month_now) {
-    warnings.push_back(fmt::format("{}: no {} price for {} in the catalog: costs are not shown",
-                                   m_w.name,
-                                   m_o.pricing.price_kind,
-                                   m_shape.name));
-  }
+  ObserveRecommendation r = priced_now(warnings);
   const double current_share = m_w.partition.empty() ? 1.0 : share_of_gpu(m_whole, m_shape);
-  const auto keep = [&](std::string text) {
-    r.gpu = m_whole.name;
-    r.gpus = m_w.gpus;
-    r.partition = m_w.partition;
-    r.usd_per_month_recommended = r.usd_per_month_now;
-    r.text = std::move(text);
-  };
+  const auto keep = [&](std::string text) { keep_current(r, std::move(text)); };
   const std::string window = format_seconds(seconds(s.window_s));
   // The plan's cheapest whole-GPU configuration, as a recommendation.
   double best_usd = HUGE_VAL;

@@ -33,7 +33,7 @@ std::string WorkloadAnalysis::option_text(const Option& o) const {
   return fmt::format("{}x {}", o.count, o.gpu->name);
 }
 
-void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
+ObserveRecommendation WorkloadAnalysis::priced_now(std::vector<std::string>& warnings) const {
   ObserveRecommendation r;
   r.usd_per_month_now = monthly(m_shape, m_w.gpus, m_o);
   if (!r.usd_per_month_now) {
@@ -42,6 +42,19 @@ void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
                                    m_o.pricing.price_kind,
                                    m_shape.name));
   }
+  return r;
+}
+
+void WorkloadAnalysis::keep_current(ObserveRecommendation& r, std::string text) const {
+  r.gpu = m_whole.name;
+  r.gpus = m_w.gpus;
+  r.partition = m_w.partition;
+  r.usd_per_month_recommended = r.usd_per_month_now;
+  r.text = std::move(text);
+}
+
+void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
+  ObserveRecommendation r = priced_now(warnings);
   const double current_share = m_w.partition.empty() ? 1.0 : share_of_gpu(m_whole, m_shape);
   const auto& options = cached_options(m_options_cache, m_catalog, m_whole, m_w.gpus, m_o);
   const Need n = need();
@@ -53,11 +66,7 @@ void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
   if (const std::string wait = inconclusive_text(); !wait.empty()) {
     // What the evidence cannot carry: keep what runs, save nothing, free nothing.
     m_w.verdict = "inconclusive";
-    r.gpu = m_whole.name;
-    r.gpus = m_w.gpus;
-    r.partition = m_w.partition;
-    r.usd_per_month_recommended = r.usd_per_month_now;
-    r.text = wait;
+    keep_current(r, wait);
   } else if (has_reason("idle")) {
     m_w.verdict = "idle";
     r.gpus = 0;
@@ -86,15 +95,12 @@ void WorkloadAnalysis::decide(std::vector<std::string>& warnings) {
     fill(r, *best, current_share);
   } else {
     m_w.verdict = "right-sized";
-    r.gpu = m_whole.name;
-    r.gpus = m_w.gpus;
-    r.partition = m_w.partition;
-    r.usd_per_month_recommended = r.usd_per_month_now;
-    r.text = r.usd_per_month_now
-                 ? "keep it: nothing cheaper covers the observed need with the margin"
-                 : fmt::format("keep it: no {} price for {} to compare with (costs unknown)",
-                               m_o.pricing.price_kind,
-                               m_shape.name);
+    keep_current(r,
+                 r.usd_per_month_now
+                     ? "keep it: nothing cheaper covers the observed need with the margin"
+                     : fmt::format("keep it: no {} price for {} to compare with (costs unknown)",
+                                   m_o.pricing.price_kind,
+                                   m_shape.name));
   }
   if (r.usd_per_month_now && r.usd_per_month_recommended) {
     r.usd_per_month_saved = *r.usd_per_month_now - *r.usd_per_month_recommended;

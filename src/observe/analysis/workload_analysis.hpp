@@ -81,6 +81,10 @@ private:
   Need need() const;
   std::string option_text(const Option& o) const;
   void decide(std::vector<std::string>& warnings);
+  // The recommendation's cost now (a warning when the catalog has no price), and one that keeps
+  // what runs: the same GPUs, nothing saved (decide and decide_serving share them).
+  ObserveRecommendation priced_now(std::vector<std::string>& warnings) const;
+  void keep_current(ObserveRecommendation& r, std::string text) const;
   std::string inconclusive_text() const;
   bool is_larger(const Option& o) const;
   void fill(ObserveRecommendation& r, const Option& best, double current_share) const;
