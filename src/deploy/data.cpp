@@ -159,6 +159,55 @@ EngineRecipe read_engine(const FieldReader& e) {
   return r;
 }
 
+DeployData::Weights read_weights(const FieldReader& w) {
+  w.reject_unknown({"hub_download_gb_per_s",
+                    "token_env",
+                    "home_env",
+                    "cache_path",
+                    "token_secret",
+                    "token_key",
+                    "download_command",
+                    "download_patterns",
+                    "cache_headroom",
+                    "sources"});
+  DeployData::Weights d;
+  d.hub_download_gb_per_s = w.number("hub_download_gb_per_s", Range::positive(1e4));
+  d.token_env = w.string("token_env");
+  d.home_env = w.string("home_env");
+  d.cache_path = w.string("cache_path");
+  d.token_secret = w.string("token_secret");
+  d.token_key = w.string("token_key");
+  d.download_command = w.string_array("download_command");
+  d.download_patterns = w.string_array("download_patterns");
+  d.cache_headroom = w.number("cache_headroom", Range::non_negative(10));
+  if (d.download_command.empty()) {
+    w.member("download_command").fail_plain("must name the download's program");
+  }
+  string_map(w.object("sources"));
+  return d;
+}
+
+DeployData::PodResources read_pod_resources(const FieldReader& p) {
+  p.reject_unknown({"processes_per_pod",
+                    "processes_per_gpu",
+                    "vcpus_per_process",
+                    "memory_gib_per_pod",
+                    "memory_gib_per_gpu",
+                    "shm_gib",
+                    "ephemeral_gib",
+                    "sources"});
+  DeployData::PodResources d;
+  d.processes_per_pod = static_cast<int>(p.integer("processes_per_pod", Range::non_negative(64)));
+  d.processes_per_gpu = static_cast<int>(p.integer("processes_per_gpu", Range::positive(64)));
+  d.vcpus_per_process = static_cast<int>(p.integer("vcpus_per_process", Range::positive(8)));
+  d.memory_per_pod = gib(p.number("memory_gib_per_pod", Range::non_negative(4096)));
+  d.memory_per_gpu = gib(p.number("memory_gib_per_gpu", Range::non_negative(4096)));
+  d.shm = gib(p.number("shm_gib", Range::positive(4096)));
+  d.ephemeral = gib(p.number("ephemeral_gib", Range::positive(1e5)));
+  string_map(p.object("sources"));
+  return d;
+}
+
 } // namespace
 
 const std::string& EngineRecipe::arg(const std::string& role) const {
@@ -172,6 +221,8 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   root.reject_unknown({"schema_version",
                        "description",
                        "storage",
+                       "weights",
+                       "pod_resources",
                        "engines",
                        "gpu_products",
                        "gpu_products_source",
@@ -187,6 +238,8 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   storage.reject_unknown({"read_gb_per_s", "source"});
   d.storage_read_gb_per_s = storage.number("read_gb_per_s", Range::positive(1e4));
   d.storage_source = storage.string("source");
+  d.weights = read_weights(root.object("weights"));
+  d.pod_resources = read_pod_resources(root.object("pod_resources"));
   const FieldReader engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
     d.engines[name] = read_engine(engines.object(name));

@@ -296,23 +296,6 @@ void set_replicas(ServingSettings& s,
   s.min_replicas = spec.deployment.scale_to_zero && o.autoscaler == Autoscaler::keda ? 0 : 1;
 }
 
-// Cold start: the checkpoint read from storage by each node, then the engine's own start.
-// (A pre-quantized checkpoint: about the served weights, per GPU times the GPUs.)
-void set_cold_start(ServingSettings& s,
-                    const Plan& plan,
-                    const MemoryEstimate& m,
-                    const DeployData& data,
-                    const EngineRecipe& r) {
-  const Bytes stored = s.prequantized_checkpoint
-                           ? m.per_gpu.weights * static_cast<double>(s.gpus_per_replica)
-                           : plan.requirements.weights;
-  s.weights_read_per_node = stored / static_cast<double>(s.nodes_per_replica);
-  s.cold_start =
-      seconds(s.weights_read_per_node.si() / (data.storage_read_gb_per_s * 1e9)) + r.startup;
-  s.startup_failure_threshold =
-      static_cast<int>(std::max(3.0, std::ceil(2.0 * s.cold_start.si() / k_probe_period_s)));
-}
-
 // DRAM busy at the capacity: bytes read per decode step per GPU over the step at peak
 // bandwidth, while decoding (not prefilling).
 void set_dram_active(DeployReport& report,
@@ -350,6 +333,9 @@ void add_objects(DeployReport& report,
                  const DeployOptions& o) {
   const ServingSettings& s = report.settings;
   const EngineRecipe& r = t.recipe;
+  if (!s.weights.cache_claim.empty()) {
+    report.objects.push_back(model_cache_claim(s, o, in.data));
+  }
   if (o.autoscaler == Autoscaler::hpa) {
     for (auto& obj : hpa_objects(s, o, in.data)) {
       report.objects.push_back(std::move(obj));
@@ -361,7 +347,7 @@ void add_objects(DeployReport& report,
           in.data.dcgm_dram_active));
     }
   }
-  report.objects.push_back(workload_object(s, o, r, t.product, gpu_resource));
+  report.objects.push_back(workload_object(s, o, r, in.data, t.product, gpu_resource));
   report.objects.push_back(service_object(s, o, r));
   report.objects.push_back(disruption_budget(s, o));
   if (o.autoscaler == Autoscaler::keda) {
@@ -511,8 +497,13 @@ DeployReport make_deployment(const Plan& plan,
   set_request_shape(report, spec, plan.units, r);
   if (c.disaggregation) {
     set_formats(report, plan, spec, r);
-    set_cold_start(s, plan, c.memory, in.data, r);
+    set_weights(s, plan, c.memory, in.data, r, o);
+    set_host_resources(s, in.data);
+    s.weights.shared_cache = true; // both pools mount it
     add_disaggregated(report, t, gpu_resource, in, o);
+    if (!s.weights.cache_claim.empty()) {
+      report.objects.insert(report.objects.begin(), model_cache_claim(s, o, in.data));
+    }
     return report;
   }
 
@@ -526,7 +517,9 @@ DeployReport make_deployment(const Plan& plan,
   s.memory_fraction = memory_fraction(r, m);
   set_formats(report, plan, spec, r);
   set_replicas(s, c, spec, o);
-  set_cold_start(s, plan, m, in.data, r);
+  set_weights(s, plan, m, in.data, r, o);
+  set_host_resources(s, in.data);
+  s.weights.shared_cache = s.max_replicas * s.nodes_per_replica > 1;
   set_dram_active(report, cap.perf, m, *c.gpu, o);
   s.engine_args = engine_command_line(s, r, s.engine_arg_notes);
 

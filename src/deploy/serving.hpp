@@ -9,6 +9,8 @@
 //   autoscalers.cpp     the autoscaler objects: HPA with its prometheus-adapter rules, or KEDA
 //                       with the PodMonitor it reads through
 //   disaggregated.cpp   llm-d's objects for disaggregated prefill and decode pools
+//   weights.cpp         where the weights come from (token, cache volume, download, cold start)
+//                       and what a pod asks of its node besides GPUs
 
 #include <rightsize/deploy/deploy.hpp>
 
@@ -93,6 +95,7 @@ Node serving_labels(const ServingSettings& s, const char* leader_comment);
 // spread over nodes or not.
 Node pod_spec(const ServingSettings& s,
               const EngineRecipe& r,
+              const DeployData& d,
               const GpuProduct& product,
               const std::string& gpu_resource,
               const std::vector<std::string>& command,
@@ -107,12 +110,14 @@ Node pod_template(const ServingSettings& s, Node spec, bool leader);
 Node workload_object(const ServingSettings& s,
                      const DeployOptions& o,
                      const EngineRecipe& r,
+                     const DeployData& d,
                      const GpuProduct& product,
                      const std::string& gpu_resource);
 
 // A LeaderWorkerSet's group: nodes_per_replica pods, the leader serving.
 Node leader_worker_template(const ServingSettings& s,
                             const EngineRecipe& r,
+                            const DeployData& d,
                             const GpuProduct& product,
                             const std::string& gpu_resource);
 
@@ -154,5 +159,31 @@ std::vector<Node> disaggregated_objects(const ServingSettings& prefill,
                                         const DeployData& d,
                                         const GpuProduct& product,
                                         const std::string& gpu_resource);
+
+// --- weights.cpp
+
+// The checkpoint, where it comes from and the cold start: from the Hugging Face Hub (a
+// repository id) through an init container into the cache volume `o` asks for, read by each node
+// of a replica at data's storage rate, then the engine's own start. The startup probe covers the
+// read and the start; the download runs before it, in the init container.
+void set_weights(ServingSettings& s,
+                 const Plan& plan,
+                 const MemoryEstimate& m,
+                 const DeployData& data,
+                 const EngineRecipe& r,
+                 const DeployOptions& o);
+
+// CPU, host memory, /dev/shm and scratch disk for one pod of `s` (after set_weights).
+void set_host_resources(ServingSettings& s, const DeployData& d);
+
+// The host requests beside the GPUs in a container's `resources`.
+void add_host_requests(Node& resources, const ServingSettings& s, const DeployData& d);
+
+// The weights' init container, the engine's Hub variables, the cache volume and its mount.
+void add_weights(
+    Node& pod, Node& container, Node& volumes, const ServingSettings& s, const DeployData& d);
+
+// The PersistentVolumeClaim of the model cache.
+Node model_cache_claim(const ServingSettings& s, const DeployOptions& o, const DeployData& d);
 
 } // namespace rightsize::serving

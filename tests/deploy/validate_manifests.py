@@ -52,6 +52,8 @@ KINDS = {
     ("apps/v1", "Deployment"): (K8S + "apis__apps__v1_openapi.json", "io.k8s.api.apps.v1.Deployment"),
     ("v1", "Service"): (K8S + "api__v1_openapi.json", "io.k8s.api.core.v1.Service"),
     ("v1", "ConfigMap"): (K8S + "api__v1_openapi.json", "io.k8s.api.core.v1.ConfigMap"),
+    ("v1", "PersistentVolumeClaim"): (
+        K8S + "api__v1_openapi.json", "io.k8s.api.core.v1.PersistentVolumeClaim"),
     ("policy/v1", "PodDisruptionBudget"): (
         K8S + "apis__policy__v1_openapi.json", "io.k8s.api.policy.v1.PodDisruptionBudget"),
     ("autoscaling/v2", "HorizontalPodAutoscaler"): (

@@ -51,7 +51,8 @@ K8S_DOCS = {
         ["io.k8s.api.apps.v1.Deployment"]),
     "api__v1_openapi.json": (
         "api/v1", "9a4346d00cec566830210a74197eae4833bf9204",
-        ["io.k8s.api.core.v1.Service", "io.k8s.api.core.v1.ConfigMap"]),
+        ["io.k8s.api.core.v1.Service", "io.k8s.api.core.v1.ConfigMap",
+         "io.k8s.api.core.v1.PersistentVolumeClaim"]),
     "apis__policy__v1_openapi.json": (
         "apis/policy/v1", "5966b737af0565cc0ec5440990caa5e29c725734",
         ["io.k8s.api.policy.v1.PodDisruptionBudget"]),

@@ -95,7 +95,8 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   const Candidate& c = plan.candidates.front();
   const DeployReport r = deploy(plan, Autoscaler::keda);
   const auto docs = as_yaml(r);
-  REQUIRE(docs.size() == 5); // Deployment, Service, PodDisruptionBudget, PodMonitor, ScaledObject
+  // PersistentVolumeClaim, Deployment, Service, PodDisruptionBudget, PodMonitor, ScaledObject
+  REQUIRE(docs.size() == 6);
   const YAML::Node pm = yaml_object(docs, "PodMonitor");
   CHECK(pm["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>() == "http");
 
@@ -325,7 +326,7 @@ TEST_CASE("deploy: a MIG slice is requested by its profile", "[deploy]") {
   const Candidate& c = plan.candidates.front();
   REQUIRE_FALSE(c.partition.empty());
   const DeployReport r = deploy(plan, Autoscaler::none);
-  CHECK(r.objects.size() == 3); // no autoscaler
+  CHECK(r.objects.size() == 4); // the model cache, no autoscaler
   CHECK(yaml_object(as_yaml(r), "Deployment")["spec"]["replicas"].as<int>() == c.replicas);
   const auto docs = as_yaml(r);
   const YAML::Node limits = yaml_object(
@@ -401,7 +402,7 @@ TEST_CASE("deploy: AMD and Grace GPUs need an image of their own, AMD no DCGM me
   o.image = "rocm/vllm:latest";
   CHECK_THROWS_WITH(make_deployment(plan, in, o), Catch::Contains("use --autoscaler keda"));
   o.autoscaler = Autoscaler::keda;
-  CHECK(make_deployment(plan, in, o).objects.size() == 5);
+  CHECK(make_deployment(plan, in, o).objects.size() == 6);
   CHECK(deploy_data().gpu_products.at("GH200-144GB").cpu_arch == "arm64");
   CHECK(deploy_data().gpu_products.at("H100-SXM-80GB").cpu_arch == "amd64");
 }
