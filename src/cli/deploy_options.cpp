@@ -104,6 +104,13 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
       ->check(CLI::IsMember({"pvc", "none"}))
       ->default_str("pvc")
       ->group(k8s);
+  sub.add_option("--wake",
+                 o.wake,
+                 "What wakes a deployment KEDA scaled to zero: http-add-on (KEDA's HTTP add-on "
+                 "in front of the Service) or none")
+      ->check(CLI::IsMember({"http-add-on", "none"}))
+      ->default_str("http-add-on")
+      ->group(k8s);
   sub.add_option("--storage-class", o.storage_class, "The model cache's storage class")
       ->type_name("NAME")
       ->group(k8s);
@@ -149,6 +156,7 @@ DeployOptions deploy_options(const DeployCliOptions& o) {
   options.autoscaler_given = o.autoscaler_given;
   options.model_cache = o.model_cache == "none" ? ModelCache::none : ModelCache::pvc;
   options.storage_class = o.storage_class;
+  options.wake = o.wake == "none" ? Wake::none : Wake::http_add_on;
   if (o.hf_token_secret == "none") {
     options.hf_token_off = true;
   } else if (!o.hf_token_secret.empty()) {

@@ -26,6 +26,7 @@ struct DeployCliOptions {
   std::string hf_token_secret;
   std::string model_cache = "pvc";
   std::string storage_class;
+  std::string wake = "http-add-on";
   std::string lock;
   bool lock_given = false;
   bool autoscaler_given = false;

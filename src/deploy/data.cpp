@@ -229,6 +229,7 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
                        "mig_resource_prefix",
                        "mig_source",
                        "dcgm",
+                       "keda_http_add_on",
                        "llm_d"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
@@ -258,6 +259,16 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.dcgm_pod_label = dcgm.string("pod_label");
   d.dcgm_namespace_label = dcgm.string("namespace_label");
   d.dcgm_dram_active_by_default = dcgm.boolean("exported_by_default");
+  const FieldReader http = root.object("keda_http_add_on");
+  http.reject_unknown(
+      {"version", "scaler_address", "interceptor", "skip_scaled_object_annotation", "source"});
+  d.http_add_on.version = http.string("version");
+  d.http_add_on.scaler_address = http.string("scaler_address");
+  d.http_add_on.interceptor = http.string("interceptor");
+  d.http_add_on.skip_scaled_object_annotation = http.string("skip_scaled_object_annotation");
+  if (http.string("source").empty()) {
+    http.member("source").fail_plain("must say where the names come from");
+  }
   const FieldReader llmd = root.object("llm_d");
   llmd.reject_unknown({"version", "sidecar_image", "serving_label", "role_label", "source"});
   d.llm_d.version = llmd.string("version");

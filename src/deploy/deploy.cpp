@@ -359,16 +359,29 @@ void add_objects(DeployReport& report,
                                    s.engine,
                                    r.version));
     }
+    const bool wake = s.min_replicas == 0 && o.wake == Wake::http_add_on;
     report.objects.push_back(pod_monitor(s, o, r));
-    report.objects.push_back(keda_object(s, o, r, s.min_replicas == 0));
+    if (wake) {
+      report.objects.push_back(http_scaled_object(s, o, r, in.data));
+    }
+    report.objects.push_back(keda_object(s, o, r, in.data, s.min_replicas == 0, wake));
     if (s.min_replicas == 0) {
       const auto& ttft = spec.workload.inference.targets.ttft;
-      report.notes.push_back(fmt::format(
-          "scale to zero: a request that finds no replica waits about {} (cold start){}, and the "
-          "engine's metrics vanish with its pods; wake it from your gateway's request metric "
-          "(docs/deploy.md, \"Scale to zero\")",
+      const std::string wait = fmt::format(
+          "a request that finds no replica waits about {} (cold start){}",
           format_seconds(s.cold_start),
-          ttft ? fmt::format(" against a TTFT target of {}", format_seconds(*ttft)) : ""));
+          ttft ? fmt::format(" against a TTFT target of {}", format_seconds(*ttft)) : "");
+      report.notes.push_back(
+          wake ? fmt::format("scale to zero: send requests through KEDA's HTTP add-on, to {} "
+                             "with the header Host: {}, to wake it; {} (docs/deploy.md, "
+                             "\"Scale to zero\")",
+                             in.data.http_add_on.interceptor,
+                             wake_host(s, o),
+                             wait)
+               : fmt::format("scale to zero: {}, and the engine's metrics vanish with its pods; "
+                             "nothing wakes it (--wake none): add a trigger on your gateway's "
+                             "request metric (docs/deploy.md, \"Scale to zero\")",
+                             wait));
     }
   }
   if (spec.deployment.scale_to_zero && o.autoscaler != Autoscaler::keda) {

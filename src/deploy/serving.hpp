@@ -142,10 +142,25 @@ hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& 
 // query reads.
 Node pod_monitor(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r);
 
+// KEDA's ScaledObject on the engine's running and waiting requests; with `wake`, also the HTTP
+// add-on's external scaler, which counts the requests its interceptor holds while no pod runs.
 Node keda_object(const ServingSettings& s,
                  const DeployOptions& o,
                  const EngineRecipe& r,
-                 bool scale_to_zero);
+                 const DeployData& d,
+                 bool scale_to_zero,
+                 bool wake);
+
+// The HTTP add-on's HTTPScaledObject for `s`: its interceptor routes the Service's host and
+// waits for a replica; the ScaledObject above stays rightsize's (the add-on is told not to write
+// its own).
+Node http_scaled_object(const ServingSettings& s,
+                        const DeployOptions& o,
+                        const EngineRecipe& r,
+                        const DeployData& d);
+
+// The host clients name (the Host header) when they send through the interceptor.
+std::string wake_host(const ServingSettings& s, const DeployOptions& o);
 
 // --- disaggregated.cpp
 

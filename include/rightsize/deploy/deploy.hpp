@@ -119,6 +119,14 @@ struct DeployData {
   std::string dcgm_pod_label = "pod";
   std::string dcgm_namespace_label = "namespace";
   bool dcgm_dram_active_by_default = false;
+  // KEDA's HTTP add-on, which wakes a deployment scaled to zero: its interceptor holds a request
+  // and its external scaler asks KEDA for a replica.
+  struct HttpAddOn {
+    std::string version;
+    std::string scaler_address;
+    std::string interceptor;
+    std::string skip_scaled_object_annotation;
+  } http_add_on;
   // llm-d, the stack a disaggregated configuration is written for: its routing sidecar's image,
   // and the pod labels its router reads (serving, and the pool's role).
   struct LlmD {
@@ -136,6 +144,10 @@ DeployData load_deploy_data(const std::string& path);
 
 enum class Autoscaler { hpa, keda, none };
 std::string_view to_string(Autoscaler a);
+
+// What wakes a deployment KEDA scaled to zero, where the engine's own metrics vanish with its pods:
+// KEDA's HTTP add-on (its interceptor in front of the Service), or nothing.
+enum class Wake { http_add_on, none };
 
 // Where a Hugging Face repository's weights are kept between starts: a PersistentVolumeClaim the
 // first start fills, or none (each pod downloads them into its own scratch volume).
@@ -161,7 +173,8 @@ struct DeployOptions {
   std::optional<SecretKey> hf_token;
   bool hf_token_off = false;
   ModelCache model_cache = ModelCache::pvc;
-  std::string storage_class; // the cache volume's; empty: the cluster's default class
+  Wake wake = Wake::http_add_on; // with --autoscaler keda and deployment.scale_to_zero
+  std::string storage_class;     // the cache volume's; empty: the cluster's default class
 };
 
 // What one estimate needs besides the plan: the capacity model is re-run per replica.

@@ -10,6 +10,7 @@ reproduces the committed files byte for byte or fails.
         --kubectl-validate-git ~/src/kubectl-validate/.git \
         --keda-git ~/src/keda/.git --lws-git ~/src/lws/.git \
         --prometheus-operator-git ~/src/prometheus-operator/.git \
+        --keda-http-add-on-git ~/src/http-add-on/.git \
         [--out tests/data/schemas] [--check]
 
 Kubernetes: the OpenAPI v3 documents are kubernetes/kubernetes `api/openapi-spec/v3/*.json`
@@ -82,6 +83,11 @@ CRDS = {
         "tag": "v0.93.0", "commit": "f8fafd475f3d132e239432ae6172de60a6cb6516",
         "path": "example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",
         "version": "v1", "blob": "5c1bde3d4a5f3131fd6c148ab933193b867173f2"},
+    "http.keda.sh_httpscaledobjects_v1alpha1.json": {
+        "repo": "kedacore/http-add-on", "arg": "keda_http_add_on_git", "tag": "v0.15.0",
+        "commit": "4ea8a863bd7c16464dc5afbe9ebc8a26e563fac0",
+        "path": "config/crd/bases/http.keda.sh_httpscaledobjects.yaml",
+        "version": "v1alpha1", "blob": "e7540b926d16ba88b0b2661458ecb6bbadb0b43c"},
 }
 
 # Written next to the outputs: where every vendored file came from (generated, do not edit).
@@ -172,6 +178,7 @@ def main():
     ap.add_argument("--keda-git", required=True)
     ap.add_argument("--lws-git", required=True)
     ap.add_argument("--prometheus-operator-git", required=True)
+    ap.add_argument("--keda-http-add-on-git", required=True)
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--check", action="store_true",
                     help="regenerate into a temporary dir and compare with --out")
