@@ -43,6 +43,12 @@ void check_kubernetes_names(const DeployCliOptions& o) {
                                    o.hf_token_secret.substr(colon + 1)));
     }
   }
+  if (!o.topology_key.empty() && !label_key(o.topology_key)) {
+    throw InputError("--topology-key",
+                     fmt::format("must be a node label's key ([prefix/]name, the name at most 63 "
+                                 "letters, digits, '-', '_' or '.'), got \"{}\"",
+                                 o.topology_key));
+  }
   if (!o.storage_class.empty() && !dns_subdomain(o.storage_class)) {
     throw InputError("--storage-class",
                      fmt::format("must be a DNS-1123 subdomain (lower-case letters, digits, '-' "
@@ -111,6 +117,12 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
       ->check(CLI::IsMember({"http-add-on", "none"}))
       ->default_str("http-add-on")
       ->group(k8s);
+  sub.add_option("--topology-key",
+                 o.topology_key,
+                 "A node label whose domains each hold one whole replica across nodes (a rack, "
+                 "an NVLink domain: nvidia.com/gpu.clique)")
+      ->type_name("LABEL")
+      ->group(k8s);
   sub.add_option("--storage-class", o.storage_class, "The model cache's storage class")
       ->type_name("NAME")
       ->group(k8s);
@@ -157,6 +169,7 @@ DeployOptions deploy_options(const DeployCliOptions& o) {
   options.model_cache = o.model_cache == "none" ? ModelCache::none : ModelCache::pvc;
   options.storage_class = o.storage_class;
   options.wake = o.wake == "none" ? Wake::none : Wake::http_add_on;
+  options.topology_key = o.topology_key;
   if (o.hf_token_secret == "none") {
     options.hf_token_off = true;
   } else if (!o.hf_token_secret.empty()) {

@@ -27,6 +27,7 @@ struct DeployCliOptions {
   std::string model_cache = "pvc";
   std::string storage_class;
   std::string wake = "http-add-on";
+  std::string topology_key;
   std::string lock;
   bool lock_given = false;
   bool autoscaler_given = false;

@@ -230,6 +230,7 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
                        "mig_source",
                        "dcgm",
                        "keda_http_add_on",
+                       "placement",
                        "llm_d"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
@@ -259,6 +260,13 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.dcgm_pod_label = dcgm.string("pod_label");
   d.dcgm_namespace_label = dcgm.string("namespace_label");
   d.dcgm_dram_active_by_default = dcgm.boolean("exported_by_default");
+  const FieldReader placement = root.object("placement");
+  placement.reject_unknown({"exclusive_topology_annotation", "nvlink_domain_label", "source"});
+  d.placement.exclusive_topology_annotation = placement.string("exclusive_topology_annotation");
+  d.placement.nvlink_domain_label = placement.string("nvlink_domain_label");
+  if (placement.string("source").empty()) {
+    placement.member("source").fail_plain("must say where the names come from");
+  }
   const FieldReader http = root.object("keda_http_add_on");
   http.reject_unknown(
       {"version", "scaler_address", "interceptor", "skip_scaled_object_annotation", "source"});

@@ -201,6 +201,36 @@ place_on_nodes(DeployReport& report, const Plan& plan, const Target& t, const De
   return gpu_resource;
 }
 
+// A replica across nodes: the domain its nodes share, or a note that nothing keeps them close.
+void set_topology(DeployReport& report,
+                  const Target& t,
+                  const DeployData& data,
+                  const DeployOptions& o) {
+  ServingSettings& s = report.settings;
+  if (s.nodes_per_replica == 1) {
+    if (!o.topology_key.empty()) {
+      report.notes.push_back("--topology-key places a replica across nodes; each replica here "
+                             "fits one node, so it is not used");
+    }
+    return;
+  }
+  s.topology_key = o.topology_key;
+  if (!s.topology_key.empty()) {
+    return;
+  }
+  const bool nvlink_domain = t.whole.nvlink_domain > gpus_per_node(t.whole);
+  report.notes.push_back(fmt::format(
+      "a replica's {} nodes may be scheduled far apart (other racks, other network blocks): "
+      "--topology-key LABEL gives each replica a domain of that node label to itself "
+      "(LeaderWorkerSet's exclusive topology){}",
+      s.nodes_per_replica,
+      nvlink_domain ? fmt::format(", {} for the {}'s NVLink domain, which then also needs NVIDIA's "
+                                  "ComputeDomain (docs/deploy.md, \"Placement\")",
+                                  data.placement.nvlink_domain_label,
+                                  t.whole.name)
+                    : std::string(" (docs/deploy.md, \"Placement\")")));
+}
+
 // What one request is: its length, whether it is embedded (text or images), its images.
 void set_request_shape(DeployReport& report,
                        const Spec& spec,
@@ -507,6 +537,7 @@ DeployReport make_deployment(const Plan& plan,
   ServingSettings& s = report.settings;
   set_identity(s, plan, t, o);
   const std::string gpu_resource = place_on_nodes(report, plan, t, in.data);
+  set_topology(report, t, in.data, o);
   set_request_shape(report, spec, plan.units, r);
   if (c.disaggregation) {
     set_formats(report, plan, spec, r);

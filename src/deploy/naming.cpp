@@ -41,6 +41,19 @@ bool dns_subdomain(std::string_view name) {
   return true;
 }
 
+bool label_key(std::string_view key) {
+  const auto slash = key.find('/');
+  if (slash != std::string_view::npos && !dns_subdomain(key.substr(0, slash))) {
+    return false;
+  }
+  const std::string_view name = slash == std::string_view::npos ? key : key.substr(slash + 1);
+  const auto alnum = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; };
+  return !name.empty() && name.size() <= 63 && alnum(name.front()) && alnum(name.back()) &&
+         std::all_of(name.begin(), name.end(), [&](char ch) {
+           return alnum(ch) || ch == '-' || ch == '_' || ch == '.';
+         });
+}
+
 bool secret_key(std::string_view key) {
   return !key.empty() && key.size() <= 253 && std::all_of(key.begin(), key.end(), [](char ch) {
     return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '-' || ch == '_' || ch == '.';

@@ -328,6 +328,14 @@ Node workload_object(const ServingSettings& s,
     return deployment;
   }
   Node lws = object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", s, o, s.name);
+  if (!s.topology_key.empty()) {
+    Node annotations = Node::map();
+    annotations.set(d.placement.exclusive_topology_annotation,
+                    Node::str(s.topology_key),
+                    "--topology-key: each replica's pods in one domain of this node label, one "
+                    "replica per domain");
+    lws.find("metadata")->set("annotations", std::move(annotations));
+  }
   Node spec = Node::map();
   if (!s.autoscaled) {
     spec.set("replicas", Node::integer(s.replicas), replicas_comment);

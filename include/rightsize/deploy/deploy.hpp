@@ -119,6 +119,12 @@ struct DeployData {
   std::string dcgm_pod_label = "pod";
   std::string dcgm_namespace_label = "namespace";
   bool dcgm_dram_active_by_default = false;
+  // Where a replica across nodes is placed: LeaderWorkerSet's exclusive topology annotation, and
+  // the node label of a multi-node NVLink domain (GPU feature discovery's), named in the notes.
+  struct Placement {
+    std::string exclusive_topology_annotation;
+    std::string nvlink_domain_label;
+  } placement;
   // KEDA's HTTP add-on, which wakes a deployment scaled to zero: its interceptor holds a request
   // and its external scaler asks KEDA for a replica.
   struct HttpAddOn {
@@ -174,7 +180,10 @@ struct DeployOptions {
   bool hf_token_off = false;
   ModelCache model_cache = ModelCache::pvc;
   Wake wake = Wake::http_add_on; // with --autoscaler keda and deployment.scale_to_zero
-  std::string storage_class;     // the cache volume's; empty: the cluster's default class
+  // A node label whose domains each hold one whole replica across nodes (a rack, a network
+  // block, an NVLink domain): LeaderWorkerSet's exclusive topology. Empty: none.
+  std::string topology_key;
+  std::string storage_class; // the cache volume's; empty: the cluster's default class
 };
 
 // What one estimate needs besides the plan: the capacity model is re-run per replica.
@@ -202,6 +211,7 @@ struct ServingSettings {
   int gpus_per_replica = 1;
   int gpus_per_node = 1; // GPUs one pod requests
   int nodes_per_replica = 1;
+  std::string topology_key; // a replica across nodes: the label of the domain it has to itself
   long long max_model_len = 0;
   // Concurrent sequences one replica holds while its band-edge TTFT and TPOT meet the targets
   // (capped by what fits and the scheduler's limit); the engine's max-num-seqs and the
@@ -289,6 +299,9 @@ std::string dns_label(std::string_view text);
 // Whether `name` is a DNS-1123 subdomain (a Secret's or a StorageClass's name): at most 253
 // characters, dot-separated labels of [a-z0-9-] that start and end with a letter or digit.
 bool dns_subdomain(std::string_view name);
+// Whether `key` may be a label's key: an optional DNS-1123 subdomain prefix and '/', then a name
+// of at most 63 of [-_.A-Za-z0-9] that starts and ends with a letter or digit.
+bool label_key(std::string_view key);
 // Whether `key` may be a Secret's data key: [-._a-zA-Z0-9]+, at most 253 characters.
 bool secret_key(std::string_view key);
 // A DNS-1035 label (a Service's name): a DNS-1123 label that starts with a letter ("m-" is put

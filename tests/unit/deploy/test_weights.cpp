@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <yaml-cpp/yaml.h>
@@ -196,4 +197,33 @@ TEST_CASE("deploy: Secret and storage class names as Kubernetes takes them", "[d
   CHECK_FALSE(secret_key(""));
   CHECK_FALSE(secret_key("a/b"));
   CHECK_FALSE(secret_key("a b"));
+}
+
+TEST_CASE("deploy: a replica across nodes is kept in one domain only when told which",
+          "[deploy][placement]") {
+  DeployOptions o;
+  const DeployReport loose = deploy(o);
+  REQUIRE(loose.settings.nodes_per_replica == 2);
+  CHECK(loose.settings.topology_key.empty());
+  CHECK(std::any_of(loose.notes.begin(), loose.notes.end(), [](const std::string& n) {
+    return n.find("--topology-key") != std::string::npos;
+  }));
+  CHECK(!(*find_kind(objects(loose), "LeaderWorkerSet"))["metadata"]["annotations"]);
+
+  o.topology_key = "cloud.google.com/gke-nodepool";
+  const DeployReport placed = deploy(o);
+  const YAML::Node lws = *find_kind(objects(placed), "LeaderWorkerSet");
+  CHECK(lws["metadata"]["annotations"]["leaderworkerset.sigs.k8s.io/exclusive-topology"]
+            .as<std::string>() == "cloud.google.com/gke-nodepool");
+  CHECK(std::none_of(placed.notes.begin(), placed.notes.end(), [](const std::string& n) {
+    return n.find("--topology-key") != std::string::npos;
+  }));
+
+  CHECK(label_key("nvidia.com/gpu.clique"));
+  CHECK(label_key("rack"));
+  CHECK_FALSE(label_key(""));
+  CHECK_FALSE(label_key("bad key"));
+  CHECK_FALSE(label_key("Example.com/rack"));
+  CHECK_FALSE(label_key("example.com/"));
+  CHECK_FALSE(label_key(std::string(64, 'a')));
 }
