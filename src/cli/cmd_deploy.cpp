@@ -5,6 +5,7 @@
 
 #include <rightsize/check/lock.hpp>
 #include <rightsize/check/locked.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/deploy/deploy.hpp>
 #include <rightsize/deploy/manifest_files.hpp>
@@ -131,6 +132,19 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   report.notes.insert(report.notes.begin(), lock_notes.begin(), lock_notes.end());
   for (const auto& note : report.notes) {
     ctx.log->warn("{}: {}", run->spec.file, note);
+  }
+  if (!o.adapter_values.empty()) {
+    if (!report.adapter_values) {
+      throw InputError("--adapter-values",
+                       "this deployment has no HPA (a disaggregated one has no autoscaler)");
+    }
+    write_file_atomically(o.adapter_values,
+                          "# prometheus-adapter's Helm chart (prometheus-community/"
+                          "prometheus-adapter): helm upgrade --install prometheus-adapter "
+                          "prometheus-community/prometheus-adapter --reuse-values -f " +
+                              o.adapter_values + "\n" + deploy_header(report) +
+                              manifest_yaml(*report.adapter_values));
+    ctx.log->info("wrote prometheus-adapter's values to {}", o.adapter_values);
   }
   write_report(ctx, report, o.output_dir);
   return ExitCode::ok;

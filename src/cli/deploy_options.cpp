@@ -123,6 +123,13 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
                  "an NVLink domain: nvidia.com/gpu.clique)")
       ->type_name("LABEL")
       ->group(k8s);
+  checked.adapter_values =
+      sub.add_option("--adapter-values",
+                     o.adapter_values,
+                     "Also write prometheus-adapter's rule as its Helm chart's values to FILE "
+                     "(--autoscaler hpa)")
+          ->type_name("FILE")
+          ->group(k8s);
   sub.add_option("--storage-class", o.storage_class, "The model cache's storage class")
       ->type_name("NAME")
       ->group(k8s);
@@ -145,6 +152,16 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
   check_kubernetes_names(o);
   require_word(checked.image, o.image, "--image");
   require_word(checked.model_uri, o.model_uri, "--model-uri");
+  if (checked.adapter_values->count() > 0) {
+    if (o.adapter_values.empty()) {
+      throw InputError("--adapter-values", "must name a file");
+    }
+    if (o.autoscaler != "hpa") {
+      throw InputError(
+          "--adapter-values",
+          fmt::format("is prometheus-adapter's rule for --autoscaler hpa, not {}", o.autoscaler));
+    }
+  }
   if (checked.output->count() > 0 && o.output_dir.empty()) {
     throw InputError("--output", "must name a directory");
   }

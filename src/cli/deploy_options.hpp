@@ -28,6 +28,7 @@ struct DeployCliOptions {
   std::string storage_class;
   std::string wake = "http-add-on";
   std::string topology_key;
+  std::string adapter_values; // a file for prometheus-adapter's Helm chart's values
   std::string lock;
   bool lock_given = false;
   bool autoscaler_given = false;
@@ -40,6 +41,7 @@ struct DeployChecked {
   CLI::Option* model_uri = nullptr;
   CLI::Option* output = nullptr;
   CLI::Option* autoscaler = nullptr;
+  CLI::Option* adapter_values = nullptr;
 };
 
 DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o);

@@ -89,19 +89,30 @@ hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& 
   rule.set("name", std::move(naming));
   rule.set("metricsQuery", Node::str("avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"));
   Node rules = Node::seq();
-  rules.push(std::move(rule));
+  rules.push(rule);
   Node config = Node::map();
   config.set("rules", std::move(rules));
+  // The same rule as prometheus-adapter's Helm chart takes it (prometheus-community's chart
+  // 5.3.0, values.yaml): rules.custom, after the chart's default rules.
+  Node custom = Node::seq();
+  custom.push(std::move(rule));
+  Node chart_rules = Node::map();
+  chart_rules.set("custom", std::move(custom));
+  Node values = Node::map();
+  values.set("rules", std::move(chart_rules));
   Node cm = object("v1", "ConfigMap", s, o, s.name + "-prometheus-adapter-rules");
   Node& meta = *cm.find("metadata");
   Node* labels = meta.find("labels");
   labels->set("app.kubernetes.io/component", Node::str("prometheus-adapter-config"));
   Node annotations = Node::map();
-  annotations.set(
-      "rightsize.dev/usage",
-      Node::str("merge these rules into the rules of prometheus-adapter's config.yaml"));
+  annotations.set("rightsize.dev/usage",
+                  Node::str("values.yaml: helm upgrade --install prometheus-adapter "
+                            "prometheus-community/prometheus-adapter --reuse-values -f "
+                            "values.yaml (rightsize deploy --adapter-values writes it); "
+                            "config.yaml: the same rule for an adapter configured by hand"));
   meta.set("annotations", std::move(annotations));
   Node data = Node::map();
+  data.set("values.yaml", Node::document(std::move(values)));
   data.set("config.yaml", Node::document(std::move(config)));
   cm.set("data", std::move(data));
   std::vector<Node> out;

@@ -368,6 +368,9 @@ void add_objects(DeployReport& report,
   }
   if (o.autoscaler == Autoscaler::hpa) {
     for (auto& obj : hpa_objects(s, o, in.data)) {
+      if (const Node* values = obj.at({"data", "values.yaml"})) {
+        report.adapter_values = values->items().front();
+      }
       report.objects.push_back(std::move(obj));
     }
     if (!in.data.dcgm_dram_active_by_default) {

@@ -344,6 +344,26 @@ def validate_document(schemas, doc):
                                    + " ".join(str(e).split())))
             else:
                 errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA), cfg, base)
+        if isinstance(labels, dict) and labels.get(PROM_ADAPTER_LABEL[0]) == PROM_ADAPTER_LABEL[1] \
+                and isinstance(data, dict) and isinstance(data.get("values.yaml"), str):
+            # prometheus-community's prometheus-adapter chart: rules.custom holds config.yaml's
+            # rules, beside rules.default, existing, external and resource (its values.yaml).
+            base = ("data", "values.yaml")
+            try:
+                values = yaml.load(data["values.yaml"], Loader=StrictLoader)
+            except yaml.YAMLError as e:
+                errs.append((base, "embedded prometheus-adapter chart values are not valid YAML: "
+                                   + " ".join(str(e).split())))
+            else:
+                chart_keys = {"default", "custom", "existing", "external", "resource"}
+                rules = values.get("rules") if isinstance(values, dict) else None
+                if not isinstance(values, dict) or set(values) != {"rules"} \
+                        or not isinstance(rules, dict) or not set(rules) <= chart_keys:
+                    errs.append((base, "expected the chart's values: rules with "
+                                       + ", ".join(sorted(chart_keys))))
+                else:
+                    errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA),
+                                          {"rules": rules.get("custom") or []}, base)
     if kind == "ScaledObject":
         triggers = (doc.get("spec") or {}).get("triggers") if isinstance(doc.get("spec"), dict) else None
         for i, t in enumerate(triggers if isinstance(triggers, list) else []):

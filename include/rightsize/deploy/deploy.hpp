@@ -273,6 +273,9 @@ struct DeployReport {
   std::optional<ServingSettings> prefill; // disaggregated: the prefill pool's
   std::vector<Node> objects;              // Kubernetes objects in apply order
   std::vector<std::string> notes;         // for a person: caveats the manifests cannot say
+  // --autoscaler hpa: prometheus-adapter's rule as its Helm chart's values (rules.custom), the
+  // ConfigMap's values.yaml.
+  std::optional<Node> adapter_values;
 };
 
 // The engine's recipe for the spec's workload: InputError at /workload/engine when the engine has
