@@ -49,6 +49,13 @@ void check_kubernetes_names(const DeployCliOptions& o) {
                                  "letters, digits, '-', '_' or '.'), got \"{}\"",
                                  o.topology_key));
   }
+  if (!o.rdma_resource.empty() &&
+      (o.rdma_resource.find('/') == std::string::npos || !label_key(o.rdma_resource))) {
+    throw InputError("--rdma-resource",
+                     fmt::format("must be an extended resource's name, domain/name "
+                                 "(rdma/rdma_shared_device_a), got \"{}\"",
+                                 o.rdma_resource));
+  }
   if (!o.storage_class.empty() && !dns_subdomain(o.storage_class)) {
     throw InputError("--storage-class",
                      fmt::format("must be a DNS-1123 subdomain (lower-case letters, digits, '-' "
@@ -123,6 +130,12 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
                  "an NVLink domain: nvidia.com/gpu.clique)")
       ->type_name("LABEL")
       ->group(k8s);
+  sub.add_option("--rdma-resource",
+                 o.rdma_resource,
+                 "Your network plugin's RDMA device resource, requested by each pod of a replica "
+                 "across nodes (rdma/rdma_shared_device_a)")
+      ->type_name("NAME")
+      ->group(k8s);
   checked.adapter_values =
       sub.add_option("--adapter-values",
                      o.adapter_values,
@@ -187,6 +200,7 @@ DeployOptions deploy_options(const DeployCliOptions& o) {
   options.storage_class = o.storage_class;
   options.wake = o.wake == "none" ? Wake::none : Wake::http_add_on;
   options.topology_key = o.topology_key;
+  options.rdma_resource = o.rdma_resource;
   if (o.hf_token_secret == "none") {
     options.hf_token_off = true;
   } else if (!o.hf_token_secret.empty()) {

@@ -28,6 +28,7 @@ struct DeployCliOptions {
   std::string storage_class;
   std::string wake = "http-add-on";
   std::string topology_key;
+  std::string rdma_resource;
   std::string adapter_values; // a file for prometheus-adapter's Helm chart's values
   std::string lock;
   bool lock_given = false;

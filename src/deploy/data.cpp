@@ -261,9 +261,17 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.dcgm_namespace_label = dcgm.string("namespace_label");
   d.dcgm_dram_active_by_default = dcgm.boolean("exported_by_default");
   const FieldReader placement = root.object("placement");
-  placement.reject_unknown({"exclusive_topology_annotation", "nvlink_domain_label", "source"});
+  placement.reject_unknown({"exclusive_topology_annotation",
+                            "nvlink_domain_label",
+                            "compute_domain_api_version",
+                            "compute_domain_driver",
+                            "rdma_capability",
+                            "source"});
   d.placement.exclusive_topology_annotation = placement.string("exclusive_topology_annotation");
   d.placement.nvlink_domain_label = placement.string("nvlink_domain_label");
+  d.placement.compute_domain_api_version = placement.string("compute_domain_api_version");
+  d.placement.compute_domain_driver = placement.string("compute_domain_driver");
+  d.placement.rdma_capability = placement.string("rdma_capability");
   if (placement.string("source").empty()) {
     placement.member("source").fail_plain("must say where the names come from");
   }

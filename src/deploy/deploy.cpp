@@ -192,7 +192,16 @@ place_on_nodes(DeployReport& report, const Plan& plan, const Target& t, const De
                                  s.gpus_per_replica,
                                  s.nodes_per_replica));
   }
-  if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node) {
+  if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node &&
+      s.layout.tp <= t.whole.nvlink_domain) {
+    report.notes.push_back(fmt::format(
+        "tensor parallelism (TP={}) spans trays of {} GPUs inside the {}'s NVLink domain of {}: "
+        "its all-reduces stay on NVLink through the ComputeDomain's IMEX channel",
+        s.layout.tp,
+        s.gpus_per_node,
+        t.whole.name,
+        t.whole.nvlink_domain));
+  } else if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node) {
     report.notes.push_back(fmt::format(
         "tensor parallelism (TP={}) spans nodes of {} GPUs: its all-reduces cross the network",
         s.layout.tp,
@@ -208,27 +217,43 @@ void set_topology(DeployReport& report,
                   const DeployOptions& o) {
   ServingSettings& s = report.settings;
   if (s.nodes_per_replica == 1) {
-    if (!o.topology_key.empty()) {
-      report.notes.push_back("--topology-key places a replica across nodes; each replica here "
-                             "fits one node, so it is not used");
+    for (const auto& [given, flag] : {std::pair{!o.topology_key.empty(), "--topology-key"},
+                                      std::pair{!o.rdma_resource.empty(), "--rdma-resource"}}) {
+      if (given) {
+        report.notes.push_back(fmt::format(
+            "{} is for a replica across nodes; each replica here fits one node, so it is not "
+            "used",
+            flag));
+      }
     }
     return;
   }
   s.topology_key = o.topology_key;
+  s.rdma_resource = o.rdma_resource;
+  const bool nvlink_domain = t.whole.nvlink_domain > gpus_per_node(t.whole);
+  s.compute_domain = nvlink_domain;
+  if (s.rdma_resource.empty() && !nvlink_domain) {
+    report.notes.push_back(fmt::format(
+        "a replica's {} nodes talk over the network: --rdma-resource NAME requests your network "
+        "plugin's RDMA device (with {}) for GPUDirect RDMA, else NCCL may fall back to TCP",
+        s.nodes_per_replica,
+        data.placement.rdma_capability));
+  }
   if (!s.topology_key.empty()) {
     return;
   }
-  const bool nvlink_domain = t.whole.nvlink_domain > gpus_per_node(t.whole);
+  const std::string domain =
+      nvlink_domain ? fmt::format(", {} for the {}'s NVLink domain: its ComputeDomain's IMEX "
+                                  "channel joins the GPUs of one domain only",
+                                  data.placement.nvlink_domain_label,
+                                  t.whole.name)
+                    : std::string();
   report.notes.push_back(fmt::format(
       "a replica's {} nodes may be scheduled far apart (other racks, other network blocks): "
       "--topology-key LABEL gives each replica a domain of that node label to itself "
-      "(LeaderWorkerSet's exclusive topology){}",
+      "(LeaderWorkerSet's exclusive topology){} (docs/deploy.md, \"Placement\")",
       s.nodes_per_replica,
-      nvlink_domain ? fmt::format(", {} for the {}'s NVLink domain, which then also needs NVIDIA's "
-                                  "ComputeDomain (docs/deploy.md, \"Placement\")",
-                                  data.placement.nvlink_domain_label,
-                                  t.whole.name)
-                    : std::string(" (docs/deploy.md, \"Placement\")")));
+      domain));
 }
 
 // What one request is: its length, whether it is embedded (text or images), its images.
@@ -379,6 +404,9 @@ void add_objects(DeployReport& report,
           "enabled (docs/deploy.md, \"HPA\")",
           in.data.dcgm_dram_active));
     }
+  }
+  if (s.compute_domain) {
+    report.objects.push_back(compute_domain_object(s, o, in.data));
   }
   report.objects.push_back(workload_object(s, o, r, in.data, t.product, gpu_resource));
   report.objects.push_back(service_object(s, o, r));

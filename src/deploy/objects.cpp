@@ -14,6 +14,13 @@ namespace rightsize::serving {
 
 namespace {
 
+// The claim of a ComputeDomain's IMEX channel in each pod, and the template it is made from.
+constexpr const char* k_channel_claim = "compute-domain-channel";
+
+std::string channel_template(const ServingSettings& s) {
+  return s.name + "-channel";
+}
+
 Node labels_of(const std::string& name) {
   Node l = Node::map();
   l.set("app.kubernetes.io/name", Node::str(name));
@@ -149,7 +156,28 @@ Node engine_container(const ServingSettings& s,
   container.set("ports", std::move(ports));
   Node resources = gpu_resources(s, gpu_resource);
   add_host_requests(resources, s, d);
+  if (!s.rdma_resource.empty()) {
+    resources.find("limits")->set(
+        s.rdma_resource, Node::integer(1), "--rdma-resource: GPUDirect RDMA between the nodes");
+    resources.find("requests")->set(s.rdma_resource, Node::integer(1));
+  }
+  if (s.compute_domain) {
+    Node claim = Node::map();
+    claim.set("name", Node::str(k_channel_claim));
+    Node claims = Node::seq();
+    claims.push(std::move(claim), "the ComputeDomain's IMEX channel");
+    resources.set("claims", std::move(claims));
+  }
   container.set("resources", std::move(resources));
+  if (!s.rdma_resource.empty()) {
+    Node add = Node::seq();
+    add.push(Node::str(d.placement.rdma_capability), "RDMA pins its buffers in memory");
+    Node capabilities = Node::map();
+    capabilities.set("add", std::move(add));
+    Node security = Node::map();
+    security.set("capabilities", std::move(capabilities));
+    container.set("securityContext", std::move(security));
+  }
   if (serves) {
     container.set("startupProbe",
                   http_probe(s,
@@ -178,6 +206,22 @@ Node engine_container(const ServingSettings& s,
 }
 
 } // namespace
+
+Node compute_domain_object(const ServingSettings& s, const DeployOptions& o, const DeployData& d) {
+  Node cd = object(d.placement.compute_domain_api_version.c_str(), "ComputeDomain", s, o, s.name);
+  Node spec = Node::map();
+  spec.set("numNodes",
+           Node::integer(0),
+           fmt::format("{}: zero, the default, with its daemons named by DNS",
+                       d.placement.compute_domain_driver));
+  Node rct = Node::map();
+  rct.set("name", Node::str(channel_template(s)), "the template each pod claims its channel from");
+  Node channel = Node::map();
+  channel.set("resourceClaimTemplate", std::move(rct));
+  spec.set("channel", std::move(channel));
+  cd.set("spec", std::move(spec));
+  return cd;
+}
 
 // One pod's spec: the engine container on a node with the GPU, spread over nodes or not.
 Node pod_spec(const ServingSettings& s,
@@ -233,6 +277,14 @@ Node pod_spec(const ServingSettings& s,
   containers.push(std::move(container));
   spec.set("containers", std::move(containers));
   spec.set("volumes", std::move(volumes));
+  if (s.compute_domain) {
+    Node claim = Node::map();
+    claim.set("name", Node::str(k_channel_claim));
+    claim.set("resourceClaimTemplateName", Node::str(channel_template(s)));
+    Node claims = Node::seq();
+    claims.push(std::move(claim));
+    spec.set("resourceClaims", std::move(claims));
+  }
   return spec;
 }
 

@@ -132,6 +132,10 @@ Node disruption_budget(const ServingSettings& s, const DeployOptions& o);
 // What an autoscaler scales: the Deployment or the LeaderWorkerSet.
 Node scale_target(const ServingSettings& s);
 
+// NVIDIA's ComputeDomain of a replica across the nodes of one NVLink domain: the IMEX channel's
+// ResourceClaimTemplate its pods claim.
+Node compute_domain_object(const ServingSettings& s, const DeployOptions& o, const DeployData& d);
+
 // --- autoscalers.cpp
 
 // prometheus-adapter's rules ConfigMap, then the HorizontalPodAutoscaler that reads its metric.

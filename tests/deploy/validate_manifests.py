@@ -64,6 +64,8 @@ KINDS = {
         CRD + "leaderworkerset.x-k8s.io_leaderworkersets_v1.json", None),
     ("disaggregatedset.x-k8s.io/v1", "DisaggregatedSet"): (
         CRD + "disaggregatedset.x-k8s.io_disaggregatedsets_v1.json", None),
+    ("resource.nvidia.com/v1beta1", "ComputeDomain"): (
+        CRD + "resource.nvidia.com_computedomains_v1beta1.json", None),
     ("http.keda.sh/v1alpha1", "HTTPScaledObject"): (
         CRD + "http.keda.sh_httpscaledobjects_v1alpha1.json", None),
     ("monitoring.coreos.com/v1", "PodMonitor"): (

@@ -124,6 +124,9 @@ struct DeployData {
   struct Placement {
     std::string exclusive_topology_annotation;
     std::string nvlink_domain_label;
+    std::string compute_domain_api_version; // NVIDIA's DRA driver's ComputeDomain
+    std::string compute_domain_driver;
+    std::string rdma_capability; // what a pod using RDMA adds to its container (IPC_LOCK)
   } placement;
   // KEDA's HTTP add-on, which wakes a deployment scaled to zero: its interceptor holds a request
   // and its external scaler asks KEDA for a replica.
@@ -183,6 +186,9 @@ struct DeployOptions {
   // A node label whose domains each hold one whole replica across nodes (a rack, a network
   // block, an NVLink domain): LeaderWorkerSet's exclusive topology. Empty: none.
   std::string topology_key;
+  // The network plugin's RDMA device resource (rdma/rdma_shared_device_a), requested by every pod
+  // of a replica across nodes; empty: none.
+  std::string rdma_resource;
   std::string storage_class; // the cache volume's; empty: the cluster's default class
 };
 
@@ -212,6 +218,11 @@ struct ServingSettings {
   int gpus_per_node = 1; // GPUs one pod requests
   int nodes_per_replica = 1;
   std::string topology_key; // a replica across nodes: the label of the domain it has to itself
+  // A replica across the nodes of one multi-node NVLink domain (GB200, GB300 NVL72): its pods
+  // claim a channel of the ComputeDomain <name> (NVIDIA's DRA driver), the IMEX channel that
+  // lets them share GPU memory over NVLink.
+  bool compute_domain = false;
+  std::string rdma_resource; // requested by each pod of a replica across nodes
   long long max_model_len = 0;
   // Concurrent sequences one replica holds while its band-edge TTFT and TPOT meet the targets
   // (capped by what fits and the scheduler's limit); the engine's max-num-seqs and the

@@ -44,6 +44,12 @@ DeployReport deploy(const DeployOptions& o) {
   return make_deployment(plan_405b(), in, o);
 }
 
+// The notes of the 405B's deployment with no options.
+const std::vector<std::string>& plan_405b_notes() {
+  static const std::vector<std::string> notes = deploy(DeployOptions{}).notes;
+  return notes;
+}
+
 std::vector<YAML::Node> objects(const DeployReport& r) {
   std::ostringstream out;
   render_deploy_yaml(r, out);
@@ -226,4 +232,59 @@ TEST_CASE("deploy: a replica across nodes is kept in one domain only when told w
   CHECK_FALSE(label_key("Example.com/rack"));
   CHECK_FALSE(label_key("example.com/"));
   CHECK_FALSE(label_key(std::string(64, 'a')));
+}
+
+TEST_CASE("deploy: a replica across NVL72 trays shares a ComputeDomain, across HGX nodes RDMA",
+          "[deploy][placement]") {
+  const Plan plan = make_plan(
+      load_spec(std::string(RIGHTSIZE_EXAMPLES_DIR) + "/deploy/llama-3.1-405b-gb200.json"),
+      test::catalog(),
+      test::constants(),
+      test::efficiency(),
+      test::cli_plan_options("2026-11-21"));
+  REQUIRE(plan.feasible());
+  const DeployInputs in{
+      test::constants(), test::efficiency(), &test::uncertainty(), Confidence::band, data()};
+  DeployOptions o;
+  o.image = "registry.example.com/vllm-openai:v0.27.0-arm64"; // Grace nodes are arm64
+  const DeployReport r = make_deployment(plan, in, o);
+  // TP=8 on compute trays of 4: two pods per replica, one NVLink domain of 72.
+  REQUIRE(r.settings.nodes_per_replica == 2);
+  CHECK(r.settings.compute_domain);
+  const auto docs = objects(r);
+  const YAML::Node* cd = find_kind(docs, "ComputeDomain");
+  REQUIRE(cd != nullptr);
+  CHECK((*cd)["apiVersion"].as<std::string>() == "resource.nvidia.com/v1beta1");
+  CHECK((*cd)["spec"]["numNodes"].as<int>() == 0);
+  const std::string channel =
+      (*cd)["spec"]["channel"]["resourceClaimTemplate"]["name"].as<std::string>();
+  const YAML::Node lws = *find_kind(docs, "LeaderWorkerSet");
+  for (const char* t : {"leaderTemplate", "workerTemplate"}) {
+    const YAML::Node pod = lws["spec"]["leaderWorkerTemplate"][t]["spec"];
+    CHECK(pod["resourceClaims"][0]["resourceClaimTemplateName"].as<std::string>() == channel);
+    CHECK(pod["containers"][0]["resources"]["claims"][0]["name"].as<std::string>() ==
+          pod["resourceClaims"][0]["name"].as<std::string>());
+  }
+  // The tensor-parallel all-reduces stay on NVLink: no note that they cross the network.
+  CHECK(std::none_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("cross the network") != std::string::npos;
+  }));
+
+  // The H100 405B spans two HGX nodes over the network: no ComputeDomain; RDMA on request.
+  DeployOptions hgx;
+  hgx.rdma_resource = "rdma/rdma_shared_device_a";
+  const DeployReport h = deploy(hgx);
+  CHECK_FALSE(h.settings.compute_domain);
+  const auto hdocs = objects(h);
+  CHECK(find_kind(hdocs, "ComputeDomain") == nullptr);
+  const YAML::Node worker =
+      (*find_kind(hdocs, "LeaderWorkerSet"))["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+                                            ["spec"]["containers"][0];
+  CHECK(worker["resources"]["limits"]["rdma/rdma_shared_device_a"].as<int>() == 1);
+  CHECK(worker["resources"]["requests"]["rdma/rdma_shared_device_a"].as<int>() == 1);
+  CHECK(worker["securityContext"]["capabilities"]["add"][0].as<std::string>() == "IPC_LOCK");
+  // Without it, a note names the flag.
+  CHECK(std::any_of(plan_405b_notes().begin(), plan_405b_notes().end(), [](const std::string& n) {
+    return n.find("--rdma-resource") != std::string::npos;
+  }));
 }
