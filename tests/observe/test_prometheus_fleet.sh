@@ -398,9 +398,14 @@ leaks() { # FILE... -> the files that hold a secret
 }
 basic_url=${proxy/http:\/\//http://rs:s3cret-pass@}
 runs=0 leaked=""
-for verbosity in -q "" -v -vv; do
-  for format in json yaml csv markdown table; do
-    for auth in bearer basic; do
+# Every verbosity in JSON, and every other format at -vv, each with the token and the password.
+for run in "-q json" " json" "-v json" "-vv json" "-vv yaml" "-vv csv" "-vv markdown" "-vv table"; do
+  verbosity=${run% *}
+  format=${run#* }
+  loud=()
+  if [ -n "$verbosity" ]; then loud=("$verbosity"); fi
+  for auth in bearer basic; do
+    {
       if [ "$auth" = bearer ]; then
         how=(--prometheus "$proxy" --bearer-token s3cret-token)
       else
@@ -409,7 +414,7 @@ for verbosity in -q "" -v -vv; do
       out="$scratch/secret-$auth-$format${verbosity}"
       rm -rf "$out.dir"
       timeout 30 "$rightsize" observe "${how[@]}" "${window[@]}" "${tenant[@]}" \
-        --header 'X-Api-Key: k3y-s3cret' --format "$format" -o "$out.dir/" $verbosity \
+        --header 'X-Api-Key: k3y-s3cret' --format "$format" -o "$out.dir/" "${loud[@]}" \
         >"$out.out" 2>"$out.err"
       rc=$?
       runs=$((runs + 1))
@@ -419,7 +424,7 @@ for verbosity in -q "" -v -vv; do
       files=("$out.out" "$out.err")
       while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$out.dir" -type f -print0 2>/dev/null)
       leaked+=$(leaks "${files[@]}")
-    done
+    }
   done
 done
 for verbosity in "" -vv; do # refused: the error line names the URL, never the password
