@@ -108,8 +108,10 @@ set(CPACK_DEBIAN_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/your-org/rightsize"
-    CACHE STRING "Homepage field of the .deb")
+# No placeholder: the release build names its repository (-DCPACK_DEBIAN_PACKAGE_HOMEPAGE=
+# https://github.com/OWNER/rightsize, docs/release.md); empty, the .deb has no Homepage field.
+set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ""
+    CACHE STRING "Homepage field of the .deb (https://github.com/OWNER/rightsize)")
 # The binary links libstdc++ and libgcc statically by default (RIGHTSIZE_STATIC_RUNTIME), and
 # SQLite from libsqlite3.a, so it needs only libc and libm: dpkg-shlibdeps (dpkg-dev) computes the
 # exact Depends from the binary (on bookworm: libc6 (>= 2.36)). Without it: libc6 at least as new

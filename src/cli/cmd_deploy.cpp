@@ -1,9 +1,11 @@
 #include "cli/commands.hpp"
 #include "cli/common_options.hpp"
+#include "cli/deploy_options.hpp"
 #include "cli/plan_setup.hpp"
 
 #include <rightsize/check/lock.hpp>
 #include <rightsize/check/locked.hpp>
+#include <rightsize/core/files.hpp>
 #include <rightsize/core/units_format.hpp>
 #include <rightsize/deploy/deploy.hpp>
 #include <rightsize/deploy/manifest_files.hpp>
@@ -19,113 +21,6 @@
 namespace rightsize::cli {
 
 namespace {
-
-struct DeployCliOptions {
-  PlanCliOptions plan;
-  std::string engine;
-  std::string autoscaler = "hpa";
-  std::string name_space = "default";
-  std::string image;
-  std::string model_uri;
-  std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
-  std::string output_dir;
-  std::string lock;
-  bool lock_given = false;
-  bool autoscaler_given = false;
-};
-
-// The options CLI11 checks beyond their values' syntax.
-struct DeployChecked {
-  CLI::Option* lock = nullptr;
-  CLI::Option* image = nullptr;
-  CLI::Option* model_uri = nullptr;
-  CLI::Option* output = nullptr;
-  CLI::Option* autoscaler = nullptr;
-};
-
-// An option given as an empty string, or as a word that would read as a flag.
-void require_word(const CLI::Option* option, const std::string& value, const std::string& name) {
-  if (option->count() == 0) {
-    return;
-  }
-  if (value.empty()) {
-    throw InputError(name, "must not be empty");
-  }
-  if (value.front() == '-') {
-    throw InputError(name, fmt::format("must not start with '-', got \"{}\"", value));
-  }
-  if (value.find_first_of(" \t\n") != std::string::npos) {
-    throw InputError(name, fmt::format("must not contain spaces, got \"{}\"", value));
-  }
-}
-
-DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
-  DeployChecked checked;
-  sub.add_option("SPEC",
-                 o.plan.spec,
-                 "A rightsize spec, a Hugging Face config.json or a model folder (serving)")
-      ->required();
-  add_catalog_option(sub, o.plan.common);
-  add_plan_options(sub, o.plan.settings);
-  auto* k8s = "Kubernetes";
-  sub.add_option(
-         "--engine", o.engine, "Serving engine: vllm, sglang or tensorrt-llm (default: the spec's)")
-      ->check(CLI::IsMember({"vllm", "sglang", "tensorrt-llm"}))
-      ->group(k8s);
-  checked.autoscaler =
-      sub.add_option(
-             "--autoscaler",
-             o.autoscaler,
-             "hpa (GPU metric through prometheus-adapter), keda (the engine's queue through "
-             "Prometheus) or none")
-          ->check(CLI::IsMember({"hpa", "keda", "none"}))
-          ->default_str("hpa")
-          ->group(k8s);
-  sub.add_option("--namespace", o.name_space, "Namespace of every object")
-      ->default_str("default")
-      ->group(k8s);
-  checked.image = sub.add_option("--image",
-                                 o.image,
-                                 "Container image (default: the engine's, data/deploy.json)")
-                      ->group(k8s);
-  checked.model_uri =
-      sub.add_option("--model-uri",
-                     o.model_uri,
-                     "The checkpoint to serve: a Hugging Face id or a path on a mounted volume "
-                     "(default: the config's _name_or_path)")
-          ->group(k8s);
-  sub.add_option("--prometheus", o.prometheus, "Prometheus URL that KEDA queries")
-      ->default_str(o.prometheus)
-      ->group(k8s);
-  checked.lock =
-      sub.add_option("--lock",
-                     o.lock,
-                     "Deploy the configuration locked for this spec (rightsize plan --lock; "
-                     "default: rightsize.lock.json beside the spec) instead of a fresh plan's")
-          ->expected(0, 1)
-          ->type_name("[FILE]");
-  checked.output =
-      sub.add_option("-o,--output",
-                     o.output_dir,
-                     "Write one file per object under DIR instead of one YAML stream to stdout")
-          ->type_name("DIR");
-  return checked;
-}
-
-// What the options say that CLI11 cannot check, refused before anything is read.
-void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
-  require_word(checked.image, o.image, "--image");
-  require_word(checked.model_uri, o.model_uri, "--model-uri");
-  if (checked.output->count() > 0 && o.output_dir.empty()) {
-    throw InputError("--output", "must name a directory");
-  }
-  const auto& url = o.prometheus;
-  const auto scheme = url.find("://");
-  if ((url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) || url.size() <= scheme + 3) {
-    throw InputError("--prometheus",
-                     fmt::format("must be an http:// or https:// URL, got \"{}\"", url));
-  }
-}
 
 // When the plan ranks first a disaggregated configuration that deploy cannot write for llm-d (no
 // recipe for the engine, a replica across nodes): the best aggregated configuration, planned
@@ -173,19 +68,6 @@ void adjust_spec(const DeployCliOptions& o, const std::optional<LockedPlan>& loc
   if (locked) {
     restrict_to_locked_formats(*locked, spec);
   }
-}
-
-DeployOptions deploy_options(const DeployCliOptions& o) {
-  DeployOptions options;
-  options.autoscaler = o.autoscaler == "keda"   ? Autoscaler::keda
-                       : o.autoscaler == "none" ? Autoscaler::none
-                                                : Autoscaler::hpa;
-  options.name_space = o.name_space;
-  options.image = o.image;
-  options.model_uri = o.model_uri;
-  options.prometheus = o.prometheus;
-  options.autoscaler_given = o.autoscaler_given;
-  return options;
 }
 
 // One YAML stream to standard output, or one file per object under -o DIR.
@@ -250,6 +132,19 @@ ExitCode deploy(Context& ctx, DeployCliOptions& o, const nlohmann::json& given) 
   report.notes.insert(report.notes.begin(), lock_notes.begin(), lock_notes.end());
   for (const auto& note : report.notes) {
     ctx.log->warn("{}: {}", run->spec.file, note);
+  }
+  if (!o.adapter_values.empty()) {
+    if (!report.adapter_values) {
+      throw InputError("--adapter-values",
+                       "this deployment has no HPA (a disaggregated one has no autoscaler)");
+    }
+    write_file_atomically(o.adapter_values,
+                          "# prometheus-adapter's Helm chart (prometheus-community/"
+                          "prometheus-adapter): helm upgrade --install prometheus-adapter "
+                          "prometheus-community/prometheus-adapter --reuse-values -f " +
+                              o.adapter_values + "\n" + deploy_header(report) +
+                              manifest_yaml(*report.adapter_values));
+    ctx.log->info("wrote prometheus-adapter's values to {}", o.adapter_values);
   }
   write_report(ctx, report, o.output_dir);
   return ExitCode::ok;

@@ -227,7 +227,12 @@ std::optional<std::string> read_input_file_unless(const std::string& path,
   return read_capped(fd.get(), path, max_bytes, what, size);
 }
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+namespace {
+
+// `content` in a temporary file beside `path`, written, flushed to disk and closed, with the mode
+// `path` has (or 0666 minus the umask): its name. On failure nothing is left and an InputError
+// names `path`.
+std::string stage_file(const std::string& path, std::string_view content) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   struct stat existing {};
@@ -272,9 +277,75 @@ void write_file_atomically(const std::string& path, std::string_view content) {
   if (::fsync(fd.get()) != 0 || ::close(fd.release()) != 0) {
     fail(errno);
   }
+  return temp;
+}
+
+} // namespace
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  const std::string temp = stage_file(path, content);
   if (::rename(temp.c_str(), path.c_str()) != 0) {
-    fail(errno);
+    const int err = errno;
+    ::unlink(temp.c_str());
+    throw InputError(path, "cannot write: " + describe_errno(err));
   }
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files) {
+  // 1. Every file staged beside its target; a failure removes what was staged.
+  std::vector<std::string> staged;
+  const auto unlink_all = [](const std::vector<std::string>& paths) {
+    for (const auto& p : paths) {
+      if (!p.empty()) {
+        ::unlink(p.c_str());
+      }
+    }
+  };
+  try {
+    for (const auto& [path, content] : files) {
+      staged.push_back(stage_file(path, content));
+    }
+  } catch (...) {
+    unlink_all(staged);
+    throw;
+  }
+  // 2. Each existing target kept under a second name (a hard link), to put back on failure.
+  std::vector<std::string> kept(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& path = files[i].first;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      continue; // a new file
+    }
+    std::string backup = staged[i] + ".old";
+    if (::link(path.c_str(), backup.c_str()) != 0) {
+      const int err = errno;
+      unlink_all(staged);
+      unlink_all(kept);
+      throw InputError(path, "cannot write: " + describe_errno(err));
+    }
+    kept[i] = std::move(backup);
+  }
+  // 3. The staged files renamed over their targets; a failure puts back what was replaced.
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (::rename(staged[i].c_str(), files[i].first.c_str()) == 0) {
+      staged[i].clear();
+      continue;
+    }
+    const int err = errno;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!kept[j].empty()) {
+        ::rename(kept[j].c_str(), files[j].first.c_str());
+        kept[j].clear();
+      } else {
+        ::unlink(files[j].first.c_str());
+      }
+    }
+    unlink_all(staged);
+    unlink_all(kept);
+    throw InputError(files[i].first, "cannot write: " + describe_errno(err));
+  }
+  unlink_all(kept);
 }
 
 bool same_file(const std::string& a, const std::string& b) {

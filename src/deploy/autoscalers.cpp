@@ -4,6 +4,8 @@
 
 #include "serving.hpp"
 
+#include <rightsize/core/units_format.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,19 +89,30 @@ hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& 
   rule.set("name", std::move(naming));
   rule.set("metricsQuery", Node::str("avg(<<.Series>>{<<.LabelMatchers>>}) by (<<.GroupBy>>)"));
   Node rules = Node::seq();
-  rules.push(std::move(rule));
+  rules.push(rule);
   Node config = Node::map();
   config.set("rules", std::move(rules));
+  // The same rule as prometheus-adapter's Helm chart takes it (prometheus-community's chart
+  // 5.3.0, values.yaml): rules.custom, after the chart's default rules.
+  Node custom = Node::seq();
+  custom.push(std::move(rule));
+  Node chart_rules = Node::map();
+  chart_rules.set("custom", std::move(custom));
+  Node values = Node::map();
+  values.set("rules", std::move(chart_rules));
   Node cm = object("v1", "ConfigMap", s, o, s.name + "-prometheus-adapter-rules");
   Node& meta = *cm.find("metadata");
   Node* labels = meta.find("labels");
   labels->set("app.kubernetes.io/component", Node::str("prometheus-adapter-config"));
   Node annotations = Node::map();
-  annotations.set(
-      "rightsize.dev/usage",
-      Node::str("merge these rules into the rules of prometheus-adapter's config.yaml"));
+  annotations.set("rightsize.dev/usage",
+                  Node::str("values.yaml: helm upgrade --install prometheus-adapter "
+                            "prometheus-community/prometheus-adapter --reuse-values -f "
+                            "values.yaml (rightsize deploy --adapter-values writes it); "
+                            "config.yaml: the same rule for an adapter configured by hand"));
   meta.set("annotations", std::move(annotations));
   Node data = Node::map();
+  data.set("values.yaml", Node::document(std::move(values)));
   data.set("config.yaml", Node::document(std::move(config)));
   cm.set("data", std::move(data));
   std::vector<Node> out;
@@ -128,7 +141,9 @@ Node pod_monitor(const ServingSettings& s, const DeployOptions& o, const EngineR
 Node keda_object(const ServingSettings& s,
                  const DeployOptions& o,
                  const EngineRecipe& r,
-                 bool scale_to_zero) {
+                 const DeployData& d,
+                 bool scale_to_zero,
+                 bool wake) {
   Node so = object("keda.sh/v1alpha1", "ScaledObject", s, o, s.name);
   Node spec = Node::map();
   spec.set("scaleTargetRef", scale_target(s));
@@ -159,16 +174,77 @@ Node keda_object(const ServingSettings& s,
                                         : "that fit",
                        s.planned_per_replica));
   if (scale_to_zero) {
-    meta.set("activationThreshold", Node::str("0"), "any request wakes it");
+    meta.set("activationThreshold",
+             Node::str("0"),
+             "active while any request runs or waits; with no pod the series is gone");
   }
   Node trigger = Node::map();
   trigger.set("type", Node::str("prometheus"));
   trigger.set("metadata", std::move(meta));
   Node triggers = Node::seq();
   triggers.push(std::move(trigger));
+  if (wake) {
+    Node push = Node::map();
+    push.set("httpScaledObject", Node::str(s.name), "the HTTPScaledObject beside it");
+    push.set("scalerAddress",
+             Node::str(d.http_add_on.scaler_address),
+             fmt::format("KEDA HTTP add-on {}'s external scaler", d.http_add_on.version));
+    Node wakes = Node::map();
+    wakes.set("type",
+              Node::str("external-push"),
+              "requests the interceptor holds: the signal that exists with no pod");
+    wakes.set("metadata", std::move(push));
+    triggers.push(std::move(wakes));
+  }
   spec.set("triggers", std::move(triggers));
   so.set("spec", std::move(spec));
   return so;
+}
+
+std::string wake_host(const ServingSettings& s, const DeployOptions& o) {
+  return fmt::format("{}.{}.svc.cluster.local", s.name, o.name_space);
+}
+
+Node http_scaled_object(const ServingSettings& s,
+                        const DeployOptions& o,
+                        const EngineRecipe& r,
+                        const DeployData& d) {
+  Node hso = object("http.keda.sh/v1alpha1", "HTTPScaledObject", s, o, s.name);
+  Node annotations = Node::map();
+  annotations.set(d.http_add_on.skip_scaled_object_annotation,
+                  Node::str("true"),
+                  "the ScaledObject is rightsize's, with the engine's queue beside this");
+  hso.find("metadata")->set("annotations", std::move(annotations));
+  Node spec = Node::map();
+  Node hosts = Node::seq();
+  hosts.push(Node::str(wake_host(s, o)),
+             fmt::format("the Host header of requests sent through {}", d.http_add_on.interceptor));
+  spec.set("hosts", std::move(hosts));
+  Node target = scale_target(s);
+  target.set("service", Node::str(s.name));
+  target.set("port", Node::integer(r.port), "the Service's port");
+  spec.set("scaleTargetRef", std::move(target));
+  Node replicas = Node::map();
+  replicas.set("min", Node::integer(0));
+  replicas.set("max", Node::integer(s.max_replicas));
+  spec.set("replicas", std::move(replicas));
+  Node concurrency = Node::map();
+  concurrency.set("targetValue",
+                  Node::integer(s.capacity_per_replica),
+                  "requests in flight per replica: the ScaledObject's threshold");
+  Node metric = Node::map();
+  metric.set("concurrency", std::move(concurrency));
+  spec.set("scalingMetric", std::move(metric));
+  spec.set("scaledownPeriod", Node::integer(300), "the ScaledObject's cooldown");
+  Node timeouts = Node::map();
+  timeouts.set(
+      "conditionWait",
+      Node::str(fmt::format("{}s", static_cast<long long>(std::ceil(2.0 * s.cold_start.si())))),
+      fmt::format("a request waits for a replica: twice the cold start of {}",
+                  format_seconds(s.cold_start)));
+  spec.set("timeouts", std::move(timeouts));
+  hso.set("spec", std::move(spec));
+  return hso;
 }
 
 } // namespace rightsize::serving

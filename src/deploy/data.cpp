@@ -159,6 +159,55 @@ EngineRecipe read_engine(const FieldReader& e) {
   return r;
 }
 
+DeployData::Weights read_weights(const FieldReader& w) {
+  w.reject_unknown({"hub_download_gb_per_s",
+                    "token_env",
+                    "home_env",
+                    "cache_path",
+                    "token_secret",
+                    "token_key",
+                    "download_command",
+                    "download_patterns",
+                    "cache_headroom",
+                    "sources"});
+  DeployData::Weights d;
+  d.hub_download_gb_per_s = w.number("hub_download_gb_per_s", Range::positive(1e4));
+  d.token_env = w.string("token_env");
+  d.home_env = w.string("home_env");
+  d.cache_path = w.string("cache_path");
+  d.token_secret = w.string("token_secret");
+  d.token_key = w.string("token_key");
+  d.download_command = w.string_array("download_command");
+  d.download_patterns = w.string_array("download_patterns");
+  d.cache_headroom = w.number("cache_headroom", Range::non_negative(10));
+  if (d.download_command.empty()) {
+    w.member("download_command").fail_plain("must name the download's program");
+  }
+  string_map(w.object("sources"));
+  return d;
+}
+
+DeployData::PodResources read_pod_resources(const FieldReader& p) {
+  p.reject_unknown({"processes_per_pod",
+                    "processes_per_gpu",
+                    "vcpus_per_process",
+                    "memory_gib_per_pod",
+                    "memory_gib_per_gpu",
+                    "shm_gib",
+                    "ephemeral_gib",
+                    "sources"});
+  DeployData::PodResources d;
+  d.processes_per_pod = static_cast<int>(p.integer("processes_per_pod", Range::non_negative(64)));
+  d.processes_per_gpu = static_cast<int>(p.integer("processes_per_gpu", Range::positive(64)));
+  d.vcpus_per_process = static_cast<int>(p.integer("vcpus_per_process", Range::positive(8)));
+  d.memory_per_pod = gib(p.number("memory_gib_per_pod", Range::non_negative(4096)));
+  d.memory_per_gpu = gib(p.number("memory_gib_per_gpu", Range::non_negative(4096)));
+  d.shm = gib(p.number("shm_gib", Range::positive(4096)));
+  d.ephemeral = gib(p.number("ephemeral_gib", Range::positive(1e5)));
+  string_map(p.object("sources"));
+  return d;
+}
+
 } // namespace
 
 const std::string& EngineRecipe::arg(const std::string& role) const {
@@ -172,12 +221,16 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   root.reject_unknown({"schema_version",
                        "description",
                        "storage",
+                       "weights",
+                       "pod_resources",
                        "engines",
                        "gpu_products",
                        "gpu_products_source",
                        "mig_resource_prefix",
                        "mig_source",
                        "dcgm",
+                       "keda_http_add_on",
+                       "placement",
                        "llm_d"});
   if (root.integer("schema_version", Range::positive(1e6)) != 1) {
     root.member("schema_version").fail("unsupported schema version (this rightsize reads 1)");
@@ -187,6 +240,8 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   storage.reject_unknown({"read_gb_per_s", "source"});
   d.storage_read_gb_per_s = storage.number("read_gb_per_s", Range::positive(1e4));
   d.storage_source = storage.string("source");
+  d.weights = read_weights(root.object("weights"));
+  d.pod_resources = read_pod_resources(root.object("pod_resources"));
   const FieldReader engines = root.object("engines");
   for (const auto& [name, value] : engines.json().items()) {
     d.engines[name] = read_engine(engines.object(name));
@@ -205,6 +260,31 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.dcgm_pod_label = dcgm.string("pod_label");
   d.dcgm_namespace_label = dcgm.string("namespace_label");
   d.dcgm_dram_active_by_default = dcgm.boolean("exported_by_default");
+  const FieldReader placement = root.object("placement");
+  placement.reject_unknown({"exclusive_topology_annotation",
+                            "nvlink_domain_label",
+                            "compute_domain_api_version",
+                            "compute_domain_driver",
+                            "rdma_capability",
+                            "source"});
+  d.placement.exclusive_topology_annotation = placement.string("exclusive_topology_annotation");
+  d.placement.nvlink_domain_label = placement.string("nvlink_domain_label");
+  d.placement.compute_domain_api_version = placement.string("compute_domain_api_version");
+  d.placement.compute_domain_driver = placement.string("compute_domain_driver");
+  d.placement.rdma_capability = placement.string("rdma_capability");
+  if (placement.string("source").empty()) {
+    placement.member("source").fail_plain("must say where the names come from");
+  }
+  const FieldReader http = root.object("keda_http_add_on");
+  http.reject_unknown(
+      {"version", "scaler_address", "interceptor", "skip_scaled_object_annotation", "source"});
+  d.http_add_on.version = http.string("version");
+  d.http_add_on.scaler_address = http.string("scaler_address");
+  d.http_add_on.interceptor = http.string("interceptor");
+  d.http_add_on.skip_scaled_object_annotation = http.string("skip_scaled_object_annotation");
+  if (http.string("source").empty()) {
+    http.member("source").fail_plain("must say where the names come from");
+  }
   const FieldReader llmd = root.object("llm_d");
   llmd.reject_unknown({"version", "sidecar_image", "serving_label", "role_label", "source"});
   d.llm_d.version = llmd.string("version");

@@ -192,13 +192,68 @@ place_on_nodes(DeployReport& report, const Plan& plan, const Target& t, const De
                                  s.gpus_per_replica,
                                  s.nodes_per_replica));
   }
-  if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node) {
+  if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node &&
+      s.layout.tp <= t.whole.nvlink_domain) {
+    report.notes.push_back(fmt::format(
+        "tensor parallelism (TP={}) spans trays of {} GPUs inside the {}'s NVLink domain of {}: "
+        "its all-reduces stay on NVLink through the ComputeDomain's IMEX channel",
+        s.layout.tp,
+        s.gpus_per_node,
+        t.whole.name,
+        t.whole.nvlink_domain));
+  } else if (s.nodes_per_replica > 1 && s.layout.tp > s.gpus_per_node) {
     report.notes.push_back(fmt::format(
         "tensor parallelism (TP={}) spans nodes of {} GPUs: its all-reduces cross the network",
         s.layout.tp,
         s.gpus_per_node));
   }
   return gpu_resource;
+}
+
+// A replica across nodes: the domain its nodes share, or a note that nothing keeps them close.
+void set_topology(DeployReport& report,
+                  const Target& t,
+                  const DeployData& data,
+                  const DeployOptions& o) {
+  ServingSettings& s = report.settings;
+  if (s.nodes_per_replica == 1) {
+    for (const auto& [given, flag] : {std::pair{!o.topology_key.empty(), "--topology-key"},
+                                      std::pair{!o.rdma_resource.empty(), "--rdma-resource"}}) {
+      if (given) {
+        report.notes.push_back(fmt::format(
+            "{} is for a replica across nodes; each replica here fits one node, so it is not "
+            "used",
+            flag));
+      }
+    }
+    return;
+  }
+  s.topology_key = o.topology_key;
+  s.rdma_resource = o.rdma_resource;
+  const bool nvlink_domain = t.whole.nvlink_domain > gpus_per_node(t.whole);
+  s.compute_domain = nvlink_domain;
+  if (s.rdma_resource.empty() && !nvlink_domain) {
+    report.notes.push_back(fmt::format(
+        "a replica's {} nodes talk over the network: --rdma-resource NAME requests your network "
+        "plugin's RDMA device (with {}) for GPUDirect RDMA, else NCCL may fall back to TCP",
+        s.nodes_per_replica,
+        data.placement.rdma_capability));
+  }
+  if (!s.topology_key.empty()) {
+    return;
+  }
+  const std::string domain =
+      nvlink_domain ? fmt::format(", {} for the {}'s NVLink domain: its ComputeDomain's IMEX "
+                                  "channel joins the GPUs of one domain only",
+                                  data.placement.nvlink_domain_label,
+                                  t.whole.name)
+                    : std::string();
+  report.notes.push_back(fmt::format(
+      "a replica's {} nodes may be scheduled far apart (other racks, other network blocks): "
+      "--topology-key LABEL gives each replica a domain of that node label to itself "
+      "(LeaderWorkerSet's exclusive topology){} (docs/deploy.md, \"Placement\")",
+      s.nodes_per_replica,
+      domain));
 }
 
 // What one request is: its length, whether it is embedded (text or images), its images.
@@ -296,23 +351,6 @@ void set_replicas(ServingSettings& s,
   s.min_replicas = spec.deployment.scale_to_zero && o.autoscaler == Autoscaler::keda ? 0 : 1;
 }
 
-// Cold start: the checkpoint read from storage by each node, then the engine's own start.
-// (A pre-quantized checkpoint: about the served weights, per GPU times the GPUs.)
-void set_cold_start(ServingSettings& s,
-                    const Plan& plan,
-                    const MemoryEstimate& m,
-                    const DeployData& data,
-                    const EngineRecipe& r) {
-  const Bytes stored = s.prequantized_checkpoint
-                           ? m.per_gpu.weights * static_cast<double>(s.gpus_per_replica)
-                           : plan.requirements.weights;
-  s.weights_read_per_node = stored / static_cast<double>(s.nodes_per_replica);
-  s.cold_start =
-      seconds(s.weights_read_per_node.si() / (data.storage_read_gb_per_s * 1e9)) + r.startup;
-  s.startup_failure_threshold =
-      static_cast<int>(std::max(3.0, std::ceil(2.0 * s.cold_start.si() / k_probe_period_s)));
-}
-
 // DRAM busy at the capacity: bytes read per decode step per GPU over the step at peak
 // bandwidth, while decoding (not prefilling).
 void set_dram_active(DeployReport& report,
@@ -350,8 +388,14 @@ void add_objects(DeployReport& report,
                  const DeployOptions& o) {
   const ServingSettings& s = report.settings;
   const EngineRecipe& r = t.recipe;
+  if (!s.weights.cache_claim.empty()) {
+    report.objects.push_back(model_cache_claim(s, o, in.data));
+  }
   if (o.autoscaler == Autoscaler::hpa) {
     for (auto& obj : hpa_objects(s, o, in.data)) {
+      if (const Node* values = obj.at({"data", "values.yaml"})) {
+        report.adapter_values = values->items().front();
+      }
       report.objects.push_back(std::move(obj));
     }
     if (!in.data.dcgm_dram_active_by_default) {
@@ -361,7 +405,10 @@ void add_objects(DeployReport& report,
           in.data.dcgm_dram_active));
     }
   }
-  report.objects.push_back(workload_object(s, o, r, t.product, gpu_resource));
+  if (s.compute_domain) {
+    report.objects.push_back(compute_domain_object(s, o, in.data));
+  }
+  report.objects.push_back(workload_object(s, o, r, in.data, t.product, gpu_resource));
   report.objects.push_back(service_object(s, o, r));
   report.objects.push_back(disruption_budget(s, o));
   if (o.autoscaler == Autoscaler::keda) {
@@ -373,16 +420,29 @@ void add_objects(DeployReport& report,
                                    s.engine,
                                    r.version));
     }
+    const bool wake = s.min_replicas == 0 && o.wake == Wake::http_add_on;
     report.objects.push_back(pod_monitor(s, o, r));
-    report.objects.push_back(keda_object(s, o, r, s.min_replicas == 0));
+    if (wake) {
+      report.objects.push_back(http_scaled_object(s, o, r, in.data));
+    }
+    report.objects.push_back(keda_object(s, o, r, in.data, s.min_replicas == 0, wake));
     if (s.min_replicas == 0) {
       const auto& ttft = spec.workload.inference.targets.ttft;
-      report.notes.push_back(fmt::format(
-          "scale to zero: a request that finds no replica waits about {} (cold start){}, and the "
-          "engine's metrics vanish with its pods; wake it from your gateway's request metric "
-          "(docs/deploy.md, \"Scale to zero\")",
+      const std::string wait = fmt::format(
+          "a request that finds no replica waits about {} (cold start){}",
           format_seconds(s.cold_start),
-          ttft ? fmt::format(" against a TTFT target of {}", format_seconds(*ttft)) : ""));
+          ttft ? fmt::format(" against a TTFT target of {}", format_seconds(*ttft)) : "");
+      report.notes.push_back(
+          wake ? fmt::format("scale to zero: send requests through KEDA's HTTP add-on, to {} "
+                             "with the header Host: {}, to wake it; {} (docs/deploy.md, "
+                             "\"Scale to zero\")",
+                             in.data.http_add_on.interceptor,
+                             wake_host(s, o),
+                             wait)
+               : fmt::format("scale to zero: {}, and the engine's metrics vanish with its pods; "
+                             "nothing wakes it (--wake none): add a trigger on your gateway's "
+                             "request metric (docs/deploy.md, \"Scale to zero\")",
+                             wait));
     }
   }
   if (spec.deployment.scale_to_zero && o.autoscaler != Autoscaler::keda) {
@@ -508,11 +568,17 @@ DeployReport make_deployment(const Plan& plan,
   ServingSettings& s = report.settings;
   set_identity(s, plan, t, o);
   const std::string gpu_resource = place_on_nodes(report, plan, t, in.data);
+  set_topology(report, t, in.data, o);
   set_request_shape(report, spec, plan.units, r);
   if (c.disaggregation) {
     set_formats(report, plan, spec, r);
-    set_cold_start(s, plan, c.memory, in.data, r);
+    set_weights(s, plan, c.memory, in.data, r, o);
+    set_host_resources(s, in.data);
+    s.weights.shared_cache = true; // both pools mount it
     add_disaggregated(report, t, gpu_resource, in, o);
+    if (!s.weights.cache_claim.empty()) {
+      report.objects.insert(report.objects.begin(), model_cache_claim(s, o, in.data));
+    }
     return report;
   }
 
@@ -526,7 +592,9 @@ DeployReport make_deployment(const Plan& plan,
   s.memory_fraction = memory_fraction(r, m);
   set_formats(report, plan, spec, r);
   set_replicas(s, c, spec, o);
-  set_cold_start(s, plan, m, in.data, r);
+  set_weights(s, plan, m, in.data, r, o);
+  set_host_resources(s, in.data);
+  s.weights.shared_cache = s.max_replicas * s.nodes_per_replica > 1;
   set_dram_active(report, cap.perf, m, *c.gpu, o);
   s.engine_args = engine_command_line(s, r, s.engine_arg_notes);
 

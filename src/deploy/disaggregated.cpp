@@ -45,11 +45,13 @@ Node role(const ServingSettings& s,
           const DeployData& d,
           const GpuProduct& product,
           const std::string& gpu_resource) {
-  Node pod = pod_spec(s, r, product, gpu_resource, s.engine_args, {}, true, s.replicas > 1);
+  Node pod = pod_spec(s, r, d, product, gpu_resource, s.engine_args, {}, true, s.replicas > 1);
   if (s.role == "decode") {
-    Node init = Node::seq();
-    init.push(routing_sidecar(s, r, d));
-    pod.set("initContainers", std::move(init));
+    Node* init = pod.find("initContainers");
+    if (init == nullptr) {
+      init = &pod.set("initContainers", Node::seq());
+    }
+    init->push(routing_sidecar(s, r, d));
   }
   Node group = Node::map();
   group.set("size", Node::integer(1), fmt::format("one pod a replica: {} GPUs", s.gpus_per_node));

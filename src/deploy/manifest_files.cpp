@@ -58,9 +58,11 @@ void write_manifest_files(const std::vector<ManifestFile>& manifests, const std:
   if (ec || !fs::is_directory(dir)) {
     throw InputError("--output", fmt::format("cannot create directory {}: {}", dir, ec.message()));
   }
+  std::vector<std::pair<std::string, std::string>> writes;
   for (const auto& [path, text] : files) {
-    write_file_atomically(path.string(), text);
+    writes.emplace_back(path.string(), text);
   }
+  write_files_atomically(writes);
 }
 
 } // namespace rightsize

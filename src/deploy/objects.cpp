@@ -8,10 +8,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace rightsize::serving {
 
 namespace {
+
+// The claim of a ComputeDomain's IMEX channel in each pod, and the template it is made from.
+constexpr const char* k_channel_claim = "compute-domain-channel";
+
+std::string channel_template(const ServingSettings& s) {
+  return s.name + "-channel";
+}
 
 Node labels_of(const std::string& name) {
   Node l = Node::map();
@@ -36,7 +44,11 @@ Node strings(const std::vector<std::string>& v, const std::vector<std::string>& 
   return n;
 }
 
-Node http_probe(const EngineRecipe& r, int period, int failures, const std::string& comment) {
+Node http_probe(const ServingSettings& s,
+                const EngineRecipe& r,
+                int period,
+                int failures,
+                const std::string& comment) {
   Node get = Node::map();
   get.set("path", Node::str(r.health_path));
   get.set("port", Node::str("http"));
@@ -45,7 +57,9 @@ Node http_probe(const EngineRecipe& r, int period, int failures, const std::stri
   p.set("periodSeconds", Node::integer(period), fmt::format("ask every {} s", period));
   p.set("timeoutSeconds",
         Node::integer(k_probe_timeout_s),
-        "SGLang's /health generates a token and answers after 1 s at the soonest");
+        s.engine == "sglang"
+            ? "SGLang's /health generates a token and answers after 1 s at the soonest"
+            : "past Kubernetes' 1 s: a busy engine's event loop may answer late");
   p.set("failureThreshold", Node::integer(failures), comment);
   return p;
 }
@@ -82,6 +96,7 @@ Node gpu_resources(const ServingSettings& s, const std::string& gpu_resource) {
 // The engine container with its GPUs, probes and shared memory.
 Node engine_container(const ServingSettings& s,
                       const EngineRecipe& r,
+                      const DeployData& d,
                       const std::string& gpu_resource,
                       const std::vector<std::string>& command,
                       const std::vector<std::string>& args,
@@ -139,22 +154,47 @@ Node engine_container(const ServingSettings& s,
     container.set("env", std::move(env));
   }
   container.set("ports", std::move(ports));
-  container.set("resources", gpu_resources(s, gpu_resource));
+  Node resources = gpu_resources(s, gpu_resource);
+  add_host_requests(resources, s, d);
+  if (!s.rdma_resource.empty()) {
+    resources.find("limits")->set(
+        s.rdma_resource, Node::integer(1), "--rdma-resource: GPUDirect RDMA between the nodes");
+    resources.find("requests")->set(s.rdma_resource, Node::integer(1));
+  }
+  if (s.compute_domain) {
+    Node claim = Node::map();
+    claim.set("name", Node::str(k_channel_claim));
+    Node claims = Node::seq();
+    claims.push(std::move(claim), "the ComputeDomain's IMEX channel");
+    resources.set("claims", std::move(claims));
+  }
+  container.set("resources", std::move(resources));
+  if (!s.rdma_resource.empty()) {
+    Node add = Node::seq();
+    add.push(Node::str(d.placement.rdma_capability), "RDMA pins its buffers in memory");
+    Node capabilities = Node::map();
+    capabilities.set("add", std::move(add));
+    Node security = Node::map();
+    security.set("capabilities", std::move(capabilities));
+    container.set("securityContext", std::move(security));
+  }
   if (serves) {
     container.set("startupProbe",
-                  http_probe(r,
+                  http_probe(s,
+                             r,
                              k_probe_period_s,
                              s.startup_failure_threshold,
                              fmt::format("x {} s = twice the expected cold start of {}",
                                          k_probe_period_s,
                                          format_seconds(s.cold_start))));
     container.set("readinessProbe",
-                  http_probe(r,
+                  http_probe(s,
+                             r,
                              k_probe_period_s,
                              3,
                              s.role.empty() ? "out of the Service after 30 s without an answer"
                                             : "out of llm-d's pool after 30 s without an answer"));
-    container.set("livenessProbe", http_probe(r, 30, 3, "after the startup probe has passed"));
+    container.set("livenessProbe", http_probe(s, r, 30, 3, "after the startup probe has passed"));
   }
   Node mounts = Node::seq();
   Node shm = Node::map();
@@ -167,16 +207,33 @@ Node engine_container(const ServingSettings& s,
 
 } // namespace
 
+Node compute_domain_object(const ServingSettings& s, const DeployOptions& o, const DeployData& d) {
+  Node cd = object(d.placement.compute_domain_api_version.c_str(), "ComputeDomain", s, o, s.name);
+  Node spec = Node::map();
+  spec.set("numNodes",
+           Node::integer(0),
+           fmt::format("{}: zero, the default, with its daemons named by DNS",
+                       d.placement.compute_domain_driver));
+  Node rct = Node::map();
+  rct.set("name", Node::str(channel_template(s)), "the template each pod claims its channel from");
+  Node channel = Node::map();
+  channel.set("resourceClaimTemplate", std::move(rct));
+  spec.set("channel", std::move(channel));
+  cd.set("spec", std::move(spec));
+  return cd;
+}
+
 // One pod's spec: the engine container on a node with the GPU, spread over nodes or not.
 Node pod_spec(const ServingSettings& s,
               const EngineRecipe& r,
+              const DeployData& d,
               const GpuProduct& product,
               const std::string& gpu_resource,
               const std::vector<std::string>& command,
               const std::vector<std::string>& args,
               bool serves,
               bool spread) {
-  Node container = engine_container(s, r, gpu_resource, command, args, serves);
+  Node container = engine_container(s, r, d, gpu_resource, command, args, serves);
   Node spec = Node::map();
   Node selector = Node::map();
   selector.set(
@@ -204,17 +261,30 @@ Node pod_spec(const ServingSettings& s,
     constraints.push(std::move(constraint));
     spec.set("topologySpreadConstraints", std::move(constraints));
   }
-  Node containers = Node::seq();
-  containers.push(std::move(container));
-  spec.set("containers", std::move(containers));
   Node volumes = Node::seq();
   Node dshm = Node::map();
   dshm.set("name", Node::str("dshm"));
   Node empty = Node::map();
   empty.set("medium", Node::str("Memory"));
-  dshm.set("emptyDir", std::move(empty), "shared memory for NCCL and the engine's workers");
+  empty.set("sizeLimit",
+            Node::str(fmt::format("{}Gi", static_cast<long long>(std::ceil(to_gib(s.host.shm))))),
+            "shared memory for NCCL and the engine's workers, as vLLM's Kubernetes example "
+            "gives it; it counts against the pod's memory");
+  dshm.set("emptyDir", std::move(empty));
   volumes.push(std::move(dshm));
+  add_weights(spec, container, volumes, s, d);
+  Node containers = Node::seq();
+  containers.push(std::move(container));
+  spec.set("containers", std::move(containers));
   spec.set("volumes", std::move(volumes));
+  if (s.compute_domain) {
+    Node claim = Node::map();
+    claim.set("name", Node::str(k_channel_claim));
+    claim.set("resourceClaimTemplateName", Node::str(channel_template(s)));
+    Node claims = Node::seq();
+    claims.push(std::move(claim));
+    spec.set("resourceClaims", std::move(claims));
+  }
   return spec;
 }
 
@@ -271,6 +341,7 @@ Node serving_labels(const ServingSettings& s, const char* leader_comment) {
 Node workload_object(const ServingSettings& s,
                      const DeployOptions& o,
                      const EngineRecipe& r,
+                     const DeployData& d,
                      const GpuProduct& product,
                      const std::string& gpu_resource) {
   const std::string replicas_comment =
@@ -280,7 +351,7 @@ Node workload_object(const ServingSettings& s,
                         s.max_replicas)
           : "the plan's replicas; no autoscaler";
   if (s.nodes_per_replica == 1) {
-    Node d = object("apps/v1", "Deployment", s, o, s.name);
+    Node deployment = object("apps/v1", "Deployment", s, o, s.name);
     Node spec = Node::map();
     if (!s.autoscaled) {
       spec.set("replicas", Node::integer(s.replicas), replicas_comment);
@@ -297,6 +368,7 @@ Node workload_object(const ServingSettings& s,
              pod_template(s,
                           pod_spec(s,
                                    r,
+                                   d,
                                    product,
                                    gpu_resource,
                                    command,
@@ -304,21 +376,30 @@ Node workload_object(const ServingSettings& s,
                                    true,
                                    s.replicas > 1 || s.max_replicas > 1),
                           false));
-    d.set("spec", std::move(spec));
-    return d;
+    deployment.set("spec", std::move(spec));
+    return deployment;
   }
   Node lws = object("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", s, o, s.name);
+  if (!s.topology_key.empty()) {
+    Node annotations = Node::map();
+    annotations.set(d.placement.exclusive_topology_annotation,
+                    Node::str(s.topology_key),
+                    "--topology-key: each replica's pods in one domain of this node label, one "
+                    "replica per domain");
+    lws.find("metadata")->set("annotations", std::move(annotations));
+  }
   Node spec = Node::map();
   if (!s.autoscaled) {
     spec.set("replicas", Node::integer(s.replicas), replicas_comment);
   }
-  spec.set("leaderWorkerTemplate", leader_worker_template(s, r, product, gpu_resource));
+  spec.set("leaderWorkerTemplate", leader_worker_template(s, r, d, product, gpu_resource));
   lws.set("spec", std::move(spec));
   return lws;
 }
 
 Node leader_worker_template(const ServingSettings& s,
                             const EngineRecipe& r,
+                            const DeployData& d,
                             const GpuProduct& product,
                             const std::string& gpu_resource) {
   // A replica across nodes: a LeaderWorkerSet group of nodes_per_replica pods, the leader serving.
@@ -345,13 +426,14 @@ Node leader_worker_template(const ServingSettings& s,
                 "nodes per replica: {} GPUs at {} per node", s.gpus_per_replica, s.gpus_per_node));
   group.set(
       "restartPolicy", Node::str("RecreateGroupOnPodRestart"), "a replica lives or dies whole");
-  group.set("leaderTemplate",
-            pod_template(
-                s, pod_spec(s, r, product, gpu_resource, shell(mn.leader), {}, true, false), true));
-  group.set("workerTemplate",
-            pod_template(s,
-                         pod_spec(s, r, product, gpu_resource, shell(mn.worker), {}, false, false),
-                         false));
+  group.set(
+      "leaderTemplate",
+      pod_template(
+          s, pod_spec(s, r, d, product, gpu_resource, shell(mn.leader), {}, true, false), true));
+  group.set(
+      "workerTemplate",
+      pod_template(
+          s, pod_spec(s, r, d, product, gpu_resource, shell(mn.worker), {}, false, false), false));
   return group;
 }
 

@@ -9,6 +9,8 @@
 //   autoscalers.cpp     the autoscaler objects: HPA with its prometheus-adapter rules, or KEDA
 //                       with the PodMonitor it reads through
 //   disaggregated.cpp   llm-d's objects for disaggregated prefill and decode pools
+//   weights.cpp         where the weights come from (token, cache volume, download, cold start)
+//                       and what a pod asks of its node besides GPUs
 
 #include <rightsize/deploy/deploy.hpp>
 
@@ -93,6 +95,7 @@ Node serving_labels(const ServingSettings& s, const char* leader_comment);
 // spread over nodes or not.
 Node pod_spec(const ServingSettings& s,
               const EngineRecipe& r,
+              const DeployData& d,
               const GpuProduct& product,
               const std::string& gpu_resource,
               const std::vector<std::string>& command,
@@ -107,12 +110,14 @@ Node pod_template(const ServingSettings& s, Node spec, bool leader);
 Node workload_object(const ServingSettings& s,
                      const DeployOptions& o,
                      const EngineRecipe& r,
+                     const DeployData& d,
                      const GpuProduct& product,
                      const std::string& gpu_resource);
 
 // A LeaderWorkerSet's group: nodes_per_replica pods, the leader serving.
 Node leader_worker_template(const ServingSettings& s,
                             const EngineRecipe& r,
+                            const DeployData& d,
                             const GpuProduct& product,
                             const std::string& gpu_resource);
 
@@ -127,6 +132,10 @@ Node disruption_budget(const ServingSettings& s, const DeployOptions& o);
 // What an autoscaler scales: the Deployment or the LeaderWorkerSet.
 Node scale_target(const ServingSettings& s);
 
+// NVIDIA's ComputeDomain of a replica across the nodes of one NVLink domain: the IMEX channel's
+// ResourceClaimTemplate its pods claim.
+Node compute_domain_object(const ServingSettings& s, const DeployOptions& o, const DeployData& d);
+
 // --- autoscalers.cpp
 
 // prometheus-adapter's rules ConfigMap, then the HorizontalPodAutoscaler that reads its metric.
@@ -137,10 +146,25 @@ hpa_objects(const ServingSettings& s, const DeployOptions& o, const DeployData& 
 // query reads.
 Node pod_monitor(const ServingSettings& s, const DeployOptions& o, const EngineRecipe& r);
 
+// KEDA's ScaledObject on the engine's running and waiting requests; with `wake`, also the HTTP
+// add-on's external scaler, which counts the requests its interceptor holds while no pod runs.
 Node keda_object(const ServingSettings& s,
                  const DeployOptions& o,
                  const EngineRecipe& r,
-                 bool scale_to_zero);
+                 const DeployData& d,
+                 bool scale_to_zero,
+                 bool wake);
+
+// The HTTP add-on's HTTPScaledObject for `s`: its interceptor routes the Service's host and
+// waits for a replica; the ScaledObject above stays rightsize's (the add-on is told not to write
+// its own).
+Node http_scaled_object(const ServingSettings& s,
+                        const DeployOptions& o,
+                        const EngineRecipe& r,
+                        const DeployData& d);
+
+// The host clients name (the Host header) when they send through the interceptor.
+std::string wake_host(const ServingSettings& s, const DeployOptions& o);
 
 // --- disaggregated.cpp
 
@@ -154,5 +178,31 @@ std::vector<Node> disaggregated_objects(const ServingSettings& prefill,
                                         const DeployData& d,
                                         const GpuProduct& product,
                                         const std::string& gpu_resource);
+
+// --- weights.cpp
+
+// The checkpoint, where it comes from and the cold start: from the Hugging Face Hub (a
+// repository id) through an init container into the cache volume `o` asks for, read by each node
+// of a replica at data's storage rate, then the engine's own start. The startup probe covers the
+// read and the start; the download runs before it, in the init container.
+void set_weights(ServingSettings& s,
+                 const Plan& plan,
+                 const MemoryEstimate& m,
+                 const DeployData& data,
+                 const EngineRecipe& r,
+                 const DeployOptions& o);
+
+// CPU, host memory, /dev/shm and scratch disk for one pod of `s` (after set_weights).
+void set_host_resources(ServingSettings& s, const DeployData& d);
+
+// The host requests beside the GPUs in a container's `resources`.
+void add_host_requests(Node& resources, const ServingSettings& s, const DeployData& d);
+
+// The weights' init container, the engine's Hub variables, the cache volume and its mount.
+void add_weights(
+    Node& pod, Node& container, Node& volumes, const ServingSettings& s, const DeployData& d);
+
+// The PersistentVolumeClaim of the model cache.
+Node model_cache_claim(const ServingSettings& s, const DeployOptions& o, const DeployData& d);
 
 } // namespace rightsize::serving

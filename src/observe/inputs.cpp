@@ -3,6 +3,7 @@
 
 #include <rightsize/core/error.hpp>
 #include <rightsize/core/files.hpp>
+#include <rightsize/net/http_get.hpp>
 #include <rightsize/observe/inputs.hpp>
 #include <rightsize/observe/trace.hpp>
 
@@ -284,7 +285,8 @@ ObserveReport observe_once(const ObservedFiles& files,
   ObserveReport report = observe(all, files.traces, catalog, products, options);
   report.sources = files.sources;
   if (query) {
-    report.sources.push_back(query->url);
+    // The server as messages name it: a user:password@ in the URL is a secret, not a source.
+    report.sources.push_back(net::shown_url(query->url));
   }
   return report;
 }

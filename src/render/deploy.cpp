@@ -146,6 +146,49 @@ std::string disaggregated_header(const ServingSettings& p, const ServingSettings
   return text;
 }
 
+// Where the weights come from, the cold start that follows, and what a pod asks of its node.
+std::string weights_lines(const ServingSettings& s) {
+  const auto& w = s.weights;
+  std::string text;
+  if (w.from_hub) {
+    text +=
+        fmt::format("weights: {} from the Hugging Face Hub{}{}\n",
+                    s.model_uri,
+                    w.cache == ModelCache::pvc ? fmt::format(" into PersistentVolumeClaim {} ({})",
+                                                             w.cache_claim,
+                                                             format_bytes(w.cache_size))
+                                               : std::string(", by each pod (--model-cache none)"),
+                    w.token ? fmt::format("; the token from Secret {} (key {}), which must exist",
+                                          w.token->name,
+                                          w.token->key)
+                            : std::string());
+  }
+  if (w.from_hub && w.cache == ModelCache::pvc) {
+    text += fmt::format("cold start: about {} ({} of weights per node from the cache, then the "
+                        "engine's start); the first start downloads {} before it, about {}\n",
+                        format_seconds(s.cold_start),
+                        format_bytes(s.weights_read_per_node),
+                        format_bytes(w.checkpoint),
+                        format_seconds(w.download));
+  } else if (w.from_hub) {
+    text += fmt::format("cold start: about {} (every start downloads {}, about {}, then reads {} "
+                        "per node and starts the engine)\n",
+                        format_seconds(s.cold_start),
+                        format_bytes(w.checkpoint),
+                        format_seconds(w.download),
+                        format_bytes(s.weights_read_per_node));
+  } else {
+    text += fmt::format("cold start: about {} ({} of weights per node, then the engine's start)\n",
+                        format_seconds(s.cold_start),
+                        format_bytes(s.weights_read_per_node));
+  }
+  text += fmt::format("per pod: {} vCPUs, {} of memory, {} of scratch disk besides its GPUs\n",
+                      s.host.cpus,
+                      format_bytes(s.host.memory),
+                      format_bytes(s.host.ephemeral));
+  return text;
+}
+
 } // namespace
 
 std::string deploy_header(const DeployReport& report) {
@@ -193,9 +236,7 @@ std::string deploy_header(const DeployReport& report) {
               : "");
     }
   }
-  text += fmt::format("cold start: about {} ({} of weights per node, then the engine's start)\n",
-                      format_seconds(s.cold_start),
-                      format_bytes(s.weights_read_per_node));
+  text += weights_lines(s);
   for (const auto& note : report.notes) {
     text += "note: " + note + "\n";
   }

@@ -52,6 +52,8 @@ KINDS = {
     ("apps/v1", "Deployment"): (K8S + "apis__apps__v1_openapi.json", "io.k8s.api.apps.v1.Deployment"),
     ("v1", "Service"): (K8S + "api__v1_openapi.json", "io.k8s.api.core.v1.Service"),
     ("v1", "ConfigMap"): (K8S + "api__v1_openapi.json", "io.k8s.api.core.v1.ConfigMap"),
+    ("v1", "PersistentVolumeClaim"): (
+        K8S + "api__v1_openapi.json", "io.k8s.api.core.v1.PersistentVolumeClaim"),
     ("policy/v1", "PodDisruptionBudget"): (
         K8S + "apis__policy__v1_openapi.json", "io.k8s.api.policy.v1.PodDisruptionBudget"),
     ("autoscaling/v2", "HorizontalPodAutoscaler"): (
@@ -62,6 +64,10 @@ KINDS = {
         CRD + "leaderworkerset.x-k8s.io_leaderworkersets_v1.json", None),
     ("disaggregatedset.x-k8s.io/v1", "DisaggregatedSet"): (
         CRD + "disaggregatedset.x-k8s.io_disaggregatedsets_v1.json", None),
+    ("resource.nvidia.com/v1beta1", "ComputeDomain"): (
+        CRD + "resource.nvidia.com_computedomains_v1beta1.json", None),
+    ("http.keda.sh/v1alpha1", "HTTPScaledObject"): (
+        CRD + "http.keda.sh_httpscaledobjects_v1alpha1.json", None),
     ("monitoring.coreos.com/v1", "PodMonitor"): (
         CRD + "monitoring.coreos.com_podmonitors_v1.json", None),
 }
@@ -340,6 +346,26 @@ def validate_document(schemas, doc):
                                    + " ".join(str(e).split())))
             else:
                 errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA), cfg, base)
+        if isinstance(labels, dict) and labels.get(PROM_ADAPTER_LABEL[0]) == PROM_ADAPTER_LABEL[1] \
+                and isinstance(data, dict) and isinstance(data.get("values.yaml"), str):
+            # prometheus-community's prometheus-adapter chart: rules.custom holds config.yaml's
+            # rules, beside rules.default, existing, external and resource (its values.yaml).
+            base = ("data", "values.yaml")
+            try:
+                values = yaml.load(data["values.yaml"], Loader=StrictLoader)
+            except yaml.YAMLError as e:
+                errs.append((base, "embedded prometheus-adapter chart values are not valid YAML: "
+                                   + " ".join(str(e).split())))
+            else:
+                chart_keys = {"default", "custom", "existing", "external", "resource"}
+                rules = values.get("rules") if isinstance(values, dict) else None
+                if not isinstance(values, dict) or set(values) != {"rules"} \
+                        or not isinstance(rules, dict) or not set(rules) <= chart_keys:
+                    errs.append((base, "expected the chart's values: rules with "
+                                       + ", ".join(sorted(chart_keys))))
+                else:
+                    errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA),
+                                          {"rules": rules.get("custom") or []}, base)
     if kind == "ScaledObject":
         triggers = (doc.get("spec") or {}).get("triggers") if isinstance(doc.get("spec"), dict) else None
         for i, t in enumerate(triggers if isinstance(triggers, list) else []):

@@ -5,13 +5,15 @@ Prometheus (Mimir, Cortex, a gateway in front of Prometheus) would stand:
 
 listens on 127.0.0.1, on a port the kernel picks, written to PORT_FILE once it listens. A GET or
 POST is forwarded to UPSTREAM_URL (same path and query, same body) only when it carries both
-`Authorization: Bearer s3cret-token` and `X-Scope-OrgID: tenant-1`; otherwise the answer is 401
+`Authorization: Bearer s3cret-token` (or basic auth as rs:s3cret-pass) and `X-Scope-OrgID:
+tenant-1`; otherwise the answer is 401
 with a Prometheus-style JSON error body (and no forwarding). Prometheus' answer goes back as it is
 (status, Content-Type, body). Nothing is logged: the token must not reach any output.
 
 Runs until killed. Only the Python standard library (Debian's /usr/bin/python3).
 """
 
+import base64
 import os
 import sys
 import urllib.error
@@ -19,6 +21,7 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 TOKEN = "s3cret-token"
+BASIC = "Basic " + base64.b64encode(b"rs:s3cret-pass").decode()
 TENANT = "tenant-1"
 
 
@@ -43,7 +46,7 @@ class Handler(BaseHTTPRequestHandler):
                   [("WWW-Authenticate", 'Bearer realm="prometheus"')])
 
     def forward(self):
-        if self.headers.get("Authorization") != f"Bearer {TOKEN}":
+        if self.headers.get("Authorization") not in (f"Bearer {TOKEN}", BASIC):
             self.refuse("authentication required: a valid bearer token")
             return
         if self.headers.get("X-Scope-OrgID") != TENANT:

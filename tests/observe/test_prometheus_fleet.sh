@@ -385,6 +385,65 @@ if observe "(e) --bearer-token -vv" token --prometheus "$proxy" "${window[@]}" \
       "($(grep -c . "$scratch/token.err") lines), the report"
   fi
 fi
+# Issue 50: no secret in any output, at any verbosity, in any format, in -o DIR's patches, or in
+# the error of a refused request: the bearer token, a password in the URL, a secret header.
+secrets=(s3cret-token s3cret-pass k3y-s3cret)
+leaks() { # FILE... -> the files that hold a secret
+  local f s
+  for f in "$@"; do
+    for s in "${secrets[@]}"; do
+      if grep -qF "$s" "$f" 2>/dev/null; then echo "$f ($s)"; fi
+    done
+  done
+}
+basic_url=${proxy/http:\/\//http://rs:s3cret-pass@}
+runs=0 leaked=""
+# Every verbosity in JSON, and every other format at -vv, each with the token and the password.
+for run in "-q json" " json" "-v json" "-vv json" "-vv yaml" "-vv csv" "-vv markdown" "-vv table"; do
+  verbosity=${run% *}
+  format=${run#* }
+  loud=()
+  if [ -n "$verbosity" ]; then loud=("$verbosity"); fi
+  for auth in bearer basic; do
+    {
+      if [ "$auth" = bearer ]; then
+        how=(--prometheus "$proxy" --bearer-token s3cret-token)
+      else
+        how=(--prometheus "$basic_url")
+      fi
+      out="$scratch/secret-$auth-$format${verbosity}"
+      rm -rf "$out.dir"
+      timeout 30 "$rightsize" observe "${how[@]}" "${window[@]}" "${tenant[@]}" \
+        --header 'X-Api-Key: k3y-s3cret' --format "$format" -o "$out.dir/" "${loud[@]}" \
+        >"$out.out" 2>"$out.err"
+      rc=$?
+      runs=$((runs + 1))
+      if [ "$rc" -ne 0 ]; then
+        leaked+=" [$auth $format $verbosity: exit $rc: $(head -c 200 "$out.err")]"
+      fi
+      files=("$out.out" "$out.err")
+      while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$out.dir" -type f -print0 2>/dev/null)
+      leaked+=$(leaks "${files[@]}")
+    }
+  done
+done
+for verbosity in "" -vv; do # refused: the error line names the URL, never the password
+  timeout 30 "$rightsize" observe --prometheus "${basic_url/s3cret-pass/wr0ng-pass}" \
+    "${window[@]}" "${tenant[@]}" --header 'X-Api-Key: k3y-s3cret' $verbosity \
+    >"$scratch/refused-secret.out" 2>"$scratch/refused-secret.err"
+  rc=$?
+  runs=$((runs + 1))
+  [ "$rc" -eq 2 ] || leaked+=" [refused $verbosity: exit $rc]"
+  leaked+=$(leaks "$scratch/refused-secret.out" "$scratch/refused-secret.err")
+  if grep -qF wr0ng-pass "$scratch/refused-secret.err"; then leaked+=" [refused: wr0ng-pass]"; fi
+done
+if [ -z "$leaked" ]; then
+  pass "(e) secrets: $runs runs (bearer token, user:password URL, a secret header; -q to -vv;" \
+    "json, yaml, csv, markdown, table; -o DIR; a refused password): no secret in any output"
+else
+  fail "(e) secrets:$leaked"
+fi
+
 if PROMETHEUS_URL=$owners_url observe "(e) PROMETHEUS_URL" envurl "${window[@]}"; then
   check_report "(e) PROMETHEUS_URL=URL without --prometheus" "$scratch/envurl.json" by_owner 0.5
 fi

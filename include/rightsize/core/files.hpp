@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace rightsize {
 
@@ -34,6 +36,13 @@ std::optional<std::string> read_input_file_unless(const std::string& path,
 // removed, `path` is left as it was, and an InputError names `path` and the reason. A new file
 // gets mode 0666 minus the umask; an existing file keeps its mode.
 void write_file_atomically(const std::string& path, std::string_view content);
+
+// Writes several files as one: every file staged beside its target first, then each existing
+// target kept under a second name (a hard link), then every staged file renamed over its target.
+// A failure at any step removes what was staged and puts back every target as it was (a new one
+// removed), then throws InputError naming the file. For `deploy -o DIR`: the directory holds the
+// old manifests or the new ones, never a mix.
+void write_files_atomically(const std::vector<std::pair<std::string, std::string>>& files);
 
 // Whether two paths name the same existing file (false when either does not exist).
 bool same_file(const std::string& a, const std::string& b);

@@ -87,6 +87,31 @@ struct EngineRecipe {
 struct DeployData {
   double storage_read_gb_per_s = 0;
   std::string storage_source;
+  // Where a Hugging Face repository's weights come from (docs/deploy.md, "Model weights"): the
+  // Hub's download rate, the variables huggingface_hub reads, the default Secret of the token,
+  // the files the download takes, and the cache volume's headroom over the checkpoint.
+  struct Weights {
+    double hub_download_gb_per_s = 0;
+    std::string token_env;                     // HF_TOKEN
+    std::string home_env;                      // HF_HOME
+    std::string cache_path;                    // where the cache volume is mounted
+    std::string token_secret;                  // hf-token-secret
+    std::string token_key;                     // token
+    std::vector<std::string> download_command; // the init container's, the repository after it
+    std::vector<std::string> download_patterns;
+    double cache_headroom = 0; // the volume's size over the checkpoint's, a fraction
+  } weights;
+  // What one serving pod asks of its node besides GPUs (docs/deploy.md, "Host resources"): a CPU
+  // process per GPU and a few for the server, host memory, /dev/shm and scratch disk.
+  struct PodResources {
+    int processes_per_pod = 0; // the API server and the scheduler (vLLM: engine core)
+    int processes_per_gpu = 0; // one worker per GPU
+    int vcpus_per_process = 0; // a physical core each: two hyperthreads
+    Bytes memory_per_pod;
+    Bytes memory_per_gpu;
+    Bytes shm;
+    Bytes ephemeral; // logs and compilation caches
+  } pod_resources;
   std::map<std::string, EngineRecipe> engines; // vllm, sglang, tensorrt-llm
   GpuProducts gpu_products;                    // catalog/gpu_products.hpp
   std::string mig_resource_prefix;             // nvidia.com/mig-
@@ -94,6 +119,23 @@ struct DeployData {
   std::string dcgm_pod_label = "pod";
   std::string dcgm_namespace_label = "namespace";
   bool dcgm_dram_active_by_default = false;
+  // Where a replica across nodes is placed: LeaderWorkerSet's exclusive topology annotation, and
+  // the node label of a multi-node NVLink domain (GPU feature discovery's), named in the notes.
+  struct Placement {
+    std::string exclusive_topology_annotation;
+    std::string nvlink_domain_label;
+    std::string compute_domain_api_version; // NVIDIA's DRA driver's ComputeDomain
+    std::string compute_domain_driver;
+    std::string rdma_capability; // what a pod using RDMA adds to its container (IPC_LOCK)
+  } placement;
+  // KEDA's HTTP add-on, which wakes a deployment scaled to zero: its interceptor holds a request
+  // and its external scaler asks KEDA for a replica.
+  struct HttpAddOn {
+    std::string version;
+    std::string scaler_address;
+    std::string interceptor;
+    std::string skip_scaled_object_annotation;
+  } http_add_on;
   // llm-d, the stack a disaggregated configuration is written for: its routing sidecar's image,
   // and the pod labels its router reads (serving, and the pool's role).
   struct LlmD {
@@ -112,6 +154,21 @@ DeployData load_deploy_data(const std::string& path);
 enum class Autoscaler { hpa, keda, none };
 std::string_view to_string(Autoscaler a);
 
+// What wakes a deployment KEDA scaled to zero, where the engine's own metrics vanish with its pods:
+// KEDA's HTTP add-on (its interceptor in front of the Service), or nothing.
+enum class Wake { http_add_on, none };
+
+// Where a Hugging Face repository's weights are kept between starts: a PersistentVolumeClaim the
+// first start fills, or none (each pod downloads them into its own scratch volume).
+enum class ModelCache { pvc, none };
+std::string_view to_string(ModelCache c);
+
+// A key of a Kubernetes Secret.
+struct SecretKey {
+  std::string name;
+  std::string key;
+};
+
 struct DeployOptions {
   Autoscaler autoscaler = Autoscaler::hpa;
   std::string name_space = "default";
@@ -120,6 +177,19 @@ struct DeployOptions {
   // Where KEDA reads the engine's metrics.
   std::string prometheus = "http://prometheus-operated.monitoring.svc:9090";
   bool autoscaler_given = false; // --autoscaler was named (a disaggregated deployment has none)
+  // The Hugging Face token's Secret: nullopt data/deploy.json's default (hf-token-secret, key
+  // token); hf_token_off: none (--hf-token-secret none, a public model).
+  std::optional<SecretKey> hf_token;
+  bool hf_token_off = false;
+  ModelCache model_cache = ModelCache::pvc;
+  Wake wake = Wake::http_add_on; // with --autoscaler keda and deployment.scale_to_zero
+  // A node label whose domains each hold one whole replica across nodes (a rack, a network
+  // block, an NVLink domain): LeaderWorkerSet's exclusive topology. Empty: none.
+  std::string topology_key;
+  // The network plugin's RDMA device resource (rdma/rdma_shared_device_a), requested by every pod
+  // of a replica across nodes; empty: none.
+  std::string rdma_resource;
+  std::string storage_class; // the cache volume's; empty: the cluster's default class
 };
 
 // What one estimate needs besides the plan: the capacity model is re-run per replica.
@@ -147,6 +217,12 @@ struct ServingSettings {
   int gpus_per_replica = 1;
   int gpus_per_node = 1; // GPUs one pod requests
   int nodes_per_replica = 1;
+  std::string topology_key; // a replica across nodes: the label of the domain it has to itself
+  // A replica across the nodes of one multi-node NVLink domain (GB200, GB300 NVL72): its pods
+  // claim a channel of the ComputeDomain <name> (NVIDIA's DRA driver), the IMEX channel that
+  // lets them share GPU memory over NVLink.
+  bool compute_domain = false;
+  std::string rdma_resource; // requested by each pod of a replica across nodes
   long long max_model_len = 0;
   // Concurrent sequences one replica holds while its band-edge TTFT and TPOT meet the targets
   // (capped by what fits and the scheduler's limit); the engine's max-num-seqs and the
@@ -170,8 +246,30 @@ struct ServingSettings {
   int max_replicas = 1; // the horizon's peak month (replicas for the plan's growth)
   bool autoscaled = true;
   Bytes weights_read_per_node;
+  // A replica's start once the weights are in the cache volume (or, with no cache, a
+  // download's and a start's every time): the scale-from-zero wait.
   Seconds cold_start;
-  int startup_failure_threshold = 0; // x 10 s
+  Seconds engine_load; // the weights read on each node and the engine's start: the probe's span
+  int startup_failure_threshold = 0; // x 10 s, twice engine_load
+  // The weights: from the Hugging Face Hub (a repository id) through an init container into a
+  // cache volume, or from wherever --model-uri points.
+  struct Weights {
+    bool from_hub = false;
+    Bytes checkpoint; // as stored, all of it
+    Seconds download; // the checkpoint from the Hub at data's rate
+    ModelCache cache = ModelCache::none;
+    std::string cache_claim;        // the PersistentVolumeClaim's name (cache pvc)
+    Bytes cache_size;               // its request, or the scratch volume's limit (cache none)
+    bool shared_cache = false;      // more than one pod mounts it: ReadWriteMany
+    std::optional<SecretKey> token; // the Hub token's Secret
+  } weights;
+  // One pod's requests besides GPUs (docs/deploy.md, "Host resources").
+  struct Host {
+    int cpus = 0;
+    Bytes memory; // with /dev/shm, which counts against it
+    Bytes shm;
+    Bytes ephemeral;
+  } host;
   // Predicted DCGM_FI_PROF_DRAM_ACTIVE at the capacity: the HPA's per-pod target.
   double dram_active_at_capacity = 0;
   std::optional<SpeculativeDecoding> speculative; // the spec's, for the engine's flags
@@ -186,6 +284,9 @@ struct DeployReport {
   std::optional<ServingSettings> prefill; // disaggregated: the prefill pool's
   std::vector<Node> objects;              // Kubernetes objects in apply order
   std::vector<std::string> notes;         // for a person: caveats the manifests cannot say
+  // --autoscaler hpa: prometheus-adapter's rule as its Helm chart's values (rules.custom), the
+  // ConfigMap's values.yaml.
+  std::optional<Node> adapter_values;
 };
 
 // The engine's recipe for the spec's workload: InputError at /workload/engine when the engine has
@@ -209,6 +310,14 @@ DeployReport make_deployment(const Plan& plan,
 
 // A DNS-1123 label from free text: lower case, [a-z0-9-], at most 63 characters.
 std::string dns_label(std::string_view text);
+// Whether `name` is a DNS-1123 subdomain (a Secret's or a StorageClass's name): at most 253
+// characters, dot-separated labels of [a-z0-9-] that start and end with a letter or digit.
+bool dns_subdomain(std::string_view name);
+// Whether `key` may be a label's key: an optional DNS-1123 subdomain prefix and '/', then a name
+// of at most 63 of [-_.A-Za-z0-9] that starts and ends with a letter or digit.
+bool label_key(std::string_view key);
+// Whether `key` may be a Secret's data key: [-._a-zA-Z0-9]+, at most 253 characters.
+bool secret_key(std::string_view key);
 // A DNS-1035 label (a Service's name): a DNS-1123 label that starts with a letter ("m-" is put
 // before one that would start with a digit).
 std::string object_name(std::string_view text);

@@ -10,6 +10,8 @@ reproduces the committed files byte for byte or fails.
         --kubectl-validate-git ~/src/kubectl-validate/.git \
         --keda-git ~/src/keda/.git --lws-git ~/src/lws/.git \
         --prometheus-operator-git ~/src/prometheus-operator/.git \
+        --keda-http-add-on-git ~/src/http-add-on/.git \
+        --dra-driver-git ~/src/k8s-dra-driver-gpu/.git \
         [--out tests/data/schemas] [--check]
 
 Kubernetes: the OpenAPI v3 documents are kubernetes/kubernetes `api/openapi-spec/v3/*.json`
@@ -51,7 +53,8 @@ K8S_DOCS = {
         ["io.k8s.api.apps.v1.Deployment"]),
     "api__v1_openapi.json": (
         "api/v1", "9a4346d00cec566830210a74197eae4833bf9204",
-        ["io.k8s.api.core.v1.Service", "io.k8s.api.core.v1.ConfigMap"]),
+        ["io.k8s.api.core.v1.Service", "io.k8s.api.core.v1.ConfigMap",
+         "io.k8s.api.core.v1.PersistentVolumeClaim"]),
     "apis__policy__v1_openapi.json": (
         "apis/policy/v1", "5966b737af0565cc0ec5440990caa5e29c725734",
         ["io.k8s.api.policy.v1.PodDisruptionBudget"]),
@@ -81,6 +84,16 @@ CRDS = {
         "tag": "v0.93.0", "commit": "f8fafd475f3d132e239432ae6172de60a6cb6516",
         "path": "example/prometheus-operator-crd/monitoring.coreos.com_podmonitors.yaml",
         "version": "v1", "blob": "5c1bde3d4a5f3131fd6c148ab933193b867173f2"},
+    "resource.nvidia.com_computedomains_v1beta1.json": {
+        "repo": "NVIDIA/k8s-dra-driver-gpu", "arg": "dra_driver_git", "tag": "v0.4.0",
+        "commit": "6910a2bea298933cf64cfb061ddf88b6e17743ff",
+        "path": "deployments/helm/dra-driver-nvidia-gpu/crds/resource.nvidia.com_computedomains.yaml",
+        "version": "v1beta1", "blob": "0811b3ce2c8e38dad3db6b8df309a43d33a475b9"},
+    "http.keda.sh_httpscaledobjects_v1alpha1.json": {
+        "repo": "kedacore/http-add-on", "arg": "keda_http_add_on_git", "tag": "v0.15.0",
+        "commit": "4ea8a863bd7c16464dc5afbe9ebc8a26e563fac0",
+        "path": "config/crd/bases/http.keda.sh_httpscaledobjects.yaml",
+        "version": "v1alpha1", "blob": "e7540b926d16ba88b0b2661458ecb6bbadb0b43c"},
 }
 
 # Written next to the outputs: where every vendored file came from (generated, do not edit).
@@ -171,6 +184,8 @@ def main():
     ap.add_argument("--keda-git", required=True)
     ap.add_argument("--lws-git", required=True)
     ap.add_argument("--prometheus-operator-git", required=True)
+    ap.add_argument("--keda-http-add-on-git", required=True)
+    ap.add_argument("--dra-driver-git", required=True)
     ap.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument("--check", action="store_true",
                     help="regenerate into a temporary dir and compare with --out")

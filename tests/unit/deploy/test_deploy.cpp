@@ -95,7 +95,9 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   const Candidate& c = plan.candidates.front();
   const DeployReport r = deploy(plan, Autoscaler::keda);
   const auto docs = as_yaml(r);
-  REQUIRE(docs.size() == 5); // Deployment, Service, PodDisruptionBudget, PodMonitor, ScaledObject
+  // PersistentVolumeClaim, Deployment, Service, PodDisruptionBudget, PodMonitor,
+  // HTTPScaledObject (what wakes it from zero), ScaledObject
+  REQUIRE(docs.size() == 7);
   const YAML::Node pm = yaml_object(docs, "PodMonitor");
   CHECK(pm["spec"]["podMetricsEndpoints"][0]["port"].as<std::string>() == "http");
 
@@ -142,6 +144,40 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
         "sum(vllm:num_requests_running{namespace=\"default\",model_name=\"llama-3-1-8b-chat\"}) "
         "+ sum(vllm:num_requests_waiting{namespace=\"default\",model_name=\"llama-3-1-8b-chat\"})");
   CHECK(so["spec"]["scaleTargetRef"]["name"].as<std::string>() == "llama-3-1-8b-chat");
+
+  // Issue 49: at zero the engine's series are gone, so KEDA's HTTP add-on wakes it: its
+  // external scaler is a second trigger, and its HTTPScaledObject (whose own ScaledObject the
+  // add-on is told not to write) holds requests for twice the cold start.
+  const YAML::Node wakes = so["spec"]["triggers"][1];
+  CHECK(wakes["type"].as<std::string>() == "external-push");
+  CHECK(wakes["metadata"]["httpScaledObject"].as<std::string>() == "llama-3-1-8b-chat");
+  CHECK(wakes["metadata"]["scalerAddress"].as<std::string>() ==
+        "keda-add-ons-http-external-scaler.keda:9090");
+  const YAML::Node hso = yaml_object(docs, "HTTPScaledObject");
+  CHECK(hso["metadata"]["annotations"]["httpscaledobject.keda.sh/skip-scaledobject-creation"]
+            .as<std::string>() == "true");
+  CHECK(hso["spec"]["hosts"][0].as<std::string>() == "llama-3-1-8b-chat.default.svc.cluster.local");
+  CHECK(hso["spec"]["scaleTargetRef"]["service"].as<std::string>() == "llama-3-1-8b-chat");
+  CHECK(hso["spec"]["scaleTargetRef"]["port"].as<int>() == 8000);
+  CHECK(hso["spec"]["replicas"]["max"].as<int>() == so["spec"]["maxReplicaCount"].as<int>());
+  CHECK(hso["spec"]["scalingMetric"]["concurrency"]["targetValue"].as<long long>() ==
+        r.settings.capacity_per_replica);
+  // 2 x 157.66 s = 315.3 s, rounded up.
+  CHECK(hso["spec"]["timeouts"]["conditionWait"].as<std::string>() == "316s");
+
+  // --wake none: the engine's trigger alone, and a note that nothing wakes it.
+  const DeployInputs in{constants(), efficiency(), &uncertainty(), Confidence::band, deploy_data()};
+  DeployOptions quiet;
+  quiet.autoscaler = Autoscaler::keda;
+  quiet.model_uri = "org/model";
+  quiet.wake = Wake::none;
+  const DeployReport none = make_deployment(plan, in, quiet);
+  const auto none_docs = as_yaml(none);
+  CHECK(none_docs.size() == 6);
+  CHECK(yaml_object(none_docs, "ScaledObject")["spec"]["triggers"].size() == 1);
+  CHECK(std::any_of(none.notes.begin(), none.notes.end(), [](const std::string& n) {
+    return n.find("nothing wakes it") != std::string::npos;
+  }));
 }
 
 TEST_CASE("deploy: capacity per replica is the largest batch whose band edge meets the targets",
@@ -325,7 +361,7 @@ TEST_CASE("deploy: a MIG slice is requested by its profile", "[deploy]") {
   const Candidate& c = plan.candidates.front();
   REQUIRE_FALSE(c.partition.empty());
   const DeployReport r = deploy(plan, Autoscaler::none);
-  CHECK(r.objects.size() == 3); // no autoscaler
+  CHECK(r.objects.size() == 4); // the model cache, no autoscaler
   CHECK(yaml_object(as_yaml(r), "Deployment")["spec"]["replicas"].as<int>() == c.replicas);
   const auto docs = as_yaml(r);
   const YAML::Node limits = yaml_object(
@@ -401,7 +437,7 @@ TEST_CASE("deploy: AMD and Grace GPUs need an image of their own, AMD no DCGM me
   o.image = "rocm/vllm:latest";
   CHECK_THROWS_WITH(make_deployment(plan, in, o), Catch::Contains("use --autoscaler keda"));
   o.autoscaler = Autoscaler::keda;
-  CHECK(make_deployment(plan, in, o).objects.size() == 5);
+  CHECK(make_deployment(plan, in, o).objects.size() == 6);
   CHECK(deploy_data().gpu_products.at("GH200-144GB").cpu_arch == "arm64");
   CHECK(deploy_data().gpu_products.at("H100-SXM-80GB").cpu_arch == "amd64");
 }

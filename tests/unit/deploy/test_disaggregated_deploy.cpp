@@ -133,10 +133,14 @@ TEST_CASE("deploy: a disaggregated recommendation is llm-d's DisaggregatedSet of
   for (const auto& d : docs) {
     kinds.push_back(d["kind"].as<std::string>() + "/" + d["metadata"]["name"].as<std::string>());
   }
-  CHECK(kinds == std::vector<std::string>{"DisaggregatedSet/deepseek-v3-long-prompts",
-                                          "PodDisruptionBudget/deepseek-v3-long-prompts-prefill",
-                                          "PodDisruptionBudget/deepseek-v3-long-prompts-decode"});
-  const YAML::Node set = docs.front();
+  // The model cache both pools mount first.
+  CHECK(kinds ==
+        std::vector<std::string>{"PersistentVolumeClaim/deepseek-v3-long-prompts-model-cache",
+                                 "DisaggregatedSet/deepseek-v3-long-prompts",
+                                 "PodDisruptionBudget/deepseek-v3-long-prompts-prefill",
+                                 "PodDisruptionBudget/deepseek-v3-long-prompts-decode"});
+  CHECK(docs.front()["spec"]["accessModes"][0].as<std::string>() == "ReadWriteMany");
+  const YAML::Node set = docs.at(1);
   CHECK(set["apiVersion"].as<std::string>() == "disaggregatedset.x-k8s.io/v1");
   const YAML::Node prefill = role(set, "prefill");
   const YAML::Node decode = role(set, "decode");
@@ -163,13 +167,17 @@ TEST_CASE("deploy: a disaggregated recommendation is llm-d's DisaggregatedSet of
   // routing sidecar, which takes the engine's port and points at 8200.
   CHECK(flag_value(pc, "--port") == "30000");
   CHECK(flag_value(dc, "--port") == "8200");
-  const YAML::Node sidecar = pod(decode)["spec"]["initContainers"][0];
+  // After the weights' download into the model cache, which every pod runs first.
+  REQUIRE(pod(decode)["spec"]["initContainers"].size() == 2);
+  CHECK(pod(decode)["spec"]["initContainers"][0]["name"].as<std::string>() == "weights");
+  const YAML::Node sidecar = pod(decode)["spec"]["initContainers"][1];
   CHECK(sidecar["restartPolicy"].as<std::string>() == "Always");
   CHECK(sidecar["ports"][0]["containerPort"].as<int>() == 30000);
   const auto sa = strings(sidecar["args"]);
   CHECK(std::find(sa.begin(), sa.end(), "--kv-connector=sglang") != sa.end());
   CHECK(std::find(sa.begin(), sa.end(), "--model-server-port=8200") != sa.end());
-  CHECK(!pod(prefill)["spec"]["initContainers"]);
+  REQUIRE(pod(prefill)["spec"]["initContainers"].size() == 1);
+  CHECK(pod(prefill)["spec"]["initContainers"][0]["name"].as<std::string>() == "weights");
   // SGLang's bootstrap server runs on the prefill pods only.
   CHECK(engine(pod(prefill))["ports"].size() == 2);
   CHECK(engine(pod(decode))["ports"].size() == 1);
@@ -229,7 +237,7 @@ TEST_CASE("deploy: vLLM's pools as llm-d's guide runs them, NIXL over the pod's 
   const Candidate locked = locked_pools(spec);
   const DeployReport r = make_deployment(plan, inputs(), options(), &locked);
   const auto docs = as_yaml(r);
-  const YAML::Node set = docs.front();
+  const YAML::Node set = docs.at(1);
   REQUIRE(set["kind"].as<std::string>() == "DisaggregatedSet");
   CHECK(role(set, "prefill")["replicas"].as<int>() == 2);
   CHECK(role(set, "decode")["replicas"].as<int>() == 3);
@@ -259,7 +267,7 @@ TEST_CASE("deploy: vLLM's pools as llm-d's guide runs them, NIXL over the pod's 
     CHECK(env["VLLM_HTTP_TIMEOUT_KEEP_ALIVE"]["value"].as<std::string>() == "120");
     CHECK(c["ports"][1]["containerPort"].as<int>() == 5600);
   }
-  const auto sa = strings(pod(role(set, "decode"))["spec"]["initContainers"][0]["args"]);
+  const auto sa = strings(pod(role(set, "decode"))["spec"]["initContainers"][1]["args"]);
   CHECK(sa == std::vector<std::string>{"--port=8000",
                                        "--model-server-port=8200",
                                        "--kv-connector=nixlv2",
@@ -344,7 +352,7 @@ TEST_CASE("deploy: a pool of one replica surges its replacement, and --autoscale
     });
   };
   CHECK_FALSE(names_autoscaler(quiet));
-  const YAML::Node prefill = role(as_yaml(quiet).front(), "prefill");
+  const YAML::Node prefill = role(as_yaml(quiet).at(1), "prefill");
   const YAML::Node rolling = prefill["rolloutStrategy"]["rollingUpdateConfiguration"];
   CHECK(rolling["maxSurge"].as<int>() == 1);
   CHECK(rolling["maxUnavailable"].as<int>() == 0);
