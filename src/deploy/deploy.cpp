@@ -217,8 +217,14 @@ void set_topology(DeployReport& report,
                   const DeployOptions& o) {
   ServingSettings& s = report.settings;
   if (s.nodes_per_replica == 1) {
-    for (const auto& [given, flag] : {std::pair{!o.topology_key.empty(), "--topology-key"},
-                                      std::pair{!o.rdma_resource.empty(), "--rdma-resource"}}) {
+    // A disaggregated configuration's pools send the KV cache between nodes: RDMA there too.
+    const bool pools = t.candidate.disaggregation != nullptr;
+    if (pools) {
+      s.rdma_resource = o.rdma_resource;
+    }
+    for (const auto& [given, flag] :
+         {std::pair{!o.topology_key.empty(), "--topology-key"},
+          std::pair{!o.rdma_resource.empty() && !pools, "--rdma-resource"}}) {
       if (given) {
         report.notes.push_back(fmt::format(
             "{} is for a replica across nodes; each replica here fits one node, so it is not "
@@ -499,12 +505,17 @@ void add_disaggregated(DeployReport& report,
       format_bytes(d.kv_transfer_bytes),
       format_seconds(d.kv_transfer),
       d.kv_link,
-      d.kv_link == "NVLink"    ? ": both pools must run in one NVLink domain"
-      : d.kv_link == "network" ? ", which assumes GPUDirect RDMA at each GPU's NIC rate: the "
-                                 "pods request no RDMA device (your network plugin's resource "
-                                 "and IPC_LOCK), and NIXL over TCP is many times slower "
-                                 "(docs/deploy.md)"
-                               : ""));
+      d.kv_link == "NVLink" ? ": both pools must run in one NVLink domain"
+      : d.kv_link == "network"
+          ? (decode.rdma_resource.empty()
+                 ? std::string(", which assumes GPUDirect RDMA at each GPU's NIC rate: "
+                               "--rdma-resource NAME requests your network plugin's RDMA device "
+                               "(with IPC_LOCK) in each pod; NIXL over TCP is many times slower "
+                               "(docs/deploy.md)")
+                 : fmt::format(", which assumes GPUDirect RDMA at each GPU's NIC rate (each pod "
+                               "requests {})",
+                               decode.rdma_resource))
+          : ""));
   for (const ServingSettings* s : {&prefill, &decode}) {
     if (s->replicas == 1) {
       report.notes.push_back(fmt::format(
