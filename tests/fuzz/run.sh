@@ -15,7 +15,8 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWit
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(json spec hf_config quant_config safetensors catalog lock engines check_config
-           nvidia_smi dcgm torch_trace prometheus_matrix bench_result calibration price_list)
+           nvidia_smi dcgm torch_trace prometheus_matrix bench_result calibration price_list
+           published prometheus_answers engine_metrics spec_map)
 fi
 cmake --build "$build" -j2 --target "${targets[@]/#/fuzz_}" >/dev/null
 status=0
