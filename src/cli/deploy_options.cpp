@@ -117,13 +117,21 @@ DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o) {
       ->check(CLI::IsMember({"pvc", "none"}))
       ->default_str("pvc")
       ->group(k8s);
-  sub.add_option("--wake",
-                 o.wake,
-                 "What wakes a deployment KEDA scaled to zero: http-add-on (KEDA's HTTP add-on "
-                 "in front of the Service) or none")
-      ->check(CLI::IsMember({"http-add-on", "none"}))
-      ->default_str("http-add-on")
-      ->group(k8s);
+  checked.wake = sub.add_option("--wake",
+                                o.wake,
+                                "What wakes a deployment KEDA scaled to zero: http-add-on (KEDA's "
+                                "HTTP add-on in front of the Service), query (--wake-query) or "
+                                "none")
+                     ->check(CLI::IsMember({"http-add-on", "query", "none"}))
+                     ->default_str("http-add-on")
+                     ->group(k8s);
+  checked.wake_query =
+      sub.add_option("--wake-query",
+                     o.wake_query,
+                     "With --wake query: PromQL for the requests waiting before any pod (your "
+                     "gateway's or router's queue), a metric that exists with no pod")
+          ->type_name("PROMQL")
+          ->group(k8s);
   sub.add_option("--topology-key",
                  o.topology_key,
                  "A node label whose domains each hold one whole replica across nodes (a rack, "
@@ -165,6 +173,14 @@ void check_options(const DeployCliOptions& o, const DeployChecked& checked) {
   check_kubernetes_names(o);
   require_word(checked.image, o.image, "--image");
   require_word(checked.model_uri, o.model_uri, "--model-uri");
+  if (o.wake == "query" && o.wake_query.find_first_not_of(" \t") == std::string::npos) {
+    throw InputError("--wake-query",
+                     "must give the PromQL of a metric that exists with no pod (your gateway's "
+                     "queue) with --wake query");
+  }
+  if (checked.wake_query->count() > 0 && o.wake != "query") {
+    throw InputError("--wake-query", "is read with --wake query only");
+  }
   if (checked.adapter_values->count() > 0) {
     if (o.adapter_values.empty()) {
       throw InputError("--adapter-values", "must name a file");
@@ -198,7 +214,10 @@ DeployOptions deploy_options(const DeployCliOptions& o) {
   options.autoscaler_given = o.autoscaler_given;
   options.model_cache = o.model_cache == "none" ? ModelCache::none : ModelCache::pvc;
   options.storage_class = o.storage_class;
-  options.wake = o.wake == "none" ? Wake::none : Wake::http_add_on;
+  options.wake = o.wake == "none"    ? Wake::none
+                 : o.wake == "query" ? Wake::query
+                                     : Wake::http_add_on;
+  options.wake_query = o.wake_query;
   options.topology_key = o.topology_key;
   options.rdma_resource = o.rdma_resource;
   if (o.hf_token_secret == "none") {

@@ -27,6 +27,7 @@ struct DeployCliOptions {
   std::string model_cache = "pvc";
   std::string storage_class;
   std::string wake = "http-add-on";
+  std::string wake_query;
   std::string topology_key;
   std::string rdma_resource;
   std::string adapter_values; // a file for prometheus-adapter's Helm chart's values
@@ -43,6 +44,8 @@ struct DeployChecked {
   CLI::Option* output = nullptr;
   CLI::Option* autoscaler = nullptr;
   CLI::Option* adapter_values = nullptr;
+  CLI::Option* wake = nullptr;
+  CLI::Option* wake_query = nullptr;
 };
 
 DeployChecked add_deploy_options(CLI::App& sub, DeployCliOptions& o);

@@ -201,6 +201,20 @@ Node keda_object(const ServingSettings& s,
   return so;
 }
 
+void add_wake_query(Node& scaled_object, const ServingSettings& s, const DeployOptions& o) {
+  Node meta = Node::map();
+  meta.set("serverAddress", Node::str(o.prometheus));
+  meta.set("query", Node::str(o.wake_query), "--wake-query: requests waiting before any pod");
+  meta.set("threshold",
+           Node::str(std::to_string(s.capacity_per_replica)),
+           "requests per replica, as the engine's trigger");
+  meta.set("activationThreshold", Node::str("0"), "any request waiting wakes it");
+  Node trigger = Node::map();
+  trigger.set("type", Node::str("prometheus"));
+  trigger.set("metadata", std::move(meta));
+  scaled_object.find("spec")->find("triggers")->push(std::move(trigger));
+}
+
 std::string wake_host(const ServingSettings& s, const DeployOptions& o) {
   return fmt::format("{}.{}.svc.cluster.local", s.name, o.name_space);
 }

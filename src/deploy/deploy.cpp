@@ -427,11 +427,15 @@ void add_objects(DeployReport& report,
                                    r.version));
     }
     const bool wake = s.min_replicas == 0 && o.wake == Wake::http_add_on;
+    const bool query = s.min_replicas == 0 && o.wake == Wake::query;
     report.objects.push_back(pod_monitor(s, o, r));
     if (wake) {
       report.objects.push_back(http_scaled_object(s, o, r, in.data));
     }
     report.objects.push_back(keda_object(s, o, r, in.data, s.min_replicas == 0, wake));
+    if (query) {
+      add_wake_query(report.objects.back(), s, o);
+    }
     if (s.min_replicas == 0) {
       const auto& ttft = spec.workload.inference.targets.ttft;
       const std::string wait = fmt::format(
@@ -439,16 +443,20 @@ void add_objects(DeployReport& report,
           format_seconds(s.cold_start),
           ttft ? fmt::format(" against a TTFT target of {}", format_seconds(*ttft)) : "");
       report.notes.push_back(
-          wake ? fmt::format("scale to zero: send requests through KEDA's HTTP add-on, to {} "
-                             "with the header Host: {}, to wake it; {} (docs/deploy.md, "
-                             "\"Scale to zero\")",
-                             in.data.http_add_on.interceptor,
-                             wake_host(s, o),
-                             wait)
-               : fmt::format("scale to zero: {}, and the engine's metrics vanish with its pods; "
-                             "nothing wakes it (--wake none): add a trigger on your gateway's "
-                             "request metric (docs/deploy.md, \"Scale to zero\")",
-                             wait));
+          query  ? fmt::format("scale to zero: your query ({}) wakes it; {} (docs/deploy.md, "
+                               "\"Scale to zero\")",
+                              o.wake_query,
+                              wait)
+          : wake ? fmt::format("scale to zero: send requests through KEDA's HTTP add-on, to {} "
+                               "with the header Host: {}, to wake it; {} (docs/deploy.md, "
+                               "\"Scale to zero\")",
+                               in.data.http_add_on.interceptor,
+                               wake_host(s, o),
+                               wait)
+                 : fmt::format("scale to zero: {}, and the engine's metrics vanish with its pods; "
+                               "nothing wakes it (--wake none): add a trigger on your gateway's "
+                               "request metric (docs/deploy.md, \"Scale to zero\")",
+                               wait));
     }
   }
   if (spec.deployment.scale_to_zero && o.autoscaler != Autoscaler::keda) {

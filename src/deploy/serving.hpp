@@ -163,6 +163,10 @@ Node http_scaled_object(const ServingSettings& s,
                         const EngineRecipe& r,
                         const DeployData& d);
 
+// A second prometheus trigger in `scaled_object` on DeployOptions::wake_query, a metric that
+// exists with no pod (a gateway's queue): any value above zero wakes the deployment.
+void add_wake_query(Node& scaled_object, const ServingSettings& s, const DeployOptions& o);
+
 // The host clients name (the Host header) when they send through the interceptor.
 std::string wake_host(const ServingSettings& s, const DeployOptions& o);
 

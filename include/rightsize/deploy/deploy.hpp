@@ -155,8 +155,9 @@ enum class Autoscaler { hpa, keda, none };
 std::string_view to_string(Autoscaler a);
 
 // What wakes a deployment KEDA scaled to zero, where the engine's own metrics vanish with its pods:
-// KEDA's HTTP add-on (its interceptor in front of the Service), or nothing.
-enum class Wake { http_add_on, none };
+// KEDA's HTTP add-on (its interceptor in front of the Service), a Prometheus query of a metric
+// that exists with no pod (a gateway's or router's queue: DeployOptions::wake_query), or nothing.
+enum class Wake { http_add_on, query, none };
 
 // Where a Hugging Face repository's weights are kept between starts: a PersistentVolumeClaim the
 // first start fills, or none (each pod downloads them into its own scratch volume).
@@ -183,6 +184,7 @@ struct DeployOptions {
   bool hf_token_off = false;
   ModelCache model_cache = ModelCache::pvc;
   Wake wake = Wake::http_add_on; // with --autoscaler keda and deployment.scale_to_zero
+  std::string wake_query;        // Wake::query: PromQL giving the requests waiting upstream
   // A node label whose domains each hold one whole replica across nodes (a rack, a network
   // block, an NVLink domain): LeaderWorkerSet's exclusive topology. Empty: none.
   std::string topology_key;

@@ -178,6 +178,15 @@ TEST_CASE("deploy: the YAML carries the plan's GPUs, layout, replicas and thresh
   CHECK(std::any_of(none.notes.begin(), none.notes.end(), [](const std::string& n) {
     return n.find("nothing wakes it") != std::string::npos;
   }));
+  // --wake query: the gateway's queue as a second prometheus trigger, no HTTP add-on.
+  quiet.wake = Wake::query;
+  quiet.wake_query = "sum(gateway_pending_requests)";
+  const auto query_docs = as_yaml(make_deployment(plan, in, quiet));
+  CHECK(query_docs.size() == 6);
+  const YAML::Node gate = yaml_object(query_docs, "ScaledObject")["spec"]["triggers"][1];
+  CHECK(gate["type"].as<std::string>() == "prometheus");
+  CHECK(gate["metadata"]["query"].as<std::string>() == "sum(gateway_pending_requests)");
+  CHECK(gate["metadata"]["activationThreshold"].as<std::string>() == "0");
 }
 
 TEST_CASE("deploy: capacity per replica is the largest batch whose band edge meets the targets",
