@@ -210,6 +210,21 @@ place_on_nodes(DeployReport& report, const Plan& plan, const Target& t, const De
   return gpu_resource;
 }
 
+// The weights' flags that have nothing to act on: a note each, so that a typo'd plan is seen.
+void note_unused_weights_flags(DeployReport& report, const DeployOptions& o) {
+  const ServingSettings& s = report.settings;
+  if (!s.weights.from_hub && (o.hf_token || o.model_cache == ModelCache::none)) {
+    report.notes.push_back(fmt::format(
+        "{} is for weights from the Hugging Face Hub; {} is not a repository id, so it is not used",
+        o.hf_token ? "--hf-token-secret" : "--model-cache none",
+        s.model_uri));
+  }
+  if (!o.storage_class.empty() && s.weights.cache_claim.empty()) {
+    report.notes.push_back("--storage-class names the model cache's class; this deployment has no "
+                           "model cache volume, so it is not used");
+  }
+}
+
 // A replica across nodes: the domain its nodes share, or a note that nothing keeps them close.
 void set_topology(DeployReport& report,
                   const Target& t,
@@ -592,6 +607,7 @@ DeployReport make_deployment(const Plan& plan,
   if (c.disaggregation) {
     set_formats(report, plan, spec, r);
     set_weights(s, plan, c.memory, in.data, r, o);
+    note_unused_weights_flags(report, o);
     set_host_resources(s, in.data);
     s.weights.shared_cache = true; // both pools mount it
     add_disaggregated(report, t, gpu_resource, in, o);
@@ -612,6 +628,7 @@ DeployReport make_deployment(const Plan& plan,
   set_formats(report, plan, spec, r);
   set_replicas(s, c, spec, o);
   set_weights(s, plan, m, in.data, r, o);
+  note_unused_weights_flags(report, o);
   set_host_resources(s, in.data);
   s.weights.shared_cache = s.max_replicas * s.nodes_per_replica > 1;
   set_dram_active(report, cap.perf, m, *c.gpu, o);

@@ -185,6 +185,17 @@ TEST_CASE("deploy: weights that are not a Hub repository are the user's to mount
     CHECK(!pod["containers"][0]["env"]);
     CHECK(pod["volumes"].size() == 1); // /dev/shm only
   }
+  // The flags that act on Hub weights are said to be unused, not silently dropped.
+  DeployOptions o;
+  o.model_uri = "/mnt/models/llama-405b";
+  o.hf_token = SecretKey{"team-hf", "token"};
+  o.storage_class = "fast-nfs";
+  const DeployReport r = deploy(o);
+  for (const char* flag : {"--hf-token-secret is for weights", "--storage-class names"}) {
+    CHECK(std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) {
+      return n.find(flag) != std::string::npos;
+    }));
+  }
 }
 
 TEST_CASE("deploy: Secret and storage class names as Kubernetes takes them", "[deploy][weights]") {
