@@ -4,6 +4,8 @@
 #include <rightsize/core/json_reader.hpp>
 #include <rightsize/deploy/deploy.hpp>
 
+#include <fmt/format.h>
+
 namespace rightsize {
 
 using detail::FieldReader;
@@ -24,6 +26,13 @@ const std::vector<std::string> k_arg_roles{"tensor_parallel",
 // Roles an engine's recipe may leave out (recipes written before they existed stay valid).
 const std::vector<std::string> k_optional_arg_roles{
     "limit_mm_per_prompt", "embedding", "attention_dp", "attention_dp_size"};
+
+// A data entry's `source`, which must say where `what` come from.
+void require_source(const FieldReader& r, const char* what) {
+  if (r.string("source").empty()) {
+    r.member("source").fail_plain(fmt::format("must say where the {} come from", what));
+  }
+}
 
 std::map<std::string, std::string> string_map(const FieldReader& r) {
   if (!r.is_object()) {
@@ -148,9 +157,7 @@ EngineRecipe read_engine(const FieldReader& e) {
       d.env = string_map(dg->object("env"));
     }
     d.sidecar_args = dg->string_array("sidecar_args");
-    if (dg->string("source").empty()) {
-      dg->member("source").fail_plain("must say where the flags come from");
-    }
+    require_source(*dg, "flags");
     r.disaggregation = std::move(d);
   }
   for (const auto& [key, value] : e.object("sources").json().items()) {
@@ -272,9 +279,7 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.placement.compute_domain_api_version = placement.string("compute_domain_api_version");
   d.placement.compute_domain_driver = placement.string("compute_domain_driver");
   d.placement.rdma_capability = placement.string("rdma_capability");
-  if (placement.string("source").empty()) {
-    placement.member("source").fail_plain("must say where the names come from");
-  }
+  require_source(placement, "names");
   const FieldReader http = root.object("keda_http_add_on");
   http.reject_unknown(
       {"version", "scaler_address", "interceptor", "skip_scaled_object_annotation", "source"});
@@ -282,18 +287,14 @@ DeployData parse_deploy_data(const nlohmann::json& j, const std::string& file) {
   d.http_add_on.scaler_address = http.string("scaler_address");
   d.http_add_on.interceptor = http.string("interceptor");
   d.http_add_on.skip_scaled_object_annotation = http.string("skip_scaled_object_annotation");
-  if (http.string("source").empty()) {
-    http.member("source").fail_plain("must say where the names come from");
-  }
+  require_source(http, "names");
   const FieldReader llmd = root.object("llm_d");
   llmd.reject_unknown({"version", "sidecar_image", "serving_label", "role_label", "source"});
   d.llm_d.version = llmd.string("version");
   d.llm_d.sidecar_image = llmd.string("sidecar_image");
   d.llm_d.serving_label = llmd.string("serving_label");
   d.llm_d.role_label = llmd.string("role_label");
-  if (llmd.string("source").empty()) {
-    llmd.member("source").fail_plain("must say where the image and labels come from");
-  }
+  require_source(llmd, "image and labels");
   return d;
 }
 

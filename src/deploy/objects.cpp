@@ -267,7 +267,7 @@ Node pod_spec(const ServingSettings& s,
   Node empty = Node::map();
   empty.set("medium", Node::str("Memory"));
   empty.set("sizeLimit",
-            Node::str(fmt::format("{}Gi", static_cast<long long>(std::ceil(to_gib(s.host.shm))))),
+            Node::str(gib_quantity(s.host.shm)),
             "shared memory for NCCL and the engine's workers, as vLLM's Kubernetes example "
             "gives it; it counts against the pod's memory");
   dshm.set("emptyDir", std::move(empty));

@@ -185,6 +185,9 @@ std::vector<Node> disaggregated_objects(const ServingSettings& prefill,
 
 // --- weights.cpp
 
+// Whole GiB, rounded up: a Kubernetes quantity ("812Gi").
+std::string gib_quantity(Bytes b);
+
 // The checkpoint, where it comes from and the cold start: from the Hugging Face Hub (a
 // repository id) through an init container into the cache volume `o` asks for, read by each node
 // of a replica at data's storage rate, then the engine's own start. The startup probe covers the

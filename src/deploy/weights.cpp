@@ -35,11 +35,6 @@ bool hub_repository(const std::string& uri) {
          uri.front() != '.';
 }
 
-// Whole GiB, rounded up: a Kubernetes quantity ("812Gi").
-std::string gib_quantity(Bytes b) {
-  return fmt::format("{}Gi", static_cast<long long>(std::ceil(to_gib(b) - 1e-9)));
-}
-
 Node env_value(const std::string& name, const std::string& value, const std::string& comment) {
   Node var = Node::map();
   var.set("name", Node::str(name));
@@ -115,6 +110,10 @@ Node download_container(const ServingSettings& s, const DeployData& d) {
 }
 
 } // namespace
+
+std::string gib_quantity(Bytes b) {
+  return fmt::format("{}Gi", static_cast<long long>(std::ceil(to_gib(b) - 1e-9)));
+}
 
 void set_weights(ServingSettings& s,
                  const Plan& plan,

@@ -336,36 +336,32 @@ def validate_document(schemas, doc):
     if kind == "ConfigMap":
         labels = meta.get("labels") or {}
         data = doc.get("data") or {}
-        if isinstance(labels, dict) and labels.get(PROM_ADAPTER_LABEL[0]) == PROM_ADAPTER_LABEL[1] \
-                and isinstance(data, dict) and isinstance(data.get("config.yaml"), str):
-            base = ("data", "config.yaml")
+        adapter = isinstance(labels, dict) and isinstance(data, dict) and \
+            labels.get(PROM_ADAPTER_LABEL[0]) == PROM_ADAPTER_LABEL[1]
+        # prometheus-adapter's config.yaml, and the same rules as prometheus-community's chart
+        # takes them: rules.custom, beside rules.default, existing, external and resource.
+        for key, what in (("config.yaml", "config is"), ("values.yaml", "chart values are")):
+            if not adapter or not isinstance(data.get(key), str):
+                continue
+            base = ("data", key)
             try:
-                cfg = yaml.load(data["config.yaml"], Loader=StrictLoader)
+                embedded = yaml.load(data[key], Loader=StrictLoader)
             except yaml.YAMLError as e:
-                errs.append((base, "embedded prometheus-adapter config is not valid YAML: "
+                errs.append((base, f"embedded prometheus-adapter {what} not valid YAML: "
                                    + " ".join(str(e).split())))
+                continue
+            if key == "config.yaml":
+                errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA), embedded, base)
+                continue
+            chart_keys = {"default", "custom", "existing", "external", "resource"}
+            rules = embedded.get("rules") if isinstance(embedded, dict) else None
+            if not isinstance(embedded, dict) or set(embedded) != {"rules"} \
+                    or not isinstance(rules, dict) or not set(rules) <= chart_keys:
+                errs.append((base, "expected the chart's values: rules with "
+                                   + ", ".join(sorted(chart_keys))))
             else:
-                errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA), cfg, base)
-        if isinstance(labels, dict) and labels.get(PROM_ADAPTER_LABEL[0]) == PROM_ADAPTER_LABEL[1] \
-                and isinstance(data, dict) and isinstance(data.get("values.yaml"), str):
-            # prometheus-community's prometheus-adapter chart: rules.custom holds config.yaml's
-            # rules, beside rules.default, existing, external and resource (its values.yaml).
-            base = ("data", "values.yaml")
-            try:
-                values = yaml.load(data["values.yaml"], Loader=StrictLoader)
-            except yaml.YAMLError as e:
-                errs.append((base, "embedded prometheus-adapter chart values are not valid YAML: "
-                                   + " ".join(str(e).split())))
-            else:
-                chart_keys = {"default", "custom", "existing", "external", "resource"}
-                rules = values.get("rules") if isinstance(values, dict) else None
-                if not isinstance(values, dict) or set(values) != {"rules"} \
-                        or not isinstance(rules, dict) or not set(rules) <= chart_keys:
-                    errs.append((base, "expected the chart's values: rules with "
-                                       + ", ".join(sorted(chart_keys))))
-                else:
-                    errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA),
-                                          {"rules": rules.get("custom") or []}, base)
+                errs += schema_errors(schemas.validator(PROM_ADAPTER_SCHEMA),
+                                      {"rules": rules.get("custom") or []}, base)
     if kind == "ScaledObject":
         triggers = (doc.get("spec") or {}).get("triggers") if isinstance(doc.get("spec"), dict) else None
         for i, t in enumerate(triggers if isinstance(triggers, list) else []):
